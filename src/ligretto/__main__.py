@@ -1,0 +1,3 @@
+from ligretto.cli import main
+
+raise SystemExit(main())

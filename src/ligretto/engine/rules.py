@@ -1,0 +1,237 @@
+"""Rule sets: every option of RULES.md, the presets, validation and JSON form."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+
+
+class RuleError(ValueError):
+    """An unknown rule option, a bad option value or an unknown preset."""
+
+
+class ShortTurn(enum.StrEnum):
+    """What turning does when fewer than 3 cards are left in the hand (RULES.md §3)."""
+
+    TURN_REMAINING = "turn_remaining"
+    RECYCLE = "recycle"
+
+
+class Scoring(enum.StrEnum):
+    """How a round is scored (RULES.md §5)."""
+
+    CARDS = "cards"
+    FIRST_OUT = "first_out"
+
+
+class MatchEndKind(enum.StrEnum):
+    TARGET = "target"
+    ROUNDS = "rounds"
+
+
+ROW_SIZE_NAMES = ("classic", "by_boxes")
+_ROW_SIZES = {
+    # players: (classic, by_boxes)  -- RULES.md §2
+    2: (5, 5),
+    3: (4, 5),
+    4: (3, 5),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd:
+    """When a match ends: ``target:N`` (a total reaches N) or ``rounds:N``."""
+
+    kind: MatchEndKind
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}:{self.n}"
+
+    @classmethod
+    def parse(cls, text: str) -> MatchEnd:
+        kind, _, number = str(text).partition(":")
+        if kind not in ("target", "rounds") or not number.isdigit() or int(number) < 1:
+            raise RuleError(f"bad value {text!r} for option 'match_end': expected 'target:N' or 'rounds:N' with N >= 1")
+        return cls(MatchEndKind(kind), int(number))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """The full set of rule options (RULES.md §2-§7).  The defaults are the ``classic`` preset."""
+
+    row_size: str | int = "classic"
+    short_turn: ShortTurn = ShortTurn.TURN_REMAINING
+    recycle_shuffle: bool = True
+    stack_penalty: int = 2
+    floor_at_zero: bool = False
+    scoring: Scoring = Scoring.CARDS
+    match_end: MatchEnd = MatchEnd(MatchEndKind.ROUNDS, 5)
+    expert: bool = False
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+    def row_length(self, players: int) -> int:
+        """Cards in each player's row for ``players`` players."""
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise RuleError(f"players must be {MIN_PLAYERS}-{MAX_PLAYERS}, not {players}")
+        if isinstance(self.row_size, int):
+            return self.row_size
+        classic, by_boxes = _ROW_SIZES.get(players, (3, 4 if players <= 8 else 3))
+        return classic if self.row_size == "classic" else by_boxes
+
+    def replace(self, **options: Any) -> RuleSet:
+        """A copy with some options changed; values may be given as text, as on a command line."""
+        return RuleSet.from_dict({**self.to_dict(), **options})
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form: every option by name."""
+        return {
+            "row_size": self.row_size,
+            "short_turn": self.short_turn.value,
+            "recycle_shuffle": self.recycle_shuffle,
+            "stack_penalty": self.stack_penalty,
+            "floor_at_zero": self.floor_at_zero,
+            "scoring": self.scoring.value,
+            "match_end": str(self.match_end),
+            "expert": self.expert,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Build from a mapping of option names to values (missing options take classic defaults)."""
+        if not isinstance(data, Mapping):
+            raise RuleError(f"a rule set must be a mapping of options, not {type(data).__name__}")
+        unknown = sorted(set(data) - set(OPTIONS))
+        if unknown:
+            raise RuleError(f"unknown rule option {unknown[0]!r}: options are {', '.join(OPTIONS)}")
+        return cls(**{name: OPTIONS[name].parse(value) for name, value in data.items()})
+
+    @classmethod
+    def preset(cls, name: str) -> RuleSet:
+        """One of the presets of RULES.md §8."""
+        try:
+            return cls.from_dict(PRESETS[name])
+        except KeyError:
+            raise RuleError(f"unknown preset {name!r}: presets are {', '.join(PRESETS)}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One rule option: its name, allowed values (in words) and parser."""
+
+    name: str
+    allowed: str
+    help: str
+
+    def parse(self, value: Any) -> Any:
+        return _PARSERS[self.name](value, self)
+
+    def error(self, value: Any) -> RuleError:
+        return RuleError(f"bad value {value!r} for option {self.name!r}: allowed values are {self.allowed}")
+
+
+def _parse_row_size(value: Any, option: Option) -> str | int:
+    if value in ROW_SIZE_NAMES:
+        return str(value)
+    number = _as_int(value, option)
+    if not 1 <= number <= 5:
+        raise option.error(value)
+    return number
+
+
+def _parse_bool(value: Any, option: Option) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        return value.lower() in ("true", "yes", "on", "1")
+    raise option.error(value)
+
+
+def _as_int(value: Any, option: Option) -> int:
+    if isinstance(value, bool):
+        raise option.error(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    raise option.error(value)
+
+
+def _parse_penalty(value: Any, option: Option) -> int:
+    number = _as_int(value, option)
+    if not 0 <= number <= 10:
+        raise option.error(value)
+    return number
+
+
+def _parse_enum(kind: type[enum.StrEnum]) -> Any:
+    def parse(value: Any, option: Option) -> enum.StrEnum:
+        try:
+            return kind(value)
+        except ValueError:
+            raise option.error(value) from None
+
+    return parse
+
+
+def _parse_match_end(value: Any, option: Option) -> MatchEnd:
+    if isinstance(value, MatchEnd):
+        return value
+    try:
+        return MatchEnd.parse(value)
+    except RuleError:
+        raise option.error(value) from None
+
+
+_PARSERS: dict[str, Any] = {
+    "row_size": _parse_row_size,
+    "short_turn": _parse_enum(ShortTurn),
+    "recycle_shuffle": _parse_bool,
+    "stack_penalty": _parse_penalty,
+    "floor_at_zero": _parse_bool,
+    "scoring": _parse_enum(Scoring),
+    "match_end": _parse_match_end,
+    "expert": _parse_bool,
+}
+
+OPTIONS: dict[str, Option] = {
+    option.name: option
+    for option in (
+        Option("row_size", "'classic', 'by_boxes' or a number 1-5", "cards in each row"),
+        Option("short_turn", "'turn_remaining' or 'recycle'", "turning with fewer than 3 cards in the hand"),
+        Option("recycle_shuffle", "true or false", "shuffle the discard pile when it becomes the hand again"),
+        Option("stack_penalty", "a number 0-10", "points lost per card left in the Ligretto stack"),
+        Option("floor_at_zero", "true or false", "a round score never goes below 0"),
+        Option("scoring", "'cards' or 'first_out'", "how a round is scored"),
+        Option("match_end", "'target:N' or 'rounds:N' (N >= 1)", "when a match ends"),
+        Option("expert", "true or false", "the expert variant: rows become descending columns"),
+    )
+}
+"""Every rule option, in RULES.md order."""
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {},
+    "seed-es": {"short_turn": "recycle", "recycle_shuffle": False, "floor_at_zero": True},
+    "seed-pt": {"row_size": "by_boxes", "match_end": "target:100"},
+    "seed-it": {"row_size": "by_boxes", "match_end": "target:100"},
+    "seed-fr": {"row_size": 5},
+    "seed-fi": {},
+    "expert": {"expert": True},
+}
+"""The presets of RULES.md §8 as option overrides of ``classic``."""
+
+
+def _check(rules: RuleSet) -> None:
+    """Validate a directly constructed rule set with the same errors as :meth:`RuleSet.from_dict`."""
+    for field in dataclasses.fields(rules):
+        value = getattr(rules, field.name)
+        option = OPTIONS[field.name]
+        if option.parse(value) != value or type(option.parse(value)) is not type(value):
+            raise option.error(value)
