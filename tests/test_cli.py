@@ -1,0 +1,85 @@
+"""The ``ligretto`` command: demo, bench, rules, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ligretto.cli import main, rules_from_args
+from ligretto.engine import RuleError, RuleSet, ShortTurn
+
+
+def test_demo_prints_a_score_sheet(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--seed", "7", "--players", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "Round 1" in out
+    assert out.count("Bot ") >= 3
+    for column in ("Center", "Stack", "Score", "Total"):
+        assert column in out
+
+
+def test_demo_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["demo", "--seed", "11"])
+    first = capsys.readouterr().out
+    main(["demo", "--seed", "11"])
+    assert capsys.readouterr().out == first
+    main(["demo", "--seed", "12"])
+    assert capsys.readouterr().out != first
+
+
+def test_rules_from_args_applies_preset_then_settings() -> None:
+    rules = rules_from_args("seed-es", ["stack_penalty=3", "expert=true"])
+    assert rules.short_turn is ShortTurn.RECYCLE
+    assert rules.stack_penalty == 3
+    assert rules.expert is True
+    assert rules_from_args("classic", []) == RuleSet()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["demo", "--rules", "nope"], "unknown preset 'nope'"),
+        (["demo", "--set", "row_size=9"], "option 'row_size'"),
+        (["demo", "--set", "colour=blue"], "unknown rule option 'colour'"),
+        (["demo", "--set", "expert"], "expected option=value"),
+        (["demo", "--players", "13"], "players must be 2-12"),
+    ],
+)
+def test_bad_arguments_give_one_clear_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_rules_json_lists_every_option_and_preset(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data["options"]) == set(RuleSet().to_dict())
+    assert {"classic", "seed-es", "seed-pt", "seed-it", "seed-fr", "seed-fi", "expert"} <= set(data["presets"])
+
+
+def test_bench_json_reports_engine_actions_per_second() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ligretto", "bench", "--json", "--actions", "3000", "--repeats", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(result.stdout)
+    assert isinstance(report["engine_actions_per_s"], int)
+    assert report["engine_actions_per_s"] > 0
+    assert len(report["engine_actions_per_s_repeats"]) == 2
+    assert report["engine_rounds"] >= 2
+
+
+def test_unknown_rules_error_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="allowed values"):
+        RuleSet.from_dict({"scoring": "goals"})
+    assert issubclass(RuleError, ValueError)
