@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.engine.rules import MatchEndKind, RuleSet, Scoring
+from ligretto.engine.serial import RoundRecord, replay
 from ligretto.engine.state import Round
 
 
@@ -171,3 +172,22 @@ class Match:
     def winners(self) -> tuple[int, ...]:
         """The seats with the highest total (several on a tie)."""
         return winners(self.sheet.totals())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The match as JSON-ready data: the score sheet and the current round's record."""
+        return {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "seed": self.seed,
+            "sheet": self.sheet.to_dict(),
+            "current": None if self.current is None else RoundRecord.of(self.current).to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        """Rebuild a match; the current round is replayed from its seed and action log."""
+        match = cls(RuleSet.from_dict(data["rules"]), int(data["players"]), int(data["seed"]))
+        match.sheet = ScoreSheet.from_dict(data["sheet"])
+        if data["current"] is not None:
+            match.current, _ = replay(RoundRecord.from_dict(data["current"]))
+        return match

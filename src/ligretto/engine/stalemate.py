@@ -4,7 +4,9 @@ A *witness* is evidence that the round can go on: a card that can be played
 now, or one that turning the hand will surely or possibly bring to a discard
 top.  The engine keeps the last witness and re-checks it in O(1) after each
 action; only when it fails does it search for a new one.  No witness means a
-proven stalemate.
+proven stalemate.  Invariant: after every applied action of a live round the
+stored witness holds (or is ``None`` in a state built by hand, which makes
+the next check search).
 
 Base game (exact): while nobody plays, only turning changes anything, so a
 card can become playable only as a discard top.  With ``recycle_shuffle`` every

@@ -44,12 +44,14 @@ from ligretto.engine.events import (
 )
 from ligretto.engine.hand import PACKET, turn_hand
 from ligretto.engine.rules import RuleError, RuleSet
-from ligretto.engine.stalemate import Witness, find_witness, witness_holds
+from ligretto.engine.stalemate import HELD, ROW, STACK, Witness, find_witness, witness_holds
 
 STACK_SIZE = 10
 MAX_PILES = 4 * MAX_PLAYERS
 """Every pile starts with a 1 and there are four 1s per deck."""
 NEW_PILE = -1
+_TURN_PROOF = frozenset((ROW, STACK, HELD))
+"""Witness kinds that the owner's turning of the hand cannot invalidate."""
 
 
 class Area:
@@ -127,6 +129,9 @@ class Round:
         "log",
         "_witness",
         "_row_length",
+        "_expert",
+        "_tables",
+        "_simple",
     )
 
     def __init__(self, rules: RuleSet, players: int, seed: int, areas: list[Area]) -> None:
@@ -155,6 +160,9 @@ class Round:
         self._row_length = len(areas[0].row)
         if any(len(area.row) != self._row_length for area in areas) or not 1 <= self._row_length <= 5:
             raise ValueError("every row must have the same number of columns, 1 to 5")
+        self._expert = rules.expert
+        self._tables = [_play_table(seat, self._row_length) for seat in range(players)]
+        self._simple = [_simple_actions(seat) for seat in range(players)]
 
     @classmethod
     def deal(cls, rules: RuleSet, players: int, seed: int) -> Round:
@@ -195,6 +203,7 @@ class Round:
         other.ending, other.stopped_by = self.ending, self.stopped_by
         other.log = list(self.log)
         other._witness, other._row_length = self._witness, self._row_length
+        other._expert, other._tables, other._simple = self._expert, self._tables, self._simple
         return other
 
     # --- legal actions -----------------------------------------------------------------
@@ -208,26 +217,25 @@ class Round:
         if self.ending is not None:
             return []
         area = self.areas[player]
-        table = _play_table(player, self._row_length)
+        table = self._tables[player]
         wanted = self.wanted
         actions: list[Action] = []
         slot = 0
         for column in area.row:
-            plays = table[slot]
             for pile in wanted[column[-1]]:
-                actions.append(plays[pile])
+                actions.append(table[slot][pile])
             slot += 1
         if area.stack:
-            plays = table[slot]
+            plays = table[-2]
             for pile in wanted[area.stack[-1]]:
                 actions.append(plays[pile])
         if area.discard:
-            plays = table[slot + 1]
+            plays = table[-1]
             for pile in wanted[area.discard[-1]]:
                 actions.append(plays[pile])
-        if self.rules.expert:
+        if self._expert:
             self._legal_placements(player, area, actions)
-        turn, vote, withdraw = _simple_actions(player)
+        turn, vote, withdraw = self._simple[player]
         if area.hand or area.discard:
             actions.append(turn)
         actions.append(withdraw if area.voted else vote)
@@ -383,8 +391,10 @@ class Round:
             discard += hand[: -PACKET - 1 : -1]
             del hand[-PACKET:]
             turned = HandTurned(player, PACKET, CARDS[player][discard[-1]])
+            # Turning changes only this player's discard top and move count, so a
+            # witness of another seat, or of a row, stack or held card, still holds.
             witness = self._witness
-            if witness is not None and witness_holds(self, witness):
+            if witness is not None and (witness[1] != player or witness[0] in _TURN_PROOF):
                 return Applied((turned,))
             events: list[Event] = [turned]
         elif not hand and not discard:
