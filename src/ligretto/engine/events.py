@@ -45,7 +45,7 @@ _TEXTS = {
     Reason.NO_SUCH_PLAYER: "there is no such player at this table",
     Reason.NO_SUCH_CARD: "there is no card there",
     Reason.NOT_YOUR_CARD: "that card is not yours",
-    Reason.CARD_MOVED: "that card is no longer there",
+    Reason.CARD_MOVED: "that card is not there any more (moved or covered)",
     Reason.NO_SUCH_PILE: "there is no such pile in the center",
     Reason.PILE_COMPLETE: "that pile is complete",
     Reason.DOES_NOT_FIT: "the card does not fit that pile (beaten to it?)",

@@ -13,7 +13,9 @@ A pile ``r:0,0,1`` is a red pile 1-3 whose 1 and 2 belong to seat 0 and whose
 3 to seat 1.  A row column of several cards (expert variant) is written
 ``y9>g8``.  ``hand *`` is every card of the deck not written elsewhere, in
 ascending order (so the highest face is turned first).  Optional lines
-``voted: 0 2`` and ``ending: stop 1`` complete a position.
+``voted: 0 2`` (who voted for a stalemate), ``recycles: 2 0`` (how often each
+seat's discard pile went back into the hand: it numbers the next shuffle) and
+``ending: stop 1`` complete a position.
 """
 
 from __future__ import annotations
@@ -28,9 +30,20 @@ class NotationError(ValueError):
     """Text that is not a valid position."""
 
 
+_KEYS = {"center", "voted", "ending", "recycles"}
+
+
 def parse_position(text: str, rules: RuleSet | None = None, seed: int = 0) -> Round:
-    """Build a round from notation (see the module docstring)."""
-    rules = rules or RuleSet()
+    """Build a round from notation (see the module docstring); :class:`NotationError` if it is not one."""
+    try:
+        return _parse(text, rules or RuleSet(), seed)
+    except NotationError:
+        raise
+    except ValueError as error:
+        raise NotationError(str(error)) from None
+
+
+def _parse(text: str, rules: RuleSet, seed: int) -> Round:
     lines = {}
     for raw in text.strip().splitlines():
         line = raw.split("#", 1)[0].strip()
@@ -39,7 +52,10 @@ def parse_position(text: str, rules: RuleSet | None = None, seed: int = 0) -> Ro
         key, sep, value = line.partition(":")
         if not sep:
             raise NotationError(f"line {raw!r} has no 'name:' in front")
-        lines[key.strip()] = value.strip()
+        key = key.strip()
+        if not key.isdigit() and key not in _KEYS:
+            raise NotationError(f"unknown line {key!r}: expected a seat number or one of {', '.join(sorted(_KEYS))}")
+        lines[key] = value.strip()
     seats = sorted(int(k) for k in lines if k.isdigit())
     if seats != list(range(len(seats))):
         raise NotationError(f"seats must be numbered 0, 1, 2, ... without gaps, not {seats}")
@@ -55,13 +71,26 @@ def parse_position(text: str, rules: RuleSet | None = None, seed: int = 0) -> Ro
         top = len(seats_of_pile)
         if top < NUMBERS:
             game.wanted[colour * NUMBERS + top].append(pile)
-    for seat in lines.get("voted", "").split():
-        game.areas[int(seat)].voted = True
+    for voter in lines.get("voted", "").split():
+        game.areas[_seat(voter, players)].voted = True
+    for index, count in enumerate(lines.get("recycles", "").split()):
+        game.areas[_seat(str(index), players)].recycles = int(count)
     if "ending" in lines:
-        ending, *who = lines["ending"].split()
-        game.ending = Ending(ending)
-        game.stopped_by = int(who[0]) if who else None
+        ending, *who = lines["ending"].split() or [""]
+        try:
+            game.ending = Ending(ending)
+        except ValueError:
+            raise NotationError(
+                f"unknown ending {ending!r}: expected one of {', '.join(e.value for e in Ending)}"
+            ) from None
+        game.stopped_by = _seat(who[0], players) if who else None
     return game
+
+
+def _seat(text: str, players: int) -> int:
+    if not text.isdigit() or int(text) >= players:
+        raise NotationError(f"no seat {text!r} at a table of {players}")
+    return int(text)
 
 
 def _parse_center(text: str, players: int, used: list[set[int]]) -> tuple[list[int], list[list[int]]]:
@@ -126,6 +155,8 @@ def format_position(game: Round) -> str:
         discard = " ".join(face_text(f) for f in area.discard)
         hand = " ".join(face_text(f) for f in area.hand)
         lines.append(f"{seat}: row {row} | stack {stack} | discard {discard} | hand {hand}".replace("  ", " "))
+    if any(area.recycles for area in game.areas):
+        lines.append(f"recycles: {' '.join(str(area.recycles) for area in game.areas)}")
     voted = [str(seat) for seat, area in enumerate(game.areas) if area.voted]
     if voted:
         lines.append(f"voted: {' '.join(voted)}")

@@ -144,6 +144,7 @@ class Match:
         self.seed = seed
         self.sheet = ScoreSheet(players)
         self.current: Round | None = None
+        self._recorded = False
 
     def new_round(self) -> Round:
         """Deal the next round (the previous one must be finished and recorded)."""
@@ -151,15 +152,24 @@ class Match:
             raise ValueError("the match is over")
         if self.current is not None and not self.current.over:
             raise ValueError("the current round is still being played")
+        if self.current is not None and not self._recorded:
+            raise ValueError("record the finished round with finish_round() first")
         self.current = Round.deal(self.rules, self.players, round_seed(self.seed, len(self.sheet.rounds) + 1))
+        self._recorded = False
         return self.current
 
     def finish_round(self) -> tuple[RoundScore, ...]:
         """Record the current, finished round on the score sheet."""
-        if self.current is None:
-            raise ValueError("no round has been dealt")
+        if self.current is None or self._recorded:
+            raise ValueError("no round to record: deal one with new_round()")
         scores = self.sheet.add(self.current)
+        self._recorded = True
         return scores
+
+    @property
+    def round_number(self) -> int:
+        """The number (1-based) of the current round; 0 before the first deal."""
+        return len(self.sheet.rounds) + (0 if self._recorded or self.current is None else 1)
 
     @property
     def over(self) -> bool:
@@ -181,6 +191,7 @@ class Match:
             "seed": self.seed,
             "sheet": self.sheet.to_dict(),
             "current": None if self.current is None else RoundRecord.of(self.current).to_dict(),
+            "current_number": self.round_number,
         }
 
     @classmethod
@@ -190,4 +201,5 @@ class Match:
         match.sheet = ScoreSheet.from_dict(data["sheet"])
         if data["current"] is not None:
             match.current, _ = replay(RoundRecord.from_dict(data["current"]))
+            match._recorded = len(match.sheet.rounds) == data.get("current_number", len(match.sheet.rounds) + 1)
         return match

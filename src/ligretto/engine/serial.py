@@ -235,7 +235,9 @@ class RoundRecord:
                 int(data["seed"]),
                 [action_from_dict(a) for a in data["actions"]],
             )
-        except (KeyError, TypeError) as error:
+        except FormatError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
             raise FormatError(f"not a valid round record: {error}") from None
 
 
