@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import ligretto.engine
+from ligretto.engine.hand import shuffled
 
 ENGINE_DIR = Path(ligretto.engine.__file__).resolve().parent
 SRC_DIR = ENGINE_DIR.parent.parent
@@ -227,14 +228,20 @@ def test_module_calls_no_io_builtins(path: Path) -> None:
     assert not problems, f"{path.name}: {problems}"
 
 
-def test_engine_shuffles_with_seeded_random() -> None:
-    """The engine does shuffle (RULES.md §2, §3): the scan must have found seeded ``Random`` calls."""
-    seeded = 0
+def test_engine_shuffles_only_by_keys_derived_from_the_seed() -> None:
+    """The engine does shuffle (RULES.md §2, §3), always through ``hand.shuffled`` with a key
+    made from the round's seed: a pure function of its key, so no generator state exists."""
+    callers = set()
     for path in MODULES:
         for node in ast.walk(parse(path)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "Random":
-                seeded += 1
-    assert seeded >= 1
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "shuffled":
+                callers.add(path.name)
+    assert {"state.py", "hand.py"} <= callers
+    cards = list(range(0, 40, 2))
+    first = shuffled(cards, "ligretto:7:deal:0")
+    assert sorted(first) == cards
+    assert shuffled(list(reversed(cards)), "ligretto:7:deal:0") == first
+    assert shuffled(cards, "ligretto:8:deal:0") != first
 
 
 BAD_SOURCE = """

@@ -72,7 +72,9 @@ def _parse(text: str, rules: RuleSet, seed: int) -> Round:
         if top < NUMBERS:
             game.wanted[colour * NUMBERS + top].append(pile)
     for voter in lines.get("voted", "").split():
-        game.areas[_seat(voter, players)].voted = True
+        area = game.areas[_seat(voter, players)]
+        game.votes += not area.voted
+        area.voted = True
     for index, count in enumerate(lines.get("recycles", "").split()):
         game.areas[_seat(str(index), players)].recycles = int(count)
     if "ending" in lines:

@@ -15,7 +15,6 @@ a center pile is its colour plus the seats of its cards, bottom first;
 from __future__ import annotations
 
 import functools
-import random
 from bisect import insort
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +41,7 @@ from ligretto.engine.events import (
     VotesCleared,
     VoteWithdrawn,
 )
-from ligretto.engine.hand import PACKET, turn_hand
+from ligretto.engine.hand import PACKET, shuffled, turn_hand
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.stalemate import HELD, ROW, STACK, Witness, find_witness, witness_holds
 
@@ -83,8 +82,7 @@ class Area:
 
 def deal_area(seed: int, seat: int, row_length: int, expert: bool) -> Area:
     """Shuffle only this player's deck (RULES.md §2) and lay out row, stack and hand."""
-    deck = list(range(DECK_SIZE))
-    random.Random(f"ligretto:{seed}:deal:{seat}").shuffle(deck)
+    deck = shuffled(list(range(DECK_SIZE)), f"ligretto:{seed}:deal:{seat}")
     row = [[face] for face in deck[:row_length]]
     stack = deck[row_length : row_length + STACK_SIZE]
     hand = deck[row_length + STACK_SIZE :]
@@ -126,6 +124,7 @@ class Round:
         "wanted",
         "ending",
         "stopped_by",
+        "votes",
         "log",
         "_witness",
         "_row_length",
@@ -154,6 +153,8 @@ class Round:
         self.wanted: list[list[int]] = [[NEW_PILE] if f % NUMBERS == 0 else [] for f in range(DECK_SIZE)]
         self.ending: Ending | None = None
         self.stopped_by: int | None = None
+        self.votes = sum(area.voted for area in areas)
+        """How many players currently vote to end a stalemate."""
         self.log: list[Action] = []
         """Every action given to :meth:`apply`, in order (refused ones too): with rules and seed, a replay."""
         self._witness: Witness | None = None
@@ -200,7 +201,7 @@ class Round:
         other.pile_colours = list(self.pile_colours)
         other.pile_seats = [list(p) for p in self.pile_seats]
         other.wanted = [list(w) for w in self.wanted]
-        other.ending, other.stopped_by = self.ending, self.stopped_by
+        other.ending, other.stopped_by, other.votes = self.ending, self.stopped_by, self.votes
         other.log = list(self.log)
         other._witness, other._row_length = self._witness, self._row_length
         other._expert, other._tables, other._simple = self._expert, self._tables, self._simple
@@ -373,9 +374,10 @@ class Round:
         if not area.stack:
             self._end(Ending.STOP, player, events)
             return Applied(tuple(events))
-        if any(a.voted for a in self.areas):
+        if self.votes:
             for a in self.areas:
                 a.voted = False
+            self.votes = 0
             events.append(VotesCleared())
         self._check_stalemate(events)
         return Applied(tuple(events))
@@ -426,8 +428,9 @@ class Round:
         if area.voted:
             return REFUSALS[Reason.ALREADY_VOTED]
         area.voted = True
+        self.votes += 1
         events: list[Event] = [VoteCast(player)]
-        if all(a.voted for a in self.areas):
+        if self.votes == self.players:
             self._end(Ending.STALEMATE_VOTE, None, events)
         return Applied(tuple(events))
 
@@ -437,6 +440,7 @@ class Round:
         if not area.voted:
             return REFUSALS[Reason.NOT_VOTED]
         area.voted = False
+        self.votes -= 1
         return Applied((VoteWithdrawn(player),))
 
     # --- round end ---------------------------------------------------------------------
