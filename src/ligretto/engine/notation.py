@@ -65,12 +65,7 @@ def _parse(text: str, rules: RuleSet, seed: int) -> Round:
     areas = [_parse_area(lines[str(seat)], seat, used[seat]) for seat in range(players)]
     game = Round(rules, players, seed, areas)
     for colour, seats_of_pile in zip(pile_colours, pile_seats, strict=True):
-        pile = len(game.pile_seats)
-        game.pile_colours.append(colour)
-        game.pile_seats.append(seats_of_pile)
-        top = len(seats_of_pile)
-        if top < NUMBERS:
-            game.wanted[colour * NUMBERS + top].append(pile)
+        game.add_pile(colour, seats_of_pile)
     for voter in lines.get("voted", "").split():
         area = game.areas[_seat(voter, players)]
         game.votes += not area.voted

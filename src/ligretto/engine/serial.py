@@ -11,13 +11,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
-from bisect import insort
 from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.engine import events as ev
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
-from ligretto.engine.cards import CARDS, NUMBERS, Back, Card, face_text, parse_face
+from ligretto.engine.cards import CARDS, Back, Card, face_text, parse_face
 from ligretto.engine.events import Applied, Ending, Refused, Result
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Area, Round
@@ -182,13 +181,8 @@ def state_from_dict(data: dict[str, Any]) -> Round:
             area.recycles, area.voted, area.moves = int(a["recycles"]), bool(a["voted"]), int(a["moves"])
             areas.append(area)
         game = Round(RuleSet.from_dict(data["rules"]), int(data["players"]), int(data["seed"]), areas)
-        for pile, p in enumerate(data["center"]):
-            colour = "rgyb".index(p["colour"])
-            seats = [int(s) for s in p["seats"]]
-            game.pile_colours.append(colour)
-            game.pile_seats.append(seats)
-            if len(seats) < NUMBERS:
-                insort(game.wanted[colour * NUMBERS + len(seats)], pile)
+        for p in data["center"]:
+            game.add_pile("rgyb".index(p["colour"]), [int(s) for s in p["seats"]])
         game.ending = None if data["ending"] is None else Ending(data["ending"])
         game.stopped_by = data["stopped_by"]
         game.log = [action_from_dict(a) for a in data["log"]]

@@ -125,6 +125,7 @@ class Round:
         "ending",
         "stopped_by",
         "votes",
+        "center_size",
         "log",
         "_witness",
         "_row_length",
@@ -155,6 +156,8 @@ class Round:
         self.stopped_by: int | None = None
         self.votes = sum(area.voted for area in areas)
         """How many players currently vote to end a stalemate."""
+        self.center_size = 0
+        """Cards in the center: grows with every play, so watchers can notice change cheaply."""
         self.log: list[Action] = []
         """Every action given to :meth:`apply`, in order (refused ones too): with rules and seed, a replay."""
         self._witness: Witness | None = None
@@ -173,6 +176,20 @@ class Round:
         return cls(rules, players, seed, areas)
 
     # --- reading the state -------------------------------------------------------------
+
+    def add_pile(self, colour: int, seats: list[int]) -> int:
+        """Lay a center pile of ``colour`` from 1 up, card ``n`` owned by ``seats[n - 1]``
+        (for positions built by hand and restored states); returns its index."""
+        if not 1 <= len(seats) <= NUMBERS or not all(0 <= s < self.players for s in seats):
+            raise ValueError(f"a pile holds 1-10 cards of seats 0-{self.players - 1}, not {seats}")
+        pile = len(self.pile_seats)
+        self.pile_colours.append(colour)
+        self.pile_seats.append(list(seats))
+        if len(seats) < NUMBERS:
+            insort(self.wanted[colour * NUMBERS + len(seats)], pile)
+        self.center_size += len(seats)
+        self._witness = None
+        return pile
 
     @property
     def row_length(self) -> int:
@@ -202,6 +219,7 @@ class Round:
         other.pile_seats = [list(p) for p in self.pile_seats]
         other.wanted = [list(w) for w in self.wanted]
         other.ending, other.stopped_by, other.votes = self.ending, self.stopped_by, self.votes
+        other.center_size = self.center_size
         other.log = list(self.log)
         other._witness, other._row_length = self._witness, self._row_length
         other._expert, other._tables, other._simple = self._expert, self._tables, self._simple
@@ -305,6 +323,7 @@ class Round:
                 return REFUSALS[Reason.DOES_NOT_FIT]
         # 3. Move the card.
         cards.pop()
+        self.center_size += 1
         events: list[Event] = []
         if pile is None:
             pile = len(self.pile_seats)

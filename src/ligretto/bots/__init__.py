@@ -1,0 +1,23 @@
+"""Bots: strategies that see only what a human in their seat sees, at human-like speeds."""
+
+from ligretto.bots.observation import Observation
+from ligretto.bots.reaction import LEVELS, DelaySampler, Level, Move
+from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
+from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, RandomStrategy, SmartStrategy, Strategy, register
+
+__all__ = [
+    "LEVELS",
+    "STRATEGIES",
+    "BotSpec",
+    "BotSpecError",
+    "DelaySampler",
+    "GreedyStrategy",
+    "Level",
+    "Move",
+    "Observation",
+    "RandomStrategy",
+    "SmartStrategy",
+    "Strategy",
+    "parse_bots",
+    "register",
+]

@@ -1,0 +1,59 @@
+"""Naming bots: ``strategy:level`` per seat, e.g. ``smart:expert,greedy:casual``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ligretto.bots.reaction import LEVELS, Level
+from ligretto.bots.strategies import STRATEGIES, Strategy
+
+
+class BotSpecError(ValueError):
+    """A bot specification that names an unknown strategy or level, or the wrong number of seats."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """One bot: a strategy and a skill level."""
+
+    strategy: str
+    level: str
+
+    def __str__(self) -> str:
+        return f"{self.strategy}:{self.level}"
+
+    @property
+    def strategy_class(self) -> type[Strategy]:
+        return STRATEGIES[self.strategy]
+
+    @property
+    def reaction(self) -> Level:
+        return LEVELS[self.level]
+
+    @classmethod
+    def parse(cls, text: str) -> BotSpec:
+        strategy, _, level = text.strip().partition(":")
+        level = level or "skilled"
+        if strategy not in STRATEGIES:
+            raise BotSpecError(f"unknown strategy {strategy!r}: choose from {', '.join(STRATEGIES)}")
+        if level not in LEVELS:
+            raise BotSpecError(f"unknown level {level!r}: choose from {', '.join(LEVELS)}")
+        return cls(strategy, level)
+
+
+def parse_bots(text: str, players: int) -> list[BotSpec]:
+    """One spec per seat.  A single spec fills every seat; ``spec*N`` repeats one N times."""
+    specs: list[BotSpec] = []
+    for item in text.split(","):
+        part, _, times = item.partition("*")
+        count = 1
+        if times:
+            if not times.strip().isdigit() or int(times) < 1:
+                raise BotSpecError(f"bad repeat {times!r} in {text!r}: expected spec*N with N >= 1")
+            count = int(times)
+        specs += [BotSpec.parse(part)] * count
+    if len(specs) == 1:
+        specs *= players
+    if len(specs) != players:
+        raise BotSpecError(f"{len(specs)} bots named for {players} players: name one per seat, or just one")
+    return specs

@@ -1,0 +1,142 @@
+"""One simulated round: the same engine and bots as live play, in virtual time.
+
+A discrete-event simulation.  Each bot looks at the table, decides its next
+intended action and schedules it at ``now + delay`` (its reaction time); when
+that moment comes the action is applied, whatever happened meanwhile -- a play
+whose pile was taken is refused ("beaten to it"), exactly as for a human -- and
+the bot decides again.  Actions take effect in the order of their virtual times;
+exact ties (``machine`` bots) are broken by a generator drawn from the seed.
+No wall clock is read: the same (rules, bots, seed) always give the same round.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from ligretto.bots.observation import Observation
+from ligretto.bots.reaction import Move
+from ligretto.bots.spec import BotSpec
+from ligretto.engine.actions import Action, Place, Play, Turn, Vote, Withdraw
+from ligretto.engine.events import Refused
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import score_round
+from ligretto.engine.state import Round
+
+TIME_LIMIT = 1800.0
+"""Virtual seconds after which the table agrees to stop a round that will not end."""
+STEP_LIMIT = 50_000
+"""Decisions after which the same happens (``machine`` bots do not move the clock)."""
+LOOK_AGAIN = 0.1
+"""The shortest wait before a bot with nothing to do looks again."""
+TIME_LIMIT_ENDING = "time_limit"
+
+_MOVES: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
+
+
+@dataclass(slots=True)
+class RoundResult:
+    """What one simulated round produced; lists are indexed by seat."""
+
+    seed: int
+    bots: list[str]
+    ended_by: str
+    stopped_by: int | None
+    scores: list[int]
+    center: list[int]
+    stack_left: list[int]
+    actions: int
+    """Applied actions."""
+    refusals: int
+    """Refused actions: almost always plays beaten to their pile."""
+    duration_s: float
+    """Virtual seconds from "Ligretto!" to the end."""
+    rotation: int = 0
+    """Duplicate mode: how far the bots were rotated through the seats for this deal."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "rotation": self.rotation,
+            "bots": self.bots,
+            "ended_by": self.ended_by,
+            "stopped_by": self.stopped_by,
+            "scores": self.scores,
+            "center": self.center,
+            "stack_left": self.stack_left,
+            "actions": self.actions,
+            "refusals": self.refusals,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+
+def simulate_round(
+    rules: RuleSet, bots: list[BotSpec], seed: int, *, rotation: int = 0, game: Round | None = None
+) -> RoundResult:
+    """Play one round between ``bots`` (one per seat) dealt from ``seed``.
+
+    ``game`` may be given to play on an existing deal (tests); otherwise it is dealt here.
+    """
+    players = len(bots)
+    game = game or Round.deal(rules, players, seed)
+    key = f"ligretto:{seed}:{rotation}"
+    strategies = []
+    delays = []
+    for seat, spec in enumerate(bots):
+        rng = random.Random(f"{key}:bot:{seat}")
+        strategies.append(spec.strategy_class(rng))
+        delays.append(spec.reaction.sampler(rng).delay)
+    seen = [Observation(game, seat) for seat in range(players)]
+    tie = random.Random(f"{key}:ties").random
+    moves = _MOVES
+    look = Move.LOOK
+    apply = game.apply
+    heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(players)]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    applied = refused = 0
+    now = 0.0
+    for _ in range(STEP_LIMIT):
+        now, _tie, seat, action = pop(heap)
+        if now > TIME_LIMIT:
+            break
+        if action is not None:
+            if type(apply(action)) is Refused:
+                refused += 1
+            else:
+                applied += 1
+                if game.ending is not None:
+                    break
+        action = strategies[seat].choose(seen[seat])
+        if action is None:
+            push(heap, (now + max(delays[seat](look), LOOK_AGAIN), tie(), seat, None))
+        else:
+            push(heap, (now + delays[seat](moves[type(action)]), tie(), seat, action))
+    ended_by = _finish(game)
+    scores = score_round(game)
+    return RoundResult(
+        seed=seed,
+        bots=[str(spec) for spec in bots],
+        ended_by=ended_by,
+        stopped_by=game.stopped_by,
+        scores=[line.score for line in scores],
+        center=[line.center for line in scores],
+        stack_left=[line.stack for line in scores],
+        actions=applied,
+        refusals=refused,
+        duration_s=now,
+        rotation=rotation,
+    )
+
+
+def _finish(game: Round) -> str:
+    """The round's ending; a round that hit a limit is ended by everyone voting."""
+    if game.ending is not None:
+        return game.ending.value
+    for seat, area in enumerate(game.areas):
+        if not area.voted:
+            game.apply(Vote(seat))
+    return TIME_LIMIT_ENDING
