@@ -51,6 +51,24 @@ class Observation:
         game = self.__game
         return [(colour, len(seats)) for colour, seats in zip(game.pile_colours, game.pile_seats, strict=True)]
 
+    def others_visible_faces(self) -> set[int]:
+        """Faces (``colour * 10 + number - 1``) that other seats could play now: the exposed
+        row cards, stack tops and discard tops of every other seat."""
+        faces: set[int] = set()
+        for seat, area in enumerate(self.__game.areas):
+            if seat != self.seat:
+                faces.update(column[-1] for column in area.row)
+                if area.stack:
+                    faces.add(area.stack[-1])
+                if area.discard:
+                    faces.add(area.discard[-1])
+        return faces
+
+    def pile_wants(self, pile: int) -> int | None:
+        """The face a center pile takes next, or ``None`` if it is complete."""
+        top = len(self.__game.pile_seats[pile])
+        return None if top == 10 else self.__game.pile_colours[pile] * 10 + top
+
     @property
     def votes(self) -> int:
         return self.__game.votes

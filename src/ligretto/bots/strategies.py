@@ -87,6 +87,15 @@ class _StuckWatch:
     def turning(self) -> None:
         self.turned += 1
 
+    def when_no_play(self, seen: Observation, turn: Action | None, vote: Action | None) -> Action | None:
+        """Turn the hand; once stuck, vote; once voted, wait for the others (``None``)."""
+        stuck = self.stuck(seen)
+        if stuck and (vote is not None or seen.voted()):
+            return vote
+        if turn is not None:
+            self.turning()
+        return turn or vote
+
 
 @register("greedy")
 class GreedyStrategy(Strategy):
@@ -109,58 +118,67 @@ class GreedyStrategy(Strategy):
                 turn = action
             elif kind is Vote:
                 vote = action
-        if turn is not None and not (vote is not None and self.watch.stuck(seen)):
-            self.watch.turning()
-            return turn
-        return vote
+        return self.watch.when_no_play(seen, turn, vote)
 
 
-# Smart's preferences, lower is better.
+# Smart's preferences, lower is better.  A row or stack play is worth three points (+1 in
+# the center, and the stack shrinks by one: -2 avoided); a discard play is worth one.
 _STACK_PLAY = 0
-_ONE = 1
-_ROW_PLAY = 2
-_STACK_PLACE = 3
-_DISCARD_PLAY = 4
-_DISCARD_PLACE = 5
+_ROW_PLAY = 1
+_STACK_PLACE = 2
+_DISCARD_PLAY = 3
+PATIENCE = 3
+"""Looks a smart bot spends waiting before it turns away a discard top that is about to fit."""
 
 
 @register("smart")
 class SmartStrategy(Strategy):
     """Plays like a good human.
 
-    - empties the Ligretto stack first: a stack play beats any other;
-    - plays 1s at once (they can never be blocked, and a new pile helps everyone);
-    - prefers plays that free a row place (the gap is refilled from the stack);
-    - in the expert variant uses the row as a buffer: puts the stack top onto a column
-      (progress on the stack) before a discard play, and the discard top onto a column
-      to uncover the next discard card before turning;
-    - turns the hand when stuck;
+    - empties the Ligretto stack first: a stack play, then a row play (its gap is refilled
+      from the stack), before any discard play -- 1s included, which it plays at once from
+      wherever they are, in that same order;
+    - in the expert variant uses the row as a buffer for the stack: puts the stack top onto
+      a column before a discard play (never the discard top: that would bury a row card
+      for no gain -- measured in docs/bots.md);
+    - turns the hand when it has no play, but first waits a moment (up to ``PATIENCE``
+      looks) when its discard top is about to fit -- the card before it is visible in
+      another player's hands and a pile waits for it -- because turning would bury it;
     - votes for a stalemate only when it has no play and has turned through its whole
       hand since the center last changed.
-    Ties between equally good plays are broken at random, so two smart bots don't
-    always race for the same pile.
+    Ties between equally good plays are broken at random, so two smart bots don't always
+    race for the same pile.
     """
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
         self.watch = _StuckWatch()
+        self.waited = 0
 
     def choose(self, seen: Observation) -> Action | None:
         actions = seen.legal_actions()
         if len(actions) <= 2 and type(actions[0]) is Turn:  # nothing to play: the common case
-            if len(actions) == 2 and type(actions[1]) is Vote and self.watch.stuck(seen):
-                return actions[1]
-            self.watch.turning()
-            return actions[0]
+            if self.waited < PATIENCE and _about_to_fit(seen):
+                self.waited += 1
+                return None
+            self.waited = 0
+            return self.watch.when_no_play(
+                seen, actions[0], actions[1] if len(actions) == 2 and type(actions[1]) is Vote else None
+            )
+        self.waited = 0
         best: list[Action] = []
         best_rank = 99
-        turn = vote = None
+        turn: Action | None = None
+        vote: Action | None = None
         for action in actions:
             kind = type(action)
             if kind is Play:
-                rank = _play_rank(action)  # type: ignore[arg-type]
+                source = action.source  # type: ignore[union-attr]
+                rank = _STACK_PLAY if source is Source.STACK else _ROW_PLAY if source is Source.ROW else _DISCARD_PLAY
             elif kind is Place:
-                rank = _STACK_PLACE if action.source is Source.STACK else _DISCARD_PLACE  # type: ignore[union-attr]
+                if action.source is not Source.STACK:  # type: ignore[union-attr]
+                    continue
+                rank = _STACK_PLACE
             elif kind is Turn:
                 turn = action
                 continue
@@ -175,17 +193,16 @@ class SmartStrategy(Strategy):
                 best.append(action)
         if best:
             return best[0] if len(best) == 1 else best[int(self.rng.random() * len(best))]
-        if turn is not None and not (vote is not None and self.watch.stuck(seen)):
-            self.watch.turning()
-            return turn
-        return vote
+        return self.watch.when_no_play(seen, turn, vote)
 
 
-def _play_rank(play: Play) -> int:
-    if play.source is Source.STACK:
-        return _STACK_PLAY
-    if play.pile is None:
-        return _ONE
-    if play.source is Source.ROW:
-        return _ROW_PLAY
-    return _DISCARD_PLAY
+def _about_to_fit(seen: Observation) -> bool:
+    """Whether my discard top will probably fit in a moment: a pile waits for the card just
+    below it, and another player can play that card now."""
+    top = seen.discard_top()
+    if top is None or top.number < 2:
+        return False
+    colour, wanted = int(top.colour), top.number - 2
+    if not any(c == colour and t == wanted for c, t in seen.pile_tops()):
+        return False
+    return colour * 10 + top.number - 2 in seen.others_visible_faces()
