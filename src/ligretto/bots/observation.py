@@ -64,6 +64,10 @@ class Observation:
                     faces.add(area.discard[-1])
         return faces
 
+    def fits(self, card: Card) -> bool:
+        """Whether a card of this face could go to the center now (a 1 always can)."""
+        return bool(self.__game.wanted[card.colour * 10 + card.number - 1])
+
     def pile_wants(self, pile: int) -> int | None:
         """The face a center pile takes next, or ``None`` if it is complete."""
         top = len(self.__game.pile_seats[pile])

@@ -32,8 +32,9 @@ class BotSpec:
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:
-        strategy, _, level = text.strip().partition(":")
-        level = level or "skilled"
+        strategy, colon, level = text.strip().partition(":")
+        if not colon:
+            level = "skilled"
         if strategy not in STRATEGIES:
             raise BotSpecError(f"unknown strategy {strategy!r}: choose from {', '.join(STRATEGIES)}")
         if level not in LEVELS:
@@ -42,12 +43,13 @@ class BotSpec:
 
 
 def parse_bots(text: str, players: int) -> list[BotSpec]:
-    """One spec per seat.  A single spec fills every seat; ``spec*N`` repeats one N times."""
+    """One spec per seat.  A single spec fills every seat; ``spec*N`` repeats one N times;
+    a strategy without a level plays at ``skilled``."""
     specs: list[BotSpec] = []
     for item in text.split(","):
-        part, _, times = item.partition("*")
+        part, star, times = item.partition("*")
         count = 1
-        if times:
+        if star:
             if not times.strip().isdigit() or int(times) < 1:
                 raise BotSpecError(f"bad repeat {times!r} in {text!r}: expected spec*N with N >= 1")
             count = int(times)

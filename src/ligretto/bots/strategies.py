@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from ligretto.bots.observation import Observation
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
+from ligretto.engine.cards import CARDS
 
 
 class Strategy:
@@ -157,6 +158,8 @@ class SmartStrategy(Strategy):
 
     def choose(self, seen: Observation) -> Action | None:
         actions = seen.legal_actions()
+        if not actions:
+            return None
         if len(actions) <= 2 and type(actions[0]) is Turn:  # nothing to play: the common case
             if self.waited < PATIENCE and _about_to_fit(seen):
                 self.waited += 1
@@ -197,12 +200,10 @@ class SmartStrategy(Strategy):
 
 
 def _about_to_fit(seen: Observation) -> bool:
-    """Whether my discard top will probably fit in a moment: a pile waits for the card just
-    below it, and another player can play that card now."""
+    """Whether my discard top will probably fit in a moment: the card just below it fits the
+    center now, and another player can play it."""
     top = seen.discard_top()
-    if top is None or top.number < 2:
+    if top is None or top.number < 2 or seen.fits(top):
         return False
-    colour, wanted = int(top.colour), top.number - 2
-    if not any(c == colour and t == wanted for c, t in seen.pile_tops()):
-        return False
-    return colour * 10 + top.number - 2 in seen.others_visible_faces()
+    below = CARDS[seen.seat][top.colour * 10 + top.number - 2]
+    return seen.fits(below) and below.colour * 10 + below.number - 1 in seen.others_visible_faces()

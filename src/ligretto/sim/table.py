@@ -86,9 +86,9 @@ def simulate_round(
     strategies = []
     delays = []
     for seat, spec in enumerate(bots):
-        rng = random.Random(f"{key}:bot:{seat}")
-        strategies.append(spec.strategy_class(rng))
-        delays.append(spec.reaction.sampler(rng).delay)
+        # Separate generators: a strategy's random choices must not shift its reaction times.
+        strategies.append(spec.strategy_class(random.Random(f"{key}:bot:{seat}")))
+        delays.append(spec.reaction.sampler(random.Random(f"{key}:delay:{seat}")).delay)
     seen = [Observation(game, seat) for seat in range(players)]
     tie = random.Random(f"{key}:ties").random
     moves = _MOVES
@@ -127,7 +127,7 @@ def simulate_round(
         stack_left=[line.stack for line in scores],
         actions=applied,
         refusals=refused,
-        duration_s=now,
+        duration_s=min(now, TIME_LIMIT),
         rotation=rotation,
     )
 
