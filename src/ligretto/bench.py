@@ -6,6 +6,15 @@ its card actions (plays and turns; stalemate votes are left out so that rounds
 run to Stop or to a proven stalemate, as real ones do).  Dealing, legal-action
 generation, applying, events and the stalemate proof are all inside the timing;
 one core.  Repeated, and the median repeat is reported.
+
+``sim_rounds_per_s``: whole simulated rounds per wall-clock second, 4
+``smart:expert`` bots under ``classic`` in virtual time, through the simulator's
+runner with one worker (in-process): bots observing, deciding and drawing
+reaction times, the event queue, the engine and scoring.  Median of
+``sim_repeats`` repeats of ``sim_rounds`` rounds (default 3 of 2,000).
+``sim_rounds_per_s_2_workers`` is the same with two worker processes, pool
+start-up included (about 30 ms, ~2 % of a repeat), and
+``sim_speedup_2_workers`` their ratio.
 """
 
 from __future__ import annotations
@@ -17,7 +26,14 @@ import statistics
 import time
 from typing import Any
 
+from ligretto.bots.spec import parse_bots
 from ligretto.engine import Round, RuleSet
+from ligretto.sim.runner import SimConfig
+from ligretto.sim.runner import run as run_simulation
+
+ACTIONS_PER_SIM_ROUND = 150
+"""``--sim-rounds`` defaults to ``--actions`` / 150: 2,000 rounds for the default 300,000."""
+SIM_BOTS = "smart:expert"
 
 
 def random_play(actions: int, seed: int = 0) -> tuple[int, int, float]:
@@ -38,8 +54,33 @@ def random_play(actions: int, seed: int = 0) -> tuple[int, int, float]:
     return done, rounds, time.perf_counter() - start
 
 
-def run(actions: int = 300_000, repeats: int = 5) -> dict[str, Any]:
-    """Measure and report as a JSON-ready dict."""
+def simulate(rounds: int, workers: int, seed: int = 0) -> float:
+    """Simulated rounds per wall-clock second for 4 ``smart:expert`` bots under ``classic``."""
+    config = SimConfig(RuleSet(), tuple(parse_bots(SIM_BOTS, 4)), rounds=rounds, seed=seed, workers=workers)
+    start = time.perf_counter()
+    report = run_simulation(config)
+    return len(report.rounds) / (time.perf_counter() - start)
+
+
+def run(
+    actions: int = 300_000,
+    repeats: int = 5,
+    sim_rounds: int | None = None,
+    sim_repeats: int = 3,
+    only: str | None = None,
+) -> dict[str, Any]:
+    """Measure and report as a JSON-ready dict (``only``: ``engine`` or ``sim``)."""
+    report: dict[str, Any] = {}
+    if only in (None, "engine"):
+        report |= _engine(actions, repeats)
+    if only in (None, "sim"):
+        report |= _sim(sim_rounds or max(1, actions // ACTIONS_PER_SIM_ROUND), sim_repeats)
+    report["python"] = platform.python_version()
+    report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores"
+    return report
+
+
+def _engine(actions: int, repeats: int) -> dict[str, Any]:
     rates = []
     rounds = 0
     for repeat in range(repeats):
@@ -52,15 +93,37 @@ def run(actions: int = 300_000, repeats: int = 5) -> dict[str, Any]:
         "engine_actions_per_s_repeats": [round(r) for r in rates],
         "engine_rounds": rounds,
         "actions_per_repeat": actions,
-        "python": platform.python_version(),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+    }
+
+
+def _sim(rounds: int, repeats: int) -> dict[str, Any]:
+    one = [simulate(rounds, workers=1, seed=repeat) for repeat in range(repeats)]
+    two = [simulate(rounds, workers=2, seed=repeat) for repeat in range(repeats)]
+    return {
+        "sim_rounds_per_s": round(statistics.median(one)),
+        "sim_rounds_per_s_repeats": [round(r) for r in one],
+        "sim_rounds_per_s_2_workers": round(statistics.median(two)),
+        "sim_rounds_per_s_2_workers_repeats": [round(r) for r in two],
+        "sim_speedup_2_workers": round(statistics.median(two) / statistics.median(one), 2),
+        "sim_rounds_per_repeat": rounds,
+        "sim_bots": f"4 x {SIM_BOTS}",
     }
 
 
 def format_report(report: dict[str, Any]) -> str:
-    return (
-        f"engine: {report['engine_actions_per_s']:,} actions/s"
-        f" (median of {len(report['engine_actions_per_s_repeats'])};"
-        f" best {report['engine_actions_per_s_best']:,}) over {report['engine_rounds']} rounds,"
-        f" Python {report['python']}, {report['machine']}"
-    )
+    lines = []
+    if "engine_actions_per_s" in report:
+        lines.append(
+            f"engine: {report['engine_actions_per_s']:,} actions/s"
+            f" (median of {len(report['engine_actions_per_s_repeats'])};"
+            f" best {report['engine_actions_per_s_best']:,}) over {report['engine_rounds']} rounds"
+        )
+    if "sim_rounds_per_s" in report:
+        lines.append(
+            f"simulator ({report['sim_bots']}, {report['sim_rounds_per_repeat']:,} rounds per repeat):"
+            f" {report['sim_rounds_per_s']:,} rounds/s on 1 worker,"
+            f" {report['sim_rounds_per_s_2_workers']:,} on 2 (x{report['sim_speedup_2_workers']})"
+            f" (medians of {len(report['sim_rounds_per_s_repeats'])})"
+        )
+    lines.append(f"Python {report['python']}, {report['machine']}")
+    return "\n".join(lines)

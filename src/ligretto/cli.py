@@ -6,8 +6,32 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
+from ligretto.bots.spec import BotSpecError, parse_bots
 from ligretto.engine.rules import PRESETS, RuleError, RuleSet
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments give one line, ``ligretto: error: ...``, and exit code 2 (no usage dump).
+
+    Sub-command parsers are made with the parent's class, so every command behaves alike.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        print(f"ligretto: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def rules_from_args(preset: str, settings: Sequence[str]) -> RuleSet:
@@ -30,7 +54,7 @@ def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ligretto", description="Ligretto, the real-time card game.")
+    parser = _Parser(prog="ligretto", description="Ligretto, the real-time card game.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="play one seeded round between simple bots and print its score sheet")
@@ -43,15 +67,83 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--actions", type=int, default=300_000, help="actions per repeat (default 300000)")
     bench.add_argument("--repeats", type=int, default=5, help="repeats; the median is reported (default 5)")
+    bench.add_argument(
+        "--sim-rounds",
+        type=_at_least_one,
+        help="simulated rounds per repeat of the simulator figures (default: --actions / 150, i.e. 2000)",
+    )
+    bench.add_argument("--only", choices=("engine", "sim"), help="measure only the engine or only the simulator")
 
     rules = commands.add_parser("rules", help="list the rule options and presets")
     rules.add_argument("--json", action="store_true")
+
+    _add_simulate_parser(commands)
     return parser
+
+
+DEFAULT_ROUNDS = 1000
+
+
+def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    simulate = commands.add_parser(
+        "simulate",
+        help="let bots play many rounds or matches in virtual time and report statistics",
+        description="Let bots play many seeded rounds or matches in virtual time (see docs/simulator.md).",
+    )
+    simulate.add_argument("--players", type=int, default=4, help="2-12 players (default 4)")
+    amount = simulate.add_mutually_exclusive_group()
+    amount.add_argument("--rounds", type=_at_least_one, help="deals to play (default 1000)")
+    amount.add_argument("--matches", type=_at_least_one, help="matches to play, each until the rules' match_end")
+    simulate.add_argument(
+        "--bots",
+        default="smart:skilled",
+        metavar="SPEC",
+        help="strategy:level per seat, comma-separated, or one for every seat (default smart:skilled)",
+    )
+    _add_rules_arguments(simulate)
+    simulate.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    simulate.add_argument("--workers", type=_at_least_one, help="worker processes (default: all cores)")
+    simulate.add_argument("--duplicate", action="store_true", help="replay every deal with the bots rotated")
+    simulate.add_argument("--json", type=Path, metavar="FILE", help="write config, every round and the summary")
+    simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
+    simulate.add_argument("--plot", type=Path, metavar="FILE.png", help="write score and round-length plots")
+    simulate.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _simulate(args: argparse.Namespace) -> None:
+    from ligretto.sim import report
+    from ligretto.sim.runner import SimConfig
+
+    # every check before the first round, so a typo never costs a long run
+    rules = rules_from_args(args.rules, args.settings)
+    rules.row_length(args.players)  # 2-12 players
+    bots = parse_bots(args.bots, args.players)
+    for option in ("json", "csv", "plot"):
+        path: Path | None = getattr(args, option)
+        if path is not None and not path.parent.is_dir():
+            raise _OutputError(f"--{option} {path}: no such directory {str(path.parent)!r}")
+    config = SimConfig(
+        rules=rules,
+        bots=tuple(bots),
+        rounds=None if args.matches is not None else args.rounds or DEFAULT_ROUNDS,
+        matches=args.matches,
+        seed=args.seed,
+        duplicate=args.duplicate,
+        workers=args.workers,
+    )
+    report.simulate(config, json_path=args.json, csv_path=args.csv, plot_path=args.plot, quiet=args.quiet)
+
+
+class _OutputError(ValueError):
+    """An output file that cannot be written."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # -h, or a bad argument already reported in one line
+        return stop.code if isinstance(stop.code, int) else 2
     try:
         if args.command == "demo":
             from ligretto import demo
@@ -60,13 +152,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "bench":
             from ligretto import bench
 
-            report = bench.run(actions=args.actions, repeats=args.repeats)
+            report = bench.run(actions=args.actions, repeats=args.repeats, sim_rounds=args.sim_rounds, only=args.only)
             print(json.dumps(report, indent=2) if args.json else bench.format_report(report))
         elif args.command == "rules":
             _print_rules(args.json)
-    except RuleError as error:
+        elif args.command == "simulate":
+            _simulate(args)
+    except (RuleError, BotSpecError, _OutputError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # e.g. an output file that cannot be written
+        print(f"ligretto: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ligretto: interrupted", file=sys.stderr)
+        return 130
     return 0
 
 
