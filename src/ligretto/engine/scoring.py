@@ -166,6 +166,12 @@ class Match:
         self._recorded = True
         return scores
 
+    def resume_round(self, game: Round, recorded: bool) -> None:
+        """Adopt ``game`` as the current round of a restored match (rebuilt by replay);
+        ``recorded`` says whether it is already on the score sheet."""
+        self.current = game
+        self._recorded = recorded
+
     @property
     def round_number(self) -> int:
         """The number (1-based) of the current round; 0 before the first deal."""

@@ -1,0 +1,327 @@
+"""The ASGI application: HTTP API, WebSocket endpoints, static browser client.
+
+``create_app`` only assembles; tables live in :class:`Lobby`; each WebSocket
+has a receiving loop and a sending task (one queue per connection, so a slow
+client never blocks a table).  Every client message is size-checked,
+rate-limited and validated (``protocol.decode``) before it reaches a table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server import metrics, protocol
+from ligretto.server.protocol import ProtocolError
+from ligretto.server.table import DEFAULT_GRACE_S, Table, TableError, new_code
+
+log = logging.getLogger("ligretto.server")
+
+STATIC = Path(__file__).parent / "static"
+
+
+@dataclass(slots=True)
+class Settings:
+    """Server settings (``ligretto serve`` options)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db: str = "ligretto.db"
+    countdown_s: float = 3.0
+    rate_per_s: float = 20.0
+    """Sustained messages per second a connection may send."""
+    burst: int = 40
+    """Messages a connection may send at once before the rate applies."""
+
+
+class Lobby:
+    """Every table of this server, by invite code, and the store they write to."""
+
+    def __init__(self, settings: Settings, store: Any | None = None) -> None:
+        self.settings = settings
+        self.store = store
+        self.tables: dict[str, Table] = {}
+        self.lobby_watchers: set[asyncio.Queue[dict[str, Any]]] = set()
+
+    def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
+        code = new_code()
+        while code in self.tables:
+            code = new_code()
+        table = Table(
+            code,
+            seats=seats,
+            rules=rules,
+            public=public,
+            grace_s=grace_s,
+            store=self.store,
+            countdown_s=self.settings.countdown_s,
+        )
+        self.tables[code] = table
+        if self.store is not None:
+            self.store.save_table(table)
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
+    def public_tables(self) -> list[dict[str, Any]]:
+        return [t.summary() for t in self.tables.values() if t.public and not t.closed]
+
+
+class Connection:
+    """One WebSocket: its seat (if any), its table, its outgoing queue and its rate limit."""
+
+    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+        self.websocket = websocket
+        self.seat: int | None = None
+        self.table: Table | None = None
+        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.allowance = float(settings.burst)
+        self.rate = settings.rate_per_s
+        self.burst = settings.burst
+        self.last = time.monotonic()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.queue.put_nowait(protocol.encode(message))
+
+    def within_rate(self) -> bool:
+        """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
+        now = time.monotonic()
+        self.allowance = min(self.burst, self.allowance + (now - self.last) * self.rate)
+        self.last = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
+
+    async def send_loop(self) -> None:
+        while True:
+            data = await self.queue.get()
+            if data is None:
+                return
+            await self.websocket.send_text(data.decode())
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    lobby: Lobby = websocket.app.state.lobby
+    await websocket.accept()
+    conn = Connection(websocket, lobby.settings)
+    metrics.CONNECTIONS.inc()
+    sender = asyncio.create_task(conn.send_loop())
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            raw = message.get("text")
+            if raw is None:
+                raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+            if not conn.within_rate():
+                _bad(conn, "rate_limited", "too many messages: the connection is closed")
+                await asyncio.sleep(0.05)
+                await websocket.close(code=1008)
+                break
+            handle(lobby, conn, raw)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if conn.table is not None:
+            conn.table.disconnected(conn)
+            _count_players(lobby)
+        metrics.CONNECTIONS.dec()
+        conn.queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(sender, 1.0)
+        sender.cancel()
+
+
+def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
+    metrics.BAD_MESSAGES.labels(code).inc()
+    log.info("refused message from %s: %s (%s)", conn.websocket.client, code, text)
+    conn.send(protocol.error_message(code, text, id))
+
+
+def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
+    """Validate one message and hand it to the connection's table."""
+    try:
+        message = protocol.decode(raw)
+    except ProtocolError as error:
+        _bad(conn, error.code, error.message)
+        return
+    client_id = getattr(message, "id", None)
+    try:
+        _dispatch(lobby, conn, message)
+    except ProtocolError as error:
+        _bad(conn, error.code, error.message, client_id)
+    except TableError as error:
+        _bad(conn, error.code, error.message, client_id)
+
+
+def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -> None:
+    if isinstance(message, protocol.Ping):
+        conn.send({"type": "pong", "t": message.t, "server_t": time.time()})
+        return
+    if isinstance(message, protocol.Hello):
+        _hello(lobby, conn, message)
+        return
+    table = conn.table
+    if table is None:
+        raise ProtocolError("not_joined", "say hello first: join a table by its code")
+    if isinstance(message, protocol.Act):
+        if conn.seat is None:
+            raise TableError("not_seated", "spectators cannot play")
+        table.act(conn.seat, protocol.to_action(conn.seat, message.action), message.id)
+    elif isinstance(message, protocol.Ready):
+        table.ready(conn.seat)
+    elif isinstance(message, protocol.AddBot):
+        table.add_bot(conn.seat, f"{message.strategy}:{message.level}")
+    elif isinstance(message, protocol.RemoveSeat):
+        table.remove_seat(conn.seat, message.seat)
+    elif isinstance(message, protocol.SetRules):
+        table.set_rules(
+            conn.seat,
+            preset=message.preset,
+            options=dict(message.options),
+            seats=message.seats,
+            public=message.public,
+            grace_s=message.grace_s,
+        )
+    elif isinstance(message, protocol.Start):
+        table.start(conn.seat)
+    elif isinstance(message, protocol.Leave) and conn.seat is not None:
+        table.leave(conn.seat)
+    _count_players(lobby)
+
+
+def _hello(lobby: Lobby, conn: Connection, message: protocol.Hello) -> None:
+    if conn.table is not None:
+        raise ProtocolError("already_joined", "this connection has already joined a table")
+    if message.v != protocol.VERSION:
+        raise ProtocolError("bad_version", f"this server speaks protocol version {protocol.VERSION}")
+    table = lobby.tables.get(message.code)
+    if table is None or table.closed:
+        raise ProtocolError("no_table", "there is no table with that code")
+    if message.watch:
+        table.watch(conn)
+    elif message.token is not None:
+        table.rejoin(conn, message.token)
+    else:
+        table.join(conn, protocol.check_name(message.name))
+    conn.table = table
+    _count_players(lobby)
+
+
+def _count_players(lobby: Lobby) -> None:
+    metrics.CONNECTED_PLAYERS.set(
+        sum(1 for t in lobby.tables.values() for s in t.seats if s is not None and s.human and s.connected)
+    )
+
+
+async def lobby_endpoint(websocket: WebSocket) -> None:
+    """The live list of public tables: sent on connect and whenever it changes."""
+    lobby: Lobby = websocket.app.state.lobby
+    await websocket.accept()
+    last: list[dict[str, Any]] | None = None
+    try:
+        while True:
+            tables = lobby.public_tables()
+            if tables != last:
+                await websocket.send_text(protocol.encode({"type": "lobby", "tables": tables}).decode())
+                last = tables
+            await asyncio.sleep(0.5)
+    except (WebSocketDisconnect, RuntimeError):
+        return
+
+
+class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
+    seats: int = 4
+    preset: str = "classic"
+    options: dict[str, str | int | bool] = {}
+    public: bool = False
+    grace_s: float = DEFAULT_GRACE_S
+
+
+async def create_table(request: Request) -> Response:
+    lobby: Lobby = request.app.state.lobby
+    body = await request.body()
+    if len(body) > protocol.MAX_MESSAGE_BYTES:
+        return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
+    try:
+        spec = msgspec.json.decode(body or b"{}", type=CreateTable)
+        rules = RuleSet.preset(spec.preset).replace(**spec.options) if spec.options else RuleSet.preset(spec.preset)
+        if not 0 <= spec.grace_s <= 3600:
+            raise TableError("bad_grace", "the grace period is 0-3600 seconds")
+        table = lobby.create(spec.seats, rules, spec.public, spec.grace_s)
+    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+    except RuleError as error:
+        return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
+    except TableError as error:
+        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+    return JSONResponse({"code": table.code, **table.summary()}, status_code=201)
+
+
+async def list_tables(request: Request) -> Response:
+    return JSONResponse({"tables": request.app.state.lobby.public_tables()})
+
+
+async def get_table(request: Request) -> Response:
+    table = request.app.state.lobby.tables.get(request.path_params["code"])
+    if table is None:
+        return JSONResponse({"error": "no_table", "message": "there is no table with that code"}, status_code=404)
+    return JSONResponse(table.summary())
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok", "tables": len(request.app.state.lobby.tables)})
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    metrics.OPEN_TABLES.set(len(request.app.state.lobby.tables))
+    return Response(metrics.render(), media_type="text/plain; version=0.0.4")
+
+
+def create_app(settings: Settings | None = None, store: Any | None = None) -> Starlette:
+    """Assemble the application; ``store`` (SQLite) restores its unfinished tables on start."""
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        lobby = Lobby(settings, store)
+        app.state.lobby = lobby
+        if store is not None:
+            for table in store.load_tables(countdown_s=settings.countdown_s):
+                lobby.tables[table.code] = table
+                table.resume()
+            metrics.OPEN_TABLES.set(len(lobby.tables))
+        yield
+        for table in lobby.tables.values():
+            table.close()
+        if store is not None:
+            store.close()
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
+        Route("/api/tables", create_table, methods=["POST"]),
+        Route("/api/tables", list_tables, methods=["GET"]),
+        Route("/api/tables/{code}", get_table),
+        WebSocketRoute("/ws", websocket_endpoint),
+        WebSocketRoute("/ws/lobby", lobby_endpoint),
+    ]
+    if STATIC.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=STATIC, html=True), name="static"))
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,27 @@
+"""``ligretto serve``: the server in one process (uvicorn), with its SQLite file."""
+
+from __future__ import annotations
+
+import logging
+
+import uvicorn
+
+from ligretto.server.app import Settings, create_app
+from ligretto.server.store import SqliteStore
+
+
+def run(settings: Settings, log_level: str = "info") -> None:
+    """Serve until interrupted; the database file is created on first start."""
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    store = SqliteStore(settings.db)
+    app = create_app(settings, store)
+    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        ws_max_size=64 * 1024,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+    )

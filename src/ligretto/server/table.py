@@ -1,0 +1,619 @@
+"""A table: the one authority that orders the actions of its players and bots.
+
+Everything that changes a table happens in a method of :class:`Table`, called
+from the event loop one at a time, so actions are ordered by arrival; each
+method runs to completion without awaiting.  The engine decides every action;
+the table checks credentials and the phase first, records what happened in the
+store, and sends every listener what it may see (views and events are public
+information only; the seat token goes to its owner alone).
+
+Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
+(the round starts at one absolute server time) -> ``playing`` -> ``scoring``
+(the score sheet; every seated human marks ready) -> ``countdown`` ... ->
+``over`` (the match result; the host may start a rematch).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ligretto.bots.observation import Observation
+from ligretto.bots.reaction import Move
+from ligretto.bots.spec import BotSpec, BotSpecError
+from ligretto.bots.strategies import Strategy
+from ligretto.engine.actions import Action, Place, Play, Turn, Vote, Withdraw
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.events import Applied, Refused
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.engine.scoring import Match
+from ligretto.engine.serial import action_to_dict, event_to_dict
+from ligretto.engine.state import Round
+from ligretto.engine.views import view
+from ligretto.server import metrics
+
+log = logging.getLogger("ligretto.table")
+
+COUNTDOWN_S = 3.0
+DEFAULT_GRACE_S = 120.0
+STAND_IN = BotSpec("smart", "skilled")
+"""The bot that plays for a person who stays away longer than the grace period."""
+
+_MOVES: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
+
+
+class Phase(enum.StrEnum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    PLAYING = "playing"
+    SCORING = "scoring"
+    OVER = "over"
+
+
+class TableError(Exception):
+    """A request the table refuses: ``code`` for machines, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Listener(Protocol):
+    """A connection (or test double) that receives a table's messages."""
+
+    seat: int | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+
+class Store(Protocol):
+    """Where a table writes what happens (see ``ligretto.server.store``)."""
+
+    def save_table(self, table: Table) -> None: ...
+
+    def start_round(self, table: Table) -> None: ...
+
+    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None: ...
+
+
+class NoStore:
+    """A store that keeps nothing (tests, throw-away tables)."""
+
+    def save_table(self, table: Table) -> None:
+        pass
+
+    def start_round(self, table: Table) -> None:
+        pass
+
+    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits at a seat: a person (``bot is None``) or a bot."""
+
+    name: str
+    token: str
+    bot: BotSpec | None = None
+    connected: bool = False
+    away_since: float | None = None
+    stand_in: bool = False
+    """A bot plays for this person, who has been away longer than the grace period."""
+    ready: bool = False
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+    def public(self, index: int) -> dict[str, Any]:
+        return {
+            "seat": index,
+            "name": self.name,
+            "bot": None if self.bot is None else str(self.bot),
+            "connected": self.connected or self.bot is not None,
+            "stand_in": self.stand_in,
+            "ready": self.ready,
+        }
+
+
+def new_code() -> str:
+    """An unguessable invite code (about 60 bits)."""
+    return secrets.token_urlsafe(8)
+
+
+class Table:
+    """One table of 2-12 seats, its match and its listeners."""
+
+    def __init__(
+        self,
+        code: str,
+        *,
+        seats: int = 4,
+        rules: RuleSet | None = None,
+        public: bool = False,
+        grace_s: float = DEFAULT_GRACE_S,
+        store: Store | None = None,
+        clock: Callable[[], float] | None = None,
+        countdown_s: float = COUNTDOWN_S,
+    ) -> None:
+        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+            raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+        self.code = code
+        self.size = seats
+        self.rules = rules or RuleSet()
+        self.public = public
+        self.grace_s = grace_s
+        self.store: Store = store or NoStore()
+        self.clock = clock or _loop_clock
+        self.countdown_s = countdown_s
+        self.seats: list[Seat | None] = [None] * seats
+        self.host: int | None = None
+        self.phase = Phase.LOBBY
+        self.match: Match | None = None
+        self.match_seed = 0
+        self.matches_played = 0
+        self.start_at: float | None = None
+        self.listeners: list[Listener] = []
+        self._bots: dict[int, asyncio.Task[None]] = {}
+        self._timers: list[asyncio.TimerHandle] = []
+        self.closed = False
+
+    # --- reading ----------------------------------------------------------------------
+
+    @property
+    def game(self) -> Round | None:
+        return None if self.match is None else self.match.current
+
+    def seat_of(self, token: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat is not None and secrets.compare_digest(seat.token, token):
+                return index
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """What the public lobby list shows of this table."""
+        return {
+            "code": self.code,
+            "phase": self.phase.value,
+            "seats": self.size,
+            "taken": sum(seat is not None for seat in self.seats),
+            "host": _name(self.seats[self.host]) if self.host is not None else None,
+            "rules": self.rules.to_dict(),
+        }
+
+    def table_message(self) -> dict[str, Any]:
+        """Everything about the table that everyone may see."""
+        sheet = None if self.match is None else self.match.sheet.to_dict()
+        return {
+            "type": "table",
+            "code": self.code,
+            "phase": self.phase.value,
+            "seats": [None if seat is None else seat.public(i) for i, seat in enumerate(self.seats)],
+            "host": self.host,
+            "rules": self.rules.to_dict(),
+            "public": self.public,
+            "grace_s": self.grace_s,
+            "round": 0 if self.match is None else self.match.round_number,
+            "start_at": self.start_at,
+            "sheet": sheet,
+            "winners": list(self.match.winners()) if self.phase is Phase.OVER and self.match else None,
+        }
+
+    def snapshot_message(self, viewer: int | None) -> dict[str, Any] | None:
+        game = self.game
+        if game is None:
+            return None
+        return {"type": "snapshot", "view": view(game, viewer).to_dict(), "round": self.match.round_number}  # type: ignore[union-attr]
+
+    # --- listeners --------------------------------------------------------------------
+
+    def broadcast(self, message: dict[str, Any]) -> None:
+        for listener in list(self.listeners):
+            listener.send(message)
+
+    def _changed(self) -> None:
+        self.store.save_table(self)
+        self.broadcast(self.table_message())
+
+    # --- joining and leaving ----------------------------------------------------------
+
+    def join(self, listener: Listener, name: str) -> tuple[int, str]:
+        """Take a free seat (lobby only); the first person becomes host."""
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "the match has started: you can watch, or join the next one")
+        free = next((i for i, seat in enumerate(self.seats) if seat is None), None)
+        if free is None:
+            raise TableError("full", "every seat is taken: you can watch")
+        token = secrets.token_urlsafe(24)
+        self.seats[free] = Seat(name, token, connected=True)
+        if self.host is None:
+            self.host = free
+        self._attach(listener, free, token)
+        self._changed()
+        return free, token
+
+    def rejoin(self, listener: Listener, token: str) -> int:
+        """Come back to one's seat with its token (page reload, dropped connection)."""
+        index = self.seat_of(token)
+        if index is None:
+            raise TableError("bad_token", "this seat token is not valid at this table")
+        seat = self.seats[index]
+        assert seat is not None
+        for other in [li for li in self.listeners if li.seat == index]:
+            other.send({"type": "error", "code": "replaced", "message": "this seat was taken over by a new connection"})
+            self.listeners.remove(other)
+        seat.connected = True
+        seat.away_since = None
+        if seat.stand_in:
+            seat.stand_in = False
+            self._stop_bot(index)
+        self._attach(listener, index, token)
+        self._changed()
+        return index
+
+    def watch(self, listener: Listener) -> None:
+        listener.seat = None
+        self.listeners.append(listener)
+        listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": None, "token": None})
+        listener.send(self.table_message())
+        snapshot = self.snapshot_message(None)
+        if snapshot:
+            listener.send(snapshot)
+
+    def _attach(self, listener: Listener, index: int, token: str) -> None:
+        listener.seat = index
+        self.listeners.append(listener)
+        listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": index, "token": token})
+        snapshot = self.snapshot_message(index)
+        listener.send(self.table_message())
+        if snapshot:
+            listener.send(snapshot)
+
+    def disconnected(self, listener: Listener) -> None:
+        """A connection closed: its person is away; after the grace period a bot stands in."""
+        if listener in self.listeners:
+            self.listeners.remove(listener)
+        index = listener.seat
+        if index is None or any(li.seat == index for li in self.listeners):
+            return
+        seat = self.seats[index]
+        if seat is None or not seat.human:
+            return
+        seat.connected = False
+        seat.away_since = self.clock()
+        if self.phase is not Phase.LOBBY:
+            self._later(self.grace_s, lambda: self._grace_over(index, seat.away_since))
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+
+    def _grace_over(self, index: int, since: float | None) -> None:
+        seat = self.seats[index]
+        if seat is None or seat.connected or seat.away_since != since or self.phase is Phase.LOBBY:
+            return
+        seat.stand_in = True
+        seat.ready = True
+        if self.phase is Phase.PLAYING:
+            self._start_bot(index)
+        self._changed()
+        self._maybe_next_round()
+
+    def leave(self, index: int) -> None:
+        """A person gives up their seat: in the lobby it frees; in a match a bot takes over."""
+        seat = self.seats[index]
+        if seat is None:
+            return
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.seat = None
+        if self.phase is Phase.LOBBY:
+            self.seats[index] = None
+        else:
+            seat.connected, seat.stand_in, seat.ready = False, True, True
+            if self.phase is Phase.PLAYING:
+                self._start_bot(index)
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+        self._maybe_next_round()
+
+    def _pass_host(self) -> None:
+        humans = [i for i, s in enumerate(self.seats) if s is not None and s.human and s.connected]
+        self.host = humans[0] if humans else None
+
+    # --- the host's commands ----------------------------------------------------------
+
+    def _check_host(self, index: int | None) -> None:
+        if index is None or index != self.host:
+            raise TableError("not_host", "only the host may do that")
+
+    def add_bot(self, by: int | None, spec_text: str) -> int:
+        self._check_host(by)
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "bots can only be added before the match")
+        try:
+            spec = BotSpec.parse(spec_text)
+        except BotSpecError as error:
+            raise TableError("bad_bot", str(error)) from None
+        free = next((i for i, seat in enumerate(self.seats) if seat is None), None)
+        if free is None:
+            raise TableError("full", "every seat is taken")
+        self.seats[free] = Seat(f"{spec.strategy.capitalize()} bot {free + 1}", secrets.token_urlsafe(24), bot=spec)
+        self._changed()
+        return free
+
+    def remove_seat(self, by: int | None, index: int) -> None:
+        self._check_host(by)
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "seats can only be removed before the match")
+        if not 0 <= index < self.size or self.seats[index] is None:
+            raise TableError("no_seat", f"there is nobody at seat {index}")
+        if index == by:
+            raise TableError("bad_seat", "the host cannot remove themselves (leave instead)")
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.send({"type": "error", "code": "removed", "message": "the host removed you from the table"})
+            listener.seat = None
+        self.seats[index] = None
+        self._changed()
+
+    def set_rules(
+        self,
+        by: int | None,
+        *,
+        preset: str,
+        options: dict[str, Any],
+        seats: int | None = None,
+        public: bool | None = None,
+        grace_s: float | None = None,
+    ) -> None:
+        self._check_host(by)
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "the rules can only change before the match")
+        try:
+            rules = RuleSet.preset(preset).replace(**options) if options else RuleSet.preset(preset)
+        except RuleError as error:
+            raise TableError("bad_rules", str(error)) from None
+        if seats is not None:
+            if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+                raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+            if any(seat is not None for seat in self.seats[seats:]):
+                raise TableError("bad_seats", "remove the players in the last seats first")
+            self.seats = (self.seats + [None] * seats)[:seats]
+            self.size = seats
+        if grace_s is not None:
+            if not 0 <= grace_s <= 3600:
+                raise TableError("bad_grace", "the grace period is 0-3600 seconds")
+            self.grace_s = grace_s
+        if public is not None:
+            self.public = public
+        self.rules = rules
+        self._changed()
+
+    def start(self, by: int | None) -> None:
+        """Host: start the match, or a rematch once it is over."""
+        self._check_host(by)
+        if self.phase not in (Phase.LOBBY, Phase.OVER):
+            raise TableError("started", "the match is already on")
+        players = [i for i, seat in enumerate(self.seats) if seat is not None]
+        if len(players) < MIN_PLAYERS:
+            raise TableError("too_few", "a match needs at least 2 players (add a bot?)")
+        if len(players) != self.size:
+            # Close the gaps: the engine seats players 0..n-1.
+            self.seats = [self.seats[i] for i in players]
+            self.size = len(players)
+            if self.host is not None:
+                self.host = players.index(self.host)
+            for listener in self.listeners:
+                if listener.seat is not None:
+                    listener.seat = players.index(listener.seat)
+        self.match_seed = secrets.randbits(62)
+        self.matches_played += 1
+        self.match = Match(self.rules, self.size, self.match_seed)
+        self._begin_countdown()
+
+    # --- rounds -----------------------------------------------------------------------
+
+    def _begin_countdown(self) -> None:
+        assert self.match is not None
+        game = self.match.new_round()
+        del game
+        for seat in self.seats:
+            if seat is not None:
+                seat.ready = False
+        self.phase = Phase.COUNTDOWN
+        self.start_at = self.clock() + self.countdown_s
+        self.store.start_round(self)
+        self._changed()
+        for listener in self.listeners:
+            snapshot = self.snapshot_message(listener.seat)
+            if snapshot:
+                listener.send(snapshot)
+        self._later(self.countdown_s, self._go)
+
+    def _go(self) -> None:
+        if self.phase is not Phase.COUNTDOWN:
+            return
+        self.phase = Phase.PLAYING
+        self.broadcast({"type": "go", "round": self.match.round_number if self.match else 0})
+        for index, seat in enumerate(self.seats):
+            if seat is not None and (seat.bot is not None or seat.stand_in):
+                self._start_bot(index)
+
+    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused:
+        """Apply one action of ``index``: checked here, decided by the engine, sent to all."""
+        if index is None:
+            raise TableError("not_seated", "spectators cannot play")
+        game = self.game
+        if self.phase is Phase.COUNTDOWN:
+            raise TableError("countdown", "wait for the countdown to end")
+        if self.phase is not Phase.PLAYING or game is None:
+            raise TableError("not_playing", "no round is being played")
+        if action.player != index:
+            raise TableError("not_your_seat", "you can only play your own cards")
+        start = time.perf_counter()
+        count = len(game.log)
+        result = game.apply(action)
+        self.store.record_action(self, count, action_to_dict(action))
+        metrics.ACTIONS.inc()
+        if isinstance(result, Refused):
+            metrics.REFUSALS.inc()
+            self._ack(
+                index, client_id, {"applied": False, "reason": result.reason.value, "message": result.reason.text}
+            )
+        else:
+            self._ack(index, client_id, {"applied": True})
+            self.broadcast(
+                {
+                    "type": "events",
+                    "round": self.match.round_number if self.match else 0,
+                    "seq": count,
+                    "by": index,
+                    "events": [event_to_dict(e) for e in result.events],
+                }
+            )
+            if game.over:
+                self._round_over()
+        metrics.ACTION_LATENCY.observe(time.perf_counter() - start)
+        return result
+
+    def _ack(self, index: int, client_id: str | int | None, body: dict[str, Any]) -> None:
+        if client_id is None:
+            return
+        message = {"type": "ack", "id": client_id, **body}
+        for listener in self.listeners:
+            if listener.seat == index:
+                listener.send(message)
+
+    def _round_over(self) -> None:
+        assert self.match is not None
+        for index in list(self._bots):
+            self._stop_bot(index)
+        scores = self.match.finish_round()
+        game = self.game
+        assert game is not None and game.ending is not None
+        self.phase = Phase.OVER if self.match.over else Phase.SCORING
+        for seat in self.seats:
+            if seat is not None:
+                seat.ready = not seat.human or seat.stand_in or not seat.connected
+        self.broadcast(
+            {
+                "type": "round_over",
+                "round": self.match.round_number,
+                "ending": game.ending.value,
+                "stopped_by": game.stopped_by,
+                "scores": [{"center": s.center, "stack": s.stack, "score": s.score} for s in scores],
+                "totals": list(self.match.sheet.totals()),
+                "match_over": self.match.over,
+                "winners": list(self.match.winners()) if self.match.over else None,
+            }
+        )
+        self._changed()
+
+    def ready(self, index: int | None) -> None:
+        if index is None:
+            raise TableError("not_seated", "spectators are always ready")
+        if self.phase is not Phase.SCORING:
+            raise TableError("not_scoring", "there is no round to get ready for")
+        seat = self.seats[index]
+        assert seat is not None
+        seat.ready = True
+        self._changed()
+        self._maybe_next_round()
+
+    def _maybe_next_round(self) -> None:
+        if self.phase is Phase.SCORING and all(seat is None or seat.ready for seat in self.seats):
+            self._begin_countdown()
+
+    # --- bots -------------------------------------------------------------------------
+
+    def _start_bot(self, index: int) -> None:
+        if index in self._bots or self.closed:
+            return
+        seat = self.seats[index]
+        assert seat is not None
+        spec = seat.bot or STAND_IN
+        self._bots[index] = asyncio.get_running_loop().create_task(self._run_bot(index, spec))
+
+    def _stop_bot(self, index: int) -> None:
+        task = self._bots.pop(index, None)
+        if task is not None:
+            task.cancel()
+
+    async def _run_bot(self, index: int, spec: BotSpec) -> None:
+        """A bot at this table: decide on what it sees, wait its reaction time, act."""
+        seed = f"{self.code}:{self.match_seed}:{self.match.round_number if self.match else 0}:{index}"
+        strategy: Strategy = spec.strategy_class(random.Random(f"{seed}:bot"))
+        delay = spec.reaction.sampler(random.Random(f"{seed}:delay")).delay
+        try:
+            while self.phase is Phase.PLAYING and self.game is not None:
+                seen = Observation(self.game, index)
+                action = strategy.choose(seen)
+                if action is None:
+                    await asyncio.sleep(max(delay(Move.LOOK), 0.1))
+                    continue
+                await asyncio.sleep(max(delay(_MOVES[type(action)]), 0.02))
+                if self.phase is not Phase.PLAYING:
+                    return
+                self.act(index, action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bot must never take the table down
+            log.exception("bot at %s seat %s failed", self.code, index)
+
+    # --- restarting -------------------------------------------------------------------
+
+    def resume(self) -> None:
+        """Carry on after a restart (the table was rebuilt from the store): nobody is
+        connected yet, so every person's grace period starts now; bots and the countdown
+        pick up where they were."""
+        now = self.clock()
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.human:
+                seat.connected = False
+                seat.away_since = now
+                if self.phase is not Phase.LOBBY and not seat.stand_in:
+                    self._later(self.grace_s, lambda i=index, t=now: self._grace_over(i, t))  # type: ignore[misc]
+        if self.phase is Phase.COUNTDOWN:
+            remaining = max(0.0, (self.start_at or now) - now)
+            self._later(remaining, self._go)
+        elif self.phase is Phase.PLAYING:
+            for index, seat in enumerate(self.seats):
+                if seat is not None and (seat.bot is not None or seat.stand_in):
+                    self._start_bot(index)
+        if self.host is not None:
+            self._pass_host_if_away()
+
+    def _pass_host_if_away(self) -> None:
+        """After a restart the host keeps the role until someone else connects first."""
+
+    # --- timers -----------------------------------------------------------------------
+
+    def _later(self, seconds: float, callback: Callable[[], None]) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timers.append(loop.call_later(seconds, callback))
+
+    def close(self) -> None:
+        self.closed = True
+        for index in list(self._bots):
+            self._stop_bot(index)
+        for timer in self._timers:
+            timer.cancel()
+
+
+def _loop_clock() -> float:
+    return time.time()
+
+
+def _name(seat: Seat | None) -> str | None:
+    return None if seat is None else seat.name
