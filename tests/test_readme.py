@@ -17,7 +17,7 @@ def test_readme_examples_run() -> None:
 def test_readme_opens_with_the_two_commands() -> None:
     lines = README.read_text().splitlines()
     block = lines[lines.index("```sh") + 1 : lines.index("```sh") + 3]
-    assert block[0].endswith("ligretto demo")
+    assert block[0].endswith("ligretto serve")
     assert block[1].endswith("pytest -n auto")
     ci = (README.parent / ".ci" / "run").read_text()
     assert block[1] in ci

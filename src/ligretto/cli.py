@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--json", action="store_true")
 
     _add_simulate_parser(commands)
+    _add_server_parsers(commands)
     return parser
 
 
@@ -108,6 +110,28 @@ def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
     simulate.add_argument("--plot", type=Path, metavar="FILE.png", help="write score and round-length plots")
     simulate.add_argument("--quiet", action="store_true", help="no progress bar")
+    simulate.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import a module first (one that registers your own strategies)",
+    )
+
+
+def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
+    serve = commands.add_parser("serve", help="run the multiplayer server (WebSocket, HTTP API, browser client)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--db", default="ligretto.db", help="SQLite file, created on first start (default ligretto.db)")
+    serve.add_argument("--countdown", type=float, default=3.0, help="seconds of countdown before a round (default 3)")
+    serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+
+    loadtest = commands.add_parser(
+        "loadtest", help="play many tables with real WebSocket clients and report latencies", add_help=False
+    )
+    loadtest.add_argument("args", nargs=argparse.REMAINDER)
 
 
 def _simulate(args: argparse.Namespace) -> None:
@@ -115,6 +139,11 @@ def _simulate(args: argparse.Namespace) -> None:
     from ligretto.sim.runner import SimConfig
 
     # every check before the first round, so a typo never costs a long run
+    for module in args.imports:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise _OutputError(f"--import {module}: {error}") from None
     rules = rules_from_args(args.rules, args.settings)
     rules.row_length(args.players)  # 2-12 players
     bots = parse_bots(args.bots, args.players)
@@ -158,6 +187,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             _print_rules(args.json)
         elif args.command == "simulate":
             _simulate(args)
+        elif args.command == "serve":
+            from ligretto.server.app import Settings
+            from ligretto.server.serve import run
+
+            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level)
+        elif args.command == "loadtest":
+            loadtest = importlib.import_module("ligretto.server.loadtest")
+            return int(loadtest.main(args.args))
     except (RuleError, BotSpecError, _OutputError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2

@@ -25,6 +25,7 @@ from ligretto.bots import (
     parse_bots,
     register,
 )
+from ligretto.bots.strategies import STUCK_PASSES
 from ligretto.engine import (
     PRESETS,
     Action,
@@ -273,7 +274,7 @@ def test_smart_in_the_expert_variant_places_the_stack_top_before_a_discard_play(
     assert choose(SmartStrategy, EXPERT_ROW, seed, expert=True) == play(Source.ROW, 1, 1)
 
 
-def turns_until_vote(bot: Strategy, game: Round, limit: int = 60) -> int:
+def turns_until_vote(bot: Strategy, game: Round, limit: int = 120) -> int:
     """Let ``bot`` (seat 0) act until it votes; the number of turns it took before."""
     seen = Observation(game, 0)
     for turns in range(limit):
@@ -289,10 +290,11 @@ def turns_until_vote(bot: Strategy, game: Round, limit: int = 60) -> int:
 @pytest.mark.parametrize("strategy", [GreedyStrategy, SmartStrategy])
 @pytest.mark.parametrize("preset", ["classic", "seed-es"])
 def test_votes_only_after_turning_through_the_whole_hand(strategy: type[Strategy], preset: str) -> None:
+    """Three passes (``STUCK_PASSES``) through hand and discard without a change: then the vote."""
     game = parse_position(STUCK, RuleSet.preset(preset))
     turns = turns_until_vote(strategy(random.Random(1)), game)
-    whole_hand = math.ceil(STUCK_HAND / 3)
-    assert whole_hand <= turns <= whole_hand + 2, f"voted after {turns} turns of a {STUCK_HAND}-card hand"
+    passes = STUCK_PASSES * math.ceil(STUCK_HAND / 3)
+    assert passes <= turns <= passes + 2, f"voted after {turns} turns of a {STUCK_HAND}-card hand"
 
 
 @pytest.mark.parametrize("strategy", [GreedyStrategy, SmartStrategy])
@@ -306,7 +308,7 @@ def test_a_change_in_the_center_starts_the_count_again(strategy: type[Strategy])
         game.apply(action)
     assert game.apply(Play(1, Source.ROW, None, 0)).ok  # seat 1 starts a pile: the center changed
     turns = turns_until_vote(bot, game)
-    assert turns >= math.ceil(STUCK_HAND / 3), f"voted {turns} turns after the center changed"
+    assert turns >= STUCK_PASSES * math.ceil(STUCK_HAND / 3), f"voted {turns} turns after the center changed"
 
 
 @pytest.mark.parametrize("strategy", [GreedyStrategy, SmartStrategy])

@@ -382,7 +382,7 @@ def test_races_happen_and_lose_no_card_in_full_rounds() -> None:
 
 
 def duel(
-    hero: str, rival: str, deals: int, players: int = 4, level: str = "expert", rules: RuleSet | None = None
+    hero: str, rival: str, deals: int, *, players: int = 4, level: str = "expert", rules: RuleSet | None = None
 ) -> tuple[float, float]:
     """One ``hero`` against ``players - 1`` ``rival`` bots on the same deals, the hero rotated
     through every seat.  Returns the mean, over deals, of (hero's score - the rivals' mean

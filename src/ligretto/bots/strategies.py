@@ -65,12 +65,16 @@ class RandomStrategy(Strategy):
         return actions[int(self.rng.random() * len(actions))] if actions else None
 
 
-class _StuckWatch:
-    """Notices a bot that has turned through its whole hand while nothing changed.
+STUCK_PASSES = 3
+"""Full passes through hand and discard, with the center unchanged, before a bot feels stuck."""
 
-    That is when a person says "I'm stuck": every card of hand and discard has been
-    on top since the center last grew.
-    """
+
+class _StuckWatch:
+    """Notices a bot that has turned through its whole hand, several times, while nothing
+    changed: that is when a person says "I'm stuck" and votes.  (In the base game the engine
+    ends a true stalemate by itself; the vote matters in the expert variant, and when other
+    players stop playing.)  A bot that has voted keeps turning: a card that fits may still
+    come up, and playing it cancels every vote."""
 
     __slots__ = ("center", "turned")
 
@@ -83,26 +87,26 @@ class _StuckWatch:
         if center != self.center:
             self.center = center
             self.turned = 0
-        return self.turned * 3 >= seen.hand_size() + seen.discard_size() + 3
+        return self.turned * 3 >= STUCK_PASSES * (seen.hand_size() + seen.discard_size()) + 3
 
     def turning(self) -> None:
         self.turned += 1
 
     def when_no_play(self, seen: Observation, turn: Action | None, vote: Action | None) -> Action | None:
-        """Turn the hand; once stuck, vote; once voted, wait for the others (``None``)."""
-        stuck = self.stuck(seen)
-        if stuck and (vote is not None or seen.voted()):
+        """Turn the hand; once stuck, vote (once), and go on turning."""
+        if vote is not None and self.stuck(seen):
             return vote
         if turn is not None:
             self.turning()
-        return turn or vote
+        return turn
 
 
 @register("greedy")
 class GreedyStrategy(Strategy):
     """The first playable card (row, then stack, then discard), else turn the hand.
 
-    Votes for a stalemate only once it has turned through its whole hand with no play.
+    Votes for a stalemate only once it has turned through its whole hand ``STUCK_PASSES``
+    times with no change in the center, and goes on turning.
     """
 
     def __init__(self, rng: random.Random) -> None:
@@ -146,7 +150,7 @@ class SmartStrategy(Strategy):
       looks) when its discard top is about to fit -- the card before it is visible in
       another player's hands and a pile waits for it -- because turning would bury it;
     - votes for a stalemate only when it has no play and has turned through its whole
-      hand since the center last changed.
+      hand ``STUCK_PASSES`` times since the center last changed, and goes on turning.
     Ties between equally good plays are broken at random, so two smart bots don't always
     race for the same pile.
     """

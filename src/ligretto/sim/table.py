@@ -81,7 +81,10 @@ def simulate_round(
     ``game`` may be given to play on an existing deal (tests); otherwise it is dealt here.
     """
     players = len(bots)
-    game = game or Round.deal(rules, players, seed)
+    if game is None:
+        game = Round.deal(rules, players, seed)
+    elif game.players != players or game.rules != rules:
+        raise ValueError(f"the game has {game.players} players and its own rules; the bots or rules given differ")
     key = f"ligretto:{seed}:{rotation}"
     strategies = []
     delays = []

@@ -1,0 +1,212 @@
+"""The simulation runner: seeds, worker processes, duplicate deals, matches, every preset."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from ligretto.bots import parse_bots
+from ligretto.engine import PRESETS, Round, RuleError, RuleSet, state_to_dict
+from ligretto.engine.scoring import round_seed, winners
+from ligretto.engine.state import STACK_SIZE
+from ligretto.sim import runner
+from ligretto.sim.runner import MATCH_ROUND_LIMIT, SimConfig, SimConfigError, SimReport, run
+from ligretto.sim.table import simulate_round
+
+ENDINGS = {"stop", "stalemate_vote", "stalemate_proven", "time_limit"}
+MIXED = "smart:expert,greedy:machine,random:expert,smart:casual"
+
+
+def config(bots: str = MIXED, players: int = 4, rules: RuleSet | None = None, **options: Any) -> SimConfig:
+    return SimConfig(rules or RuleSet(), tuple(parse_bots(bots, players)), **options)
+
+
+def fingerprint(report: SimReport) -> list[Any]:
+    """Everything a run produced, as plain data (wall time left out)."""
+    rounds = [(p.result.to_dict(), p.deal, p.seating, p.match, p.match_round) for p in report.rounds]
+    return [rounds, report.matches]
+
+
+# --- determinism -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [{"rounds": 40}, {"rounds": 12, "duplicate": True}, {"matches": 6}])
+def test_any_number_of_workers_gives_identical_results(options: dict[str, Any]) -> None:
+    results = [fingerprint(run(config(workers=workers, seed=7, **options))) for workers in (1, 2, 3)]
+    assert results[0] == results[1] == results[2]
+    tasks = len(runner.tasks(config(seed=7, **options)))
+    assert tasks / runner.chunk_size(tasks, 3) >= 3  # several chunks per worker: the order is at stake
+
+
+def test_rounds_are_dealt_from_round_seed_of_the_master_seed() -> None:
+    cfg = config(rounds=6, seed=12345, workers=2)
+    report = run(cfg)
+    assert [p.result.seed for p in report.rounds] == [round_seed(12345, n) for n in range(1, 7)]
+    bots = list(cfg.bots)
+    for played in report.rounds:  # a worker's round is the round simulate_round plays here
+        assert played.result.to_dict() == simulate_round(cfg.rules, bots, played.result.seed).to_dict()
+
+
+def test_another_master_seed_gives_other_rounds() -> None:
+    first = run(config(rounds=5, seed=1, workers=1))
+    second = run(config(rounds=5, seed=2, workers=1))
+    assert [p.result.seed for p in first.rounds] != [p.result.seed for p in second.rounds]
+    assert fingerprint(first) != fingerprint(second)
+
+
+def test_progress_is_reported_up_to_the_total() -> None:
+    calls: list[tuple[int, int]] = []
+    run(config(rounds=30, workers=2), lambda done, total: calls.append((done, total)))
+    assert calls[0] == (0, 30)
+    assert calls[-1] == (30, 30)
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+    assert len(calls) > 2
+
+
+# --- duplicate mode ----------------------------------------------------------------------
+
+
+def test_duplicate_mode_deals_the_same_cards_to_every_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt: list[dict[str, Any]] = []
+    deal = Round.deal
+
+    def recording_deal(rules: RuleSet, players: int, seed: int) -> Round:
+        game = deal(rules, players, seed)
+        dealt.append(state_to_dict(game))  # the cards as dealt, before anyone plays
+        return game
+
+    monkeypatch.setattr(Round, "deal", recording_deal)
+    players, deals = 4, 5
+    report = run(config(rounds=deals, seed=3, duplicate=True, workers=1))
+    assert len(report.rounds) == len(dealt) == players * deals
+    by_deal: dict[int, list[int]] = {}
+    for index, played in enumerate(report.rounds):
+        by_deal.setdefault(played.deal, []).append(index)
+    assert sorted(by_deal) == list(range(1, deals + 1))
+    for deal_number, indexes in by_deal.items():
+        # the same seed and the same dealt state, once per rotation
+        assert {report.rounds[i].result.seed for i in indexes} == {round_seed(3, deal_number)}
+        assert all(dealt[i] == dealt[indexes[0]] for i in indexes)
+        assert sorted(report.rounds[i].result.rotation for i in indexes) == list(range(players))
+        # every bot sat in every seat exactly once, and seat s held bot (s + rotation) % P
+        seen = Counter()
+        for i in indexes:
+            played = report.rounds[i]
+            assert played.seating == tuple((s + played.result.rotation) % players for s in range(players))
+            assert played.result.bots == [str(report.config.bots[b]) for b in played.seating]
+            seen.update(enumerate(played.seating))
+        assert seen == Counter({(seat, bot): 1 for seat in range(players) for bot in range(players)})
+    assert dealt[0] != dealt[players]  # another deal, other cards
+
+
+def test_duplicate_rotations_draw_other_bot_timings() -> None:
+    report = run(config("smart:expert", rounds=3, duplicate=True, workers=1))
+    first_deal = [p.result for p in report.rounds if p.deal == 1]
+    assert len({(r.duration_s, r.actions) for r in first_deal}) > 1
+
+
+# --- matches ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_match_of_rounds_n_has_exactly_n_rounds(workers: int) -> None:
+    rules = RuleSet().replace(match_end="rounds:3")
+    report = run(config("smart:expert", 3, rules, matches=4, seed=9, workers=workers))
+    assert len(report.matches) == 4
+    assert len(report.rounds) == 12
+    for number, match in enumerate(report.matches, start=1):
+        rounds = [p for p in report.rounds if p.match == number]
+        assert [p.match_round for p in rounds] == [1, 2, 3]
+        assert match.rounds == 3 and match.complete
+        assert match.seed == round_seed(9, number)
+        assert [p.result.seed for p in rounds] == [round_seed(match.seed, k) for k in (1, 2, 3)]
+        totals = tuple(sum(p.result.scores[seat] for p in rounds) for seat in range(3))
+        assert match.totals == totals
+        assert match.winners == winners(totals)
+
+
+def test_a_match_to_a_target_ends_in_the_round_a_total_reaches_it() -> None:
+    target = 40
+    rules = RuleSet().replace(match_end=f"target:{target}")
+    report = run(config("smart:expert,greedy:expert,random:expert", 3, rules, matches=5, workers=2))
+    assert len(report.matches) == 5
+    for match in report.matches:
+        rounds = [p.result.scores for p in report.rounds if p.match == match.match]
+        assert len(rounds) == match.rounds >= 2
+        running = [0, 0, 0]
+        for k, scores in enumerate(rounds, start=1):
+            running = [t + s for t, s in zip(running, scores, strict=True)]
+            assert (max(running) >= target) == (k == len(rounds))  # not before the last round
+        assert match.totals == tuple(running)
+        assert match.winning_bots() == tuple(match.seating[s] for s in winners(running))
+
+
+def test_duplicate_matches_replay_each_match_in_every_rotation() -> None:
+    rules = RuleSet().replace(match_end="rounds:2")
+    report = run(config("smart:expert,random:expert", 2, rules, matches=3, duplicate=True, workers=1))
+    assert [(m.deal, m.rotation) for m in report.matches] == [(d, r) for d in (1, 2, 3) for r in (0, 1)]
+    for deal in (1, 2, 3):
+        pair = [m for m in report.matches if m.deal == deal]
+        assert pair[0].seed == pair[1].seed
+        seeds = [[p.result.seed for p in report.rounds if p.match == m.match] for m in pair]
+        assert seeds[0] == seeds[1]
+
+
+def test_a_match_that_never_reaches_its_target_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "MATCH_ROUND_LIMIT", 3)
+    rules = RuleSet().replace(match_end="target:10000")
+    report = run(config("greedy:machine", 2, rules, matches=2, workers=1))
+    assert [m.rounds for m in report.matches] == [3, 3]
+    assert not any(m.complete for m in report.matches)
+    assert MATCH_ROUND_LIMIT >= 100  # the real limit leaves any sensible target room
+
+
+# --- every preset, every table size --------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("players", [2, 3, 5, 8, 12])
+def test_every_preset_and_table_size_simulates_to_completion(preset: str, players: int) -> None:
+    rules = RuleSet.preset(preset)
+    bots = ",".join(["smart:expert", "greedy:machine"] + ["random:expert"] * (players - 2))
+    report = run(config(bots, players, rules, rounds=3, seed=players, workers=1))
+    assert len(report.rounds) == 3
+    for played in report.rounds:
+        result = played.result
+        assert result.ended_by in ENDINGS
+        assert len(result.scores) == len(result.center) == len(result.stack_left) == players
+        assert all(0 <= left <= STACK_SIZE for left in result.stack_left)
+        assert all(0 <= center <= 40 for center in result.center)
+        assert result.actions > 0
+        if result.ended_by == "stop":
+            assert result.stack_left[result.stopped_by] == 0  # type: ignore[index]
+
+
+# --- configuration --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"rounds": 5, "matches": 5}, "either rounds or matches"),
+        ({}, "either rounds or matches"),
+        ({"rounds": 0}, "at least 1"),
+        ({"rounds": 5, "workers": 0}, "workers must be at least 1"),
+    ],
+)
+def test_a_bad_configuration_is_refused(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(SimConfigError, match=message):
+        config(**options)
+
+
+def test_thirteen_players_are_refused() -> None:
+    with pytest.raises(RuleError, match="players must be 2-12"):
+        config("smart:expert", 13, rounds=1)
+
+
+def test_default_workers_is_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 7)
+    assert config(rounds=1).worker_count == 7
+    assert config(rounds=1, workers=3).worker_count == 3

@@ -1,0 +1,183 @@
+"""``ligretto simulate`` as a user runs it: a real process, real files, one-line errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BOTS = "smart:expert,greedy:machine,random:expert"
+
+
+def ligretto(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ligretto", *map(str, args)], capture_output=True, text=True, check=False, timeout=120
+    )
+
+
+def test_simulate_prints_tables_and_writes_json_csv_and_png(tmp_path: Path) -> None:
+    files = {name: tmp_path / f"run.{name}" for name in ("json", "csv", "png")}
+    done = ligretto(
+        "simulate",
+        "--players", "3", "--rounds", "6", "--bots", BOTS, "--seed", "5", "--workers", "2",
+        "--rules", "seed-es", "--set", "stack_penalty=3",
+        "--json", files["json"], "--csv", files["csv"], "--plot", files["png"],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""  # no progress bar when stderr is not a terminal, no warnings
+    for text in ("1 smart:expert", "2 greedy:machine", "3 random:expert", "Per bot", "Rounds (6)", "ended by:"):
+        assert text in done.stdout
+    data = json.loads(files["json"].read_text())
+    assert set(data) == {"config", "rounds", "summary"}
+    assert data["config"]["rules"]["short_turn"] == "recycle"  # seed-es
+    assert data["config"]["rules"]["stack_penalty"] == 3
+    assert (data["config"]["players"], data["config"]["seed"], data["config"]["workers"]) == (3, 5, 2)
+    assert len(data["rounds"]) == 6
+    rows = list(csv.reader(files["csv"].open(newline="")))
+    assert rows[0][:4] == ["round", "seed", "rotation", "seat"]
+    assert len(rows) == 1 + 6 * 3
+    assert files["png"].read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_the_same_seed_gives_the_same_rounds_on_any_number_of_workers(tmp_path: Path) -> None:
+    outputs = []
+    for workers in ("1", "2"):
+        path = tmp_path / f"w{workers}.json"
+        args = ("--players", "4", "--rounds", "5", "--duplicate", "--seed", "8", "--bots", "smart:expert")
+        done = ligretto("simulate", *args, "--workers", workers, "--quiet", "--json", path)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(path.read_text()))
+    assert outputs[0]["rounds"] == outputs[1]["rounds"]
+    assert outputs[0]["summary"] == outputs[1]["summary"]
+    assert len(outputs[0]["rounds"]) == 5 * 4
+
+
+def test_matches_mode_plays_until_match_end(tmp_path: Path) -> None:
+    path = tmp_path / "matches.json"
+    done = ligretto(
+        "simulate", "--players", "2", "--matches", "3", "--bots", "smart:expert",
+        "--set", "match_end=rounds:2", "--quiet", "--json", path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "match wins" in done.stdout
+    data = json.loads(path.read_text())
+    assert [m["rounds"] for m in data["matches"]] == [2, 2, 2]
+    assert [r["match"] for r in data["rounds"]] == [1, 1, 2, 2, 3, 3]
+
+
+def test_bench_reports_the_simulator_with_one_and_two_workers() -> None:
+    done = ligretto("bench", "--json", "--only", "sim", "--sim-rounds", "30")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert "engine_actions_per_s" not in report
+    assert report["sim_rounds_per_repeat"] == 30
+    assert len(report["sim_rounds_per_s_repeats"]) == len(report["sim_rounds_per_s_2_workers_repeats"]) == 3
+    assert report["sim_rounds_per_s"] > 0 and report["sim_rounds_per_s_2_workers"] > 0
+    expected = report["sim_rounds_per_s_2_workers"] / report["sim_rounds_per_s"]
+    assert report["sim_speedup_2_workers"] == pytest.approx(expected, abs=0.01)
+    both = json.loads(ligretto("bench", "--json", "--actions", "3000", "--repeats", "2").stdout)
+    assert {"engine_actions_per_s", "sim_rounds_per_s", "sim_rounds_per_s_2_workers", "sim_speedup_2_workers"} <= set(
+        both
+    )
+    assert both["sim_rounds_per_repeat"] == 3000 // 150
+
+
+def test_help_still_works() -> None:
+    done = ligretto("simulate", "-h")
+    assert done.returncode == 0
+    for option in ("--players", "--rounds", "--matches", "--bots", "--duplicate", "--workers", "--plot"):
+        assert option in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["simulate", "--bots", "clever:expert"], "unknown strategy 'clever'"),
+        (["simulate", "--bots", "smart:godlike"], "unknown level 'godlike'"),
+        (["simulate", "--bots", "smart,greedy"], "2 bots named for 4 players"),
+        (["simulate", "--players", "13"], "players must be 2-12, not 13"),
+        (["simulate", "--players", "1"], "players must be 2-12, not 1"),
+        (["simulate", "--players", "four"], "argument --players: invalid int value: 'four'"),
+        (["simulate", "--set", "row_size=9"], "bad value '9' for option 'row_size'"),
+        (["simulate", "--set", "colour=blue"], "unknown rule option 'colour'"),
+        (["simulate", "--rules", "nope"], "unknown preset 'nope'"),
+        (["simulate", "--rounds", "5", "--matches", "5"], "argument --matches: not allowed with argument --rounds"),
+        (["simulate", "--rounds", "0"], "argument --rounds: must be at least 1, not 0"),
+        (["simulate", "--workers", "0"], "argument --workers: must be at least 1, not 0"),
+        (["simulate", "--workers", "-3"], "argument --workers: must be at least 1, not -3"),
+        (["simulate", "--json", "/no/such/dir/run.json"], "no such directory '/no/such/dir'"),
+        (["simulate", "--colour"], "unrecognized arguments: --colour"),
+        (["simulate", "--matches"], "argument --matches: expected one argument"),
+        (["demo", "--players", "x"], "argument --players: invalid int value: 'x'"),
+        (["bench", "--only", "gpu"], "argument --only: invalid choice: 'gpu'"),
+        (["simulat"], "invalid choice: 'simulat'"),
+        ([], "the following arguments are required: command"),
+    ],
+)
+def test_a_bad_argument_gives_one_line_and_exit_code_2(args: list[str], message: str) -> None:
+    done = ligretto(*args)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("ligretto: error: ")
+    assert message in lines[0]
+
+
+def test_import_registers_a_users_strategy(tmp_path: Path) -> None:
+    (tmp_path / "my_bots.py").write_text(
+        "from ligretto.bots import Strategy, register\n"
+        "from ligretto.engine import Turn\n\n"
+        "@register('turner')\n"
+        "class Turner(Strategy):\n"
+        "    def choose(self, seen):\n"
+        "        return next((a for a in seen.legal_actions() if isinstance(a, Turn)), None)\n"
+    )
+    out = tmp_path / "out.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ligretto",
+            "simulate",
+            "--import",
+            "my_bots",
+            "--bots",
+            "turner:machine,smart:machine",
+            "--players",
+            "2",
+            "--rounds",
+            "3",
+            "--workers",
+            "1",
+            "--quiet",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert data["rounds"][0]["bots"] == ["1 turner:machine", "2 smart:machine"]
+    # the turner never plays a card: nothing of its own reaches the center
+    assert all(r["center"][0] == 0 for r in data["rounds"])
+
+
+def test_import_of_a_missing_module_is_one_clear_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ligretto", "simulate", "--import", "no_such_module_xyz", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "no_such_module_xyz" in result.stderr
