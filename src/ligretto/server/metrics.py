@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 REGISTRY = CollectorRegistry()
@@ -20,6 +22,41 @@ ACTION_LATENCY = Histogram(
     buckets=(0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
     registry=REGISTRY,
 )
+
+
+class _ActionRate:
+    """Actions per second over the last ``window`` seconds, from per-second buckets."""
+
+    def __init__(self, window: int = 10) -> None:
+        self.window = window
+        self.buckets: dict[int, int] = {}
+
+    def add(self) -> None:
+        second = int(time.monotonic())
+        self.buckets[second] = self.buckets.get(second, 0) + 1
+        if len(self.buckets) > 2 * self.window:
+            for old in [s for s in self.buckets if s < second - self.window]:
+                del self.buckets[old]
+
+    def rate(self) -> float:
+        now = int(time.monotonic())
+        return sum(n for s, n in self.buckets.items() if now - self.window <= s < now) / self.window
+
+
+ACTION_RATE = _ActionRate()
+ACTIONS_PER_SECOND = Gauge(
+    "ligretto_actions_per_second", "Game actions per second over the last 10 seconds", registry=REGISTRY
+)
+ACTIONS_PER_SECOND.set_function(ACTION_RATE.rate)
+
+
+def action(latency_s: float, refused: bool) -> None:
+    """Count one game action (called by the table for every action, bots' included)."""
+    ACTIONS.inc()
+    ACTION_RATE.add()
+    if refused:
+        REFUSALS.inc()
+    ACTION_LATENCY.observe(latency_s)
 
 
 def render() -> bytes:

@@ -253,6 +253,8 @@ class Table:
             self.listeners.remove(other)
         seat.connected = True
         seat.away_since = None
+        if self.host is None and seat.human:
+            self.host = index
         if seat.stand_in:
             seat.stand_in = False
             self._stop_bot(index)
@@ -462,9 +464,7 @@ class Table:
         count = len(game.log)
         result = game.apply(action)
         self.store.record_action(self, count, action_to_dict(action))
-        metrics.ACTIONS.inc()
         if isinstance(result, Refused):
-            metrics.REFUSALS.inc()
             self._ack(
                 index, client_id, {"applied": False, "reason": result.reason.value, "message": result.reason.text}
             )
@@ -481,7 +481,7 @@ class Table:
             )
             if game.over:
                 self._round_over()
-        metrics.ACTION_LATENCY.observe(time.perf_counter() - start)
+        metrics.action(time.perf_counter() - start, isinstance(result, Refused))
         return result
 
     def _ack(self, index: int, client_id: str | int | None, body: dict[str, Any]) -> None:
@@ -588,11 +588,6 @@ class Table:
             for index, seat in enumerate(self.seats):
                 if seat is not None and (seat.bot is not None or seat.stand_in):
                     self._start_bot(index)
-        if self.host is not None:
-            self._pass_host_if_away()
-
-    def _pass_host_if_away(self) -> None:
-        """After a restart the host keeps the role until someone else connects first."""
 
     # --- timers -----------------------------------------------------------------------
 
