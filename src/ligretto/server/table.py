@@ -444,6 +444,7 @@ class Table:
         if self.phase is not Phase.COUNTDOWN:
             return
         self.phase = Phase.PLAYING
+        self.store.save_table(self)
         self.broadcast({"type": "go", "round": self.match.round_number if self.match else 0})
         for index, seat in enumerate(self.seats):
             if seat is not None and (seat.bot is not None or seat.stand_in):
