@@ -76,18 +76,22 @@ class _StuckWatch:
     players stop playing.)  A bot that has voted keeps turning: a card that fits may still
     come up, and playing it cancels every vote."""
 
-    __slots__ = ("center", "turned")
+    __slots__ = ("center", "limit", "turned")
 
     def __init__(self) -> None:
         self.center = -1
         self.turned = 0
+        self.limit = 0
 
     def stuck(self, seen: Observation) -> bool:
         center = seen.center_size
         if center != self.center:
+            # Hand and discard change size only when a card goes to the center: the limit
+            # (a packet of three per turn) is fixed until then.
             self.center = center
             self.turned = 0
-        return self.turned * 3 >= STUCK_PASSES * (seen.hand_size() + seen.discard_size()) + 3
+            self.limit = STUCK_PASSES * (seen.hand_size() + seen.discard_size()) + 3
+        return self.turned * 3 >= self.limit
 
     def turning(self) -> None:
         self.turned += 1
