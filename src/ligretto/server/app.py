@@ -97,6 +97,11 @@ class Connection:
     def send(self, message: dict[str, Any]) -> None:
         self.queue.put_nowait(protocol.encode(message))
 
+    def detach(self) -> None:
+        """Another connection took this one's seat: forget the table and close."""
+        self.table = None
+        self.queue.put_nowait(b"")  # the close marker
+
     def within_rate(self) -> bool:
         """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
         now = time.monotonic()
@@ -111,6 +116,9 @@ class Connection:
         while True:
             data = await self.queue.get()
             if data is None:
+                return
+            if not data:
+                await self.websocket.close(code=4001, reason="replaced")
                 return
             await self.websocket.send_text(data.decode())
 

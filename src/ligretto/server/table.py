@@ -73,6 +73,9 @@ class Listener(Protocol):
 
     def send(self, message: dict[str, Any]) -> None: ...
 
+    def detach(self) -> None:
+        """The table lets go of this listener (its seat was taken over): close it."""
+
 
 class Store(Protocol):
     """Where a table writes what happens (see ``ligretto.server.store``)."""
@@ -251,6 +254,8 @@ class Table:
         for other in [li for li in self.listeners if li.seat == index]:
             other.send({"type": "error", "code": "replaced", "message": "this seat was taken over by a new connection"})
             self.listeners.remove(other)
+            other.seat = None
+            other.detach()
         seat.connected = True
         seat.away_since = None
         if self.host is None and seat.human:
@@ -291,9 +296,9 @@ class Table:
         if seat is None or not seat.human:
             return
         seat.connected = False
-        seat.away_since = self.clock()
+        seat.away_since = since = self.clock()
         if self.phase is not Phase.LOBBY:
-            self._later(self.grace_s, lambda: self._grace_over(index, seat.away_since))
+            self._later(self.grace_s, lambda: self._grace_over(index, since))
         if self.host == index:
             self._pass_host()
         self._changed()
@@ -420,6 +425,13 @@ class Table:
         self.matches_played += 1
         self.match = Match(self.rules, self.size, self.match_seed)
         self._begin_countdown()
+        # People who dropped out in the lobby: their grace period runs from when they left.
+        now = self.clock()
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.human and not seat.connected and not seat.stand_in:
+                since = seat.away_since if seat.away_since is not None else now
+                wait = max(0.0, self.grace_s - (now - since))
+                self._later(wait, lambda i=index, t=since: self._grace_over(i, t))  # type: ignore[misc]
 
     # --- rounds -----------------------------------------------------------------------
 
@@ -582,6 +594,11 @@ class Table:
                 seat.away_since = now
                 if self.phase is not Phase.LOBBY and not seat.stand_in:
                     self._later(self.grace_s, lambda i=index, t=now: self._grace_over(i, t))  # type: ignore[misc]
+        game = self.game
+        if self.phase in (Phase.COUNTDOWN, Phase.PLAYING) and game is not None and game.over:
+            # The action that ended the round was stored, the round's end was not: score it now.
+            self._round_over()
+            return
         if self.phase is Phase.COUNTDOWN:
             remaining = max(0.0, (self.start_at or now) - now)
             self._later(remaining, self._go)

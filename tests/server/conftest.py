@@ -1,0 +1,733 @@
+"""End-to-end fixtures: a REAL server process and REAL WebSocket clients.
+
+* :class:`ServerProcess` starts ``ligretto.server.serve.run`` in a subprocess on a free
+  port of 127.0.0.1 with its own SQLite file, waits until ``/healthz`` answers, can be
+  killed with SIGKILL and started again on the same port and database, and keeps its log
+  (the fixture fails a test whose server logged a traceback).
+* :class:`Client` is a small asyncio WebSocket client: it keeps every message it
+  received (parsed and raw), waits for a message by type, fields or predicate with a
+  timeout, sends acts with ids and waits for their answer, and keeps a *mirror* of the
+  round: the last snapshot's view with every later event applied to it.  Applying an
+  event also checks it against the mirror (the card played was the one shown at its
+  source, the pile fits, ...); anything that does not add up goes to ``problems``.
+* :func:`choose` is the simple policy the test players follow: play a visible card that
+  fits a pile (or a 1), else turn the hand, and vote once the whole hand has been turned
+  without the center changing.
+
+Clients pace their messages (``ACT_GAP_S``) to stay under the server's rate limit
+(a burst of 40, then 20 messages per second); floods bypass the pacing on purpose.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+
+COUNTDOWN_S = 0.5
+ACT_GAP_S = 0.055
+"""Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
+WAIT_S = 5.0
+STARTUP_S = 20.0
+
+CARD = re.compile(r"^[rgyb](?:10|[1-9])$")
+HIDDEN_KEYS = frozenset({"hand", "stack", "discard", "deck", "log", "seed", "hands", "stacks", "match_seed"})
+"""Keys that would carry hidden cards or the seed a client could deal the round from."""
+
+Message = dict[str, Any]
+Matcher = str | Callable[[Message], bool] | None
+
+
+# --- the server process ------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``ligretto.server.serve.run`` in a subprocess (not the CLI, which is not there yet)."""
+
+    def __init__(self, db: Path, log: Path, countdown_s: float = COUNTDOWN_S) -> None:
+        self.db = db
+        self.log = log
+        self.countdown_s = countdown_s
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> None:
+        code = (
+            "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
+            f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}), 'warning')"
+        )
+        self.starts += 1
+        with self.log.open("ab") as out:
+            out.write(f"--- start {self.starts} ---\n".encode())
+            out.flush()
+            self.process = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
+            try:
+                status, body = self.http("GET", "/healthz", timeout=1.0)
+            except OSError:
+                time.sleep(0.05)
+                continue
+            if status == 200 and body.get("status") == "ok":
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flushing -- what a crash looks like."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    # --- HTTP ---------------------------------------------------------------------------
+
+    def http(self, method: str, path: str, body: Any = None, timeout: float = 5.0) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+                status = response.status
+                kind = response.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as error:
+            raw, status, kind = error.read(), error.code, error.headers.get("Content-Type", "")
+        return status, json.loads(raw) if "json" in kind else raw.decode()
+
+    def healthy(self) -> bool:
+        status, body = self.http("GET", "/healthz")
+        return status == 200 and body.get("status") == "ok"
+
+    def create_table(
+        self,
+        seats: int = 2,
+        *,
+        public: bool = False,
+        grace_s: float = 60.0,
+        preset: str = "classic",
+        options: dict[str, Any] | None = None,
+    ) -> str:
+        body = {"seats": seats, "preset": preset, "options": options or {}, "public": public, "grace_s": grace_s}
+        status, answer = self.http("POST", "/api/tables", body)
+        assert status == 201, (status, answer)
+        code: str = answer["code"]
+        return code
+
+    def client(self, label: str) -> Client:
+        return Client(self, label)
+
+
+# --- the mirror of a round ---------------------------------------------------------------
+
+
+def _number(card: str) -> int:
+    return int(card[1:])
+
+
+def _colour_letter(colour: str) -> str:
+    return colour[0]
+
+
+def apply_events(view: dict[str, Any], events: list[Message], problems: list[str]) -> None:
+    """Apply one ``events`` message to a view (as sent in snapshots), checking each event
+    against what the view showed before it."""
+    areas = view["areas"]
+    center = view["center"]
+
+    def check(ok: bool, text: str) -> None:
+        if not ok:
+            problems.append(f"{text} (event {event})")
+
+    for event in events:
+        kind = event["type"]
+        if kind == "pile_started":
+            check(event["pile"] == len(center), "a new pile must get the next index")
+            center.append({"index": event["pile"], "colour": event["colour"], "top": 0, "backs": []})
+        elif kind == "card_played":
+            area = areas[event["player"]]
+            card, source = event["card"], event["source"]
+            if source == "row":
+                column = area["row"][event["position"]]
+                check(bool(column) and column[-1] == card, "the card played was not shown at that row position")
+                if column:
+                    column.pop()
+                check((column[-1] if column else None) == event["uncovered"], "wrong uncovered row card")
+            elif source in ("stack", "discard"):
+                check(area[f"{source}_top"] == card, f"the card played was not the {source} top")
+                area[f"{source}_size"] -= 1
+                area[f"{source}_top"] = event["uncovered"]
+                check((area[f"{source}_size"] == 0) == (event["uncovered"] is None), f"{source} size and top disagree")
+            else:
+                check(False, "unknown source")
+            if 0 <= event["pile"] < len(center):
+                pile = center[event["pile"]]
+                check(_colour_letter(pile["colour"]) == card[0], "the card's colour does not match its pile")
+                check(pile["top"] + 1 == _number(card), "the card's number does not follow its pile's top")
+                check(event["new_pile"] == (_number(card) == 1), "new_pile must say whether a 1 started it")
+                pile["top"] += 1
+                pile["backs"].append(event["player"])
+            else:
+                check(False, "no such pile")
+        elif kind == "row_refilled":
+            area = areas[event["player"]]
+            check(area["stack_top"] == event["card"], "the row was refilled with something else than the stack top")
+            area["row"][event["position"]].append(event["card"])
+            area["stack_size"] -= 1
+            area["stack_top"] = event["stack_top"]
+        elif kind == "pile_completed":
+            check(center[event["pile"]]["top"] == 10, "a pile completes at 10")
+        elif kind == "hand_turned":
+            area = areas[event["player"]]
+            check(1 <= event["count"] <= min(3, area["hand_size"]), "turned more cards than the hand holds")
+            area["hand_size"] -= event["count"]
+            area["discard_size"] += event["count"]
+            area["discard_top"] = event["discard_top"]
+        elif kind == "hand_recycled":
+            area = areas[event["player"]]
+            check(event["cards"] == area["discard_size"], "a recycle takes the whole discard pile")
+            area["hand_size"] += event["cards"]
+            area["discard_size"] = 0
+            area["discard_top"] = None
+        elif kind == "card_placed":
+            area = areas[event["player"]]
+            source = event["source"]
+            check(area[f"{source}_top"] == event["card"], f"the card placed was not the {source} top")
+            area["row"][event["column"]].append(event["card"])
+            area[f"{source}_size"] -= 1
+            area[f"{source}_top"] = event["uncovered"]
+        elif kind == "vote_cast":
+            areas[event["player"]]["voted"] = True
+        elif kind == "vote_withdrawn":
+            areas[event["player"]]["voted"] = False
+        elif kind == "votes_cleared":
+            for area in areas:
+                area["voted"] = False
+        elif kind == "round_stopped":
+            view["ending"] = event["ending"]
+            view["stopped_by"] = event["player"]
+        else:
+            check(False, f"unknown event type {kind!r}")
+
+
+def center_total(view: dict[str, Any]) -> int:
+    return sum(pile["top"] for pile in view["center"])
+
+
+def visible_cards(area: dict[str, Any]) -> list[tuple[str, int, str]]:
+    """(source, position, card) of every card an area may play to the center."""
+    cards = [("row", i, column[-1]) for i, column in enumerate(area["row"]) if column]
+    if area["stack_top"]:
+        cards.append(("stack", 0, area["stack_top"]))
+    if area["discard_top"]:
+        cards.append(("discard", 0, area["discard_top"]))
+    return cards
+
+
+def fitting_piles(view: dict[str, Any], card: str) -> list[int | None]:
+    """The piles a card fits (``None``: it is a 1 and starts a new pile)."""
+    if _number(card) == 1:
+        return [None]
+    return [
+        pile["index"]
+        for pile in view["center"]
+        if _colour_letter(pile["colour"]) == card[0] and pile["top"] == _number(card) - 1
+    ]
+
+
+def play_action(source: str, position: int, pile: int | None, card: str) -> Message:
+    return {"kind": "play", "source": source, "position": position, "pile": pile, "card": card}
+
+
+def fitting_plays(view: dict[str, Any], seat: int) -> list[Message]:
+    return [
+        play_action(source, position, pile, card)
+        for source, position, card in visible_cards(view["areas"][seat])
+        for pile in fitting_piles(view, card)
+    ]
+
+
+class Stuck:
+    """When a test player says "I'm stuck": it turned through its whole hand and discard
+    pile while the center did not change."""
+
+    def __init__(self) -> None:
+        self.center = -1
+        self.turns = 0
+
+    def choose(self, view: dict[str, Any], seat: int) -> Message | None:
+        """The policy: a fitting play, else turn, else vote once stuck; ``None``: wait."""
+        plays = fitting_plays(view, seat)
+        if plays:
+            return plays[0]
+        total = center_total(view)
+        if total != self.center:
+            self.center, self.turns = total, 0
+        area = view["areas"][seat]
+        cards = area["hand_size"] + area["discard_size"]
+        if self.turns * 3 >= cards + 3 or cards == 0:
+            return None if area["voted"] else {"kind": "vote"}
+        self.turns += 1
+        return {"kind": "turn"}
+
+
+# --- the WebSocket client ----------------------------------------------------------------
+
+
+class Client:
+    """A real WebSocket client of ``/ws`` that keeps everything it received."""
+
+    def __init__(self, server: ServerProcess, label: str) -> None:
+        self.server = server
+        self.label = label
+        self.ws: Any = None
+        self.reader: asyncio.Task[None] | None = None
+        self.messages: list[Message] = []
+        self.raw: list[str] = []
+        self.closed = False
+        self.close_code: int | None = None
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.table: Message | None = None
+        self.view: dict[str, Any] | None = None
+        self.round = 0
+        self.problems: list[str] = []
+        self.ids = 0
+        self.last_send = 0.0
+        self._arrived = asyncio.Event()
+
+    # --- connection -------------------------------------------------------------------
+
+    async def connect(self, path: str = "/ws") -> Client:
+        self.ws = await websockets.connect(
+            f"ws://127.0.0.1:{self.server.port}{path}", max_size=None, open_timeout=WAIT_S, ping_interval=None
+        )
+        self.closed = False
+        self.reader = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                text = raw if isinstance(raw, str) else raw.decode()
+                message = json.loads(text)
+                self.raw.append(text)
+                self.messages.append(message)
+                self._track(message)
+                self._wake()
+        except websockets.ConnectionClosed:
+            pass
+        finally:
+            self.closed = True
+            self.close_code = self.ws.close_code
+            self._wake()
+
+    def _wake(self) -> None:
+        arrived, self._arrived = self._arrived, asyncio.Event()
+        arrived.set()
+
+    def _track(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "welcome":
+            self.seat, self.token = message["seat"], message["token"]
+        elif kind == "table":
+            self.table = message
+        elif kind == "snapshot":
+            self.view = copy.deepcopy(message["view"])
+            self.round = message["round"]
+        elif kind == "events":
+            if self.view is None or message["round"] != self.round:
+                self.problems.append(f"{self.label}: events without a snapshot of their round: {message}")
+                return
+            before = len(self.problems)
+            apply_events(self.view, message["events"], self.problems)
+            for i in range(before, len(self.problems)):
+                self.problems[i] = f"{self.label}: {self.problems[i]}"
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.reader
+
+    # --- sending ----------------------------------------------------------------------
+
+    async def send(self, message: Message | str, *, paced: bool = True) -> None:
+        if paced:
+            wait = self.last_send + ACT_GAP_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.last_send = time.monotonic()
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def hello(
+        self, code: str, name: str | None = None, *, token: str | None = None, watch: bool = False
+    ) -> Message:
+        """Say hello; returns the welcome (or the error)."""
+        message: Message = {"type": "hello", "v": 1, "code": code}
+        if name is not None:
+            message["name"] = name
+        if token is not None:
+            message["token"] = token
+        if watch:
+            message["watch"] = True
+        mark = len(self.messages)
+        await self.send(message)
+        return await self.wait_for(lambda m: m["type"] in ("welcome", "error"), since=mark)
+
+    async def join(self, code: str, name: str | None = None, *, token: str | None = None) -> Client:
+        """Connect, say hello and wait for the welcome and the table message."""
+        await self.connect()
+        welcome = await self.hello(code, name or self.label, token=token)
+        assert welcome["type"] == "welcome", welcome
+        await self.wait_for("table")
+        return self
+
+    async def watch(self, code: str) -> Client:
+        await self.connect()
+        welcome = await self.hello(code, watch=True)
+        assert welcome["type"] == "welcome" and welcome["seat"] is None, welcome
+        await self.wait_for("table")
+        return self
+
+    async def act(self, action: Message, *, timeout: float = WAIT_S, paced: bool = True) -> Message:
+        """Send one act and wait for its ack (or error) with the same id."""
+        ident = self.next_id()
+        await self.send({"type": "act", "id": ident, "action": action}, paced=paced)
+        answer = await self.answer(ident, timeout=timeout)
+        if answer["type"] == "ack" and answer["applied"]:
+            # The server queues the events of an applied act right behind its ack: wait for
+            # them, so the mirror shows the act before the next decision.
+            await self.wait_for("events", since=self.messages.index(answer) + 1, timeout=timeout)
+        return answer
+
+    def next_id(self) -> str:
+        self.ids += 1
+        return f"{self.label}-{self.ids}"
+
+    async def answer(self, ident: str, *, timeout: float = WAIT_S) -> Message:
+        return await self.wait_for(lambda m: m.get("id") == ident and m["type"] in ("ack", "error"), timeout=timeout)
+
+    async def command(self, message: Message) -> None:
+        await self.send(message)
+
+    # --- waiting ----------------------------------------------------------------------
+
+    def find(self, match: Matcher = None, since: int = 0, **fields: Any) -> Message | None:
+        for message in self.messages[since:]:
+            if _matches(message, match, fields):
+                return message
+        return None
+
+    def all(self, match: Matcher = None, since: int = 0, **fields: Any) -> list[Message]:
+        return [m for m in self.messages[since:] if _matches(m, match, fields)]
+
+    async def wait_for(
+        self, match: Matcher = None, *, timeout: float = WAIT_S, since: int = 0, **fields: Any
+    ) -> Message:
+        """The first message since index ``since`` of that type (or predicate) and fields."""
+        deadline = time.monotonic() + timeout
+        while True:
+            arrived = self._arrived
+            found = self.find(match, since, **fields)
+            if found is not None:
+                return found
+            if self.closed:
+                raise AssertionError(
+                    f"{self.label}: connection closed ({self.close_code}) while waiting for {match} {fields}; "
+                    f"last messages: {self.messages[-5:]}"
+                )
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(
+                    f"{self.label}: no {match} {fields} within {timeout} s; last messages: {self.messages[-5:]}"
+                )
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrived.wait(), left)
+
+    async def wait_closed(self, timeout: float = WAIT_S) -> int | None:
+        assert self.reader is not None
+        await asyncio.wait_for(asyncio.shield(self.reader), timeout)
+        return self.close_code
+
+    async def snapshot(self) -> Message:
+        """The latest snapshot message received."""
+        return await self.wait_for("snapshot")
+
+    # --- playing ----------------------------------------------------------------------
+
+    async def play(self, steps: int, stuck: Stuck | None = None) -> list[Message]:
+        """Follow the policy for ``steps`` acts (or until the round ends); returns the answers."""
+        stuck = stuck or Stuck()
+        answers = []
+        for _ in range(steps):
+            assert self.view is not None and self.seat is not None
+            if self.view["ending"] is not None:
+                break
+            action = stuck.choose(self.view, self.seat)
+            if action is None:
+                await asyncio.sleep(0.1)
+                continue
+            answer = await self.act(action)
+            answers.append(answer)
+            if answer["type"] == "error":
+                assert answer["code"] == "not_playing", answer
+                break
+        return answers
+
+    async def play_to_end(self, timeout: float = 40.0) -> int:
+        """Follow the policy until this round ends; returns the number of acts sent."""
+        deadline = time.monotonic() + timeout
+        stuck = Stuck()
+        sent = 0
+        round_number = self.round
+        while time.monotonic() < deadline:
+            assert self.view is not None and self.seat is not None
+            if self.view["ending"] is not None or self.find("round_over", round=round_number):
+                return sent
+            action = stuck.choose(self.view, self.seat)
+            if action is None:
+                await asyncio.sleep(0.1)
+                continue
+            answer = await self.act(action)
+            sent += 1
+            if answer["type"] == "error":
+                assert answer["code"] == "not_playing", answer
+                return sent
+        raise AssertionError(f"{self.label}: the round did not end within {timeout} s")
+
+
+def _matches(message: Message, match: Matcher, fields: dict[str, Any]) -> bool:
+    if isinstance(match, str):
+        if message.get("type") != match:
+            return False
+    elif match is not None and not match(message):
+        return False
+    return all(message.get(key) == value for key, value in fields.items())
+
+
+# --- scanning messages for cards ---------------------------------------------------------
+
+
+def card_mentions(message: Any) -> tuple[list[tuple[int, str]], list[str]]:
+    """Every card a server message names, as (owner seat, card), and every card-like
+    string it holds where no owner can be told (should be none)."""
+    owned: list[tuple[int, str]] = []
+    stray: list[str] = []
+
+    def strays(value: Any, path: str) -> None:
+        if isinstance(value, str):
+            if CARD.match(value):
+                stray.append(f"{path}={value}")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                strays(item, f"{path}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                strays(item, f"{path}[{i}]")
+
+    def area_cards(area: dict[str, Any], path: str) -> None:
+        seat = area["seat"]
+        for key, value in area.items():
+            if key == "row":
+                for column in value:
+                    owned.extend((seat, card) for card in column)
+            elif key in ("stack_top", "discard_top"):
+                if value is not None:
+                    owned.append((seat, value))
+            else:
+                strays(value, f"{path}.{key}")
+
+    kind = message.get("type") if isinstance(message, dict) else None
+    if kind == "snapshot":
+        view = message["view"]
+        for key, value in message.items():
+            if key != "view":
+                strays(value, key)
+        for key, value in view.items():
+            if key == "areas":
+                for i, area in enumerate(value):
+                    area_cards(area, f"view.areas[{i}]")
+            else:
+                strays(value, f"view.{key}")
+    elif kind == "events":
+        for key, value in message.items():
+            if key != "events":
+                strays(value, key)
+        for i, event in enumerate(message["events"]):
+            for key, value in event.items():
+                if key in ("card", "uncovered", "stack_top", "discard_top") and "player" in event:
+                    if value is not None:
+                        owned.append((event["player"], value))
+                else:
+                    strays(value, f"events[{i}].{key}")
+    else:
+        strays(message, kind or "?")
+    return owned, stray
+
+
+def hidden_keys(message: Any, path: str = "") -> list[str]:
+    """Paths of keys that would carry hidden cards (hand, stack, discard as lists or cards,
+    the action log, a seed)."""
+    found = []
+    if isinstance(message, dict):
+        for key, value in message.items():
+            # A count (``"stack": 2`` on the score sheet) is public; cards or a seed are not.
+            if key in HIDDEN_KEYS and (key in ("seed", "match_seed", "log") or not isinstance(value, int)):
+                found.append(f"{path}.{key}")
+            found += hidden_keys(value, f"{path}.{key}")
+    elif isinstance(message, list):
+        for i, value in enumerate(message):
+            found += hidden_keys(value, f"{path}[{i}]")
+    return found
+
+
+# --- fixtures ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A started server process; killed at the end; a traceback in its log fails the test."""
+    process = ServerProcess(tmp_path / "ligretto.db", tmp_path / "server.log")
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+    log = process.log_text()
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the tests of a module that share a played match."""
+    folder = tmp_path_factory.mktemp("server")
+    process = ServerProcess(folder / "ligretto.db", folder / "server.log")
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+    log = process.log_text()
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"
+
+
+@pytest.fixture
+def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    """Run one scenario coroutine to the end, within a hard time limit."""
+
+    def run(scenario: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
+        async def bounded() -> Any:
+            return await asyncio.wait_for(scenario, timeout)
+
+        return asyncio.run(bounded())
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def mentions() -> Callable[[Any], tuple[list[tuple[int, str]], list[str]]]:
+    return card_mentions
+
+
+@pytest.fixture(scope="session")
+def forbidden_keys() -> Callable[[Any], list[str]]:
+    return hidden_keys
+
+
+@pytest.fixture(scope="session")
+def plays_for() -> Callable[[dict[str, Any], int], list[Message]]:
+    return fitting_plays
+
+
+async def start_match(
+    server: ServerProcess,
+    names: list[str],
+    *,
+    bots: Sequence[str] = (),
+    options: dict[str, Any] | None = None,
+    grace_s: float = 60.0,
+    watchers: int = 0,
+    wait_go: bool = True,
+) -> tuple[str, list[Client], list[Client]]:
+    """Create a table, seat the people (the first is host), add bots, set the rules, start.
+
+    Returns the code, the players' clients and the spectators' clients (connected before
+    the start, so they see everything)."""
+    code = server.create_table(len(names) + len(bots), grace_s=grace_s)
+    players = [await server.client(name).join(code) for name in names]
+    host = players[0]
+    assert host.seat == 0 and host.table is not None and host.table["host"] == 0
+    mark = len(host.messages)
+    await host.command({"type": "set_rules", "preset": "classic", "options": options or {"match_end": "rounds:1"}})
+    await host.wait_for("table", since=mark, timeout=WAIT_S)
+    for spec in bots:
+        strategy, level = spec.split(":")
+        mark = len(host.messages)
+        await host.command({"type": "add_bot", "strategy": strategy, "level": level})
+        await host.wait_for(lambda m: m["type"] in ("table", "error"), since=mark)
+    spectators = [await server.client(f"watcher{i}").watch(code) for i in range(watchers)]
+    marks = [len(c.messages) for c in players + spectators]
+    await host.command({"type": "start"})
+    for client, mark in zip(players + spectators, marks, strict=True):
+        await client.wait_for("snapshot", since=mark)
+        if wait_go:
+            await client.wait_for("go", since=mark, timeout=COUNTDOWN_S + WAIT_S)
+    return code, players, spectators
+
+
+@pytest.fixture(scope="session")
+def match_starter() -> Callable[..., Awaitable[tuple[str, list[Client], list[Client]]]]:
+    return start_match

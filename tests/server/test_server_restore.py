@@ -1,0 +1,247 @@
+"""SIGKILL the server, start a new process on the same SQLite file: nothing that was
+acknowledged is lost.
+
+* Mid-round: two people play (no bots, so the table only changes when they act and every
+  change was acknowledged); right before the kill one of them reconnects to get a fresh
+  snapshot.  After the restart the table is still there (``GET /api/tables/{code}``, and
+  a table that was still in its lobby too), both come back with their seat tokens and
+  receive a snapshot identical to the last view they knew, and the round can be played
+  on and finished.
+* Between rounds: the score sheet survives and round 2 is dealt from the match's seed.
+* With a bot: the bot plays on after the restart.
+* In-process, a crash between the last action of a round and the table's new phase.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import round_seed
+from ligretto.engine.state import Round
+from ligretto.engine.views import view
+
+
+def _deal(db: Path, code: str, number: int) -> Round:
+    """Round ``number`` of the table's match as the engine deals it from the stored seed."""
+    connection = sqlite3.connect(db)
+    try:
+        (config,) = connection.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
+    finally:
+        connection.close()
+    config = json.loads(config)
+    return Round.deal(RuleSet.from_dict(config["rules"]), config["size"], round_seed(config["match_seed"], number))
+
+
+def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any) -> None:
+    async def before_kill() -> tuple[str, str, dict[str, Any], dict[int, str], dict[str, Any], int]:
+        code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"])
+        for _ in range(3):
+            await ann.play(4)
+            await bob.play(4)
+        waiting = server.create_table(3, public=True)
+        await server.client("Carl").join(waiting)  # a table still in its lobby
+        # A fresh snapshot right before the kill: reconnect Ann.
+        tokens = {ann.seat: ann.token, bob.seat: bob.token}
+        await ann.close()
+        again = server.client("Ann-again")
+        await again.connect()
+        assert (await again.hello(code, token=tokens[0]))["type"] == "welcome"
+        fresh = (await again.wait_for("snapshot"))["view"]
+        await asyncio.sleep(0.1)
+        assert fresh == {**bob.view, "viewer": 0}  # type: ignore[dict-item]
+        assert fresh["ending"] is None
+        assert not again.problems and not bob.problems
+        last_table = copy.deepcopy(again.table)
+        assert last_table is not None
+        last_seq = bob.all("events")[-1]["seq"]
+        return code, waiting, copy.deepcopy(fresh), tokens, last_table, last_seq
+
+    code, waiting, last_view, tokens, last_table, last_seq = arun(before_kill())
+    server.kill()
+    assert not server.alive
+    server.start()  # same port, same database
+
+    status, summary = server.http("GET", f"/api/tables/{code}")
+    assert status == 200, summary
+    assert summary["code"] == code and summary["phase"] == "playing" and summary["taken"] == 2
+    assert summary["rules"] == last_table["rules"]
+    status, lobby_summary = server.http("GET", f"/api/tables/{waiting}")
+    assert status == 200 and lobby_summary["phase"] == "lobby" and lobby_summary["taken"] == 1
+    status, listed = server.http("GET", "/api/tables")
+    assert status == 200 and waiting in [t["code"] for t in listed["tables"]]
+
+    async def after_restart() -> None:
+        clients = []
+        for seat in (0, 1):
+            client = server.client(["Ann", "Bob"][seat] + "-restored")
+            await client.connect()
+            welcome = await client.hello(code, token=tokens[seat])
+            assert welcome["type"] == "welcome" and welcome["seat"] == seat, welcome
+            snapshot = await client.wait_for("snapshot")
+            assert snapshot["round"] == 1
+            assert snapshot["view"] == {**last_view, "viewer": seat}, "the restored round is not the one lost"
+            table = await client.wait_for("table")
+            assert table["phase"] == "playing" and table["host"] == last_table["host"]
+            assert [s["name"] for s in table["seats"]] == [s["name"] for s in last_table["seats"]]
+            assert table["sheet"] == last_table["sheet"]
+            clients.append(client)
+        ann, bob = clients
+        # The round goes on: plays, the event numbers carry on, and it can be finished.
+        await ann.play(4)
+        await bob.play(4)
+        first = ann.all("events")[0]
+        assert first["seq"] > last_seq, "the action log does not carry on after the restart"
+        await asyncio.sleep(0.1)
+        assert {k: v for k, v in ann.view.items() if k != "viewer"} == {  # type: ignore[union-attr]
+            k: v
+            for k, v in bob.view.items()  # type: ignore[union-attr]
+            if k != "viewer"
+        }
+        for client in (ann, bob):
+            answer = await client.act({"kind": "vote"})
+            assert answer["type"] == "ack", answer
+        for client in (ann, bob):
+            over = await client.wait_for("round_over")
+            assert over["match_over"] is True and over["ending"] in ("stalemate_vote", "stop", "stalemate_proven")
+        assert not ann.problems and not bob.problems
+        for client in clients:
+            await client.close()
+
+    arun(after_restart())
+    assert server.healthy()
+
+
+def test_kill_9_between_rounds(server: Any, match_starter: Any, arun: Any) -> None:
+    """Killed on the score sheet after round 1 of 2: the sheet survives, and the second
+    round is dealt from the match's seed as if nothing had happened."""
+
+    async def before_kill() -> tuple[str, dict[int, str], dict[str, Any]]:
+        code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"], options={"match_end": "rounds:2"})
+        await ann.play(5)
+        await bob.play(5)
+        for client in (ann, bob):
+            await client.act({"kind": "vote"})
+        await ann.wait_for("round_over")
+        table = await bob.wait_for(lambda m: m["type"] == "table" and m["phase"] == "scoring")
+        tokens = {ann.seat: ann.token, bob.seat: bob.token}
+        return code, tokens, table
+
+    code, tokens, scoring = arun(before_kill())
+    server.kill()
+    server.start()
+    status, summary = server.http("GET", f"/api/tables/{code}")
+    assert status == 200 and summary["phase"] == "scoring"
+
+    async def after_restart() -> None:
+        clients = []
+        for seat in (0, 1):
+            client = server.client(f"seat{seat}")
+            await client.connect()
+            assert (await client.hello(code, token=tokens[seat]))["seat"] == seat
+            table = await client.wait_for("table")
+            assert table["phase"] == "scoring" and table["sheet"] == scoring["sheet"] and table["round"] == 1
+            assert (await client.wait_for("snapshot"))["view"]["ending"] == "stalemate_vote"  # round 1, as it ended
+            clients.append(client)
+        marks = [len(c.messages) for c in clients]
+        for client in clients:
+            await client.send({"type": "ready"})
+        for client, mark in zip(clients, marks, strict=True):
+            snapshot = await client.wait_for("snapshot", since=mark)
+            assert snapshot["round"] == 2
+            assert snapshot["view"] == view(_deal(server.db, code, 2), client.seat).to_dict()
+            await client.wait_for("go", since=mark)
+        await clients[0].play(3)
+        for client in clients:
+            await client.act({"kind": "vote"})
+        over = await clients[1].wait_for("round_over", round=2)
+        assert over["match_over"] is True
+        first = scoring["sheet"]["totals"]
+        assert over["totals"] == [first[s] + over["scores"][s]["score"] for s in (0, 1)]
+        for client in clients:
+            await client.close()
+
+    arun(after_restart())
+
+
+def test_bots_play_on_after_a_restart(server: Any, match_starter: Any, arun: Any) -> None:
+    async def before_kill() -> tuple[str, str, int]:
+        code, (ann,), _ = await match_starter(server, ["Ann"], bots=["smart:expert"])
+        await ann.wait_for("events", by=1, timeout=10)
+        await ann.play(2)
+        assert ann.view is not None
+        return code, ann.token, sum(p["top"] for p in ann.view["center"])  # type: ignore[return-value]
+
+    code, token, center = arun(before_kill())
+    server.kill()
+    server.start()
+
+    async def after_restart() -> None:
+        ann = server.client("Ann-back")
+        await ann.connect()
+        assert (await ann.hello(code, token=token))["seat"] == 0
+        snapshot = await ann.wait_for("snapshot")
+        assert snapshot["view"]["ending"] is None
+        assert sum(p["top"] for p in snapshot["view"]["center"]) >= center
+        mark = len(ann.messages)
+        await ann.wait_for("events", by=1, since=mark, timeout=10)  # the bot is back at work
+        await ann.play(2)
+        assert not ann.problems
+        await ann.close()
+
+    arun(after_restart())
+
+
+def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: Path) -> None:
+    """The store writes the action that ends a round before the table's new phase: a crash
+    in between must not leave a restored table "playing" a round that is over (nobody
+    could act, no round_over would ever come, the match would be stuck)."""
+    from ligretto.engine.actions import Vote
+    from ligretto.server.store import SqliteStore
+    from ligretto.server.table import Phase, Table
+
+    class Quiet:
+        seat: int | None = None
+
+        def detach(self) -> None:
+            self.seat = None
+
+        def send(self, message: dict[str, Any]) -> None:
+            pass
+
+    async def play() -> None:
+        store = SqliteStore(tmp_path / "crash.db")
+        table = Table("CRASH", seats=2, rules=RuleSet().replace(match_end="rounds:2"), store=store, countdown_s=0.01)
+        table.join(Quiet(), "Ann")
+        table.join(Quiet(), "Bob")
+        table.start(0)
+        await asyncio.sleep(0.05)
+        assert table.phase is Phase.PLAYING
+        assert table.act(0, Vote(0)).ok
+        # The process dies right after the last action is written: nothing else reaches the file.
+        store.save_table = lambda table: None  # type: ignore[method-assign]
+        store.start_round = lambda table: None  # type: ignore[method-assign]
+        assert table.act(1, Vote(1)).ok
+        assert table.game is not None and table.game.over
+        table.close()
+        store.db.close()
+
+    asyncio.run(play())
+
+    async def restore() -> None:
+        store = SqliteStore(tmp_path / "crash.db")
+        (table,) = store.load_tables(countdown_s=0.01)
+        table.resume()
+        await asyncio.sleep(0.05)
+        assert table.game is not None and table.game.over
+        assert table.phase is not Phase.PLAYING, "restored as playing a round that is over"
+        assert table.match is not None and len(table.match.sheet.rounds) == 1, "the finished round was not scored"
+        table.close()
+        store.close()
+
+    asyncio.run(restore())
