@@ -168,6 +168,10 @@ class _OutputError(ValueError):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["loadtest"]:  # its own parser, options and help (server/loadtest.py)
+        loadtest = importlib.import_module("ligretto.server.loadtest")
+        return int(loadtest.main(argv[1:]))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -192,9 +196,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ligretto.server.serve import run
 
             run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level)
-        elif args.command == "loadtest":
-            loadtest = importlib.import_module("ligretto.server.loadtest")
-            return int(loadtest.main(args.args))
     except (RuleError, BotSpecError, _OutputError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2

@@ -1,0 +1,488 @@
+"""The clients of ``ligretto loadtest``: one real WebSocket per player, playing like a person.
+
+A :class:`Client` joins a table, keeps a :class:`Mirror` of its own cards and the center
+from its snapshot and the ``events`` it receives, chooses like the greedy bot (a card
+that fits a pile: row, then stack, then discard; else turn the hand; vote once the whole
+hand went by without a play), waits a human reaction time for that kind of move, sends
+the action and waits for its ack and, if applied, its events before choosing again: one
+action in flight per client, as a person sees their card land before reaching for the
+next.  Every client counts what it measures into the run's shared :class:`Figures`
+(one event loop, so no locks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from array import array
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from ligretto.bots.reaction import LEVELS, DelaySampler, Move
+
+MIN_DELAY_S = 0.06
+"""No client sends faster than this (the server's rate limit is 20 messages a second)."""
+RECENT = 8
+"""Applied actions per seat whose send times are kept for the fan-out measure."""
+BENIGN = frozenset(("not_playing", "countdown"))
+"""Errors answering an act that only mean the round ended while it was on its way."""
+COLOURS = {"red": "r", "green": "g", "yellow": "y", "blue": "b"}
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+# --- a client's picture of its own cards and the center ----------------------------------
+
+
+@dataclass(slots=True)
+class Mirror:
+    """What one seat knows of its own cards and the center, kept up to date from events.
+
+    Cards are written as on the wire (``"r5"``); ``row`` holds the exposed card of each
+    column; ``piles`` the colour letter and top number of each center pile.
+    """
+
+    seat: int
+    row: list[str | None]
+    stack_top: str | None
+    stack_size: int
+    discard_top: str | None
+    discard_size: int
+    hand_size: int
+    voted: bool
+    piles: list[list[Any]]
+    watch_center: int = -1
+    turned: int = 0
+
+    @classmethod
+    def from_view(cls, data: dict[str, Any]) -> Mirror:
+        seat = int(data["viewer"])
+        area = data["areas"][seat]
+        return cls(
+            seat=seat,
+            row=[column[-1] if column else None for column in area["row"]],
+            stack_top=area["stack_top"],
+            stack_size=area["stack_size"],
+            discard_top=area["discard_top"],
+            discard_size=area["discard_size"],
+            hand_size=area["hand_size"],
+            voted=area["voted"],
+            piles=[[COLOURS[p["colour"]], p["top"]] for p in data["center"]],
+        )
+
+    @property
+    def center(self) -> int:
+        return sum(top for _, top in self.piles)
+
+    def apply(self, events: list[dict[str, Any]]) -> None:
+        """Follow one action's events (anyone's: the center; mine: my cards)."""
+        for event in events:
+            kind = event["type"]
+            mine = event.get("player") == self.seat
+            if kind == "pile_started":
+                self.piles.append([COLOURS[event["colour"]], 0])
+            elif kind == "card_played":
+                self.piles[event["pile"]][1] = int(event["card"][1:])
+                if mine:
+                    self._uncover(event["source"], event["position"], event["uncovered"])
+            elif kind == "row_refilled" and mine:
+                self.row[event["position"]] = event["card"]
+                self.stack_top = event["stack_top"]
+                self.stack_size -= 1
+            elif kind == "hand_turned" and mine:
+                self.hand_size -= event["count"]
+                self.discard_size += event["count"]
+                self.discard_top = event["discard_top"]
+            elif kind == "hand_recycled" and mine:
+                self.hand_size += event["cards"]
+                self.discard_size, self.discard_top = 0, None
+            elif kind == "card_placed" and mine:
+                self.row[event["column"]] = event["card"]
+                self._uncover(event["source"], 0, event["uncovered"])
+            elif kind == "vote_cast" and mine:
+                self.voted = True
+            elif (kind == "vote_withdrawn" and mine) or kind == "votes_cleared":
+                self.voted = False
+
+    def _uncover(self, source: str, position: int, uncovered: str | None) -> None:
+        if source == "row":
+            self.row[position] = uncovered
+        elif source == "stack":
+            self.stack_top, self.stack_size = uncovered, self.stack_size - 1
+        else:
+            self.discard_top, self.discard_size = uncovered, self.discard_size - 1
+
+    def choose(self) -> tuple[Move, dict[str, Any]] | None:
+        """Like the greedy bot: the first card that fits (row, stack, discard), else turn;
+        vote once the whole hand went by with no play; ``None``: wait and look again."""
+        for source, position, card in self._cards():
+            pile = self._pile_for(card)
+            if pile is not False:
+                action = {"kind": "play", "source": source, "pile": pile, "position": position, "card": card}
+                return Move.PLAY, action
+        center = self.center
+        if center != self.watch_center:
+            self.watch_center, self.turned = center, 0
+        stuck = self.turned * 3 >= self.hand_size + self.discard_size + 3
+        if stuck or not self.hand_size + self.discard_size:
+            return None if self.voted else (Move.VOTE, {"kind": "vote"})
+        self.turned += 1
+        return Move.TURN, {"kind": "turn"}
+
+    def _cards(self) -> list[tuple[str, int, str]]:
+        cards = [("row", i, card) for i, card in enumerate(self.row) if card is not None]
+        if self.stack_top is not None:
+            cards.append(("stack", 0, self.stack_top))
+        if self.discard_top is not None:
+            cards.append(("discard", 0, self.discard_top))
+        return cards
+
+    def _pile_for(self, card: str) -> int | bool | None:
+        """The pile a card fits (``None``: it starts a new pile), or ``False``."""
+        colour, number = card[0], int(card[1:])
+        if number == 1:
+            return None
+        for index, (pile_colour, top) in enumerate(self.piles):
+            if top == number - 1 and pile_colour == colour:
+                return index
+        return False
+
+
+# --- the run's figures -------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Figures:
+    """Everything counted during a run (shared by every client: one event loop)."""
+
+    # Samples live in flat arrays of floats, which the garbage collector never scans:
+    # hundreds of thousands of tuples or lists would make this process pause, and its
+    # pauses would show up as latency.
+    sent: array[float] = field(default_factory=lambda: array("d"))
+    """Send time of every action."""
+    ack_sent: array[float] = field(default_factory=lambda: array("d"))
+    ack_latency: array[float] = field(default_factory=lambda: array("d"))
+    """Send time and ack latency of every acknowledged action."""
+    fanout_sent: array[float] = field(default_factory=lambda: array("d"))
+    fanout_latency: array[float] = field(default_factory=lambda: array("d"))
+    """Send time of an applied action and the latency to one other client of its table."""
+    unmatched_events: int = 0
+    """Events of another seat with no known send time (should stay 0)."""
+    refusals: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    error_samples: list[str] = field(default_factory=list)
+    late: int = 0
+    """Actions answered ``not_playing``/``countdown``: the round ended while they travelled."""
+    connections_opened: int = 0
+    connections_failed: int = 0
+    connect_errors: dict[str, int] = field(default_factory=dict)
+    tables_created: int = 0
+    tables_failed: int = 0
+    tables_started: int = 0
+    rounds_completed: int = 0
+    messages_received: int = 0
+
+    def error(self, kind: str, detail: str = "") -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+        if len(self.error_samples) < 20:
+            self.error_samples.append(f"{kind}: {detail}" if detail else kind)
+
+    def connect_error(self, error: BaseException) -> None:
+        self.connections_failed += 1
+        kind = type(error).__name__
+        self.connect_errors[kind] = self.connect_errors.get(kind, 0) + 1
+        if len(self.error_samples) < 20:
+            self.error_samples.append(f"connect: {kind}: {error}")
+
+
+@dataclass(slots=True)
+class ClientSettings:
+    """How the clients behave."""
+
+    ws_url: str
+    level: str = "casual"
+    speed: float = 1.0
+    """Reaction times are divided by this (tests use > 1 to get through rounds quickly)."""
+    timeout: float = 10.0
+    """Seconds to wait for a connection, a welcome, an ack or an action's events."""
+    compression: bool = True
+    """Offer permessage-deflate, as browsers do."""
+    connect_concurrency: int = 64
+    connect_rate: float = 200.0
+    """New connections per second at most (staggered, so the server's backlog never fills)."""
+    seed: int = 0
+
+
+class Pacer:
+    """Staggers connection attempts: ``rate`` a second, ``concurrency`` handshakes at once."""
+
+    def __init__(self, rate: float, concurrency: int) -> None:
+        self.interval = 1.0 / rate
+        self.next = 0.0
+        self.slots = asyncio.Semaphore(concurrency)
+
+    async def turn(self) -> None:
+        now = time.monotonic()
+        at = max(now, self.next)
+        self.next = at + self.interval
+        if at > now:
+            await asyncio.sleep(at - now)
+
+
+# --- a client ----------------------------------------------------------------------------
+
+
+class TableRun:
+    """One table of the test: its clients, and when each seat sent its recent actions.
+
+    A seat has one action in flight at a time.  Its ``events`` message carries the
+    action's ``seq``, which the sender learns from its own copy; another client may get
+    its copy first, and then the action in flight is the one.
+    """
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.clients: list[Client] = []
+        self.host_seat: int | None = None
+        self.in_flight: dict[int, float] = {}
+        """Seat -> send time of its action whose events have not come back to it yet."""
+        self.recent: dict[int, dict[tuple[int, int], float]] = {}
+        """Seat -> (round, seq) -> send time, for its last few applied actions."""
+
+    def sent_at(self, seat: int, key: tuple[int, int]) -> float | None:
+        recent = self.recent.get(seat)
+        if recent is not None and key in recent:
+            return recent[key]
+        return self.in_flight.get(seat)
+
+    def came_back(self, seat: int, key: tuple[int, int], sent: float) -> None:
+        """The sender got the events of its action: now its ``seq`` is known."""
+        recent = self.recent.setdefault(seat, {})
+        recent[key] = sent
+        if len(recent) > RECENT:
+            del recent[next(iter(recent))]
+        self.in_flight.pop(seat, None)
+
+
+class Client:
+    """One player: a WebSocket, a mirror of its cards, a reader task and a player task."""
+
+    def __init__(self, table: TableRun, index: int, settings: ClientSettings, figures: Figures) -> None:
+        self.table = table
+        self.name = f"load {table.code[:4]} {index}"
+        self.settings = settings
+        self.figures = figures
+        level = LEVELS[settings.level]
+        self.delays = DelaySampler(level, random.Random(f"{settings.seed}:{table.code}:{index}"))
+        self.ws: ClientConnection | None = None
+        self.seat: int | None = None
+        self.round = 0
+        self.mirror: Mirror | None = None
+        self.playing = asyncio.Event()
+        self.joined: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.stopping = False
+        self.in_flight = False
+        self.next_id = 0
+        self.act_id = -1
+        self.act_sent = 0.0
+        self.ack: asyncio.Future[dict[str, Any]] | None = None
+        self.own_events: asyncio.Future[None] | None = None
+        self.reader: asyncio.Task[None] | None = None
+        self.player: asyncio.Task[None] | None = None
+
+    # --- connecting
+
+    async def open(self, pacer: Pacer) -> bool:
+        """Connect and join the table; failures are counted, never raised."""
+        settings = self.settings
+        async with pacer.slots:
+            await pacer.turn()
+            try:
+                self.ws = await connect(
+                    settings.ws_url,
+                    compression="deflate" if settings.compression else None,
+                    open_timeout=settings.timeout,
+                    ping_interval=None,
+                    close_timeout=2,
+                    max_size=1 << 20,
+                    proxy=None,
+                )
+            except Exception as error:
+                self.figures.connect_error(error)
+                return False
+        self.figures.connections_opened += 1
+        self.reader = asyncio.create_task(self._read())
+        try:
+            await self.send({"type": "hello", "v": 1, "code": self.table.code, "name": self.name})
+            return await asyncio.wait_for(asyncio.shield(self.joined), settings.timeout)
+        except (TimeoutError, ConnectionClosed) as error:
+            self.figures.error("join", f"{type(error).__name__} {error}")
+            return False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        assert self.ws is not None
+        await self.ws.send(_encode(message).decode())
+
+    # --- receiving
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                self._receive(_decode(raw), time.perf_counter())
+        except ConnectionClosed as closed:
+            if not self.stopping:
+                self.figures.error("unexpected_close", f"{self.name}: {closed}")
+        except Exception as error:  # a bug of ours must not stop the other clients
+            self.figures.error("client", f"{self.name}: {type(error).__name__}: {error}")
+        finally:
+            if not self.stopping and not self.joined.done():
+                self.joined.set_result(False)
+            self.playing.clear()
+            for future in (self.ack, self.own_events):
+                if future is not None and not future.done():
+                    future.cancel()
+
+    def _receive(self, message: dict[str, Any], now: float) -> None:
+        self.figures.messages_received += 1
+        kind = message["type"]
+        if kind == "events":
+            self._events(message, now)
+        elif kind == "ack":
+            if message["id"] == self.act_id and self.ack is not None and not self.ack.done():
+                self.ack.set_result(message)
+        elif kind == "snapshot":
+            self.round = message["round"]
+            self.mirror = Mirror.from_view(message["view"])
+            self.seat = self.mirror.seat
+        elif kind == "go":
+            self.playing.set()
+        elif kind == "round_over":
+            self.playing.clear()
+            if self.seat == self.table.host_seat:
+                self.figures.rounds_completed += 1
+            if not message["match_over"]:
+                asyncio.create_task(self._ready())  # noqa: RUF006 (short-lived, errors handled inside)
+        elif kind == "table":
+            self.table.host_seat = message["host"]
+        elif kind == "welcome":
+            self.seat = message["seat"]
+            if not self.joined.done():
+                self.joined.set_result(True)
+        elif kind == "error":
+            self._error(message)
+
+    def _events(self, message: dict[str, Any], now: float) -> None:
+        if self.mirror is not None and message["round"] == self.round:
+            self.mirror.apply(message["events"])
+        key, by = (message["round"], message["seq"]), message["by"]
+        if by == self.seat:
+            self.table.came_back(by, key, self.act_sent)
+            if self.own_events is not None and not self.own_events.done():
+                self.own_events.set_result(None)
+            return
+        sent = self.table.sent_at(by, key)
+        if sent is None:
+            self.figures.unmatched_events += 1
+        else:
+            self.figures.fanout_sent.append(sent)
+            self.figures.fanout_latency.append(now - sent)
+
+    def _error(self, message: dict[str, Any]) -> None:
+        if message.get("id") == self.act_id and self.ack is not None and not self.ack.done():
+            self.ack.set_result(message)
+            return
+        if not self.joined.done():
+            self.joined.set_result(False)
+        self.figures.error(f"server:{message['code']}", f"{self.name}: {message['message']}")
+
+    async def _ready(self) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.send({"type": "ready"})
+
+    # --- playing
+
+    def start_playing(self) -> None:
+        self.player = asyncio.create_task(self._play())
+
+    async def _play(self) -> None:
+        speed = self.settings.speed
+        delay = self.delays.delay
+        while not self.stopping:
+            await self.playing.wait()
+            if self.mirror is None:
+                await asyncio.sleep(0.05)
+                continue
+            round_number = self.round
+            choice = self.mirror.choose()
+            if choice is None:
+                await asyncio.sleep(max(delay(Move.LOOK) / speed, MIN_DELAY_S))
+                continue
+            move, action = choice
+            await asyncio.sleep(max(delay(move) / speed, MIN_DELAY_S))
+            if self.stopping or not self.playing.is_set() or self.round != round_number:
+                continue
+            try:
+                await self._act(action)
+            except ConnectionClosed:
+                return
+
+    async def _act(self, action: dict[str, Any]) -> None:
+        """Send one action and wait for its ack (and, if applied, its events)."""
+        figures, timeout = self.figures, self.settings.timeout
+        loop = asyncio.get_running_loop()
+        self.in_flight = True
+        try:
+            self.next_id += 1
+            self.act_id = self.next_id
+            self.ack = loop.create_future()
+            self.own_events = loop.create_future()
+            self.act_sent = sent = time.perf_counter()
+            figures.sent.append(sent)
+            if self.seat is not None:
+                self.table.in_flight[self.seat] = sent
+            await self.send({"type": "act", "id": self.act_id, "action": action})
+            try:
+                reply = await asyncio.wait_for(self.ack, timeout)
+            except TimeoutError:
+                figures.error("ack_timeout", f"{self.name}: {action['kind']}")
+                return
+            except asyncio.CancelledError:
+                if self.stopping:
+                    raise
+                return  # the connection closed: counted by the reader
+            if (reply["type"] == "error" or not reply["applied"]) and self.seat is not None:
+                self.table.in_flight.pop(self.seat, None)  # no events will come
+            if reply["type"] == "error":
+                if reply["code"] in BENIGN:
+                    figures.late += 1
+                else:
+                    figures.error(f"server:{reply['code']}", f"{self.name}: {reply['message']}")
+                return
+            figures.ack_sent.append(sent)
+            figures.ack_latency.append(time.perf_counter() - sent)
+            if not reply["applied"]:
+                figures.refusals[reply["reason"]] = figures.refusals.get(reply["reason"], 0) + 1
+                return
+            try:
+                await asyncio.wait_for(self.own_events, timeout)
+            except TimeoutError:
+                figures.error("events_timeout", f"{self.name}: {action['kind']}")
+        finally:
+            self.in_flight = False
+
+    async def close(self) -> None:
+        self.stopping = True
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        for task in (self.player, self.reader):
+            if task is not None and not task.done():
+                task.cancel()
