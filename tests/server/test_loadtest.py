@@ -1,5 +1,5 @@
-"""The load test tool (``ligretto.server.loadtest``): its card mirror against the engine, and
-a small real run against a real server process."""
+"""The load test tool (``ligretto.server.loadtest`` and ``loadclient``): the clients' card
+mirror against the engine, and small real runs against a real server process."""
 
 from __future__ import annotations
 
@@ -137,7 +137,11 @@ def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pyt
         assert figures["n"] > 0
         assert 0 < figures["p50"] <= figures["p95"] <= figures["p99"] <= figures["max"]
     # every applied action reaches the three other players of its table
-    assert report["fanout_ms"]["n"] == 3 * (report["actions"] - report["refusals"])
+    # Every applied action reaches the 3 other clients.  At the window's end an action whose
+    # events arrived in time may see its ack after the window: each of the 12 clients has at
+    # most one action in flight, so at most 12 such actions.
+    applied = report["actions"] - report["refusals"]
+    assert 3 * applied <= report["fanout_ms"]["n"] <= 3 * (applied + 12)
     assert report["server_action_ms"]["actions"] >= report["actions"]
     memory = report["server_memory"]
     assert memory["source"] == f"/proc/{load_server.pid}/status"

@@ -148,7 +148,6 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     finally:
         if conn.table is not None:
             conn.table.disconnected(conn)
-            _count_players(lobby)
         metrics.CONNECTIONS.dec()
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
@@ -211,7 +210,6 @@ def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -
         table.start(conn.seat)
     elif isinstance(message, protocol.Leave) and conn.seat is not None:
         table.leave(conn.seat)
-    _count_players(lobby)
 
 
 def _hello(lobby: Lobby, conn: Connection, message: protocol.Hello) -> None:
@@ -229,7 +227,6 @@ def _hello(lobby: Lobby, conn: Connection, message: protocol.Hello) -> None:
     else:
         table.join(conn, protocol.check_name(message.name))
     conn.table = table
-    _count_players(lobby)
 
 
 def _count_players(lobby: Lobby) -> None:
@@ -298,7 +295,10 @@ async def healthz(request: Request) -> Response:
 
 
 async def metrics_endpoint(request: Request) -> Response:
-    metrics.OPEN_TABLES.set(len(request.app.state.lobby.tables))
+    # Counted when scraped, not after every message: it walks every seat of every table.
+    lobby = request.app.state.lobby
+    metrics.OPEN_TABLES.set(len(lobby.tables))
+    _count_players(lobby)
     return Response(metrics.render(), media_type="text/plain; version=0.0.4")
 
 
