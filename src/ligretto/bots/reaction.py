@@ -16,6 +16,8 @@ import random
 import statistics
 from dataclasses import dataclass
 
+from ligretto.engine.actions import Place, Play, Turn, Vote, Withdraw
+
 
 class Move(enum.IntEnum):
     """Kinds of intended action, each with its own timing."""
@@ -83,6 +85,14 @@ class DelaySampler:
 
     def delay(self, kind: int) -> float:
         return self._means[kind] * self._factors[int(self._random() * _FACTORS)]
+
+
+LOOK_AGAIN = 0.1
+"""The shortest wait before a bot with nothing to do looks again (``machine`` bots too)."""
+
+
+MOVE_OF: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
+"""The kind of move each action type is, which sets its timing."""
 
 
 LEVELS: dict[str, Level] = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ligretto.bots.reaction import LEVELS, Level
@@ -29,6 +31,12 @@ class BotSpec:
     @property
     def reaction(self) -> Level:
         return LEVELS[self.level]
+
+    def build(self, choices: str, delays: str) -> tuple[Strategy, Callable[[int], float]]:
+        """A playing bot: its strategy and its reaction-time sampler, each with its own
+        generator seeded from a key (so a strategy's random choices never shift its times)."""
+        strategy = self.strategy_class(random.Random(choices))
+        return strategy, self.reaction.sampler(random.Random(delays)).delay
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:

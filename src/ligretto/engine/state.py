@@ -80,13 +80,12 @@ class Area:
         return [f for column in self.row for f in column] + self.stack + self.hand + self.discard
 
 
-def deal_area(seed: int, seat: int, row_length: int, expert: bool) -> Area:
+def deal_area(seed: int, seat: int, row_length: int) -> Area:
     """Shuffle only this player's deck (RULES.md §2) and lay out row, stack and hand."""
     deck = shuffled(list(range(DECK_SIZE)), f"ligretto:{seed}:deal:{seat}")
     row = [[face] for face in deck[:row_length]]
     stack = deck[row_length : row_length + STACK_SIZE]
     hand = deck[row_length + STACK_SIZE :]
-    del expert  # the expert variant deals the same way; columns grow during play
     return Area(row, stack, hand, [])
 
 
@@ -172,7 +171,7 @@ class Round:
     def deal(cls, rules: RuleSet, players: int, seed: int) -> Round:
         """Set up a new round for ``players`` players, every deck shuffled from ``seed``."""
         row_length = rules.row_length(players)
-        areas = [deal_area(seed, seat, row_length, rules.expert) for seat in range(players)]
+        areas = [deal_area(seed, seat, row_length) for seat in range(players)]
         return cls(rules, players, seed, areas)
 
     # --- reading the state -------------------------------------------------------------

@@ -56,7 +56,6 @@ class Lobby:
         self.settings = settings
         self.store = store
         self.tables: dict[str, Table] = {}
-        self.lobby_watchers: set[asyncio.Queue[dict[str, Any]]] = set()
 
     def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
         code = new_code()
@@ -266,7 +265,7 @@ async def create_table(request: Request) -> Response:
         return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
     try:
         spec = msgspec.json.decode(body or b"{}", type=CreateTable)
-        rules = RuleSet.preset(spec.preset).replace(**spec.options) if spec.options else RuleSet.preset(spec.preset)
+        rules = RuleSet.preset(spec.preset).replace(**spec.options)
         if not 0 <= spec.grace_s <= 3600:
             raise TableError("bad_grace", "the grace period is 0-3600 seconds")
         table = lobby.create(spec.seats, rules, spec.public, spec.grace_s)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-import random
 import secrets
 import time
 from collections.abc import Callable
@@ -26,10 +25,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ligretto.bots.observation import Observation
-from ligretto.bots.reaction import Move
+from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec, BotSpecError
-from ligretto.bots.strategies import Strategy
-from ligretto.engine.actions import Action, Place, Play, Turn, Vote, Withdraw
+from ligretto.engine.actions import Action
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.events import Applied, Refused
 from ligretto.engine.rules import RuleError, RuleSet
@@ -45,8 +43,6 @@ COUNTDOWN_S = 3.0
 DEFAULT_GRACE_S = 120.0
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
-
-_MOVES: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
 
 
 class Phase(enum.StrEnum):
@@ -385,7 +381,7 @@ class Table:
         if self.phase is not Phase.LOBBY:
             raise TableError("started", "the rules can only change before the match")
         try:
-            rules = RuleSet.preset(preset).replace(**options) if options else RuleSet.preset(preset)
+            rules = RuleSet.preset(preset).replace(**options)
         except RuleError as error:
             raise TableError("bad_rules", str(error)) from None
         if seats is not None:
@@ -563,16 +559,15 @@ class Table:
     async def _run_bot(self, index: int, spec: BotSpec) -> None:
         """A bot at this table: decide on what it sees, wait its reaction time, act."""
         seed = f"{self.code}:{self.match_seed}:{self.match.round_number if self.match else 0}:{index}"
-        strategy: Strategy = spec.strategy_class(random.Random(f"{seed}:bot"))
-        delay = spec.reaction.sampler(random.Random(f"{seed}:delay")).delay
+        strategy, delay = spec.build(f"{seed}:bot", f"{seed}:delay")
         try:
             while self.phase is Phase.PLAYING and self.game is not None:
                 seen = Observation(self.game, index)
                 action = strategy.choose(seen)
                 if action is None:
-                    await asyncio.sleep(max(delay(Move.LOOK), 0.1))
+                    await asyncio.sleep(max(delay(Move.LOOK), LOOK_AGAIN))
                     continue
-                await asyncio.sleep(max(delay(_MOVES[type(action)]), 0.02))
+                await asyncio.sleep(max(delay(MOVE_OF[type(action)]), 0.02))
                 if self.phase is not Phase.PLAYING:
                     return
                 self.act(index, action)

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.bots.observation import Observation
-from ligretto.bots.reaction import Move
+from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.actions import Action, Place, Play, Turn, Vote, Withdraw
+from ligretto.engine.actions import Action, Vote
 from ligretto.engine.events import Refused
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
@@ -29,11 +29,7 @@ TIME_LIMIT = 1800.0
 """Virtual seconds after which the table agrees to stop a round that will not end."""
 STEP_LIMIT = 50_000
 """Decisions after which the same happens (``machine`` bots do not move the clock)."""
-LOOK_AGAIN = 0.1
-"""The shortest wait before a bot with nothing to do looks again."""
 TIME_LIMIT_ENDING = "time_limit"
-
-_MOVES: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
 
 
 @dataclass(slots=True)
@@ -89,12 +85,12 @@ def simulate_round(
     strategies = []
     delays = []
     for seat, spec in enumerate(bots):
-        # Separate generators: a strategy's random choices must not shift its reaction times.
-        strategies.append(spec.strategy_class(random.Random(f"{key}:bot:{seat}")))
-        delays.append(spec.reaction.sampler(random.Random(f"{key}:delay:{seat}")).delay)
+        strategy, delay = spec.build(f"{key}:bot:{seat}", f"{key}:delay:{seat}")
+        strategies.append(strategy)
+        delays.append(delay)
     seen = [Observation(game, seat) for seat in range(players)]
     tie = random.Random(f"{key}:ties").random
-    moves = _MOVES
+    moves = MOVE_OF
     look = Move.LOOK
     apply = game.apply
     heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(players)]
