@@ -76,8 +76,17 @@ def run(
     if only in (None, "sim"):
         report |= _sim(sim_rounds or max(1, actions // ACTIONS_PER_SIM_ROUND), sim_repeats)
     report["python"] = platform.python_version()
+    report["compiled"] = compiled()
     report["machine"] = f"{platform.machine()}, {os.cpu_count()} cores"
     return report
+
+
+def compiled() -> bool:
+    """Whether the hot path runs compiled (mypyc, see setup.py) rather than interpreted."""
+    from ligretto.engine import state
+    from ligretto.sim import table
+
+    return not (state.__file__ or "").endswith(".py") and not (table.__file__ or "").endswith(".py")
 
 
 def _engine(actions: int, repeats: int) -> dict[str, Any]:
@@ -97,8 +106,11 @@ def _engine(actions: int, repeats: int) -> dict[str, Any]:
 
 
 def _sim(rounds: int, repeats: int) -> dict[str, Any]:
-    one = [simulate(rounds, workers=1, seed=repeat) for repeat in range(repeats)]
-    two = [simulate(rounds, workers=2, seed=repeat) for repeat in range(repeats)]
+    one: list[float] = []
+    two: list[float] = []
+    for repeat in range(repeats):  # interleaved, so a change in the machine's load hits both
+        one.append(simulate(rounds, workers=1, seed=repeat))
+        two.append(simulate(rounds, workers=2, seed=repeat))
     return {
         "sim_rounds_per_s": round(statistics.median(one)),
         "sim_rounds_per_s_repeats": [round(r) for r in one],
@@ -125,5 +137,6 @@ def format_report(report: dict[str, Any]) -> str:
             f" {report['sim_rounds_per_s_2_workers']:,} on 2 (x{report['sim_speedup_2_workers']})"
             f" (medians of {len(report['sim_rounds_per_s_repeats'])})"
         )
-    lines.append(f"Python {report['python']}, {report['machine']}")
+    build = "compiled (mypyc)" if report["compiled"] else "interpreted"
+    lines.append(f"Python {report['python']}, {build}, {report['machine']}")
     return "\n".join(lines)

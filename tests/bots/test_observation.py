@@ -332,7 +332,8 @@ def test_the_lockstep_catches_a_strategy_that_peeks() -> None:
 
     class Peeking(Strategy):
         def choose(self, seen: Observation) -> Action | None:
-            game: Round = seen._Observation__game  # type: ignore[attr-defined]
+            # interpreted, the private attribute is name-mangled; compiled (mypyc), it is not
+            game: Round = getattr(seen, "_Observation__game", None) or getattr(seen, "__game")
             actions = seen.legal_actions()
             return actions[sum(game.areas[seen.seat].hand[:5]) % len(actions)]
 

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from ligretto.bots import parse_bots
+from ligretto.bots import BotSpec, parse_bots
 from ligretto.engine import PRESETS, Round, RuleError, RuleSet, state_to_dict
 from ligretto.engine.scoring import round_seed, winners
 from ligretto.engine.state import STACK_SIZE
 from ligretto.sim import runner
 from ligretto.sim.runner import MATCH_ROUND_LIMIT, SimConfig, SimConfigError, SimReport, run
-from ligretto.sim.table import simulate_round
+from ligretto.sim.table import RoundResult, simulate_round
 
 ENDINGS = {"stop", "stalemate_vote", "stalemate_proven", "time_limit"}
 MIXED = "smart:expert,greedy:machine,random:expert,smart:casual"
@@ -70,14 +70,15 @@ def test_progress_is_reported_up_to_the_total() -> None:
 
 def test_duplicate_mode_deals_the_same_cards_to_every_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
     dealt: list[dict[str, Any]] = []
-    deal = Round.deal
+    play = runner.simulate_round
 
-    def recording_deal(rules: RuleSet, players: int, seed: int) -> Round:
-        game = deal(rules, players, seed)
-        dealt.append(state_to_dict(game))  # the cards as dealt, before anyone plays
-        return game
+    def recording_play(rules: RuleSet, bots: list[BotSpec], seed: int, **kwargs: Any) -> RoundResult:
+        # deal here, record the cards as dealt (before anyone plays), and play on that deal
+        game = kwargs.pop("game", None) or Round.deal(rules, len(bots), seed)
+        dealt.append(state_to_dict(game))
+        return play(rules, bots, seed, game=game, **kwargs)
 
-    monkeypatch.setattr(Round, "deal", recording_deal)
+    monkeypatch.setattr(runner, "simulate_round", recording_play)
     players, deals = 4, 5
     report = run(config(rounds=deals, seed=3, duplicate=True, workers=1))
     assert len(report.rounds) == len(dealt) == players * deals

@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import ClassVar
+
+from mypy_extensions import mypyc_attr
 
 from ligretto.bots.observation import Observation
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
 from ligretto.engine.cards import CARDS
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Strategy:
     """Base class of every bot strategy."""
 
-    name = "strategy"
+    name: ClassVar[str] = "strategy"
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -56,9 +60,11 @@ def register(name: str) -> Callable[[type[Strategy]], type[Strategy]]:
     return add
 
 
-@register("random")
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RandomStrategy(Strategy):
     """Uniformly random over the legal actions (stalemate votes and withdrawals included)."""
+
+    name: ClassVar[str] = "random"
 
     def choose(self, seen: Observation) -> Action | None:
         actions = seen.legal_actions()
@@ -105,13 +111,15 @@ class _StuckWatch:
         return turn
 
 
-@register("greedy")
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GreedyStrategy(Strategy):
     """The first playable card (row, then stack, then discard), else turn the hand.
 
     Votes for a stalemate only once it has turned through its whole hand ``STUCK_PASSES``
     times with no change in the center, and goes on turning.
     """
+
+    name: ClassVar[str] = "greedy"
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
@@ -140,7 +148,7 @@ PATIENCE = 3
 """Looks a smart bot spends waiting before it turns away a discard top that is about to fit."""
 
 
-@register("smart")
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SmartStrategy(Strategy):
     """Plays like a good human.
 
@@ -158,6 +166,8 @@ class SmartStrategy(Strategy):
     Ties between equally good plays are broken at random, so two smart bots don't always
     race for the same pile.
     """
+
+    name: ClassVar[str] = "smart"
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
@@ -215,3 +225,9 @@ def _about_to_fit(seen: Observation) -> bool:
         return False
     below = CARDS[seen.seat][top.colour * 10 + top.number - 2]
     return seen.fits(below) and below.colour * 10 + below.number - 1 in seen.others_visible_faces()
+
+
+# The built-in strategies are registered by hand: a class decorator would keep them from
+# being compiled (see docs/benchmarks.md).
+for _builtin in (RandomStrategy, GreedyStrategy, SmartStrategy):
+    STRATEGIES[_builtin.name] = _builtin

@@ -211,17 +211,14 @@ class Round:
         return bool(self.wanted[face])
 
     def copy(self) -> Round:
-        other = Round.__new__(Round)
-        other.rules, other.players, other.seed = self.rules, self.players, self.seed
-        other.areas = [a.copy() for a in self.areas]
+        other = Round(self.rules, self.players, self.seed, [a.copy() for a in self.areas])
         other.pile_colours = list(self.pile_colours)
         other.pile_seats = [list(p) for p in self.pile_seats]
         other.wanted = [list(w) for w in self.wanted]
         other.ending, other.stopped_by, other.votes = self.ending, self.stopped_by, self.votes
         other.center_size = self.center_size
         other.log = list(self.log)
-        other._witness, other._row_length = self._witness, self._row_length
-        other._expert, other._tables, other._simple = self._expert, self._tables, self._simple
+        other._witness = self._witness
         return other
 
     # --- legal actions -----------------------------------------------------------------
