@@ -30,7 +30,7 @@ def extensions() -> list:
     if os.environ.get("LIGRETTO_PURE_PYTHON") == "1":
         return []
     try:
-        from mypyc.build import mypycify
+        from mypyc.build import mypycify  # noqa: PLC0415 -- a build requirement, absent when reading this file
     except ImportError:
         return []
     modules = mypycify(COMPILED, opt_level="3")

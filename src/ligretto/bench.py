@@ -28,6 +28,8 @@ from typing import Any
 
 from ligretto.bots.spec import parse_bots
 from ligretto.engine import Round, RuleSet
+from ligretto.engine import state as engine_state
+from ligretto.sim import table as sim_table
 from ligretto.sim.runner import SimConfig
 from ligretto.sim.runner import run as run_simulation
 
@@ -83,10 +85,7 @@ def run(
 
 def compiled() -> bool:
     """Whether the hot path runs compiled (mypyc, see setup.py) rather than interpreted."""
-    from ligretto.engine import state
-    from ligretto.sim import table
-
-    return not (state.__file__ or "").endswith(".py") and not (table.__file__ or "").endswith(".py")
+    return not (engine_state.__file__ or "").endswith(".py") and not (sim_table.__file__ or "").endswith(".py")
 
 
 def _engine(actions: int, repeats: int) -> dict[str, Any]:
