@@ -80,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_simulate_parser(commands)
     _add_server_parsers(commands)
+    _add_terminal_parsers(commands)
     return parser
 
 
@@ -132,6 +133,44 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
         "loadtest", help="play many tables with real WebSocket clients and report latencies", add_help=False
     )
     loadtest.add_argument("args", nargs=argparse.REMAINDER)
+
+
+def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
+    play = commands.add_parser("play", help="play a match against bots in the terminal, no server needed")
+    play.add_argument("--players", type=int, default=4, help="2-12 players: you and the bots (default 4)")
+    play.add_argument(
+        "--bots",
+        default="smart:skilled",
+        metavar="SPEC",
+        help="strategy:level per bot, or one for all (default smart:skilled)",
+    )
+    _add_rules_arguments(play)
+    play.add_argument("--seed", type=int, help="the match's seed, to play a deal again (default: random)")
+    play.add_argument("--name", default="You", help="your name at the table (default You)")
+    play.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
+
+    join = commands.add_parser("join", help="take a seat at a server table in the terminal")
+    join.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    join.add_argument("--code", required=True, help="the table's invite code")
+    join.add_argument("--name", required=True, help="your name at the table")
+    join.add_argument("--bot", default="smart:skilled", metavar="SPEC", help="the bot the host's b key adds")
+    join.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
+
+
+def _terminal(args: argparse.Namespace) -> int:
+    from ligretto.terminal import commands
+
+    try:
+        if args.command == "play":
+            rules = rules_from_args(args.rules, args.settings)
+            app = commands.local_app(rules, args.players, args.bots, seed=args.seed, name=args.name, lang=args.lang)
+        else:
+            app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang)
+    except commands.ArgumentError as error:
+        print(f"ligretto: error: {error}", file=sys.stderr)
+        return 2
+    app.run()
+    return 0
 
 
 def _simulate(args: argparse.Namespace) -> None:
@@ -196,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ligretto.server.serve import run
 
             run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level)
+        elif args.command in ("play", "join"):
+            return _terminal(args)
     except (RuleError, BotSpecError, _OutputError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2

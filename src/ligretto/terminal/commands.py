@@ -1,0 +1,41 @@
+"""``ligretto play`` and ``ligretto join``: check the arguments, then run the app."""
+
+from __future__ import annotations
+
+from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server.protocol import ProtocolError, check_name
+from ligretto.terminal.app import LigrettoApp
+from ligretto.terminal.local import LocalGame
+from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
+from ligretto.terminal.screens import RulebookError, rules_text
+
+
+class ArgumentError(ValueError):
+    """A bad command-line argument, said in one line."""
+
+
+def local_app(rules: RuleSet, players: int, bots: str, *, seed: int | None, name: str, lang: str) -> LigrettoApp:
+    """The app of a local match: the person and ``players - 1`` bots (one spec each, or one for all)."""
+    try:
+        rules.row_length(players)
+        specs = parse_bots(bots, players - 1)
+        name = check_name(name)
+        rules_text(lang)
+    except (RuleError, BotSpecError, ProtocolError, RulebookError) as error:
+        raise ArgumentError(str(error)) from None
+    return LigrettoApp(LocalGame(rules, specs, name=name, seed=seed), lang=lang)
+
+
+def remote_app(url: str, code: str, name: str, *, bot: str, lang: str) -> LigrettoApp:
+    """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds."""
+    try:
+        ws_url(url)
+        name = check_name(name)
+        BotSpec.parse(bot)
+        rules_text(lang)
+    except (UrlError, ProtocolError, BotSpecError, RulebookError) as error:
+        raise ArgumentError(str(error)) from None
+    if not code.strip():
+        raise ArgumentError("--code: the table's invite code is required")
+    return LigrettoApp(RemoteTable(url, code.strip(), name), lang=lang, bot=bot)

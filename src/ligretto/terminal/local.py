@@ -1,0 +1,109 @@
+"""Local play: a server ``Table`` in this process, with the person as an in-process listener.
+
+The bots are the server's bots, run by the same table code at their levels in real
+time, and the person's messages take the same path as over a WebSocket (validated by
+``server.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
+stored (``NoStore``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ligretto.bots.spec import BotSpec
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import Match
+from ligretto.server import protocol
+from ligretto.server.protocol import ProtocolError
+from ligretto.server.table import COUNTDOWN_S, NoStore, Table, TableError
+from ligretto.terminal.transport import Deliver
+
+LOCAL_CODE = "local"
+
+
+class SeededTable(Table):
+    """A table whose matches are dealt from a chosen seed (``--seed``), so a deal can be
+    played again; the n-th match of the table uses ``seed + n - 1``."""
+
+    def __init__(self, code: str, *, seed: int | None, **options: Any) -> None:
+        super().__init__(code, **options)
+        self.seed = seed
+
+    def _begin_countdown(self) -> None:
+        # The table drew a random match seed in start(); the first deal of a match uses ours.
+        match = self.match
+        if self.seed is not None and match is not None and match.current is None:
+            self.match_seed = self.seed + self.matches_played - 1
+            self.match = Match(self.rules, self.size, self.match_seed)
+        super()._begin_countdown()
+
+
+class Person:
+    """The person at the keyboard, as the table's listener."""
+
+    def __init__(self, deliver: Deliver) -> None:
+        self.seat: int | None = None
+        self.deliver = deliver
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.deliver(message)
+
+    def detach(self) -> None:
+        pass
+
+
+class LocalGame:
+    """A local match: the person at seat 0 (the host), bots at the other seats."""
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        bots: list[BotSpec],
+        *,
+        name: str = "You",
+        seed: int | None = None,
+        countdown_s: float = COUNTDOWN_S,
+        table: SeededTable | None = None,
+        start_match: bool = True,
+    ) -> None:
+        self.rules = rules
+        self.bots = bots
+        self.name = name
+        self.table = table or SeededTable(
+            LOCAL_CODE, seed=seed, seats=len(bots) + 1, rules=rules, store=NoStore(), countdown_s=countdown_s
+        )
+        self.start_match = start_match
+        """``False``: seat everyone but leave the start to the caller (tests seat more people first)."""
+        self.person: Person | None = None
+        self.description = "local match"
+
+    def start(self, deliver: Deliver) -> None:
+        """Seat the person and the bots, and start the match (needs the running loop)."""
+        self.person = Person(deliver)
+        self.table.join(self.person, self.name)
+        for spec in self.bots:
+            self.table.add_bot(self.person.seat, str(spec))
+        if self.start_match:
+            self.table.start(self.person.seat)
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Handle one client message as the server would, answering errors to the person."""
+        person = self.person
+        if person is None:
+            return
+        ident = message.get("id")
+        try:
+            decoded = protocol.decode(protocol.encode(message))
+            if isinstance(decoded, protocol.Act):
+                if person.seat is None:
+                    raise TableError("not_seated", "spectators cannot play")
+                self.table.act(person.seat, protocol.to_action(person.seat, decoded.action), decoded.id)
+            elif isinstance(decoded, protocol.Ready):
+                self.table.ready(person.seat)
+            elif isinstance(decoded, protocol.Start):
+                self.table.start(person.seat)
+        except (ProtocolError, TableError) as error:
+            person.send(protocol.error_message(error.code, error.message, ident))
+
+    async def close(self) -> None:
+        self.table.close()

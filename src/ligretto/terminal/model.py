@@ -1,0 +1,384 @@
+"""The client's picture of a table, kept up to date from protocol messages (docs/protocol.md).
+
+Plain Python: no Textual, no sockets, no clock (the time a message arrived is passed
+in).  ``receive`` applies one server message; the intent methods (``play``, ``turn``,
+``vote``, ...) turn what the person asked for into the message to send, or into a
+notice when there is nothing to send.  The same model serves local and online play.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from ligretto.terminal.faces import label, letter_of, number_of
+from ligretto.terminal.mirror import Area, RoundView
+
+Message = dict[str, Any]
+
+
+class Phase(enum.StrEnum):
+    """The table's phase (protocol ``table.phase``), plus the time before the first message."""
+
+    CONNECTING = "connecting"
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    PLAYING = "playing"
+    SCORING = "scoring"
+    OVER = "over"
+
+
+@dataclass(slots=True)
+class Person:
+    """Who sits at a seat (a ``table`` message's ``seats[]`` entry)."""
+
+    seat: int
+    name: str
+    bot: str | None
+    connected: bool
+    stand_in: bool
+    ready: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    """One player's line of one round on the score sheet."""
+
+    center: int
+    stack: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class SheetRound:
+    """One round of the score sheet: how it ended, each seat's line and the running totals."""
+
+    ending: str
+    stopped_by: int | None
+    lines: tuple[ScoreLine, ...]
+    totals: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """A ``round_over`` message: the round's scores, the match totals and, at the end, the winners."""
+
+    number: int
+    ending: str
+    stopped_by: int | None
+    scores: tuple[ScoreLine, ...]
+    totals: tuple[int, ...]
+    match_over: bool
+    winners: tuple[int, ...] | None
+
+
+class Notice(enum.StrEnum):
+    """What kind of line the status bar shows."""
+
+    INFO = "info"
+    REFUSED = "refused"
+    ERROR = "error"
+
+
+@dataclass(slots=True)
+class TableModel:
+    """Everything the client knows about its table, from the messages it received."""
+
+    seat: int | None = None
+    token: str | None = None
+    code: str = ""
+    phase: Phase = Phase.CONNECTING
+    people: list[Person | None] = field(default_factory=list)
+    host: int | None = None
+    rules: Message = field(default_factory=dict)
+    round_number: int = 0
+    start_at: float | None = None
+    sheet: list[SheetRound] = field(default_factory=list)
+    winners: tuple[int, ...] | None = None
+    view: RoundView | None = None
+    result: RoundResult | None = None
+    notice: str = ""
+    notice_kind: Notice = Notice.INFO
+    clock_offset: float = 0.0
+    """Server time minus local time, from the ping with the shortest round trip."""
+    best_round_trip: float | None = None
+    pending: dict[int, str] = field(default_factory=dict)
+    """What each act in flight asked for, by id (to say what was refused)."""
+    refusals: int = 0
+    last_id: int = 0
+
+    # --- reading ----------------------------------------------------------------------
+
+    @property
+    def me(self) -> Area | None:
+        """The viewer's own area, if seated in the current round."""
+        if self.view is None or self.seat is None or not 0 <= self.seat < len(self.view.areas):
+            return None
+        return self.view.areas[self.seat]
+
+    @property
+    def expert(self) -> bool:
+        return bool(self.rules.get("expert", False))
+
+    @property
+    def is_host(self) -> bool:
+        return self.seat is not None and self.seat == self.host
+
+    def name(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        person = self.people[seat] if 0 <= seat < len(self.people) else None
+        return person.name if person is not None else f"Seat {seat + 1}"
+
+    def totals(self) -> tuple[int, ...]:
+        """The match totals so far (zeros before the first round is scored)."""
+        if self.sheet:
+            return self.sheet[-1].totals
+        return tuple(0 for _ in self.people)
+
+    def countdown(self, now: float) -> float | None:
+        """Seconds until play starts (``None`` outside the countdown); ``now`` is the local clock."""
+        if self.phase is not Phase.COUNTDOWN or self.start_at is None:
+            return None
+        return max(0.0, self.start_at - (now + self.clock_offset))
+
+    @property
+    def banner(self) -> str | None:
+        """How the round ended, in words (``None`` while it is on)."""
+        if self.view is None or self.view.ending is None:
+            return None
+        if self.view.ending == "stop":
+            who = self.view.stopped_by
+            if who == self.seat:
+                return "LIGRETTO STOP! You emptied your Ligretto stack"
+            return f"LIGRETTO STOP! {self.name(who)} emptied their Ligretto stack"
+        if self.view.ending == "stalemate_vote":
+            return "Stalemate: everyone agreed to end the round"
+        return "Stalemate: no card can be played any more"
+
+    # --- receiving --------------------------------------------------------------------
+
+    def receive(self, message: Message, now: float = 0.0) -> None:
+        """Apply one server message; ``now`` is the local clock when it arrived."""
+        kind = message.get("type")
+        if kind == "welcome":
+            self.seat, self.token, self.code = message["seat"], message["token"], message["code"]
+            self.pending.clear()
+        elif kind == "table":
+            self._table(message)
+        elif kind == "snapshot":
+            self.view = RoundView.from_dict(message["view"])
+            self.round_number = int(message["round"])
+            self.seat = self.view.viewer
+            self.result = None
+        elif kind == "go":
+            self.phase = Phase.PLAYING
+            self.say("Ligretto! Play!")
+        elif kind == "events":
+            if self.view is not None and message["round"] == self.round_number:
+                self.view.apply(message["events"])
+        elif kind == "ack":
+            self._ack(message)
+        elif kind == "round_over":
+            self._round_over(message)
+        elif kind == "error":
+            self._error(message)
+        elif kind == "pong":
+            self._pong(message, now)
+        elif kind == "connection":  # from the client's own transport, never from a server
+            fine = message["state"] in ("connected", "watching")
+            self.say(message["message"], Notice.INFO if fine else Notice.ERROR)
+
+    def _table(self, message: Message) -> None:
+        self.code = message["code"]
+        self.phase = Phase(message["phase"])
+        self.people = [
+            None
+            if p is None
+            else Person(
+                int(p["seat"]), p["name"], p["bot"], bool(p["connected"]), bool(p["stand_in"]), bool(p["ready"])
+            )
+            for p in message["seats"]
+        ]
+        self.host = message["host"]
+        self.rules = dict(message["rules"])
+        self.round_number = int(message["round"])
+        self.start_at = message["start_at"]
+        sheet = message["sheet"]
+        self.sheet = [] if sheet is None else [_sheet_round(row) for row in sheet["rounds"]]
+        winners = message["winners"]
+        self.winners = None if winners is None else tuple(winners)
+
+    def _ack(self, message: Message) -> None:
+        ident = message["id"]
+        what = self.pending.pop(ident, "that") if isinstance(ident, int) else "that"
+        if message["applied"]:
+            if self.notice_kind is not Notice.INFO:
+                self.say("")
+            return
+        self.refusals += 1
+        if message["reason"] == "does_not_fit":
+            self.say(f"Beaten to it! {what} no longer fits: the card stays where it was", Notice.REFUSED)
+        else:
+            self.say(f"{what} refused: {message['message']}", Notice.REFUSED)
+
+    def _round_over(self, message: Message) -> None:
+        scores = tuple(ScoreLine(s["center"], s["stack"], s["score"]) for s in message["scores"])
+        winners = message["winners"]
+        self.result = RoundResult(
+            number=int(message["round"]),
+            ending=message["ending"],
+            stopped_by=message["stopped_by"],
+            scores=scores,
+            totals=tuple(message["totals"]),
+            match_over=bool(message["match_over"]),
+            winners=None if winners is None else tuple(winners),
+        )
+        if self.view is not None and self.view.ending is None:
+            self.view.ending, self.view.stopped_by = message["ending"], message["stopped_by"]
+        self.pending.clear()
+        if self.notice_kind is Notice.INFO:
+            self.say("")
+
+    def _error(self, message: Message) -> None:
+        ident = message.get("id")
+        if isinstance(ident, int):
+            self.pending.pop(ident, None)
+        self.say(message["message"], Notice.ERROR)
+
+    def _pong(self, message: Message, now: float) -> None:
+        sent = float(message["t"])
+        trip = now - sent
+        if self.best_round_trip is None or trip < self.best_round_trip:
+            self.best_round_trip = trip
+            self.clock_offset = float(message["server_t"]) - (sent + now) / 2
+
+    def say(self, text: str, kind: Notice = Notice.INFO) -> None:
+        self.notice, self.notice_kind = text, kind
+
+    # --- intents: what the person asked for, as a message to send ------------------------
+
+    def _act(self, action: Message, what: str) -> Message:
+        self.last_id += 1
+        self.pending[self.last_id] = what
+        return {"type": "act", "id": self.last_id, "action": action}
+
+    def _playing(self) -> Area | None:
+        """The own area if an action can be sent now; else says why not."""
+        area = self.me
+        if area is None:
+            self.say("you are not seated in a round", Notice.ERROR)
+            return None
+        if self.phase is Phase.COUNTDOWN:
+            self.say("wait for the countdown to end", Notice.ERROR)
+            return None
+        if self.phase is not Phase.PLAYING or (self.view is not None and self.view.ending is not None):
+            self.say("no round is being played", Notice.ERROR)
+            return None
+        return area
+
+    def play(self, source: str, position: int = 0) -> Message | None:
+        """Play the card at ``source`` (row position, stack top, discard top) to a pile it fits."""
+        area = self._playing()
+        if area is None or self.view is None:
+            return None
+        card = area.top(source, position)
+        if card is None:
+            place = f"row position {position + 1}" if source == "row" else f"your {source}"
+            self.say(f"there is no card at {place}", Notice.ERROR)
+            return None
+        pile = self.view.pile_for(card)
+        if pile == -1:
+            self.say(f"{label(card)} fits no pile", Notice.ERROR)
+            return None
+        what = f"{label(card)} to a new pile" if pile is None else f"{label(card)} to pile {pile + 1}"
+        self.say(f"playing {what}")
+        action = {"kind": "play", "source": source, "position": position, "pile": pile, "card": card}
+        return self._act(action, what)
+
+    def turn(self) -> Message | None:
+        area = self._playing()
+        if area is None:
+            return None
+        if area.hand_size + area.discard_size == 0:
+            self.say("the hand and the discard pile are empty", Notice.ERROR)
+            return None
+        return self._act({"kind": "turn"}, "turning the hand")
+
+    def vote(self) -> Message | None:
+        """Vote for a stalemate, or withdraw the vote already cast."""
+        area = self._playing()
+        if area is None:
+            return None
+        if area.voted:
+            self.say("vote withdrawn")
+            return self._act({"kind": "withdraw"}, "withdrawing the vote")
+        self.say("you voted to end the round as a stalemate (v again withdraws)")
+        return self._act({"kind": "vote"}, "the stalemate vote")
+
+    def placeable(self, source: str) -> str | None:
+        """Expert variant: the card a placement from ``source`` would move, or ``None`` (and why)."""
+        area = self._playing()
+        if area is None:
+            return None
+        if not self.expert:
+            self.say("placing cards on the row is only allowed in the expert variant", Notice.ERROR)
+            return None
+        card = area.top(source)
+        if card is None:
+            self.say(f"your {source} is empty", Notice.ERROR)
+        return card
+
+    def place(self, column: int, source: str) -> Message | None:
+        """Expert variant: the ``source`` top onto a row column (one lower, another colour)."""
+        card = self.placeable(source)
+        area = self.me
+        if card is None or area is None:
+            return None
+        target = area.exposed(column)
+        if target is None:
+            self.say(f"there is no row column {column + 1}", Notice.ERROR)
+            return None
+        if not goes_on(card, target):
+            self.say(f"{label(card)} cannot go on {label(target)}: only one lower of another colour", Notice.ERROR)
+            return None
+        what = f"{label(card)} onto column {column + 1}"
+        self.say(f"placing {what}")
+        return self._act({"kind": "place", "source": source, "column": column, "card": card}, what)
+
+    def ready(self) -> Message | None:
+        """After a round: ready for the next one (or, for the host of a finished match, a rematch)."""
+        if self.phase is Phase.SCORING and self.seat is not None:
+            self.say("ready: waiting for the others")
+            return {"type": "ready"}
+        if self.phase in (Phase.LOBBY, Phase.OVER):
+            return self.start()
+        return None
+
+    def start(self) -> Message | None:
+        if not self.is_host:
+            self.say("waiting for the host to start", Notice.INFO)
+            return None
+        return {"type": "start"}
+
+    def add_bot(self, spec: str) -> Message | None:
+        if not self.is_host or self.phase is not Phase.LOBBY:
+            self.say("only the host may add bots, in the lobby", Notice.ERROR)
+            return None
+        strategy, _, level = spec.partition(":")
+        return {"type": "add_bot", "strategy": strategy, "level": level or "skilled"}
+
+
+def goes_on(card: str, target: str) -> bool:
+    """Expert variant: whether ``card`` may go onto ``target`` (one lower, another colour)."""
+    return number_of(card) == number_of(target) - 1 and letter_of(card) != letter_of(target)
+
+
+def _sheet_round(row: Message) -> SheetRound:
+    return SheetRound(
+        ending=row["ending"],
+        stopped_by=row["stopped_by"],
+        lines=tuple(ScoreLine(line["center"], line["stack"], line["score"]) for line in row["lines"]),
+        totals=tuple(row["totals"]),
+    )

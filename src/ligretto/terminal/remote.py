@@ -1,0 +1,231 @@
+"""Online play: the protocol over a WebSocket, with the seat token kept for coming back.
+
+One task per connection reads messages and hands them to the app; a second sends the
+app's messages, paced under the server's rate limit.  When the connection drops, the
+client connects again (with a growing pause) and says hello with its seat token, so it
+gets its seat, the table and the round's snapshot back.  The token is kept in a small
+file (``$XDG_STATE_HOME/ligretto/seats.json``) keyed by server and invite code, so even
+a restarted client comes back to its seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from ligretto.terminal.transport import Deliver
+
+SEND_GAP_S = 1 / 18
+"""Seconds between two messages: under the server's 20 a second."""
+RETRY_S = (0.5, 1.0, 2.0, 4.0, 8.0)
+"""Pauses before reconnecting: the n-th attempt in a row waits ``RETRY_S[n]`` (the last repeats)."""
+CLOCK_PINGS = 3
+REPLACED = 4001
+"""The close code of a connection whose seat was taken over by another one."""
+FATAL = frozenset({"no_table", "bad_name", "bad_version", "replaced"})
+"""Errors after which reconnecting cannot help."""
+
+
+class UrlError(ValueError):
+    """A server address that is not http(s):// or ws(s)://."""
+
+
+def ws_url(url: str) -> str:
+    """The WebSocket address of a server: ``http://host:8000`` -> ``ws://host:8000/ws``."""
+    parts = urlsplit(url.strip())
+    schemes = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
+    if parts.scheme not in schemes or not parts.netloc:
+        raise UrlError(f"bad server address {url!r}: expected e.g. http://127.0.0.1:8000")
+    path = parts.path if parts.path not in ("", "/") else "/ws"
+    return urlunsplit((schemes[parts.scheme], parts.netloc, path, "", ""))
+
+
+def state_dir() -> Path:
+    """Where the client keeps its state: ``$XDG_STATE_HOME/ligretto`` or ``~/.local/state/ligretto``."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ligretto"
+
+
+class SeatTokens:
+    """Seat tokens by server and invite code, in a JSON file only its owner may read."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or state_dir() / "seats.json"
+
+    def _load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def get(self, key: str) -> str | None:
+        return self._load().get(key)
+
+    def put(self, key: str, token: str | None) -> None:
+        """Keep ``token`` for ``key`` (``None`` forgets it)."""
+        data = self._load()
+        if token is None:
+            data.pop(key, None)
+        else:
+            data[key] = token
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=self.path.parent, prefix=".seats-")
+        with os.fdopen(handle, "w") as out:
+            json.dump(data, out, indent=1)
+        os.chmod(name, 0o600)
+        os.replace(name, self.path)
+
+
+class RemoteTable:
+    """A seat at a server table, over ``/ws``; reconnects with its seat token after a drop."""
+
+    def __init__(self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None) -> None:
+        self.url = ws_url(url)
+        self.code = code
+        self.name = name
+        self.tokens = tokens or SeatTokens()
+        self.key = f"{self.url}#{code}"
+        self.token = self.tokens.get(self.key)
+        self.description = f"{self.url} table {code}"
+        self.watching = False
+        self.ws: ClientConnection | None = None
+        self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.connects = 0
+        """Connections made so far (the first, then one per reconnection)."""
+        self.stopped = False
+        self._deliver: Deliver = lambda message: None
+        self._task: asyncio.Task[None] | None = None
+
+    # --- the app's side -------------------------------------------------------------
+
+    def start(self, deliver: Deliver) -> None:
+        self._deliver = deliver
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.ws is None:
+            self._notify("offline", "not connected: wait for the connection to come back")
+            return
+        self.outbox.put_nowait(message)
+
+    async def close(self) -> None:
+        self.stopped = True
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    # --- the connection ---------------------------------------------------------------
+
+    def _notify(self, state: str, text: str) -> None:
+        """A client-side notice (type ``connection``: never sent by a server)."""
+        self._deliver({"type": "connection", "state": state, "message": text})
+
+    def _hello(self) -> dict[str, Any]:
+        hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
+        if self.watching:
+            hello["watch"] = True
+        elif self.token is not None:
+            hello["token"] = self.token
+        else:
+            hello["name"] = self.name
+        return hello
+
+    async def _run(self) -> None:
+        failures = 0
+        while not self.stopped:
+            try:
+                async with websockets.connect(self.url, open_timeout=10, max_size=2**22) as ws:
+                    self.ws = ws
+                    failures = 0
+                    await self._session(ws)
+                    if ws.close_code == REPLACED:
+                        self.stopped = True
+            except (OSError, TimeoutError, websockets.WebSocketException) as error:
+                if failures == 0:
+                    self._notify("lost", f"connection lost ({error.__class__.__name__}): reconnecting")
+            finally:
+                self.ws = None
+            if self.stopped:
+                return
+            pause = RETRY_S[min(failures, len(RETRY_S) - 1)]
+            failures += 1
+            self._notify("lost", f"not connected: trying again in {pause:g} s")
+            await asyncio.sleep(pause)
+
+    async def _session(self, ws: ClientConnection) -> None:
+        self.connects += 1
+        self.outbox = asyncio.Queue()
+        await ws.send(json.dumps(self._hello()))
+        helpers = [asyncio.create_task(self._send_loop(ws)), asyncio.create_task(self._sync_clock(ws))]
+        try:
+            async for raw in ws:
+                message = json.loads(raw)
+                if isinstance(message, dict) and await self._track(ws, message):
+                    self._deliver(message)
+                if self.stopped:
+                    return
+        finally:
+            for helper in helpers:
+                helper.cancel()
+
+    async def _track(self, ws: ClientConnection, message: dict[str, Any]) -> bool:
+        """Keep the token and answer hello errors; ``False``: the message is handled here."""
+        kind = message.get("type")
+        if kind == "welcome":
+            if message["token"] is not None:
+                self.token = message["token"]
+                self.tokens.put(self.key, self.token)
+            where = "watching" if message["seat"] is None else f"seat {message['seat'] + 1}"
+            self._notify("connected", f"connected to {self.url}, table {self.code}: {where}")
+            return True
+        if kind != "error":
+            return True
+        code = message.get("code")
+        if code == "bad_token":  # an old token: take a new seat by name
+            self.token = None
+            self.tokens.put(self.key, None)
+            await ws.send(json.dumps(self._hello()))
+            return False
+        if code in ("started", "full") and self.token is None and not self.watching:
+            self.watching = True
+            self._notify("watching", f"{message['message']}: watching the table")
+            await ws.send(json.dumps(self._hello()))
+            return False
+        if code in FATAL:
+            self.stopped = True
+            self._notify("closed", f"{message['message']} (disconnected)")
+            return False
+        return True
+
+    async def _send_loop(self, ws: ClientConnection) -> None:
+        last = 0.0
+        while True:
+            message = await self.outbox.get()
+            wait = last + SEND_GAP_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            last = time.monotonic()
+            if message.get("type") == "ping":
+                message = {**message, "t": time.time()}
+            await ws.send(json.dumps(message))
+
+    async def _sync_clock(self, ws: ClientConnection) -> None:
+        """A few pings: the app's model keeps the offset of the shortest round trip."""
+        for _ in range(CLOCK_PINGS):
+            self.outbox.put_nowait({"type": "ping", "t": time.time()})
+            await asyncio.sleep(0.3)

@@ -1,0 +1,26 @@
+"""What the app needs from a transport: start delivering server messages, send client
+messages, close.  ``local.LocalGame`` and ``remote.RemoteTable`` are the two."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Deliver = Callable[[dict[str, Any]], None]
+"""Hands one server message (docs/protocol.md) to the client; safe to call from the loop."""
+
+
+class Transport(Protocol):
+    """Carries protocol messages between the app and a table."""
+
+    description: str
+    """One line for the title bar, e.g. ``local match`` or the server's address."""
+
+    def start(self, deliver: Deliver) -> None:
+        """Begin (on the running event loop): from now on every server message goes to ``deliver``."""
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Send one client message (``act``, ``ready``, ``start``, ``add_bot``, ...)."""
+
+    async def close(self) -> None:
+        """Stop: leave the table's connection, cancel what runs in the background."""

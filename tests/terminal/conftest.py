@@ -1,0 +1,36 @@
+"""Fixtures of the terminal client's tests (helpers are in ``tui_support``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tui_support import Server
+
+
+@pytest.fixture
+def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
+    """Run one scenario coroutine to the end, within a hard time limit."""
+
+    def run(scenario: Coroutine[Any, Any, Any], timeout: float = 90.0) -> Any:
+        async def bounded() -> Any:
+            return await asyncio.wait_for(scenario, timeout)
+
+        return asyncio.run(bounded())
+
+    return run
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """A started ``ligretto serve``; stopped at the end; a traceback in its log fails the test."""
+    process = Server(tmp_path)
+    try:
+        yield process
+    finally:
+        process.stop()
+    log = process.log.read_text(errors="replace")
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"

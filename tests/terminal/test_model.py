@@ -1,0 +1,129 @@
+"""The client model on its own: protocol messages in, state and messages to send out."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ligretto.engine.actions import Vote, Withdraw
+from ligretto.engine.events import Applied
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.serial import event_to_dict
+from ligretto.engine.state import Round
+from ligretto.engine.views import view
+from ligretto.terminal.mirror import RoundView
+from ligretto.terminal.model import Notice, Phase, TableModel
+
+
+def snapshot(game: Round, seat: int | None, number: int = 1) -> dict[str, object]:
+    return {"type": "snapshot", "view": view(game, seat).to_dict(), "round": number}
+
+
+@pytest.mark.parametrize(("preset", "players", "seed"), [("classic", 2, 1), ("seed-es", 3, 2), ("expert", 4, 3)])
+def test_the_mirror_follows_the_engine_through_a_whole_round(preset: str, players: int, seed: int) -> None:
+    """Applying each action's events to the snapshot gives exactly the engine's view, at every step."""
+    game = Round.deal(RuleSet.preset(preset), players, seed)
+    model = TableModel()
+    model.receive(snapshot(game, 0))
+    choose = random.Random(seed)
+    steps = 0
+    while not game.over and steps < 3000:
+        seat = choose.randrange(players)
+        actions = game.legal_actions(seat)
+        # Mostly moves and turns; now and then a vote or its withdrawal (a vote of all ends the round).
+        moves = [action for action in actions if not isinstance(action, Vote | Withdraw)]
+        result = game.apply(choose.choice(actions if choose.random() < 0.02 or not moves else moves))
+        if isinstance(result, Applied):
+            events = [event_to_dict(event) for event in result.events]
+            model.receive({"type": "events", "round": 1, "seq": steps, "by": seat, "events": events})
+        assert model.view == RoundView.from_dict(view(game, 0).to_dict()), f"step {steps}"
+        steps += 1
+    assert steps > 50
+
+
+def playing(model: TableModel, game: Round) -> TableModel:
+    model.receive(snapshot(game, 0))
+    model.phase = Phase.PLAYING
+    model.rules = game.rules.to_dict()
+    return model
+
+
+def test_a_play_aims_at_an_existing_pile_and_a_one_starts_a_new_one() -> None:
+    game = Round.deal(RuleSet(), 2, 7)
+    model = playing(TableModel(), game)
+    assert model.view is not None
+    model.view.center = RoundView.from_dict(
+        {
+            "viewer": 0,
+            "players": 2,
+            "ending": None,
+            "stopped_by": None,
+            "areas": [],
+            "center": [
+                {"index": 0, "colour": "red", "top": 10, "backs": [0] * 10},
+                {"index": 1, "colour": "red", "top": 4, "backs": [0] * 4},
+                {"index": 2, "colour": "red", "top": 4, "backs": [1] * 4},
+            ],
+        }
+    ).center
+    assert model.view.pile_for("r5") == 1  # the first pile that takes it
+    assert model.view.pile_for("r1") is None  # a 1 starts a new pile
+    assert model.view.pile_for("g5") == -1  # nothing takes it
+    me = model.me
+    assert me is not None
+    me.row[0] = ["r5"]
+    message = model.play("row", 0)
+    assert message == {
+        "type": "act",
+        "id": 1,
+        "action": {"kind": "play", "source": "row", "position": 0, "pile": 1, "card": "r5"},
+    }
+    me.row[0] = ["g5"]
+    assert model.play("row", 0) is None
+    assert model.notice_kind is Notice.ERROR and "fits no pile" in model.notice
+
+
+def test_refusals_say_beaten_to_it_or_the_engines_reason() -> None:
+    model = playing(TableModel(), Round.deal(RuleSet(), 2, 7))
+    assert model.turn() is not None and model.vote() is not None
+    model.receive({"type": "ack", "id": 1, "applied": False, "reason": "does_not_fit", "message": "x"})
+    assert model.notice.startswith("Beaten to it! turning the hand") and model.notice_kind is Notice.REFUSED
+    model.receive(
+        {"type": "ack", "id": 2, "applied": False, "reason": "already_voted", "message": "you have already voted"}
+    )
+    assert model.notice == "the stalemate vote refused: you have already voted"
+    assert model.refusals == 2 and model.pending == {}
+
+
+def test_no_action_before_go_or_after_the_end() -> None:
+    game = Round.deal(RuleSet(), 2, 7)
+    model = TableModel()
+    model.receive(snapshot(game, 0))
+    model.phase = Phase.COUNTDOWN
+    assert model.turn() is None and "countdown" in model.notice
+    model.phase = Phase.SCORING
+    assert model.play("stack") is None and "no round" in model.notice
+
+
+def test_the_countdown_uses_the_clock_offset_of_the_shortest_ping() -> None:
+    model = TableModel(phase=Phase.COUNTDOWN, start_at=1000.0)
+    model.receive({"type": "pong", "t": 10.0, "server_t": 990.5}, now=11.0)  # trip 1 s: offset 980
+    model.receive({"type": "pong", "t": 20.0, "server_t": 995.1}, now=20.2)  # trip 0.2 s: offset 975
+    assert model.clock_offset == pytest.approx(975.0)
+    assert model.countdown(now=22.0) == pytest.approx(3.0)
+    assert model.countdown(now=30.0) == 0.0
+
+
+def test_expert_placement_checks_colour_and_number_first() -> None:
+    game = Round.deal(RuleSet.preset("expert"), 2, 7)
+    model = playing(TableModel(), game)
+    me = model.me
+    assert me is not None
+    me.row[0], me.stack_top, me.discard_top = ["b7"], "g6", "y6"
+    assert model.place(0, "stack") is not None
+    assert model.place(0, "discard") is not None
+    me.row[0] = ["y7"]
+    assert model.place(0, "discard") is None and "cannot go on" in model.notice
+    classic = playing(TableModel(), Round.deal(RuleSet(), 2, 7))
+    assert classic.placeable("stack") is None and "expert variant" in classic.notice

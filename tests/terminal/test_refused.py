@@ -1,0 +1,89 @@
+"""A play that loses a race is refused: the app says "beaten to it" and no card moves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from tui_support import screen_text, until
+
+from ligretto.engine.actions import Play, Source
+from ligretto.engine.cards import Card
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import round_seed
+from ligretto.engine.state import Round
+from ligretto.engine.views import AreaView, view
+from ligretto.terminal.app import LigrettoApp
+from ligretto.terminal.local import LocalGame, Person, SeededTable
+from ligretto.terminal.model import Notice, Phase
+
+RULES = RuleSet()
+
+
+def visible(area: AreaView) -> list[tuple[Source, int, Card]]:
+    cards = [(Source.ROW, i, column[-1]) for i, column in enumerate(area.row)]
+    return cards + ([(Source.STACK, 0, area.stack_top)] if area.stack_top else [])
+
+
+def a_race() -> tuple[int, Play, Play, int]:
+    """A seed where the rival (seat 1) can start a pile with a 1 and then play its 2, a 2
+    that the person (seat 0) also shows in its row: (seed, the rival's 1, its 2, the
+    person's row position of the same 2)."""
+    for seed in range(1, 2000):
+        game = Round.deal(RULES, 2, round_seed(seed, 1))
+        for source, position, one in visible(view(game, 1).areas[1]):
+            if one.number != 1:
+                continue
+            start = Play(1, source, None, position, one)
+            after = Round.deal(RULES, 2, round_seed(seed, 1))
+            after.apply(start)
+            seen = view(after, 1)
+            twos = [(s, p, c) for s, p, c in visible(seen.areas[1]) if c.colour == one.colour and c.number == 2]
+            mine = [
+                i
+                for i, column in enumerate(seen.areas[0].row)
+                if (column[-1].colour, column[-1].number) == (one.colour, 2)
+            ]
+            if twos and mine:
+                source2, position2, two = twos[0]
+                return seed, start, Play(1, source2, 0, position2, two), mine[0]
+    raise AssertionError("no race in 2000 deals")
+
+
+def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
+    arun: Callable[[Coroutine[Any, Any, Any]], Any],
+) -> None:
+    seed, start, faster, position = a_race()
+    table = SeededTable("local", seed=seed, seats=2, rules=RULES, countdown_s=0.2)
+    game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
+    app = LigrettoApp(game)
+    rival = Person(lambda message: None)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            model = app.model
+            await until(pilot, lambda: model.phase is Phase.LOBBY, what="the lobby")
+            table.join(rival, "Rival")
+            table.start(0)
+            await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+            assert table.act(1, start).events  # the rival starts a pile with its 1
+            await until(pilot, lambda: model.view is not None and len(model.view.center) == 1, what="the pile")
+            assert game.table.game is not None
+            before = view(game.table.game, 0).areas[0]
+            mine = model.me
+            assert mine is not None
+            shown = [list(column) for column in mine.row]
+            # The rival's 2 reaches the table first; the person presses the key before its
+            # events have arrived (they are queued for the app, not yet shown).
+            assert table.act(1, faster).events
+            app.action_row(position)
+            await until(pilot, lambda: model.refusals == 1, what="the refusal")
+            text = screen_text(app)
+            assert "Beaten to it!" in text
+            assert model.notice_kind is Notice.REFUSED
+            # Nothing was lost: the person's cards are where they were, at the table and on screen.
+            assert view(game.table.game, 0).areas[0] == before
+            assert model.me is not None and model.me.row == shown
+            assert model.view is not None and model.view.center[0].backs == [1, 1]
+
+    arun(scenario())

@@ -1,0 +1,87 @@
+"""The terminal client at a real ``ligretto serve`` on 127.0.0.1: join, add a bot, start,
+play a round by key presses, and come back to the seat with the kept token after a drop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from tui_support import Server, play_by_keys, screen_text, sheet_rows, until
+
+from ligretto.terminal.app import LigrettoApp
+from ligretto.terminal.model import Phase
+from ligretto.terminal.remote import RemoteTable, SeatTokens, ws_url
+
+
+def test_joins_a_server_table_and_plays_a_round(
+    server: Server, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
+) -> None:
+    code = server.create_table(2, {"match_end": "rounds:1"})
+    tokens = SeatTokens(tmp_path / "seats.json")
+    remote = RemoteTable(server.url, code, "Tess", tokens=tokens)
+    app = LigrettoApp(remote, bot="smart:machine")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 32)) as pilot:
+            model = app.model
+            await until(pilot, lambda: model.phase is Phase.LOBBY and model.seat == 0, what="the seat")
+            assert "You are the host" in screen_text(app)
+            assert tokens.get(f"{ws_url(server.url)}#{code}") == model.token is not None
+            await pilot.press("b")
+            await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
+            assert "Smart bot 2 (bot smart:machine)" in screen_text(app)
+            await pilot.press("enter")
+            await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+            assert model.best_round_trip is not None, "the clock was synchronised"
+            presses = await play_by_keys(pilot, model, lambda: model.phase is Phase.OVER)
+            assert presses > 0
+            await until(pilot, lambda: model.result is not None and bool(model.sheet), what="the score sheet")
+            assert model.result is not None
+            text = screen_text(app)
+            rows = sheet_rows(text, ["Tess (you)", "Smart bot 2"])
+            for seat, name in enumerate(["Tess (you)", "Smart bot 2"]):
+                line = model.result.scores[seat]
+                assert rows[name][:3] == [str(line.center), str(line.stack), str(line.score)]
+            assert "Match over:" in text
+            assert model.result.scores[0].center > 0 or model.refusals > 0
+
+    arun(scenario())
+
+
+def test_comes_back_to_its_seat_after_a_drop_and_after_a_restart(
+    server: Server, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
+) -> None:
+    code = server.create_table(2, {"match_end": "rounds:1"})
+    tokens = SeatTokens(tmp_path / "seats.json")
+    first = LigrettoApp(RemoteTable(server.url, code, "Tess", tokens=tokens), bot="smart:beginner")
+
+    async def scenario() -> None:
+        async with first.run_test(size=(100, 32)) as pilot:
+            model = first.model
+            await until(pilot, lambda: model.phase is Phase.LOBBY and model.seat == 0, what="the seat")
+            await pilot.press("b")
+            await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
+            await pilot.press("enter")
+            await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+            await pilot.press("space")
+            await until(pilot, lambda: model.me is not None and model.me.discard_size == 3, what="the turn")
+            remote = first.transport
+            assert isinstance(remote, RemoteTable) and remote.ws is not None
+            token = model.token
+            remote.ws.transport.abort()  # the connection drops
+            await until(pilot, lambda: remote.connects == 2 and model.view is not None, what="the reconnection")
+            await until(pilot, lambda: "seat 1" in model.notice, what="the welcome back")
+            assert model.seat == 0 and model.token == token
+            assert model.me is not None and model.me.discard_size == 3, "the snapshot gave the round back"
+            await pilot.press("space")
+            await until(pilot, lambda: model.me is not None and model.me.discard_size == 6, what="a turn after")
+        # A new client (the program was restarted) finds the token in its file.
+        second = LigrettoApp(RemoteTable(server.url, code, "Someone else", tokens=tokens))
+        async with second.run_test(size=(100, 32)) as pilot:
+            model = second.model
+            await until(pilot, lambda: model.view is not None, what="the snapshot")
+            assert model.seat == 0 and model.name(0) == "Tess"
+            assert model.phase in (Phase.PLAYING, Phase.OVER)
+
+    arun(scenario())

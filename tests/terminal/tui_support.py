@@ -1,0 +1,204 @@
+"""Helpers for the terminal client's tests: the screen as text, waiting for a condition,
+a simple key policy, a transport that replays messages, and a real ``ligretto serve``."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+
+from ligretto.terminal.model import TableModel
+from ligretto.terminal.transport import Deliver
+
+STARTUP_S = 20.0
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the screen shows, as plain text (the compositor's output, without styles)."""
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        record=True,
+        color_system=None,
+        legacy_windows=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+    """Let the app run until ``condition`` holds (fails after ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.02)
+    await pilot.pause()  # let the screen catch up with the model
+
+
+class Policy:
+    """What a quick player presses: a card that fits (row, stack, discard), else Space; once
+    the whole hand went by without the center changing, ``v`` (once)."""
+
+    def __init__(self) -> None:
+        self.center = -1
+        self.turns = 0
+
+    def key(self, model: TableModel) -> str | None:
+        area, view = model.me, model.view
+        if area is None or view is None or view.ending is not None:
+            return None
+        for position in range(len(area.row)):
+            card = area.exposed(position)
+            if card is not None and view.pile_for(card) != -1:
+                return str(position + 1)
+        for key, card in (("s", area.stack_top), ("d", area.discard_top)):
+            if card is not None and view.pile_for(card) != -1:
+                return key
+        total = sum(pile.top for pile in view.center)
+        if total != self.center:
+            self.center, self.turns = total, 0
+        cards = area.hand_size + area.discard_size
+        if self.turns * 3 >= cards + 3 or cards == 0:
+            return None if area.voted else "v"
+        self.turns += 1
+        return "space"
+
+
+async def play_by_keys(pilot: Pilot[Any], model: TableModel, done: Callable[[], bool], timeout: float = 40.0) -> int:
+    """Press the policy's keys until ``done``; returns how many keys were pressed."""
+    policy = Policy()
+    presses = 0
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the round did not end within {timeout} s:\n{screen_text(pilot.app)}")
+        key = policy.key(model)
+        if key is None:
+            await pilot.pause(0.05)
+            continue
+        await pilot.press(key)
+        presses += 1
+        await pilot.pause(0.02)
+    return presses
+
+
+class Replay:
+    """A transport that delivers given messages on start and keeps what the app sends."""
+
+    description = "replay"
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.messages = messages
+        self.sent: list[dict[str, Any]] = []
+        self.deliver: Deliver | None = None
+
+    def start(self, deliver: Deliver) -> None:
+        self.deliver = deliver
+        for message in self.messages:
+            deliver(message)
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def close(self) -> None:
+        pass
+
+
+# --- a real server -------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Server:
+    """``ligretto serve`` in a subprocess on 127.0.0.1, with a short countdown."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.log = folder / "server.log"
+        command = [
+            sys.executable,
+            "-m",
+            "ligretto",
+            "serve",
+            "--port",
+            str(self.port),
+            "--db",
+            str(folder / "ligretto.db"),
+            "--countdown",
+            "0.5",
+            "--log-level",
+            "warning",
+        ]
+        with self.log.open("wb") as out:
+            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited:\n{self.log.read_text()}")
+            try:
+                if self.http("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"the server did not start:\n{self.log.read_text()}")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def http(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def create_table(self, seats: int, options: dict[str, Any]) -> str:
+        status, answer = self.http("POST", "/api/tables", {"seats": seats, "options": options})
+        assert status == 201, answer
+        code: str = answer["code"]
+        return code
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+
+
+def sheet_rows(text: str, names: list[str]) -> dict[str, list[str]]:
+    """The score sheet's rows on screen: each player's cells after the name."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.split("│")]
+        cells = [cell for cell in cells if cell]
+        if cells and cells[0] in names:
+            rows[cells[0]] = cells[1:]
+    return rows
