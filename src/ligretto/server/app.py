@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ligretto import rulebook
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import metrics, protocol
 from ligretto.server.protocol import ProtocolError
@@ -289,6 +291,15 @@ async def get_table(request: Request) -> Response:
     return JSONResponse(table.summary())
 
 
+async def rules_page(request: Request) -> Response:
+    """The rule book in one language as HTML (the browser client's rules page)."""
+    lang = request.path_params["lang"]
+    if lang not in rulebook.LANGUAGES:
+        return JSONResponse({"error": "no_language", "message": f"no rules in language {lang!r}"}, status_code=404)
+    html = MarkdownIt("commonmark", {"html": False}).enable("table").render(rulebook.text(lang))
+    return HTMLResponse(html)
+
+
 async def healthz(request: Request) -> Response:
     return JSONResponse({"status": "ok", "tables": len(request.app.state.lobby.tables)})
 
@@ -326,6 +337,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/rules/{lang}", rules_page),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]

@@ -1,0 +1,398 @@
+// The play board: every opponent compact, the center piles in a responsive grid, and the
+// player's own area large (row, Ligretto stack, discard pile, hand, vote).  Also the
+// animations: cards flying into the piles, refused plays returning, completed piles.
+
+import { backBadge, cardFace, cardName, emptySlot, handBack } from "./cards.js";
+import { h, icon, reducedMotion, setChildren } from "./dom.js";
+import { language, t } from "./i18n.js";
+import { KEYS } from "./keys.js";
+
+const REFUSAL_SHOWN_MS = 1800;
+const FLIGHT_MS = 320;
+
+export class Board {
+  constructor(session) {
+    this.session = session;
+    this.root = h("div", { class: "board" });
+    this.placeFrom = null; // expert variant: "stack" or "discard" waiting for a row column
+    this.refusals = []; // {source, position, card, text, until}
+    this.flashes = new Map(); // pile index -> until
+    this.parts = new Map(); // part name -> {key, element}
+    this.lang = null;
+  }
+
+  // --- rendering ------------------------------------------------------------------
+
+  render() {
+    const session = this.session;
+    const view = session.view;
+    if (this.lang !== language()) {
+      this.parts.clear(); // every text changes
+      this.lang = language();
+    }
+    if (!view) {
+      this.root.replaceChildren(h("p", { class: "muted" }, t("board.waiting")));
+      this.parts.clear();
+      return;
+    }
+    const own = session.myArea;
+    const others = view.areas.filter((area) => !own || area.seat !== own.seat);
+    const live = session.table?.phase === "playing" && view.ending === null;
+    this.root.className = ["board", own ? "playing-seat" : "watching", live ? "live" : null]
+      .filter(Boolean)
+      .join(" ");
+    // For programs (tests, tools): how many actions are in flight, and the round shown.
+    this.root.dataset.pending = String(session.pending.size);
+    this.root.dataset.round = String(session.round);
+
+    // Each part is drawn again only when what it shows changed: a fast table changes many
+    // times a second, and a card being clicked or dragged must stay the same element.
+    const opponents = this.part(`opponents-${Boolean(own)}`, "", () =>
+      h("section", { class: "opponents", "aria-label": own ? t("board.opponents") : t("board.players") }),
+    );
+    setChildren(
+      opponents,
+      others.map((area) =>
+        this.part(`opponent-${area.seat}`, this.seatKey(area), () => this.opponent(area, Boolean(own))),
+      ),
+    );
+    const names = view.areas.map((area) => session.nameOf(area.seat));
+    const center = this.part("center", JSON.stringify([view.center, view.ending, view.stopped_by, names, session.seat]), () =>
+      this.center(view),
+    );
+    const parts = [opponents, center];
+    if (own) {
+      const key = JSON.stringify([
+        this.seatKey(own),
+        [...session.pending.values()].map((action) => [action.kind, action.source, action.position, action.pile]),
+        this.activeRefusals().map((each) => [each.source, each.position, each.text]),
+        this.placeFrom,
+        Boolean(session.table?.rules?.expert),
+        view.areas.filter((each) => each.voted).length,
+      ]);
+      parts.push(this.part("own", key, () => this.ownArea(own)));
+    }
+    setChildren(this.root, parts);
+    this.showFlashes();
+    this.afterRender();
+  }
+
+  /** The element of a part of the board, built again only when its key changed. */
+  part(name, key, build) {
+    const known = this.parts.get(name);
+    if (known && known.key === key) return known.element;
+    const element = build();
+    this.parts.set(name, { key, element });
+    return element;
+  }
+
+  /** What a seat's area shows, as a string: its cards, name, score and badges. */
+  seatKey(area) {
+    const entry = this.session.table?.seats?.[area.seat] || null;
+    return JSON.stringify([area, this.session.nameOf(area.seat), this.score(area.seat), entry]);
+  }
+
+  score(seat) {
+    const totals = this.session.table?.sheet?.totals;
+    return totals && totals[seat] !== undefined ? totals[seat] : 0;
+  }
+
+  seatBadges(seat, area) {
+    const entry = this.session.table?.seats?.[seat];
+    const badges = [];
+    if (entry?.bot) badges.push(h("span", { class: "badge", title: entry.bot }, t("seat.bot")));
+    if (entry?.stand_in) badges.push(h("span", { class: "badge warn" }, t("seat.stand_in")));
+    else if (entry && !entry.bot && !entry.connected) badges.push(h("span", { class: "badge warn" }, t("seat.away")));
+    if (area.voted) badges.push(h("span", { class: "badge vote" }, t("seat.voted")));
+    return badges;
+  }
+
+  opponent(area, compact) {
+    const size = compact ? "xs" : "sm";
+    const row = area.row.map((column, position) =>
+      h("span", { class: "slot", dataset: { slot: `row-${position}` } },
+        column.length ? cardFace(column[column.length - 1], { size }) : emptySlot(size),
+        column.length > 1 ? h("span", { class: "slot-count" }, String(column.length)) : null,
+      ),
+    );
+    const name = this.session.nameOf(area.seat);
+    return h("article", { class: "opponent", dataset: { seat: area.seat }, "aria-label": t("board.area", { name }) },
+      h("header", { class: "opp-head" },
+        backBadge(area.back),
+        h("span", { class: "opp-name", title: name }, name),
+        h("span", { class: "opp-score", title: t("sheet.total") }, String(this.score(area.seat))),
+      ),
+      h("div", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
+      h("div", { class: "opp-cards" },
+        h("div", { class: "opp-row", "aria-label": t("area.row") }, row),
+        h("div", { class: "opp-piles" },
+          h("span", { class: "slot", dataset: { slot: "stack" }, title: t("area.stack") },
+            area.stack_top ? cardFace(area.stack_top, { size, extra: "stack-card" }) : emptySlot(size),
+            h("span", { class: "slot-count", "aria-label": t("area.stack.count", { count: area.stack_size }) }, String(area.stack_size)),
+          ),
+          h("span", { class: "slot", dataset: { slot: "discard" }, title: t("area.discard") },
+            area.discard_top ? cardFace(area.discard_top, { size }) : emptySlot(size),
+          ),
+          h("span", { class: "hand-count", title: t("area.hand") }, t("hand.short", { count: area.hand_size })),
+        ),
+      ),
+    );
+  }
+
+  center(view) {
+    const piles = view.center.map((pile) => {
+      const complete = pile.top === 10;
+      const top = `${pile.colour[0]}${pile.top}`;
+      return h(
+        "div",
+        {
+          class: ["pile", complete ? "complete" : null],
+          dataset: { pile: pile.index, colour: pile.colour, top: pile.top, complete: complete ? "true" : null },
+          "aria-label": complete
+            ? t("pile.complete.label", { card: cardName(top) })
+            : t("pile.label", { card: cardName(top), count: pile.top }),
+        },
+        cardFace(top, { size: "md" }),
+        complete ? h("span", { class: "pile-done" }, icon("sym-done", "done-icon"), t("pile.complete")) : null,
+      );
+    });
+    return h("section", { class: "center", "aria-label": t("board.center") },
+      h("div", { class: "piles" },
+        piles,
+        h("div", { class: "pile new-pile", dataset: { pile: "new" }, "aria-label": t("pile.new") },
+          h("span", {}, t("pile.new.short")),
+        ),
+      ),
+      this.banner(view),
+    );
+  }
+
+  banner(view) {
+    if (!view.ending) return null;
+    let text;
+    if (view.ending === "stop") {
+      text =
+        view.stopped_by === this.session.seat && !this.session.watching
+          ? t("stop.you")
+          : t("stop.by", { name: this.session.nameOf(view.stopped_by) });
+    } else {
+      text = t(`ending.${view.ending}`);
+    }
+    return h("div", { class: ["banner", view.ending === "stop" ? "banner-stop" : "banner-stalemate"], role: "alert" },
+      view.ending === "stop" ? h("strong", {}, t("stop.title")) : null,
+      h("span", {}, text),
+    );
+  }
+
+  ownCard(source, position, card, key, label) {
+    const session = this.session;
+    const pending = session.isPending(source, position);
+    const refusal = this.refusalAt(source, position);
+    const slot = source === "row" ? `row-${position}` : source;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: ["own-card", pending ? "pending" : null, refusal ? "refused" : null,
+          this.placeFrom === source ? "placing" : null],
+        dataset: { slot, source, position, card: card || null },
+        disabled: !card,
+        "aria-label": card
+          ? t("own.card.label", { place: label, card: cardName(card), key: KEYS.label(key) })
+          : t("own.empty.label", { place: label }),
+        "aria-keyshortcuts": KEYS.aria(key),
+      },
+      card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
+      h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(key)),
+      refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : null,
+    );
+    return button;
+  }
+
+  ownArea(area) {
+    const session = this.session;
+    const expert = Boolean(session.table?.rules?.expert);
+    const name = session.nameOf(area.seat);
+    const columns = area.row.map((column, position) => {
+      const under = column.slice(0, -1);
+      const top = column.length ? column[column.length - 1] : null;
+      return h("div", { class: ["column", expert && this.placeFrom ? "drop-column" : null], dataset: { column: position } },
+        under.length
+          ? h("div", { class: "column-under", "aria-label": t("own.column.under", { cards: under.map(cardName).join(", ") }) },
+              under.map((card) => cardFace(card, { size: "xs" })),
+            )
+          : null,
+        this.ownCard("row", position, top, KEYS.row[position], t("own.row", { n: position + 1 })),
+      );
+    });
+    const votedCount = session.view.areas.filter((each) => each.voted).length;
+    return h("section", { class: "own", dataset: { seat: area.seat }, "aria-label": t("board.own") },
+      h("header", { class: "own-head" },
+        backBadge(area.back, "md"),
+        h("span", { class: "own-name" }, name),
+        h("span", { class: "own-score" }, t("own.score", { score: this.score(area.seat) })),
+        h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
+      ),
+      h("div", { class: "own-row", role: "group", "aria-label": t("area.row") }, columns),
+      h("div", { class: "own-side" },
+        h("div", { class: "side-slot" },
+          this.ownCard("stack", 0, area.stack_top, KEYS.stack, t("area.stack")),
+          h("span", { class: "side-label", dataset: { count: area.stack_size } }, t("own.stack.count", { count: area.stack_size })),
+        ),
+        h("div", { class: "side-slot" },
+          this.ownCard("discard", 0, area.discard_top, KEYS.discard, t("area.discard")),
+          h("span", { class: "side-label", dataset: { count: area.discard_size } }, t("own.discard.count", { count: area.discard_size })),
+        ),
+        h("div", { class: "side-slot hand", dataset: { slot: "hand", count: area.hand_size } },
+          h("button", {
+            type: "button",
+            class: "turn-button",
+            id: "turn-button",
+            "aria-keyshortcuts": KEYS.aria(KEYS.turn),
+            "aria-label": t("own.turn.label", { count: area.hand_size, key: KEYS.label(KEYS.turn) }),
+            dataset: { action: "turn" },
+          },
+            handBack(area.back, area.hand_size, "lg"),
+            h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(KEYS.turn)),
+          ),
+          h("span", { class: "side-label" }, t("own.turn")),
+        ),
+        h("div", { class: "side-actions" },
+          h("button", {
+            type: "button",
+            class: ["vote-button", area.voted ? "voted" : null],
+            id: "vote-button",
+            "aria-pressed": area.voted ? "true" : "false",
+            "aria-keyshortcuts": KEYS.aria(KEYS.vote),
+            dataset: { action: "vote" },
+          }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", {}, KEYS.label(KEYS.vote))),
+          h("span", { class: "side-label" }, t("own.votes", { count: votedCount, players: session.view.players })),
+          expert
+            ? h("div", { class: "place-buttons", role: "group", "aria-label": t("own.place") },
+                ["stack", "discard"].map((source) =>
+                  h("button", {
+                    type: "button",
+                    class: ["place-button", this.placeFrom === source ? "active" : null],
+                    "aria-pressed": this.placeFrom === source ? "true" : "false",
+                    dataset: { action: `place-${source}` },
+                  }, t(`own.place.${source}`), " ", h("kbd", {}, KEYS.label(source === "stack" ? KEYS.placeStack : KEYS.placeDiscard))),
+                ),
+              )
+            : null,
+        ),
+      ),
+    );
+  }
+
+  // --- feedback -------------------------------------------------------------------
+
+  activeRefusals() {
+    const now = Date.now();
+    this.refusals = this.refusals.filter((each) => each.until > now);
+    return this.refusals;
+  }
+
+  refusalAt(source, position) {
+    return this.activeRefusals().find((each) => each.source === source && (source !== "row" || each.position === position));
+  }
+
+  /** Piles that just got a card (or were completed) light up for a moment. */
+  showFlashes() {
+    const now = Date.now();
+    for (const [pile, until] of this.flashes) {
+      const element = this.pileElement(pile);
+      if (until <= now) this.flashes.delete(pile);
+      else if (element && !element.classList.contains("flash")) {
+        element.classList.add("flash");
+        setTimeout(() => element.classList.remove("flash"), until - now);
+      }
+    }
+  }
+
+  /** After a render: lift the cards in flight toward their pile. */
+  afterRender() {
+    for (const action of this.session.pending.values()) {
+      if (action.kind !== "play") continue;
+      const card = this.ownSlot(action.source, action.position);
+      const pile = this.pileElement(action.pile);
+      if (!card || !pile) continue;
+      const from = card.getBoundingClientRect();
+      const to = pile.getBoundingClientRect();
+      const dx = (to.left + to.width / 2 - (from.left + from.width / 2)) * 0.3;
+      const dy = (to.top + to.height / 2 - (from.top + from.height / 2)) * 0.3;
+      card.style.transform = `translate(${dx}px, ${dy}px) scale(0.94)`;
+    }
+  }
+
+  ownSlot(source, position) {
+    const slot = source === "row" ? `row-${position}` : source;
+    return this.root.querySelector(`.own [data-slot="${slot}"]`);
+  }
+
+  pileElement(pile) {
+    return this.root.querySelector(pile === null || pile === undefined ? '[data-pile="new"]' : `[data-pile="${pile}"]`);
+  }
+
+  /** Where every card that is about to move lies now (before the board is drawn again). */
+  measure(effects) {
+    const rects = new Map();
+    effects.forEach((effect, index) => {
+      if (effect.kind !== "played" && effect.kind !== "placed") return;
+      const slot = effect.source === "row" ? `row-${effect.position}` : effect.source;
+      const element = this.root.querySelector(`[data-seat="${effect.player}"] [data-slot="${slot}"]`);
+      if (element) rects.set(index, element.getBoundingClientRect());
+    });
+    return rects;
+  }
+
+  /** Fly each played card from where it was into its pile; mark completed piles. */
+  animate(effects, rects) {
+    const now = Date.now();
+    effects.forEach((effect) => {
+      if (effect.kind === "played") this.flashes.set(effect.pile, now + 600);
+      if (effect.kind === "completed") this.flashes.set(effect.pile, now + 1200);
+    });
+    this.showFlashes();
+    if (reducedMotion()) return;
+    effects.forEach((effect, index) => {
+      const from = rects.get(index);
+      if (!from) return;
+      const target =
+        effect.kind === "played"
+          ? this.pileElement(effect.pile)
+          : this.root.querySelector(`[data-seat="${effect.player}"] [data-slot="row-${effect.column}"]`);
+      if (!target) return;
+      const to = target.getBoundingClientRect();
+      const ghost = cardFace(effect.card, { size: "md", extra: "flying" });
+      ghost.setAttribute("aria-hidden", "true");
+      Object.assign(ghost.style, { left: `${to.left}px`, top: `${to.top}px`, width: `${to.width}px`, height: `${to.height}px` });
+      document.body.append(ghost);
+      const dx = from.left + from.width / 2 - (to.left + to.width / 2);
+      const dy = from.top + from.height / 2 - (to.top + to.height / 2);
+      const scale = Math.max(0.3, Math.min(1.6, from.width / Math.max(1, to.width)));
+      const flight = ghost.animate(
+        [{ transform: `translate(${dx}px, ${dy}px) scale(${scale})`, opacity: 0.9 }, { transform: "none", opacity: 1 }],
+        { duration: FLIGHT_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
+      );
+      flight.onfinish = () => ghost.remove();
+      flight.oncancel = () => ghost.remove();
+    });
+  }
+
+  /** A refused play: the card comes back from where it was heading, with the reason. */
+  refused(action, text, lifted) {
+    this.refusals.push({ source: action.source, position: action.position ?? 0, card: action.card, text, until: Date.now() + REFUSAL_SHOWN_MS });
+    this.render();
+    const element = this.ownSlot(action.source, action.position ?? 0);
+    if (!element) return;
+    setTimeout(() => this.render(), REFUSAL_SHOWN_MS + 20);
+    if (!lifted || reducedMotion()) return;
+    const now = element.getBoundingClientRect();
+    const dx = lifted.left - now.left;
+    const dy = lifted.top - now.top;
+    element.animate(
+      [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "translate(0, 0)" }],
+      { duration: 360, easing: "cubic-bezier(.3,1.4,.5,1)" },
+    );
+  }
+}

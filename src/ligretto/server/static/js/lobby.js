@@ -1,0 +1,200 @@
+// The lobby: your name, create a table, join one by code or invite link, and the live
+// list of public tables (over /ws/lobby).
+
+import { wsUrl } from "./connection.js";
+import { h, toast } from "./dom.js";
+import { has, t } from "./i18n.js";
+import { presetRules, rulesForm, rulesSummary } from "./rules.js";
+import { storage } from "./storage.js";
+
+/** The invite code in a pasted link (".../#/t/CODE", "...?t=CODE") or a bare code. */
+export function codeFrom(text) {
+  const value = String(text || "").trim();
+  const match = value.match(/[#/]t\/([A-Za-z0-9_-]+)/) || value.match(/[?&]t=([A-Za-z0-9_-]+)/);
+  if (match) return match[1];
+  return /^[A-Za-z0-9_-]{4,64}$/.test(value) ? value : "";
+}
+
+export function inviteLink(code) {
+  return `${location.origin}/#/t/${code}`;
+}
+
+export class LobbyScreen {
+  constructor(root) {
+    this.root = root;
+    this.tables = null;
+    this.settings = { preset: "classic", options: {}, seats: 4, public: true };
+    this.socket = null;
+    this.closed = false;
+    this.connectList();
+    this.render();
+  }
+
+  connectList() {
+    if (this.closed) return;
+    const socket = new WebSocket(wsUrl("/ws/lobby"));
+    this.socket = socket;
+    socket.addEventListener("message", (event) => {
+      const message = JSON.parse(event.data);
+      if (message.type === "lobby") {
+        this.tables = message.tables;
+        this.renderList();
+      }
+    });
+    socket.addEventListener("close", () => {
+      if (!this.closed) setTimeout(() => this.connectList(), 2000);
+    });
+  }
+
+  close() {
+    this.closed = true;
+    if (this.socket) this.socket.close();
+  }
+
+  render() {
+    const nameInput = h("input", {
+      id: "player-name",
+      type: "text",
+      maxlength: 24,
+      autocomplete: "nickname",
+      value: storage.name(),
+      placeholder: t("lobby.name.placeholder"),
+      oninput: () => storage.setName(nameInput.value.trim()),
+    });
+    this.nameInput = nameInput;
+
+    const form = rulesForm(
+      { rules: { ...presetRules(this.settings.preset), ...this.settings.options }, seats: this.settings.seats, public: this.settings.public },
+      { onChange: (settings) => (this.settings = settings), idPrefix: "create" },
+    );
+    this.settings = form.settings();
+
+    const codeInput = h("input", {
+      id: "join-code",
+      type: "text",
+      autocomplete: "off",
+      spellcheck: false,
+      placeholder: t("lobby.join.placeholder"),
+    });
+    const joinForm = h(
+      "form",
+      {
+        class: "join-form",
+        onsubmit: (event) => {
+          event.preventDefault();
+          const code = codeFrom(codeInput.value);
+          if (!code) return toast(t("lobby.join.bad"), "warn");
+          if (!this.checkName()) return;
+          location.hash = `#/t/${code}`;
+        },
+      },
+      h("label", { for: codeInput.id }, t("lobby.join.label")),
+      h("div", { class: "inline" },
+        codeInput,
+        h("button", { type: "submit", class: "primary", id: "join-button" }, t("lobby.join")),
+        h("button", {
+          type: "button",
+          id: "watch-button",
+          onclick: () => {
+            const code = codeFrom(codeInput.value);
+            if (!code) return toast(t("lobby.join.bad"), "warn");
+            location.hash = `#/w/${code}`;
+          },
+        }, t("lobby.watch")),
+      ),
+    );
+
+    this.list = h("div", { id: "public-tables", class: "table-list", "aria-live": "polite" });
+    this.root.replaceChildren(
+      h("div", { class: "lobby" },
+        h("section", { class: "panel intro" },
+          h("h1", {}, t("lobby.title")),
+          h("p", {}, t("lobby.intro")),
+          h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
+        ),
+        h("section", { class: "panel create", "aria-labelledby": "create-title" },
+          h("h2", { id: "create-title" }, t("lobby.create")),
+          form,
+          h("button", { class: "primary big", id: "create-button", onclick: () => this.create() }, t("lobby.create.button")),
+        ),
+        h("section", { class: "panel join", "aria-labelledby": "join-title" },
+          h("h2", { id: "join-title" }, t("lobby.join.title")),
+          joinForm,
+          h("h3", {}, t("lobby.public")),
+          this.list,
+        ),
+      ),
+    );
+    this.renderList();
+  }
+
+  checkName() {
+    const name = this.nameInput.value.trim();
+    if (!name) {
+      toast(t("lobby.name.needed"), "warn");
+      this.nameInput.focus();
+      return false;
+    }
+    storage.setName(name);
+    return true;
+  }
+
+  async create() {
+    if (!this.checkName()) return;
+    let response;
+    let answer;
+    try {
+      response = await fetch("/api/tables", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(this.settings),
+      });
+      answer = await response.json();
+    } catch {
+      toast(t("net.offline"), "warn");
+      return;
+    }
+    if (response.status !== 201) {
+      toast(has(`error.${answer.error}`) ? t(`error.${answer.error}`) : answer.message || t("error.generic"), "warn");
+      return;
+    }
+    location.hash = `#/t/${answer.code}`;
+  }
+
+  renderList() {
+    if (!this.list) return;
+    if (this.tables === null) {
+      this.list.replaceChildren(h("p", { class: "muted" }, t("lobby.public.loading")));
+      return;
+    }
+    if (!this.tables.length) {
+      this.list.replaceChildren(h("p", { class: "muted" }, t("lobby.public.none")));
+      return;
+    }
+    this.list.replaceChildren(
+      h("ul", { class: "tables" },
+        this.tables.map((table) => {
+          const open = table.phase === "lobby" && table.taken < table.seats;
+          return h("li", { class: "table-entry", dataset: { code: table.code } },
+            h("div", { class: "table-entry-main" },
+              h("strong", {}, table.host ? t("lobby.public.host", { name: table.host }) : t("lobby.public.nohost")),
+              h("span", { class: "muted" }, `${t(`phase.${table.phase}`)} · ${t("lobby.public.seats", { taken: table.taken, seats: table.seats })}`),
+              h("span", { class: "muted small" }, rulesSummary(table.rules)),
+            ),
+            h("div", { class: "table-entry-actions" },
+              open
+                ? h("button", {
+                    class: "primary",
+                    onclick: () => {
+                      if (this.checkName()) location.hash = `#/t/${table.code}`;
+                    },
+                  }, t("lobby.join"))
+                : null,
+              h("a", { class: "button", href: `#/w/${table.code}` }, t("lobby.watch")),
+            ),
+          );
+        }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,278 @@
+// One table as this browser sees it: the connection, the seat and its token, the table
+// message, the mirror of the round, plays in flight, and every command a person can give.
+
+import { Connection } from "./connection.js";
+import { applyEvents } from "./mirror.js";
+import { has, t } from "./i18n.js";
+import { storage } from "./storage.js";
+
+const PENDING_TIMEOUT_MS = 6000;
+
+/**
+ * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
+ * "ack" (a refused or applied play), "round_over", "error", "net", "welcome", "state".
+ */
+export class TableSession {
+  constructor(code, { watch = false, name = "" } = {}) {
+    this.code = code;
+    this.watching = watch;
+    this.name = name;
+    this.seat = null;
+    this.token = watch ? null : storage.token(code);
+    this.table = null;
+    this.view = null;
+    this.round = 0;
+    this.roundOver = null;
+    this.pending = new Map();
+    this.ids = 0;
+    this.joined = false;
+    this.fatal = null; // a reason this browser cannot go on at this table ("no_table", "replaced", ...)
+    this.blocked = null; // "started" or "full": joining was refused; watching is possible
+    this.listeners = new Set();
+    this.connection = new Connection({
+      onOpen: () => this.hello(),
+      onMessage: (message) => this.receive(message),
+      onStatus: () => this.emit("net"),
+    });
+  }
+
+  on(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(kind, detail) {
+    for (const listener of this.listeners) listener(kind, detail);
+  }
+
+  close() {
+    this.listeners.clear();
+    this.connection.close();
+  }
+
+  // --- joining --------------------------------------------------------------------
+
+  hello() {
+    this.joined = false;
+    this.dropPending();
+    const message = { type: "hello", v: 1, code: this.code };
+    if (this.watching) message.watch = true;
+    else if (this.token) message.token = this.token;
+    else if (this.name) message.name = this.name;
+    else {
+      this.emit("state"); // the screen asks for a name first
+      return;
+    }
+    this.connection.send(message);
+  }
+
+  /** Join with a name (when the screen asked for one), or watch instead. */
+  joinAs(name) {
+    this.name = name;
+    this.blocked = null;
+    this.hello();
+  }
+
+  watch() {
+    this.watching = true;
+    this.blocked = null;
+    this.hello();
+  }
+
+  // --- receiving ------------------------------------------------------------------
+
+  receive(message) {
+    switch (message.type) {
+      case "welcome":
+        this.joined = true;
+        this.seat = message.seat;
+        if (message.token) {
+          this.token = message.token;
+          storage.setToken(this.code, message.token);
+        }
+        this.emit("welcome", message);
+        break;
+      case "table":
+        this.table = message;
+        if (message.phase === "lobby" || message.phase === "countdown") this.roundOver = null;
+        this.emit("table", message);
+        break;
+      case "snapshot":
+        this.view = message.view;
+        this.round = message.round;
+        if (!this.watching && message.view.viewer !== null) this.seat = message.view.viewer;
+        this.dropPending();
+        this.emit("snapshot", message);
+        break;
+      case "go":
+        if (this.table) this.table = { ...this.table, phase: "playing" };
+        this.emit("go", message);
+        break;
+      case "events": {
+        if (!this.view || message.round !== this.round) return;
+        const effects = applyEvents(this.view, message.events);
+        this.emit("events", { by: message.by, effects });
+        break;
+      }
+      case "ack":
+        this.acknowledged(message);
+        break;
+      case "round_over":
+        this.roundOver = message;
+        this.dropPending();
+        this.emit("round_over", message);
+        break;
+      case "error":
+        this.refusedMessage(message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  acknowledged(message) {
+    const action = this.pending.get(message.id);
+    if (!action) return;
+    this.pending.delete(message.id);
+    this.emit("ack", { action, applied: message.applied, reason: message.reason, message: message.message });
+  }
+
+  refusedMessage(message) {
+    if (message.id !== undefined && this.pending.has(message.id)) {
+      const action = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      this.emit("ack", { action, applied: false, reason: message.code, message: message.message });
+      return;
+    }
+    switch (message.code) {
+      case "bad_token":
+        storage.forgetToken(this.code);
+        this.token = null;
+        this.hello(); // with the name, if there is one
+        break;
+      case "started":
+      case "full":
+        if (!this.joined) this.blocked = message.code;
+        this.emit("state");
+        break;
+      case "no_table":
+        this.fatal = "no_table";
+        this.connection.close();
+        this.emit("state");
+        break;
+      case "replaced":
+        this.fatal = "replaced";
+        this.emit("state");
+        break;
+      case "removed":
+        storage.forgetToken(this.code);
+        this.token = null;
+        this.seat = null;
+        this.watching = true;
+        this.emit("state");
+        break;
+      default:
+        break;
+    }
+    this.emit("error", message);
+  }
+
+  // --- playing --------------------------------------------------------------------
+
+  get playing() {
+    return (
+      !this.watching &&
+      this.seat !== null &&
+      this.table?.phase === "playing" &&
+      this.view !== null &&
+      this.view.ending === null
+    );
+  }
+
+  get myArea() {
+    return this.view && this.seat !== null && !this.watching ? this.view.areas[this.seat] : null;
+  }
+
+  isPending(source, position) {
+    for (const action of this.pending.values()) {
+      if (action.source === source && (source !== "row" || action.position === position)) return action;
+    }
+    return null;
+  }
+
+  act(action) {
+    const id = ++this.ids;
+    if (!this.connection.send({ type: "act", id, action })) return null;
+    this.pending.set(id, { ...action, id, at: Date.now() });
+    setTimeout(() => {
+      if (this.pending.delete(id)) this.emit("ack", { action, applied: false, reason: "timeout" });
+    }, PENDING_TIMEOUT_MS);
+    return id;
+  }
+
+  play(source, position, pile, card) {
+    return this.act({ kind: "play", source, position, pile, card });
+  }
+
+  place(source, column, card) {
+    return this.act({ kind: "place", source, column, card });
+  }
+
+  turn() {
+    return this.act({ kind: "turn" });
+  }
+
+  vote() {
+    const area = this.myArea;
+    return this.act({ kind: area && area.voted ? "withdraw" : "vote" });
+  }
+
+  dropPending() {
+    const dropped = [...this.pending.values()];
+    this.pending.clear();
+    for (const action of dropped) this.emit("ack", { action, applied: false, reason: "dropped" });
+  }
+
+  // --- between rounds and host commands -------------------------------------------
+
+  ready() {
+    this.connection.send({ type: "ready" });
+  }
+
+  get isHost() {
+    return !this.watching && this.seat !== null && this.table?.host === this.seat;
+  }
+
+  addBot(strategy, level) {
+    this.connection.send({ type: "add_bot", strategy, level });
+  }
+
+  removeSeat(seat) {
+    this.connection.send({ type: "remove_seat", seat });
+  }
+
+  setRules(settings) {
+    this.connection.send({ type: "set_rules", ...settings });
+  }
+
+  start() {
+    this.connection.send({ type: "start" });
+  }
+
+  leave() {
+    this.connection.send({ type: "leave" });
+    storage.forgetToken(this.code);
+    this.token = null;
+  }
+
+  /** The name of a seat (from the table message). */
+  nameOf(seat) {
+    const entry = this.table?.seats?.[seat];
+    if (!entry) return `#${seat + 1}`;
+    // The server names bots in English ("Smart bot 3"): say it in the page's language.
+    const bot = entry.bot && entry.name.match(/^\w+ bot (\d+)$/);
+    const strategy = entry.bot ? entry.bot.split(":")[0] : "";
+    if (bot && has(`bot.${strategy}`)) return t("bot.name", { strategy: t(`bot.${strategy}`), n: bot[1] });
+    return entry.name;
+  }
+}

@@ -1,0 +1,31 @@
+// What the browser keeps between visits: the display name, the language, and one seat
+// token per table (it brings a reload or a dropped connection back to the same seat).
+
+const PREFIX = "ligretto.";
+
+function read(key) {
+  try {
+    return localStorage.getItem(PREFIX + key);
+  } catch {
+    return null; // storage disabled: the game still works, without coming back
+  }
+}
+
+function write(key, value) {
+  try {
+    if (value === null || value === undefined) localStorage.removeItem(PREFIX + key);
+    else localStorage.setItem(PREFIX + key, value);
+  } catch {
+    // storage disabled or full: nothing to keep
+  }
+}
+
+export const storage = {
+  name: () => read("name") || "",
+  setName: (name) => write("name", name),
+  language: () => read("language"),
+  setLanguage: (lang) => write("language", lang),
+  token: (code) => read(`seat.${code}`),
+  setToken: (code, token) => write(`seat.${code}`, token),
+  forgetToken: (code) => write(`seat.${code}`, null),
+};

@@ -1,0 +1,452 @@
+// The table screen: join (or watch), the waiting room where the host sets the rules and
+// adds bots, then the board with its countdown, the Stop banner, the score sheet and the
+// match result.  It listens to the TableSession and draws what changed.
+
+import { Board } from "./board.js";
+import { BACK_SYMBOLS, BOXES, backBadge } from "./cards.js";
+import { Controls, keyList } from "./controls.js";
+import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
+import { has, t } from "./i18n.js";
+import { KEYS } from "./keys.js";
+import { inviteLink } from "./lobby.js";
+import { LEVELS, STRATEGIES, rulesForm, rulesSummary } from "./rules.js";
+import { TableSession } from "./session.js";
+import { sheetPanel } from "./sheet.js";
+import { storage } from "./storage.js";
+
+const RULES_DEBOUNCE_MS = 250;
+const BANNER_MS = 1400;
+
+export class TableScreen {
+  constructor(root, code, { watch = false, onNet = () => {} } = {}) {
+    this.root = root;
+    this.code = code;
+    this.onNet = onNet;
+    this.session = new TableSession(code, { watch, name: storage.name() });
+    this.board = new Board(this.session);
+    this.controls = new Controls(this.session, this.board, {});
+    this.phase = null;
+    this.stage = h("div", { class: "stage" });
+    this.countdown = null;
+    this.countdownTimer = null;
+    this.goShownUntil = 0;
+    this.rulesTimer = null;
+    this.wasReconnecting = false;
+    this.stoppedAt = 0;
+    this.sheetTimer = null;
+    this.unsubscribe = this.session.on((kind, detail) => this.changed(kind, detail));
+    this.keydown = (event) => this.key(event);
+    this.keyup = (event) => {
+      if (event.key === " " && !typing(event) && this.board.root.isConnected) event.preventDefault();
+    };
+    document.addEventListener("keydown", this.keydown);
+    document.addEventListener("keyup", this.keyup);
+    this.render();
+  }
+
+  close() {
+    this.unsubscribe();
+    this.session.close();
+    clearInterval(this.countdownTimer);
+    clearTimeout(this.sheetTimer);
+    document.removeEventListener("keydown", this.keydown);
+    document.removeEventListener("keyup", this.keyup);
+    this.onNet(null);
+  }
+
+  // --- what the session says ------------------------------------------------------
+
+  changed(kind, detail) {
+    switch (kind) {
+      case "net":
+        this.netChanged();
+        break;
+      case "welcome":
+        if (this.wasReconnecting) toast(t(detail.seat === null ? "net.back.watching" : "net.back.seat"), "ok");
+        this.wasReconnecting = false;
+        break;
+      case "table":
+        this.tableChanged();
+        break;
+      case "snapshot":
+        this.renderStage();
+        break;
+      case "go":
+        this.goShownUntil = Date.now() + 700;
+        announce(t("countdown.go"));
+        this.renderBar();
+        this.renderStage();
+        break;
+      case "events": {
+        const rects = this.board.measure(detail.effects);
+        this.board.render();
+        this.board.animate(detail.effects, rects);
+        for (const effect of detail.effects) {
+          if (effect.kind === "stopped") {
+            // The banner stays alone on the screen a moment before the score sheet covers it.
+            this.stoppedAt = Date.now();
+            announce(this.board.root.querySelector(".banner")?.textContent || "");
+          }
+        }
+        break;
+      }
+      case "ack":
+        this.acknowledged(detail);
+        break;
+      case "round_over":
+        break; // the table message that follows draws the score sheet
+      case "state":
+        this.render();
+        break;
+      case "error":
+        this.errorShown(detail);
+        break;
+      default:
+        break;
+    }
+  }
+
+  netChanged() {
+    const connection = this.session.connection;
+    if (connection.status === "reconnecting") this.wasReconnecting = true;
+    this.onNet(connection);
+  }
+
+  tableChanged() {
+    const table = this.session.table;
+    if (table.phase !== this.phase) {
+      this.phase = table.phase;
+      this.render();
+      return;
+    }
+    if (table.phase === "lobby") this.updateWaitingRoom();
+    else this.renderStage();
+    this.renderBar();
+  }
+
+  acknowledged({ action, applied, reason, message }) {
+    if (applied) return; // the events that follow draw the move
+    if (action.kind === "play" || action.kind === "place") {
+      const element = this.board.ownSlot(action.source, action.position ?? 0);
+      const lifted = element ? element.getBoundingClientRect() : null;
+      const text = refusalText(reason, message);
+      this.board.refused(action, text, lifted);
+      announce(text);
+    } else if (reason !== "dropped") {
+      toast(refusalText(reason, message), "warn", 1500);
+    }
+  }
+
+  errorShown(message) {
+    if (message.id !== undefined) return; // an act: shown with its card
+    const quiet = ["bad_token", "started", "full", "no_table", "replaced", "removed"];
+    if (quiet.includes(message.code)) {
+      if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
+      return;
+    }
+    toast(has(`error.${message.code}`) ? t(`error.${message.code}`) : message.message, "warn", 3500);
+  }
+
+  // --- keyboard -------------------------------------------------------------------
+
+  key(event) {
+    if (!this.root.contains(this.stage) || document.querySelector("dialog[open]")) return;
+    if (event.key === KEYS.help && !typing(event)) {
+      this.showHelp();
+      event.preventDefault();
+      return;
+    }
+    if (event.key === KEYS.ready && !typing(event)) {
+      const ready = this.stage.querySelector("#ready-button");
+      if (ready && !(event.target instanceof HTMLButtonElement)) {
+        ready.click();
+        event.preventDefault();
+      }
+      return;
+    }
+    if (!this.session.view || this.phase === "lobby") return;
+    if (this.controls.keydown(event)) event.preventDefault();
+  }
+
+  showHelp() {
+    const dialog = h("dialog", { class: "help-dialog", "aria-labelledby": "help-title" },
+      h("h2", { id: "help-title" }, t("keys.title")),
+      keyList(Boolean(this.session.table?.rules?.expert)),
+      h("p", { class: "muted" }, t("keys.mouse")),
+      h("form", { method: "dialog" }, h("button", { class: "primary", autofocus: true }, t("dialog.close"))),
+    );
+    dialog.addEventListener("close", () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+  }
+
+  // --- drawing --------------------------------------------------------------------
+
+  render() {
+    this.bar = h("div", { class: "table-bar" });
+    this.root.replaceChildren(h("div", { class: "table-screen" }, this.bar, this.stage));
+    this.renderBar();
+    this.renderStage();
+  }
+
+  renderBar() {
+    const session = this.session;
+    const table = session.table;
+    const parts = [h("h1", { class: "table-title" }, t("table.title", { code: this.code }))];
+    if (table) {
+      parts.push(h("span", { class: "muted" }, rulesSummary(table.rules)));
+      if (table.round) parts.push(h("span", { class: "pill", id: "round-number" }, t("table.round", { n: table.round })));
+      parts.push(h("span", { class: "pill" }, t(`phase.${table.phase}`)));
+    }
+    if (session.watching) parts.push(h("span", { class: "pill watch" }, t("table.watching")));
+    const tools = h("div", { class: "bar-tools" },
+      h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.copyInvite() }, t("table.invite.copy")),
+      h("button", { type: "button", class: "ghost", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
+      !session.watching && session.seat !== null
+        ? h("button", { type: "button", class: "ghost", id: "leave-button", onclick: () => this.leave() }, t("table.leave"))
+        : null,
+    );
+    this.bar.replaceChildren(h("div", { class: "bar-info" }, parts), tools);
+  }
+
+  async copyInvite() {
+    const link = inviteLink(this.code);
+    try {
+      await navigator.clipboard.writeText(link);
+      toast(t("table.invite.copied"), "ok");
+    } catch {
+      toast(link, "info", 6000);
+    }
+  }
+
+  leave() {
+    if (!window.confirm(t("table.leave.confirm"))) return;
+    this.session.leave();
+    location.hash = "#/";
+  }
+
+  renderStage() {
+    const session = this.session;
+    clearInterval(this.countdownTimer);
+    if (session.fatal) {
+      this.stage.replaceChildren(h("section", { class: "panel notice" },
+        h("p", { role: "alert" }, t(`error.${session.fatal}`)),
+        h("a", { class: "button primary", href: "#/" }, t("nav.lobby")),
+      ));
+      return;
+    }
+    if (session.blocked) {
+      this.stage.replaceChildren(h("section", { class: "panel notice" },
+        h("p", { role: "alert" }, t(`error.${session.blocked}`)),
+        h("button", { class: "primary", id: "watch-instead", onclick: () => this.session.watch() }, t("table.watch_instead")),
+        h("a", { class: "button", href: "#/" }, t("nav.lobby")),
+      ));
+      return;
+    }
+    if (!session.joined && !session.watching && !session.token && !session.name) {
+      this.stage.replaceChildren(this.namePrompt());
+      return;
+    }
+    const table = session.table;
+    if (!table) {
+      this.stage.replaceChildren(h("p", { class: "muted connecting" }, t("net.connecting")));
+      return;
+    }
+    if (table.phase === "lobby") {
+      this.stage.replaceChildren(this.waitingRoom());
+      this.updateWaitingRoom();
+      return;
+    }
+    this.board.render();
+    const bannerLeft = this.stoppedAt + BANNER_MS - Date.now();
+    let sheet = null;
+    if (table.phase === "scoring" || table.phase === "over") {
+      if (bannerLeft > 0) {
+        clearTimeout(this.sheetTimer);
+        this.sheetTimer = setTimeout(() => this.renderStage(), bannerLeft + 10);
+      } else {
+        sheet = sheetPanel(session, { onReady: () => this.session.ready(), onRematch: () => this.session.start() });
+      }
+    }
+    setChildren(this.stage, [this.board.root, this.countdownOverlay(), sheet].filter(Boolean));
+    if (sheet && !sheet.contains(document.activeElement)) sheet.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  countdownOverlay() {
+    const session = this.session;
+    const table = session.table;
+    const showGo = Date.now() < this.goShownUntil;
+    if (table.phase !== "countdown" && !showGo) return null;
+    const overlay = h("div", { class: "countdown", id: "countdown", "aria-live": "assertive" });
+    const tick = () => {
+      if (session.table?.phase === "countdown" && session.table.start_at) {
+        const left = session.table.start_at - session.connection.serverNow();
+        overlay.textContent = left > 0 ? String(Math.ceil(left)) : t("countdown.go");
+        overlay.dataset.left = left.toFixed(2);
+      } else if (Date.now() < this.goShownUntil) {
+        overlay.textContent = t("countdown.go");
+      } else {
+        overlay.remove();
+        clearInterval(this.countdownTimer);
+      }
+    };
+    tick();
+    this.countdownTimer = setInterval(tick, 100);
+    return overlay;
+  }
+
+  namePrompt() {
+    const input = h("input", { id: "prompt-name", type: "text", maxlength: 24, required: true, autocomplete: "nickname" });
+    return h("section", { class: "panel notice" },
+      h("form", {
+        onsubmit: (event) => {
+          event.preventDefault();
+          const name = input.value.trim();
+          if (!name) return;
+          storage.setName(name);
+          this.session.joinAs(name);
+          this.renderStage();
+        },
+      },
+        h("label", { for: input.id }, t("lobby.name")),
+        h("div", { class: "inline" }, input, h("button", { class: "primary", type: "submit" }, t("lobby.join"))),
+      ),
+      h("button", { type: "button", onclick: () => this.session.watch() }, t("lobby.watch")),
+    );
+  }
+
+  // --- the waiting room (lobby phase) ---------------------------------------------
+
+  waitingRoom() {
+    const session = this.session;
+    const table = session.table;
+    const host = session.isHost;
+    const link = inviteLink(this.code);
+    this.seatList = h("ol", { class: "seats", id: "seats" });
+    this.startBox = h("div", { class: "start-box" });
+    this.rulesBox = null;
+    this.rulesForm = null;
+    let rulesPart;
+    if (host) {
+      this.rulesForm = rulesForm(
+        { rules: table.rules, seats: table.seats.length, public: table.public },
+        {
+          idPrefix: "table",
+          onChange: (settings) => {
+            clearTimeout(this.rulesTimer);
+            this.rulesTimer = setTimeout(() => this.session.setRules(settings), RULES_DEBOUNCE_MS);
+          },
+        },
+      );
+      rulesPart = this.rulesForm;
+    } else {
+      this.rulesBox = h("div", { class: "rules-readonly" });
+      rulesPart = this.rulesBox;
+    }
+    const strategy = h("select", { id: "bot-strategy", "aria-describedby": "bot-strategy-help" },
+      STRATEGIES.map((name) => h("option", { value: name }, t(`bot.${name}`))));
+    const level = h("select", { id: "bot-level", "aria-describedby": "bot-level-help" },
+      LEVELS.map((name) => h("option", { value: name, selected: name === "skilled" }, t(`level.${name}`))));
+    const strategyHelp = h("small", { class: "help", id: "bot-strategy-help" });
+    const levelHelp = h("small", { class: "help", id: "bot-level-help" });
+    const explain = () => {
+      strategyHelp.textContent = t(`bot.${strategy.value}.help`);
+      levelHelp.textContent = t(`level.${level.value}.help`);
+    };
+    strategy.addEventListener("change", explain);
+    level.addEventListener("change", explain);
+    explain();
+
+    const room = h("div", { class: "waiting" },
+      h("section", { class: "panel" },
+        h("h2", {}, t("waiting.title")),
+        h("label", { for: "invite-link" }, t("waiting.invite")),
+        h("div", { class: "inline" },
+          h("input", { id: "invite-link", type: "text", readonly: true, value: link, onfocus: (e) => e.target.select() }),
+          h("button", { type: "button", onclick: () => this.copyInvite() }, t("table.invite.copy")),
+        ),
+        h("p", { class: "muted small" }, t("waiting.code", { code: this.code })),
+        this.seatList,
+        host
+          ? h("div", { class: "add-bot" },
+              h("h3", {}, t("bot.add.title")),
+              h("div", { class: "field" }, h("label", { for: strategy.id }, t("bot.strategy")), strategy, strategyHelp),
+              h("div", { class: "field" }, h("label", { for: level.id }, t("bot.level")), level, levelHelp),
+              h("button", { type: "button", id: "add-bot", onclick: () => this.session.addBot(strategy.value, level.value) }, t("bot.add")),
+            )
+          : null,
+        this.startBox,
+      ),
+      h("section", { class: "panel" }, h("h2", {}, t("waiting.rules")), rulesPart),
+    );
+    return room;
+  }
+
+  updateWaitingRoom() {
+    const session = this.session;
+    const table = session.table;
+    if (!this.seatList || !this.seatList.isConnected) {
+      this.renderStage();
+      return;
+    }
+    const host = session.isHost;
+    if (Boolean(this.rulesForm) !== host) {
+      this.renderStage(); // the host role moved
+      return;
+    }
+    this.seatList.replaceChildren(
+      ...table.seats.map((entry, seat) => {
+        const back = { box: BOXES[Math.floor(seat / 4)], symbol: BACK_SYMBOLS[seat % 4] };
+        if (!entry) {
+          return h("li", { class: "seat free", dataset: { seat } }, backBadge(back), h("span", { class: "muted" }, t("seat.free")));
+        }
+        const [strategy, level] = entry.bot ? entry.bot.split(":") : [];
+        return h("li", { class: "seat", dataset: { seat, bot: entry.bot || null } },
+          backBadge(back),
+          h("span", { class: "seat-name" }, session.nameOf(seat)),
+          seat === table.host ? h("span", { class: "badge host" }, t("seat.host")) : null,
+          seat === session.seat && !session.watching ? h("span", { class: "badge me" }, t("seat.you")) : null,
+          entry.bot
+            ? h("span", { class: "badge" }, `${has(`bot.${strategy}`) ? t(`bot.${strategy}`) : strategy} · ${has(`level.${level}`) ? t(`level.${level}`) : level}`)
+            : null,
+          !entry.bot && !entry.connected ? h("span", { class: "badge warn" }, t("seat.away")) : null,
+          host && seat !== session.seat
+            ? h("button", {
+                type: "button",
+                class: "ghost small remove-seat",
+                "aria-label": t("seat.remove.label", { name: session.nameOf(seat) }),
+                onclick: () => this.session.removeSeat(seat),
+              }, t("seat.remove"))
+            : null,
+        );
+      }),
+    );
+    const taken = table.seats.filter(Boolean).length;
+    if (host) {
+      fill(
+        this.startBox,
+        h("button", {
+          type: "button",
+          class: "primary big",
+          id: "start-button",
+          disabled: taken < 2,
+          onclick: () => this.session.start(),
+        }, t("waiting.start")),
+        taken < 2 ? h("p", { class: "muted small" }, t("waiting.too_few")) : null,
+      );
+      this.rulesForm.update({ rules: table.rules, seats: table.seats.length, public: table.public });
+    } else {
+      const hostName = table.host === null ? null : session.nameOf(table.host);
+      this.startBox.replaceChildren(h("p", { class: "muted" }, hostName ? t("waiting.for_host", { name: hostName }) : t("waiting.no_host")));
+      this.rulesBox.replaceChildren(rulesForm({ rules: table.rules, seats: table.seats.length, public: table.public, open: true }, { disabled: true, idPrefix: "view" }));
+    }
+  }
+}
+
+/** The words for a refused action. */
+export function refusalText(reason, message) {
+  if (reason === "does_not_fit") return t("refused.beaten");
+  if (has(`reason.${reason}`)) return t(`reason.${reason}`);
+  if (has(`error.${reason}`)) return t(`error.${reason}`);
+  return message || t("error.generic");
+}

@@ -1,0 +1,447 @@
+"""What the browser tests share: Debian's Chromium, a real ``ligretto serve`` process,
+reading the board from the page's DOM, and the simple policy the test players follow.
+
+The page is read the way a person sees it: own cards are ``.own-card`` buttons with
+``data-source``/``data-position``/``data-card``; center piles are ``.pile`` elements
+with ``data-colour`` and ``data-top``; the board's ``data-pending`` counts the actions
+still in flight.  A test plays through the page only (clicks, drags, keys).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import BrowserContext, Page, WebSocketRoute
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Without the background-networking flags this closed network refuses many connections."""
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+COUNTDOWN_S = 0.5
+STARTUP_S = 30.0
+STOP_S = 2.0
+ACT_GAP_S = 0.07
+"""Seconds between two actions of one test player: under the server's 20 messages/s."""
+
+CARD = re.compile(r"^[rgyb](?:10|[1-9])$")
+HIDDEN_KEYS = frozenset({"hand", "stack", "discard", "deck", "log", "seed", "hands", "stacks", "match_seed"})
+PUBLIC_CARD_FIELDS = frozenset({"card", "uncovered", "stack_top", "discard_top"})
+
+
+def ensure_chromium() -> str:
+    """Debian's Chromium (``playwright install`` cannot download browsers here)."""
+    # One installer at a time: pytest-xdist workers may all get here at once.
+    with open(Path(tempfile.gettempdir()) / "ligretto-chromium.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not Path(CHROMIUM).exists():
+            apt = shutil.which("apt-get")
+            assert apt, "Chromium is missing and apt-get is not available to install it"
+            install = [apt, "install", "-y", "-q", "chromium"]
+            if subprocess.run(install, check=False, capture_output=True).returncode != 0:
+                subprocess.run([apt, "update", "-q"], check=True, capture_output=True)
+                subprocess.run(install, check=True, capture_output=True)
+    assert Path(CHROMIUM).exists(), "apt-get did not install /usr/bin/chromium"
+    return CHROMIUM
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Server:
+    """``ligretto serve`` in a subprocess on a free port of 127.0.0.1."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.db = folder / "ligretto.db"
+        self.log = folder / "server.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
+        command += ["--countdown", str(COUNTDOWN_S), "--log-level", "warning"]
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"ligretto serve exited with {self.process.returncode}:\n{self.log_text()}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=1.0) as response:
+                    if json.loads(response.read()).get("status") == "ok":
+                        return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"ligretto serve did not answer within {STARTUP_S} s:\n{self.log_text()}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            # uvicorn waits for every open handler; /ws/lobby handlers of pages that left
+            # only end when the list changes, so do not wait long for a graceful stop.
+            self.process.wait(STOP_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=5.0) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+
+# --- the page -----------------------------------------------------------------------------
+
+READ_BOARD = """() => {
+  const board = document.querySelector('.board');
+  if (!board || !board.isConnected) return null;
+  const own = document.querySelector('.own');
+  const count = (selector) => {
+    const element = own && own.querySelector(selector);
+    return element ? Number(element.dataset.count) : 0;
+  };
+  return {
+    live: board.classList.contains('live'),
+    ended: Boolean(document.querySelector('.banner')),
+    pending: Number(board.dataset.pending || 0),
+    round: Number(board.dataset.round || 0),
+    seat: own ? Number(own.dataset.seat) : null,
+    own: own ? [...own.querySelectorAll('.own-card')].map((b) => ({
+      source: b.dataset.source, position: Number(b.dataset.position), card: b.dataset.card || null,
+    })) : [],
+    hand: count('[data-slot="hand"]'),
+    sizes: own ? [...own.querySelectorAll('.side-label[data-count]')].map((e) => Number(e.dataset.count)) : [],
+    voted: Boolean(own && own.querySelector('#vote-button[aria-pressed="true"]')),
+    piles: [...document.querySelectorAll('.center .pile[data-colour]')].map((p) => ({
+      index: Number(p.dataset.pile), colour: p.dataset.colour, top: Number(p.dataset.top),
+    })),
+  };
+}"""
+
+
+def read_board(page: Page) -> dict[str, Any] | None:
+    state: dict[str, Any] | None = page.evaluate(READ_BOARD)
+    return state
+
+
+def center_of(page: Page) -> list[tuple[int, str, int]]:
+    """The center piles as the page shows them: (index, colour, top)."""
+    piles: list[list[Any]] = page.evaluate(
+        "() => [...document.querySelectorAll('.center .pile[data-colour]')]"
+        ".map((p) => [Number(p.dataset.pile), p.dataset.colour, Number(p.dataset.top)])"
+    )
+    return [(int(i), str(c), int(top)) for i, c, top in piles]
+
+
+def fits(card: str, pile: dict[str, Any]) -> bool:
+    return bool(pile["colour"][0] == card[0] and pile["top"] == int(card[1:]) - 1)
+
+
+def key_of(source: str, position: int) -> str:
+    return {"stack": "s", "discard": "d"}.get(source, str(position + 1))
+
+
+def fitting(state: dict[str, Any]) -> list[tuple[str, int, str, int | None]]:
+    """(source, position, card, pile) of every own card that can go to the center now."""
+    plays: list[tuple[str, int, str, int | None]] = []
+    for slot in state["own"]:
+        card = slot["card"]
+        if not card:
+            continue
+        if card[1:] == "1":
+            plays.append((slot["source"], slot["position"], card, None))
+            continue
+        plays += [(slot["source"], slot["position"], card, p["index"]) for p in state["piles"] if fits(card, p)]
+    return plays
+
+
+@dataclass
+class Stuck:
+    """A test player's policy: play a card that fits, else turn the hand, and say
+    "stuck" (vote) once the whole hand went round without the center changing."""
+
+    center: int = -1
+    turns: int = 0
+    vote: bool = True
+    passes: int = 1
+    """Whole passes through the hand without a change in the center before voting."""
+    history: list[str] = field(default_factory=list)
+
+    def choose(self, state: dict[str, Any]) -> str | None:
+        plays = fitting(state)
+        if plays:
+            source, position, _, _ = plays[0]
+            return key_of(source, position)
+        total = sum(p["top"] for p in state["piles"])
+        if total != self.center:
+            self.center, self.turns = total, 0
+        cards = state["hand"] + state["sizes"][1]  # hand and discard pile
+        if self.turns * 3 >= self.passes * (cards + 3) or cards == 0:
+            return "v" if self.vote and not state["voted"] else None
+        self.turns += 1
+        return " "
+
+
+def wait_settled(page: Page, timeout_ms: float = 8000) -> None:
+    """Until no action of this page is in flight."""
+    page.wait_for_function(
+        "() => { const b = document.querySelector('.board'); return !b || b.dataset.pending === '0'; }",
+        timeout=timeout_ms,
+    )
+
+
+def press(page: Page, key: str) -> None:
+    """One game key, then wait until the server answered it."""
+    page.keyboard.press("Space" if key == " " else key)
+    wait_settled(page)
+    page.wait_for_timeout(ACT_GAP_S * 1000)
+
+
+def play_keys_until_round_ends(page: Page, *, timeout_s: float = 60.0, passes: int = 3) -> list[str]:
+    """Play this page's seat with the keyboard only until the round ends; the keys pressed.
+    The player says "stuck" after ``passes`` turns through the hand with nothing to play
+    (the hand is shuffled when it is renewed, so each pass shows other cards)."""
+    stuck = Stuck(passes=passes)
+    deadline = time.monotonic() + timeout_s
+    keys: list[str] = []
+    while time.monotonic() < deadline:
+        state = read_board(page)
+        assert state is not None, "the board is gone"
+        if state["ended"]:
+            return keys
+        if not state["live"]:
+            page.wait_for_timeout(50)
+            continue
+        key = stuck.choose(state)
+        if key is None:
+            page.wait_for_timeout(100)
+            continue
+        keys.append(key)
+        press(page, key)
+    raise AssertionError(f"the round did not end within {timeout_s} s; keys: {''.join(keys[-40:])!r}")
+
+
+def no_horizontal_overflow(page: Page) -> tuple[int, int]:
+    """(document width, viewport width): equal when nothing sticks out sideways."""
+    sizes: list[int] = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    return sizes[0], sizes[1]
+
+
+# --- checking what a spectator receives -------------------------------------------------
+
+
+def hidden_keys(message: Any, path: str = "") -> list[str]:
+    """Keys that would carry hidden cards (lists of hand, stack or discard cards, the log, a seed)."""
+    found: list[str] = []
+    if isinstance(message, dict):
+        for key, value in message.items():
+            if key in HIDDEN_KEYS and (key in ("seed", "match_seed", "log") or not isinstance(value, int)):
+                found.append(f"{path}.{key}")
+            found += hidden_keys(value, f"{path}.{key}")
+    elif isinstance(message, list):
+        for i, value in enumerate(message):
+            found += hidden_keys(value, f"{path}[{i}]")
+    return found
+
+
+def stray_cards(message: Any) -> list[str]:
+    """Card names anywhere but in the public places a card may be named (a row, a stack or
+    discard top, the card played, placed or uncovered, a refill)."""
+    found: list[str] = []
+
+    def walk(value: Any, path: str, key: str) -> None:
+        if isinstance(value, str):
+            if CARD.match(value) and key not in PUBLIC_CARD_FIELDS and key != "row":
+                found.append(f"{path}={value}")
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                walk(item, f"{path}.{name}", name)
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]", key)
+
+    walk(message, "", "")
+    return found
+
+
+def apply_events(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """The public mirror of a round (as the page keeps it), from the frames alone."""
+    for event in events:
+        kind = event["type"]
+        area = view["areas"][event["player"]] if event.get("player") is not None else None
+        if kind == "pile_started":
+            view["center"].append({"index": event["pile"], "colour": event["colour"], "top": 0})
+        elif kind == "card_played":
+            assert area is not None
+            if event["source"] == "row":
+                area["row"][event["position"]].pop()
+            else:
+                area[f"{event['source']}_top"] = event["uncovered"]
+            view["center"][event["pile"]]["top"] += 1
+        elif kind == "row_refilled":
+            assert area is not None
+            area["row"][event["position"]].append(event["card"])
+            area["stack_top"] = event["stack_top"]
+        elif kind == "hand_turned":
+            assert area is not None
+            area["discard_top"] = event["discard_top"]
+        elif kind == "hand_recycled":
+            assert area is not None
+            area["discard_top"] = None
+        elif kind == "card_placed":
+            assert area is not None
+            area["row"][event["column"]].append(event["card"])
+            area[f"{event['source']}_top"] = event["uncovered"]
+        elif kind == "round_stopped":
+            view["ending"] = event["ending"]
+
+
+def visible_cards(view: dict[str, Any]) -> dict[int, list[str]]:
+    """Per seat, the cards anyone may see: every row card, the stack top and the discard top."""
+    shown: dict[int, list[str]] = {}
+    for area in view["areas"]:
+        cards = [card for column in area["row"] for card in column]
+        cards += [card for card in (area["stack_top"], area["discard_top"]) if card]
+        shown[area["seat"]] = cards
+    return shown
+
+
+# --- setting up a table through the page -----------------------------------------------
+
+
+def host_table(
+    page: Page,
+    name: str,
+    *,
+    seats: int | None = None,
+    rounds: int = 1,
+    public: bool = False,
+    preset: str | None = None,
+    bots: tuple[str, ...] = (),
+) -> str:
+    """On the lobby page: type a name, set up and create a table, add bots; the invite code."""
+    page.fill("#player-name", name)
+    if preset is not None:
+        page.select_option("#create-preset", preset)
+    if seats is not None:
+        page.fill("#create-seats", str(seats))
+        page.locator("#create-seats").dispatch_event("change")
+    if page.locator("#create-public").is_checked() != public:
+        page.click("#create-public")
+    page.click(".create details.options summary")
+    page.select_option("#create-match_end-kind", "rounds")
+    page.fill("#create-match_end", str(rounds))
+    page.locator("#create-match_end").dispatch_event("change")
+    page.click("#create-button")
+    page.wait_for_selector("#seats .seat")
+    code = page.url.rsplit("/", 1)[1]
+    for count, spec in enumerate(bots, start=1):
+        strategy, level = spec.split(":")
+        page.select_option("#bot-strategy", strategy)
+        page.select_option("#bot-level", level)
+        page.click("#add-bot")
+        page.wait_for_function(f"document.querySelectorAll('#seats li[data-bot]').length === {count}")
+    return code
+
+
+def start_match(host: Page, *others: Page) -> None:
+    """The host starts; every page waits for the countdown to end (the board goes live)."""
+    host.click("#start-button")
+    for page in (host, *others):
+        page.wait_for_selector(".board.live", timeout=15_000)
+
+
+def wait_round_over(page: Page, timeout_ms: float = 60_000) -> None:
+    page.wait_for_selector(".banner", timeout=timeout_ms)
+    page.wait_for_selector("#score-sheet", timeout=timeout_ms)
+
+
+class Gate:
+    """A context's game WebSocket (/ws) routed through the test: every frame the server
+    sends is recorded, and can be held back (a slow network) or the connection dropped."""
+
+    def __init__(self, context: BrowserContext) -> None:
+        self.holding = False
+        self.held: list[str | bytes] = []
+        self.seen: list[dict[str, Any]] = []
+        self.route: WebSocketRoute | None = None
+        self.connections = 0
+        context.route_web_socket(re.compile(r"/ws$"), self._connect)
+
+    def _connect(self, route: WebSocketRoute) -> None:
+        server = route.connect_to_server()
+        self.route = route
+        self.connections += 1
+
+        def from_server(message: str | bytes) -> None:
+            if route is not self.route:
+                return  # an old connection's last words
+            self.seen.append(json.loads(message))
+            if self.holding:
+                self.held.append(message)
+            else:
+                route.send(message)
+
+        server.on_message(from_server)
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+        assert self.route is not None
+        for message in self.held:
+            self.route.send(message)
+        self.held = []
+
+    def drop(self) -> None:
+        """The network drops the connection (the page sees it close)."""
+        assert self.route is not None
+        self.route.close(code=4000, reason="dropped by the test")
+
+    def wait_seen(self, page: Page, match: Any, timeout_s: float = 8.0) -> dict[str, Any]:
+        """The first recorded server message for which ``match(message)`` holds."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            for message in self.seen:
+                if match(message):
+                    return message
+            page.wait_for_timeout(20)  # lets Playwright deliver the next frames
+        raise AssertionError(f"no such message within {timeout_s} s; last: {self.seen[-3:]}")

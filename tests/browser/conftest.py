@@ -1,0 +1,117 @@
+"""Fixtures of the browser tests: Debian's Chromium driven by Playwright against a real
+``ligretto serve`` process on 127.0.0.1.
+
+* ``chromium`` installs Debian's package when /usr/bin/chromium is missing (we are root;
+  ``playwright install`` cannot download browsers on this network).
+* ``server`` is one ``ligretto serve`` for the whole session (each test makes its own
+  tables); a traceback in its log fails the session.
+* ``pages`` opens pages, each in its own browser context (its own localStorage, so its
+  own seat token), and fails the test on any JavaScript error in a page.
+* Screenshots go to tests/browser/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import ARTIFACTS, LAUNCH_ARGS, Server, ensure_chromium
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    return ensure_chromium()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    process = Server(tmp_path_factory.mktemp("browser-server"))
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+    log = process.log_text()
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"
+
+
+@pytest.fixture(scope="module")
+def playwright(server: Server) -> Iterator[Playwright]:
+    """Started after the server and stopped before it: the WebSockets a test routes
+    through Playwright close with its driver, so the server can stop at once.
+
+    Per module, not per session: Playwright's sync API keeps an asyncio loop running on
+    this thread while it is started, and the other test directories call ``asyncio.run``
+    in the same worker processes once the browser tests of a module are done."""
+    del server
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright, chromium: str) -> Iterator[Browser]:
+    launched = playwright.chromium.launch(executable_path=chromium, headless=True, args=LAUNCH_ARGS)
+    try:
+        yield launched
+    finally:
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+class Pages:
+    """Opens pages in fresh contexts; remembers every JavaScript error they raise."""
+
+    def __init__(self, browser: Browser, server: Server) -> None:
+        self.browser = browser
+        self.server = server
+        self.contexts: list[BrowserContext] = []
+        self.errors: list[str] = []
+
+    def context(self, *, width: int = 1280, height: int = 800, locale: str = "en-US") -> BrowserContext:
+        context = self.browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+        context.set_default_timeout(15_000)
+        self.contexts.append(context)
+        return context
+
+    def open(
+        self, path: str = "/", *, context: BrowserContext | None = None, width: int = 1280, locale: str = "en-US"
+    ) -> Page:
+        page = (context or self.context(width=width, locale=locale)).new_page()
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        page.goto(self.server.url + path)
+        page.wait_for_selector("body[data-ready]")
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Browser, server: Server) -> Iterator[Pages]:
+    opened = Pages(browser, server)
+    try:
+        yield opened
+    finally:
+        opened.close()
+    assert not opened.errors, f"JavaScript errors: {opened.errors}"
+
+
+@pytest.fixture
+def shot(artifacts: Path, request: pytest.FixtureRequest) -> Callable[..., Path]:
+    """Save a screenshot of a page as a test artefact, named after the test."""
+
+    def take(page: Page, label: str, **options: Any) -> Path:
+        path = artifacts / f"{request.node.name}-{label}.png"
+        page.screenshot(path=str(path), **options)
+        return path
+
+    return take

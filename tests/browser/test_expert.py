@@ -1,0 +1,63 @@
+"""The expert variant in the browser: the stack or discard top goes onto a row column
+(one lower, another colour) with Shift+S / Shift+D and the column's number, or by
+dragging it onto the column; the card it covers stays visible under it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browserkit import host_table, press, read_board, start_match, wait_settled
+from playwright.sync_api import Page, expect
+
+
+def placement(state: dict[str, Any]) -> tuple[str, int, str, str] | None:
+    """(source, column, card, covered card) of a stack or discard top that fits a row column."""
+    tops = {slot["source"]: slot["card"] for slot in state["own"] if slot["source"] != "row" and slot["card"]}
+    for source, card in tops.items():
+        for slot in state["own"]:
+            under = slot["card"]
+            if slot["source"] == "row" and under and int(card[1:]) == int(under[1:]) - 1 and card[0] != under[0]:
+                return source, slot["position"], card, under
+    return None
+
+
+def covered(page: Page, column: int) -> list[str]:
+    cards: list[str] = page.eval_on_selector_all(
+        f'.own .column[data-column="{column}"] .column-under [data-card]', "cs => cs.map((c) => c.dataset.card)"
+    )
+    return cards
+
+
+def test_expert_cards_go_onto_row_columns_by_keys_and_by_drag(pages: Any, shot: Callable[..., Path]) -> None:
+    page = pages.open("/")
+    host_table(page, "Eve", seats=2, rounds=1, preset="expert", bots=("random:beginner",))
+    start_match(page)
+    expect(page.locator(".place-button")).to_have_count(2)
+    done: list[str] = []
+    for _ in range(300):
+        state = read_board(page)
+        assert state is not None and not state["ended"], "the round ended before two placements"
+        found = placement(state)
+        if found is None:
+            press(page, " ")
+            continue
+        source, column, card, under = found
+        if not done:
+            page.keyboard.press("Shift+S" if source == "stack" else "Shift+D")
+            expect(page.locator(".own .drop-column")).to_have_count(len(state["own"]) - 2)
+            page.keyboard.press(str(column + 1))
+            done.append("keys")
+        else:
+            page.drag_and_drop(f'.own [data-slot="{source}"]', f'.own .column[data-column="{column}"]')
+            done.append("drag")
+        wait_settled(page)
+        slot = page.locator(f'.own [data-slot="row-{column}"]')
+        expect(slot).to_have_attribute("data-card", card)
+        assert covered(page, column)[-1] == under
+        if len(done) == 2:
+            break
+    assert done == ["keys", "drag"], done
+    page.wait_for_timeout(400)  # the last card lands
+    shot(page, "columns")

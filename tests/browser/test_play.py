@@ -1,0 +1,273 @@
+"""Playing in the browser against a real server: two people and a bot to Stop, a play
+that loses a race and comes back ("beaten to it"), a whole round from the keyboard only,
+and coming back to the same seat after a reload or a dropped connection."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browserkit import (
+    ACT_GAP_S,
+    Gate,
+    center_of,
+    fitting,
+    host_table,
+    key_of,
+    play_keys_until_round_ends,
+    press,
+    read_board,
+    start_match,
+    wait_round_over,
+    wait_settled,
+)
+from playwright.sync_api import Page, expect
+
+ONE_ROUND_S = 60
+
+
+def slot_selector(source: str, position: int) -> str:
+    slot = f"row-{position}" if source == "row" else source
+    return f'.own [data-slot="{slot}"]'
+
+
+def pile_selector(pile: int | None) -> str:
+    return '[data-pile="new"]' if pile is None else f'.center [data-pile="{pile}"]'
+
+
+def join_by_link(page: Page, name: str) -> None:
+    """A fresh browser opens an invite link: it asks for a name, then takes a seat."""
+    page.fill("#prompt-name", name)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".seat .badge.me")
+
+
+def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
+    pages: Any, server: Any, shot: Callable[..., Path]
+) -> None:
+    alice = pages.open("/")
+    code = host_table(alice, "Alice", seats=3, rounds=1, public=True, bots=("smart:machine",))
+    alice.click("#add-bot")  # a second bot fills the table, and the host takes it off again
+    expect(alice.locator("#seats li[data-bot]")).to_have_count(2)
+    alice.click('#seats li[data-seat="2"] .remove-seat')
+    expect(alice.locator("#seats li[data-bot]")).to_have_count(1)
+
+    bob = pages.open("/")
+    entry = bob.locator(f'#public-tables li[data-code="{code}"]')
+    expect(entry).to_contain_text("Alice")  # the live list of public tables
+    expect(entry).to_contain_text("2 of 3")
+    bob.goto(f"{server.url}/?t={code}")  # the invite link
+    join_by_link(bob, "Bob")
+    expect(alice.locator("#seats")).to_contain_text("Bob")
+    start_match(alice, bob)
+
+    # Alice clicks her cards (each goes where it fits); Bob drags his onto the pile he picks.
+    clicks = drags = 0
+    for _ in range(400):
+        states = [read_board(alice), read_board(bob)]
+        if all(state is not None and state["ended"] for state in states):
+            break
+        for page, state, how in ((alice, states[0], "click"), (bob, states[1], "drag")):
+            if state is None or state["ended"] or not state["live"]:
+                continue
+            plays = fitting(state)
+            if not plays:
+                page.click("#turn-button")
+            elif how == "click":
+                source, position, _, _ = plays[0]
+                page.click(slot_selector(source, position))
+                clicks += 1
+            else:
+                source, position, _, pile = plays[0]
+                page.drag_and_drop(slot_selector(source, position), pile_selector(pile))
+                drags += 1
+            wait_settled(page)
+        alice.wait_for_timeout(ACT_GAP_S * 1000)
+    for page in (alice, bob):
+        wait_round_over(page, ONE_ROUND_S * 1000)
+    assert clicks and drags, (clicks, drags)
+
+    banners = [page.inner_text(".banner") for page in (alice, bob)]
+    assert alice.locator(".banner.banner-stop").count() == 1, banners
+    stopper = re.search(r"(Alice|Bob|Smart bot \d)", " ".join(banners))
+    assert stopper, banners
+    assert center_of(alice) == center_of(bob)
+    sheets = [page.inner_text("#score-sheet tbody") for page in (alice, bob)]
+    assert sheets[0] == sheets[1]
+    assert all(name in sheets[0] for name in ("Alice", "Bob", "Smart bot"))
+    in_center = sum(int(n) for n in re.findall(r"\+(\d+)", sheets[0]))
+    assert in_center == sum(top for _, _, top in center_of(alice)), "every card in the center is someone's"
+    expect(alice.locator("#match-result")).to_be_visible()  # one round: the match is over
+    expect(alice.locator("#rematch-button")).to_be_visible()  # the host may start a rematch
+    expect(bob.locator("#rematch-button")).to_have_count(0)
+    shot(alice, "alice-sheet")
+    shot(bob, "bob-sheet")
+
+    alice.click("#rematch-button")
+    for page in (alice, bob):
+        expect(page.locator("#round-number")).to_have_text("Round 1")
+        page.wait_for_selector(".board.live")
+        expect(page.locator(".sheet-panel")).to_have_count(0)
+
+
+def _race(alice: dict[str, Any], bob: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """Plays of Alice and Bob that a click would send to the same existing pile (a click
+    sends a card to the first pile it fits)."""
+
+    def clicks(state: dict[str, Any]) -> list[tuple[Any, ...]]:
+        first: dict[str, tuple[Any, ...]] = {}
+        for source, position, card, pile in fitting(state):
+            first.setdefault(card, (source, position, card, pile))
+        return list(first.values())
+
+    for a in clicks(alice):
+        for b in clicks(bob):
+            if a[3] is not None and a[3] == b[3]:
+                return a, b
+    return None
+
+
+def _in_step(alice: Page, bob: Page) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both boards once nothing is in flight and both show the same center."""
+    for _ in range(200):
+        wait_settled(alice)
+        wait_settled(bob)
+        a, b = read_board(alice), read_board(bob)
+        assert a is not None and b is not None
+        if a["piles"] == b["piles"]:
+            return a, b
+        alice.wait_for_timeout(20)
+    raise AssertionError("the two pages never showed the same center")
+
+
+def test_a_play_that_lost_the_race_returns_to_its_place_with_beaten_to_it(
+    pages: Any, shot: Callable[..., Path]
+) -> None:
+    alice_context = pages.context()
+    gate = Gate(alice_context)
+    alice = pages.open("/", context=alice_context)
+    code = host_table(alice, "Alice", seats=2, rounds=1)
+    bob = pages.open(f"/#/t/{code}")
+    join_by_link(bob, "Bob")
+    start_match(alice, bob)
+
+    # Nobody else plays: set up a race in which both hold a card for the same pile.  Whoever
+    # holds one keeps it while the other turns the hand looking for the rival card.
+    race = None
+    seeking = 0
+    for step in range(600):
+        a, b = _in_step(alice, bob)
+        assert not a["ended"], "the round ended before a race could be set up"
+        race = _race(a, b)
+        if race:
+            break
+        boards = ((alice, a), (bob, b))
+        holders = [(page, state) for page, state in boards if any(p[3] is not None for p in fitting(state))]
+        if not holders:
+            page, state = ((alice, a), (bob, b))[step % 2]
+            plays = fitting(state)
+            key = key_of(plays[0][0], plays[0][1]) if plays else " "
+        else:
+            holder = holders[0][0]
+            page, state = (bob, b) if holder is alice else (alice, a)
+            ones = [p for p in fitting(state) if p[3] is None]
+            if ones:
+                key = key_of(ones[0][0], ones[0][1])  # a new pile: one more chance of a race
+            elif seeking < 12:
+                seeking += 1
+                key = " "
+            else:
+                seeking = 0
+                page, state = holders[0]
+                play = next(p for p in fitting(state) if p[3] is not None)
+                key = key_of(play[0], play[1])
+        press(page, key)
+    assert race is not None, "no race within 600 steps"
+    (a_source, a_position, a_card, pile), (b_source, b_position, _, _) = race
+    top_before = next(top for index, _, top in center_of(alice) if index == pile)
+
+    # Alice's network is slow: she does not see Bob's card arrive before she plays hers.
+    gate.hold()
+    bob.keyboard.press(key_of(b_source, b_position))
+    bob.wait_for_function(
+        f"() => Number(document.querySelector('.center [data-pile=\"{pile}\"]').dataset.top) === {top_before + 1}"
+    )
+    alice.keyboard.press(key_of(a_source, a_position))
+    refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
+    assert refusal["reason"] == "does_not_fit", refusal
+    card = alice.locator(slot_selector(a_source, a_position))
+    expect(card).to_have_class(re.compile(r"\bpending\b"))  # on its way while the answer travels
+    gate.release()
+
+    expect(card).to_have_class(re.compile(r"\brefused\b"))
+    expect(card.locator(".bubble")).to_have_text("Beaten to it!")
+    expect(card).to_have_attribute("data-card", a_card)  # the card is back where it was
+    expect(card).not_to_have_class(re.compile(r"\bpending\b"))
+    assert (pile, top_before + 1) in [(index, top) for index, _, top in center_of(alice)]
+    shot(alice, "beaten-to-it")
+    expect(card.locator(".bubble")).to_have_count(0, timeout=5000)  # the notice goes away by itself
+    expect(card).to_have_attribute("data-card", a_card)
+
+
+def test_a_whole_round_with_the_keyboard_only(pages: Any, shot: Callable[..., Path]) -> None:
+    page = pages.open("/")
+    host_table(page, "Kim", seats=2, rounds=2, bots=("random:beginner",))
+    count_pointer = "() => { window.pointers = 0; addEventListener('pointerdown', () => window.pointers++, true); }"
+    page.evaluate(count_pointer)
+    page.focus("#start-button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".board.live")
+    keys = play_keys_until_round_ends(page, timeout_s=ONE_ROUND_S)
+    wait_round_over(page)
+    shot(page, "sheet")
+    assert set(keys) & set("12345sd"), f"no card was played: {keys}"
+    assert " " in keys, "the hand was never turned"
+    kim = page.locator("#score-sheet tbody tr.me")
+    expect(kim).to_contain_text("Kim")
+
+    page.keyboard.press("Enter")  # ready for the next round
+    expect(page.locator("#round-number")).to_have_text("Round 2")
+    page.wait_for_selector(".board.live")
+    press(page, " ")
+    assert page.evaluate("() => window.pointers") == 0, "the mouse was used"
+
+
+def test_a_reload_and_a_dropped_connection_bring_the_player_back_to_the_seat(
+    pages: Any, shot: Callable[..., Path]
+) -> None:
+    context = pages.context()
+    gate = Gate(context)
+    page = pages.open("/", context=context)
+    host_table(page, "Rae", seats=2, rounds=1, bots=("smart:beginner",))
+    start_match(page)
+    for _ in range(4):
+        press(page, " ")
+    before = read_board(page)
+    assert before is not None and before["sizes"][1] > 0  # cards went to the discard pile
+
+    page.reload()
+    page.wait_for_selector(".board.live")
+    after = read_board(page)
+    assert after is not None
+    assert after["seat"] == before["seat"]
+    assert after["own"] == before["own"], "the same seat shows the same cards"  # the bot cannot touch them
+    assert (after["hand"], after["sizes"]) == (before["hand"], before["sizes"])
+    expect(page.locator(".own-name")).to_have_text("Rae")
+    expect(page.locator(".pill.watch")).to_have_count(0)
+    expect(page.locator("#net")).to_have_attribute("data-status", "open")
+
+    gate.drop()
+    expect(page.locator("#net")).to_have_attribute("data-status", "reconnecting")
+    shot(page, "reconnecting")
+    expect(page.locator("#net")).to_have_attribute("data-status", "open")
+    expect(page.locator("#toasts")).to_contain_text("you are back at your seat")
+    assert gate.connections == 3  # the first page, the reload, the reconnection
+    again = read_board(page)
+    assert again is not None and again["own"] == before["own"]
+
+    press(page, " ")  # and the seat still plays
+    turned = read_board(page)
+    assert turned is not None and (turned["hand"], turned["sizes"]) != (again["hand"], again["sizes"])
+    expect(page.locator("#net")).to_have_text(re.compile(r"\d+ ms"))

@@ -1,0 +1,89 @@
+"""A spectator sees no hidden card: not in any WebSocket frame the page receives, and not
+in the page itself, which shows exactly the public cards (rows, stack and discard tops,
+pile tops) and nothing else.  A spectator's keys play nothing."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browserkit import (
+    CARD,
+    apply_events,
+    hidden_keys,
+    host_table,
+    start_match,
+    stray_cards,
+    visible_cards,
+    wait_round_over,
+)
+from playwright.sync_api import WebSocket, expect
+
+
+def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable[..., Path]) -> None:
+    host = pages.open("/")
+    code = host_table(host, "Host", seats=3, rounds=1, bots=("smart:machine", "greedy:machine"))
+
+    received: list[str] = []
+    sent: list[str] = []
+
+    def listen(socket: WebSocket) -> None:
+        if socket.url.endswith("/ws"):
+            socket.on("framereceived", lambda frame: received.append(str(frame)))
+            socket.on("framesent", lambda frame: sent.append(str(frame)))
+
+    watcher = pages.context().new_page()
+    watcher.on("pageerror", lambda error: pages.errors.append(str(error)))
+    watcher.on("websocket", listen)
+    watcher.goto(f"{server.url}/#/w/{code}")
+    watcher.wait_for_selector("#seats .seat")
+    expect(watcher.locator(".pill.watch")).to_be_visible()
+    expect(watcher.locator("#start-button")).to_have_count(0)
+
+    start_match(host, watcher)
+    for key in ("1", "s", "d", " ", "v"):
+        watcher.keyboard.press(key)
+    wait_round_over(watcher)
+    shot(watcher, "spectator")
+
+    # Every frame: no hidden key, no card name outside the public places, the spectator's view.
+    messages = [json.loads(frame) for frame in received]
+    kinds = {message["type"] for message in messages}
+    assert {"welcome", "table", "snapshot", "go", "events", "round_over"} <= kinds, kinds
+    assert "ack" not in kinds
+    for message in messages:
+        assert not hidden_keys(message), (hidden_keys(message), message)
+        assert not stray_cards(message), (stray_cards(message), message)
+        if message["type"] == "welcome":
+            assert message["seat"] is None and message["token"] is None
+        if message["type"] == "snapshot":
+            assert message["view"]["viewer"] is None
+            for area in message["view"]["areas"]:
+                assert all(isinstance(area[key], int) for key in ("stack_size", "discard_size", "hand_size"))
+    assert not [frame for frame in sent if json.loads(frame)["type"] == "act"], "a spectator's keys sent actions"
+
+    # The page shows exactly the public cards of the round as the frames told them.
+    snapshot = next(m for m in reversed(messages) if m["type"] == "snapshot")
+    view = copy.deepcopy(snapshot["view"])
+    for message in messages[messages.index(snapshot) + 1 :]:
+        if message["type"] == "events" and message["round"] == snapshot["round"]:
+            apply_events(view, message["events"])
+    assert view["ending"] is not None
+    expect(watcher.locator(".own")).to_have_count(0)
+    public = visible_cards(view)
+    for area in view["areas"]:
+        seat = area["seat"]
+        shown: list[str] = watcher.eval_on_selector_all(
+            f'.opponent[data-seat="{seat}"] [data-card]', "cards => cards.map((c) => c.dataset.card)"
+        )
+        assert sorted(shown) == sorted(public[seat]), (seat, shown, public[seat])
+    tops = sorted(f"{pile['colour'][0]}{pile['top']}" for pile in view["center"])
+    shown_tops: list[str] = watcher.eval_on_selector_all(".center [data-card]", "cs => cs.map((c) => c.dataset.card)")
+    assert sorted(shown_tops) == tops
+    everything: list[str] = watcher.eval_on_selector_all("[data-card]", "cs => cs.map((c) => c.dataset.card)")
+    allowed = {card for cards in public.values() for card in cards} | set(tops)
+    assert all(CARD.match(card) for card in everything)
+    assert set(everything) <= allowed
