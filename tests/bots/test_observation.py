@@ -43,7 +43,7 @@ from ligretto.engine import (
     parse_position,
     view,
 )
-from ligretto.engine.cards import CARDS
+from ligretto.engine.cards import CARDS, DECK_SIZE
 from ligretto.engine.state import Area
 from ligretto.sim import simulate_round
 
@@ -169,6 +169,8 @@ def calls(seen: Observation) -> Iterator[tuple[str, Callable[[], Any]]]:
                 values = list(range(len(seen.pile_tops())))
             elif param.name == "card":
                 values = list(CARDS[seen.seat])
+            elif param.name == "face":
+                values = list(range(DECK_SIZE))
             else:
                 pytest.fail(f"Observation.{name} takes {param.name!r}: teach this test how to call it")
             choices = [[*c, (param.name, v)] for c in choices for v in values]

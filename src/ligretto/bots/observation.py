@@ -64,6 +64,18 @@ class Observation:
                     faces.add(area.discard[-1])
         return faces
 
+    def others_show(self, face: int) -> bool:
+        """Whether another seat could play this face now (``face in others_visible_faces()``,
+        without building the set)."""
+        for seat, area in enumerate(self.__game.areas):
+            if seat != self.seat and (
+                (area.stack and area.stack[-1] == face)
+                or (area.discard and area.discard[-1] == face)
+                or any(column[-1] == face for column in area.row)
+            ):
+                return True
+        return False
+
     def fits(self, card: Card) -> bool:
         """Whether a card of this face could go to the center now (a 1 always can)."""
         return bool(self.__game.wanted[card.colour * 10 + card.number - 1])

@@ -73,13 +73,19 @@ def _factors(sigma: float) -> tuple[float, ...]:
     return tuple(math.exp(sigma * normal.inv_cdf((i + 0.5) / _FACTORS) + shift) for i in range(_FACTORS))
 
 
+@functools.cache
+def _means(level: Level) -> list[float]:
+    """The level's mean seconds, indexed by :class:`Move` (shared by its samplers, read only)."""
+    return [level.mean(kind) for kind in Move]
+
+
 class DelaySampler:
     """Draws the delays of one bot: ``delay(kind)`` in seconds, from the bot's own generator."""
 
     __slots__ = ("_factors", "_means", "_random")
 
     def __init__(self, level: Level, rng: random.Random) -> None:
-        self._means = [level.mean(kind) for kind in Move]
+        self._means = _means(level)
         self._factors = _factors(level.sigma)
         self._random = rng.random
 

@@ -224,7 +224,7 @@ def _about_to_fit(seen: Observation) -> bool:
     if top is None or top.number < 2 or seen.fits(top):
         return False
     below = CARDS[seen.seat][top.colour * 10 + top.number - 2]
-    return seen.fits(below) and below.colour * 10 + below.number - 1 in seen.others_visible_faces()
+    return seen.fits(below) and seen.others_show(below.colour * 10 + below.number - 1)
 
 
 # The built-in strategies are registered by hand: a class decorator would keep them from

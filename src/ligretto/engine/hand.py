@@ -25,7 +25,7 @@ def shuffled(cards: list[int], key: str) -> list[int]:
     several times cheaper than seeding a ``random.Random`` -- the simulator
     recycles a hand every few turns.
     """
-    keys = memoryview(hashlib.shake_128(key.encode()).digest(2 * DECK_SIZE)).cast("H")
+    keys = memoryview(hashlib.shake_128(key.encode()).digest(2 * DECK_SIZE)).cast("H").tolist()
     return sorted(cards, key=keys.__getitem__)
 
 
