@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import functools
 from bisect import insort
-from collections.abc import Callable
-from typing import Any
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.cards import CARDS, DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUMBERS, Card
@@ -274,10 +272,19 @@ class Round:
             return REFUSALS[Reason.ROUND_OVER]
         if not 0 <= action.player < self.players:
             return REFUSALS[Reason.NO_SUCH_PLAYER]
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise TypeError(f"not an action: {action!r}")
-        return handler(self, action)
+        # A chain of exact type checks: compiled, each handler is then a direct call.
+        kind = type(action)
+        if kind is Turn:
+            return self._turn(action)  # type: ignore[arg-type]
+        if kind is Play:
+            return self._play(action)  # type: ignore[arg-type]
+        if kind is Place:
+            return self._place(action)  # type: ignore[arg-type]
+        if kind is Vote:
+            return self._vote(action)  # type: ignore[arg-type]
+        if kind is Withdraw:
+            return self._withdraw(action)  # type: ignore[arg-type]
+        raise TypeError(f"not an action: {action!r}")
 
     def _source_pile(self, area: Area, source: Source, position: int) -> list[int] | None:
         """The list whose last card is the card at ``source``, or ``None`` for a bad position."""
@@ -486,13 +493,6 @@ class Round:
         return Applied(tuple(events))
 
 
-_HANDLERS: dict[type, Callable[[Round, Any], Result]] = {
-    Play: Round._play,
-    Turn: Round._turn,
-    Place: Round._place,
-    Vote: Round._vote,
-    Withdraw: Round._withdraw,
-}
 
 
 def _goes_on(face: int, exposed: int) -> bool:
