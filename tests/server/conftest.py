@@ -67,10 +67,12 @@ def free_port() -> int:
 class ServerProcess:
     """``ligretto.server.serve.run`` in a subprocess (not the CLI, which is not there yet)."""
 
-    def __init__(self, db: Path, log: Path, countdown_s: float = COUNTDOWN_S) -> None:
+    def __init__(self, db: Path, log: Path, countdown_s: float = COUNTDOWN_S, **settings: Any) -> None:
         self.db = db
         self.log = log
         self.countdown_s = countdown_s
+        self.settings = settings
+        """More ``app.Settings`` fields (``abandoned_s=1.0``)."""
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -86,7 +88,9 @@ class ServerProcess:
     def start(self) -> None:
         code = (
             "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
-            f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}), 'warning')"
+            f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}"
+            + "".join(f", {name}={value!r}" for name, value in self.settings.items())
+            + "), 'warning')"
         )
         self.starts += 1
         with self.log.open("ab") as out:
@@ -648,6 +652,30 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
         process.stop()
     log = process.log_text()
     assert "Traceback" not in log, f"the server logged an error:\n{log}"
+
+
+@pytest.fixture
+def server_with(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start a server with more ``app.Settings`` (``server_with(abandoned_s=1.0)``); each is
+    stopped at the end, and a traceback in its log fails the test."""
+    started: list[ServerProcess] = []
+
+    def start(**settings: Any) -> ServerProcess:
+        folder = tmp_path / f"server{len(started)}"
+        folder.mkdir()
+        process = ServerProcess(folder / "ligretto.db", folder / "server.log", **settings)
+        started.append(process)
+        process.start()
+        return process
+
+    try:
+        yield start
+    finally:
+        for process in started:
+            process.stop()
+    for process in started:
+        log = process.log_text()
+        assert "Traceback" not in log, f"the server logged an error:\n{log}"
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.server import protocol
 from ligretto.server.loadclient import Mirror
-from ligretto.server.loadtest import main, parse_metrics, percentiles
+from ligretto.server.loadtest import _server_gc, main, parse_metrics, percentiles
 
 MIRRORED = ("seat", "row", "stack_top", "stack_size", "discard_top", "discard_size", "hand_size", "voted", "piles")
 
@@ -69,6 +69,23 @@ def test_percentiles_and_metrics_parsing() -> None:
         "ligretto_actions_total": 12.0,
         'ligretto_action_latency_seconds_bucket{le="0.001"}': 3.0,
     }
+
+
+def test_the_servers_gc_pauses_are_read_from_its_histogram() -> None:
+    name = "ligretto_gc_pause_seconds"
+    before = parse_metrics(
+        f'{name}_bucket{{generation="2",le="0.01"}} 1.0\n{name}_bucket{{generation="2",le="0.025"}} 2.0\n'
+        f'{name}_bucket{{generation="2",le="+Inf"}} 2.0\n{name}_count{{generation="2"}} 2.0\n'
+        f'{name}_sum{{generation="2"}} 0.03\n'
+    )
+    after = parse_metrics(
+        f'{name}_bucket{{generation="2",le="0.01"}} 1.0\n{name}_bucket{{generation="2",le="0.025"}} 4.0\n'
+        f'{name}_bucket{{generation="2",le="+Inf"}} 4.0\n{name}_count{{generation="2"}} 4.0\n'
+        f'{name}_sum{{generation="2"}} 0.07\n'
+    )
+    report = _server_gc(before, after)
+    assert report["2"] == {"collections": 2, "total_ms": 40.0, "longest_under_ms": 25.0}
+    assert report["0"] == {"collections": 0, "total_ms": 0.0, "longest_under_ms": None}
 
 
 # --- a real run ----------------------------------------------------------------------------
@@ -143,6 +160,7 @@ def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pyt
     applied = report["actions"] - report["refusals"]
     assert 3 * applied <= report["fanout_ms"]["n"] <= 3 * (applied + 12)
     assert report["server_action_ms"]["actions"] >= report["actions"]
+    assert set(report["server_gc"]) == {"0", "1", "2"}
     memory = report["server_memory"]
     assert memory["source"] == f"/proc/{load_server.pid}/status"
     assert memory["rss_before_bytes"] > 10 * 2**20 and memory["rss_after_bytes"] > 10 * 2**20

@@ -1,5 +1,6 @@
-"""Operations and table life over real connections: ``/healthz`` and ``/metrics``, the live
-lobby, the host role, spectators, and the grace period with its stand-in bot."""
+"""Operations and table life over real connections: ``/healthz`` and ``/metrics``, no
+compression, the live lobby, the host role, spectators, and the grace period with its
+stand-in bot."""
 
 from __future__ import annotations
 
@@ -55,6 +56,37 @@ def test_healthz_and_metrics(server: Any, match_starter: Any, arun: Any) -> None
     assert _metric(text, 'ligretto_action_latency_seconds_bucket{le="+Inf"}') == len(acks)
     status, health = server.http("GET", "/healthz")
     assert status == 200 and health == {"status": "ok", "tables": 1}
+
+
+def test_the_server_does_not_compress_its_messages(server: Any, arun: Any) -> None:
+    """A client offering permessage-deflate (browsers do, and so do the tests' clients) gets
+    plain frames: compressing messages of a few hundred bytes cost more than it saved."""
+
+    async def scenario() -> None:
+        client = await server.client("Ann").join(server.create_table(2))
+        assert client.ws.response.headers.get("Sec-WebSocket-Extensions") is None
+        assert client.ws.protocol.extensions == []
+        offered = client.ws.request.headers.get("Sec-WebSocket-Extensions") or ""
+        assert "permessage-deflate" in offered, "the client did not offer compression: nothing was tested"
+        await client.close()
+
+    arun(scenario())
+
+
+def test_a_lobby_client_that_left_does_not_hold_the_server_up(server: Any, arun: Any) -> None:
+    """The lobby handler notices a closed client at once (not at the next change), so a
+    server with no one left stops promptly on SIGTERM."""
+
+    async def scenario() -> None:
+        lobby = server.client("lobby")
+        await lobby.connect("/ws/lobby")
+        await lobby.wait_for("lobby")
+        await lobby.close()
+        await asyncio.sleep(0.3)
+
+    arun(scenario())
+    server.process.terminate()
+    server.process.wait(5)  # raises TimeoutExpired while a lobby handler keeps it waiting
 
 
 def test_lobby_streams_public_tables(server: Any, arun: Any) -> None:

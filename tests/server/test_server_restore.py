@@ -117,6 +117,39 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
     assert server.healthy()
 
 
+def test_an_acknowledged_action_survives_a_kill_right_after_its_ack(server: Any, match_starter: Any, arun: Any) -> None:
+    """The store commits a loop turn's writes before that turn's messages go out: SIGKILL
+    the moment the last ack arrives, and the restored round still holds every action that
+    was acknowledged (the next action gets the next index of the round's log)."""
+
+    async def before_kill() -> tuple[str, str]:
+        code, (ann, _bob), _ = await match_starter(server, ["Ann", "Bob"])
+        for _ in range(4):
+            ident = ann.next_id()
+            await ann.send({"type": "act", "id": ident, "action": {"kind": "turn"}})
+            answer = await ann.answer(ident)
+            assert answer["type"] == "ack" and answer["applied"], answer
+        server.kill()  # right away: not even the events of the last turn are awaited
+        assert ann.token is not None
+        return code, ann.token
+
+    code, token = arun(before_kill())
+    server.start()
+
+    async def after_restart() -> None:
+        ann = server.client("Ann-back")
+        await ann.connect()
+        assert (await ann.hello(code, token=token))["seat"] == 0
+        snapshot = await ann.wait_for("snapshot")
+        assert snapshot["view"]["areas"][0]["discard_size"] == 4 * 3, "a turn that was acknowledged is lost"
+        answer = await ann.act({"kind": "turn"})
+        assert answer["type"] == "ack" and answer["applied"], answer
+        assert ann.all("events")[-1]["seq"] == 4
+        await ann.close()
+
+    arun(after_restart())
+
+
 def test_kill_9_between_rounds(server: Any, match_starter: Any, arun: Any) -> None:
     """Killed on the score sheet after round 1 of 2: the sheet survives, and the second
     round is dealt from the match's seed as if nothing had happened."""
@@ -198,9 +231,11 @@ def test_bots_play_on_after_a_restart(server: Any, match_starter: Any, arun: Any
 
 
 def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: Path) -> None:
-    """The store writes the action that ends a round before the table's new phase: a crash
-    in between must not leave a restored table "playing" a round that is over (nobody
-    could act, no round_over would ever come, the match would be stuck)."""
+    """A file holding the action that ended a round but not the table's new phase (the
+    store commits them together, once per turn of the event loop, so this takes a file
+    written otherwise, or a commit that failed half-way): the restored table must not be
+    left "playing" a round that is over (nobody could act, no round_over would ever come,
+    the match would be stuck)."""
     from ligretto.engine.actions import Vote
     from ligretto.server.store import SqliteStore
     from ligretto.server.table import Phase, Table
@@ -228,6 +263,7 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
         store.start_round = lambda table: None  # type: ignore[method-assign]
         assert table.act(1, Vote(1)).ok
         assert table.game is not None and table.game.over
+        store.commit()  # the actions reach the file, the table's new phase does not
         table.close()
         store.db.close()
 

@@ -1,9 +1,12 @@
 """The ASGI application: HTTP API, WebSocket endpoints, static browser client.
 
 ``create_app`` only assembles; tables live in :class:`Lobby`; each WebSocket
-has a receiving loop and a sending task (one queue per connection, so a slow
-client never blocks a table).  Every client message is size-checked,
-rate-limited and validated (``protocol.decode``) before it reaches a table.
+has a receiving loop.  Every client message is size-checked, rate-limited and
+validated (``protocol.decode``) before it reaches a table.  Every message to a
+client passes the lobby's :class:`~ligretto.server.outbox.Outbox`, which releases
+it once the store has committed what happened before it; the connection then
+writes it at once, or, if its client is slow to read, keeps it in a backlog that a
+task sends (so a slow client never blocks a table).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +33,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ligretto import rulebook
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import metrics, protocol
+from ligretto.server.heap import COLLECTOR
+from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.protocol import ProtocolError
-from ligretto.server.table import DEFAULT_GRACE_S, Table, TableError, new_code
+from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
 
 log = logging.getLogger("ligretto.server")
 
@@ -49,6 +55,8 @@ class Settings:
     """Sustained messages per second a connection may send."""
     burst: int = 40
     """Messages a connection may send at once before the rate applies."""
+    abandoned_s: float = ABANDONED_S
+    """Seconds after which a table nobody is connected to, with no match on, is closed and dropped."""
 
 
 class Lobby:
@@ -58,6 +66,7 @@ class Lobby:
         self.settings = settings
         self.store = store
         self.tables: dict[str, Table] = {}
+        self.outbox = Outbox(None if store is None else store.commit)
 
     def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
         code = new_code()
@@ -75,33 +84,97 @@ class Lobby:
         self.tables[code] = table
         if self.store is not None:
             self.store.save_table(table)
+            self.store.commit()  # its code is about to be handed out
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
     def public_tables(self) -> list[dict[str, Any]]:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
+    def sweep(self) -> list[str]:
+        """Close and drop the abandoned tables (``Table.abandoned``); the store keeps them
+        as dropped, so a restart does not bring them back.  Returns their codes."""
+        gone = [table for table in self.tables.values() if table.abandoned(self.settings.abandoned_s)]
+        for table in gone:
+            table.drop()
+            del self.tables[table.code]
+            if self.store is not None:
+                self.store.save_table(table)
+        if gone:
+            COLLECTOR.release(len(gone))
+            metrics.OPEN_TABLES.set(len(self.tables))
+            log.info("closed %d abandoned tables", len(gone))
+        return [table.code for table in gone]
+
+    async def sweep_forever(self) -> None:
+        period = min(60.0, self.settings.abandoned_s / 4)
+        while True:
+            await asyncio.sleep(period)
+            self.sweep()
+
 
 class Connection:
-    """One WebSocket: its seat (if any), its table, its outgoing queue and its rate limit."""
+    """One WebSocket: its seat (if any), its table, its rate limit, and its messages on
+    their way out."""
 
-    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+    def __init__(self, websocket: WebSocket, settings: Settings, outbox: Outbox) -> None:
         self.websocket = websocket
         self.seat: int | None = None
         self.table: Table | None = None
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self.outbox = outbox
+        self.backlog: deque[str] | None = None
+        """Messages waiting behind a send the client was slow to take (``None``: none is)."""
+        self.sender: asyncio.Task[None] | None = None
+        """The task that sends the backlog, while there is one."""
+        self.closed = False
         self.allowance = float(settings.burst)
         self.rate = settings.rate_per_s
         self.burst = settings.burst
         self.last = time.monotonic()
 
     def send(self, message: dict[str, Any]) -> None:
-        self.queue.put_nowait(protocol.encode(message))
+        """Encode (a broadcast once for all its listeners) and hand to the outbox."""
+        self.outbox.post(self.write, protocol.wire(message))
 
     def detach(self) -> None:
         """Another connection took this one's seat: forget the table and close."""
         self.table = None
-        self.queue.put_nowait(b"")  # the close marker
+        self.outbox.post(self.write, "")  # the close marker, after what was sent before
+
+    def write(self, text: str) -> None:
+        """Put one message (``""``: the close) on the socket now; if the client is slow to
+        read, it waits in the backlog, behind the others, and a task sends it."""
+        if self.closed:
+            return
+        if self.backlog is not None:
+            self.backlog.append(text)
+            return
+        try:
+            rest = start_eagerly(self._write(text))
+        except Exception:  # the client is gone: its receiving loop ends the connection
+            self.closed = True
+            return
+        if rest is not None:
+            self.backlog = deque()
+            self.sender = asyncio.create_task(self._drain(rest))
+
+    async def _write(self, text: str) -> None:
+        if text:
+            await self.websocket.send_text(text)
+        else:
+            self.closed = True
+            await self.websocket.close(code=4001, reason="replaced")
+
+    async def _drain(self, rest: asyncio.Task[None]) -> None:
+        try:
+            await rest
+            while self.backlog and not self.closed:
+                await self._write(self.backlog.popleft())
+        except Exception:  # as in write
+            self.closed = True
+        finally:
+            self.backlog = None
+            self.sender = None
 
     def within_rate(self) -> bool:
         """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
@@ -113,23 +186,12 @@ class Connection:
         self.allowance -= 1
         return True
 
-    async def send_loop(self) -> None:
-        while True:
-            data = await self.queue.get()
-            if data is None:
-                return
-            if not data:
-                await self.websocket.close(code=4001, reason="replaced")
-                return
-            await self.websocket.send_text(data.decode())
-
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
     lobby: Lobby = websocket.app.state.lobby
     await websocket.accept()
-    conn = Connection(websocket, lobby.settings)
+    conn = Connection(websocket, lobby.settings, lobby.outbox)
     metrics.CONNECTIONS.inc()
-    sender = asyncio.create_task(conn.send_loop())
     try:
         while True:
             message = await websocket.receive()
@@ -150,10 +212,10 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         if conn.table is not None:
             conn.table.disconnected(conn)
         metrics.CONNECTIONS.dec()
-        conn.queue.put_nowait(None)
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(sender, 1.0)
-        sender.cancel()
+        COLLECTOR.release()
+        conn.closed = True  # the client is gone: nothing more to send
+        if conn.sender is not None:
+            conn.sender.cancel()
 
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
@@ -240,16 +302,25 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
     """The live list of public tables: sent on connect and whenever it changes."""
     lobby: Lobby = websocket.app.state.lobby
     await websocket.accept()
+    gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
     last: list[dict[str, Any]] | None = None
     try:
-        while True:
+        while not gone.done():
             tables = lobby.public_tables()
             if tables != last:
                 await websocket.send_text(protocol.encode({"type": "lobby", "tables": tables}).decode())
                 last = tables
-            await asyncio.sleep(0.5)
+            await asyncio.wait({gone}, timeout=0.5)
     except (WebSocketDisconnect, RuntimeError):
         return
+    finally:
+        gone.cancel()
+
+
+async def _until_closed(websocket: WebSocket) -> None:
+    """Read (and ignore) what a lobby client sends until it disconnects."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
 
 
 class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
@@ -325,7 +396,13 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
                 lobby.tables[table.code] = table
                 table.resume()
             metrics.OPEN_TABLES.set(len(lobby.tables))
+        COLLECTOR.install()
+        COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
+        chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]
         yield
+        for chore in chores:
+            chore.cancel()
+        COLLECTOR.uninstall()
         for table in lobby.tables.values():
             table.close()
         if store is not None:

@@ -172,6 +172,29 @@ def _server_latency(before: dict[str, float], after: dict[str, float]) -> dict[s
     return {"actions": int(count), "mean_ms": round(1000 * total / count, 3), "p99_bucket_ms": 1000 * p99}
 
 
+def _server_gc(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """The server's garbage-collector pauses during the window (``ligretto_gc_pause_seconds``),
+    by generation (2: full collections): how many, their total, and the bucket the longest
+    fell in (``longest_under_ms``)."""
+    name = "ligretto_gc_pause_seconds"
+    report: dict[str, Any] = {}
+    for generation in ("0", "1", "2"):
+        label = f'generation="{generation}"'
+        count = after.get(f"{name}_count{{{label}}}", 0.0) - before.get(f"{name}_count{{{label}}}", 0.0)
+        total = after.get(f"{name}_sum{{{label}}}", 0.0) - before.get(f"{name}_sum{{{label}}}", 0.0)
+        bounds = sorted(
+            float(key.split('le="')[1].split('"')[0])
+            for key in after
+            if key.startswith(f"{name}_bucket{{{label}") and after[key] > before.get(key, 0.0)
+        )
+        report[generation] = {
+            "collections": int(count),
+            "total_ms": round(1000 * total, 1),
+            "longest_under_ms": 1000 * bounds[0] if bounds else None,
+        }
+    return report
+
+
 # --- the run -----------------------------------------------------------------------------
 
 
@@ -282,6 +305,7 @@ async def run_loadtest(
         memory=memory,
         cpu=cpu,
         server_latency=_server_latency(metrics_before, metrics_after),
+        server_gc=_server_gc(metrics_before, metrics_after),
         extra={"speed": speed, "compression": compression, "file_limit": file_limit},
         lags=lags,
         gc_pauses=gc_pauses.pauses,
@@ -377,6 +401,7 @@ def _report(
     memory: _Memory,
     cpu: _Cpu,
     server_latency: dict[str, Any],
+    server_gc: dict[str, Any],
     extra: dict[str, Any],
     lags: list[float],
     gc_pauses: list[float],
@@ -412,6 +437,7 @@ def _report(
         "ack_ms": percentiles(acks),
         "fanout_ms": percentiles(fanout),
         "server_action_ms": server_latency,
+        "server_gc": server_gc,
         "loadtest_loop_lag_ms": percentiles(lags),
         "loadtest_gc_ms": {
             "collections": len(gc_pauses),
@@ -474,6 +500,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"ack           p50 {ack['p50']} ms, p95 {ack['p95']} ms, p99 {ack['p99']} ms, max {ack['max']} ms",
         f"fan-out       p50 {fan['p50']} ms, p95 {fan['p95']} ms, p99 {fan['p99']} ms, max {fan['max']} ms",
         f"server        handling {report['server_action_ms']}; CPU {report['cpu']}",
+        f"server GC     {_gc_line(report['server_gc'])}",
         f"client loop   late by p99 {lag['p99']} ms, max {lag['max']} ms (inflates the latencies above); "
         f"GC {report['loadtest_gc_ms']}",
         f"errors        {report['errors']} {report['error_kinds'] or ''}",
@@ -494,6 +521,16 @@ def format_report(report: dict[str, Any]) -> str:
     )
     lines.append(f"targets       {met}")
     return "\n".join(lines)
+
+
+def _gc_line(gc_report: dict[str, Any]) -> str:
+    if not any(g["collections"] for g in gc_report.values()):
+        return "no collections reported (the server does not export ligretto_gc_pause_seconds?)"
+    return "; ".join(
+        f"gen {generation}: {g['collections']} in {g['total_ms']} ms"
+        + (f", longest under {g['longest_under_ms']:g} ms" if g["longest_under_ms"] is not None else "")
+        for generation, g in gc_report.items()
+    )
 
 
 class _Parser(argparse.ArgumentParser):

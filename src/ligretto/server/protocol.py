@@ -133,6 +133,29 @@ _decoder = msgspec.json.Decoder(ClientMessage)
 encode = msgspec.json.Encoder().encode
 
 
+class Broadcast(dict[str, Any]):
+    """A server message that every listener of a table receives as it is (a ``table``
+    message, ``events``, ``go``, ``round_over``): :func:`wire` encodes it once, for the
+    first connection that sends it, and the others send the same text.  Never changed
+    once made."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = encode(self).decode()
+            return self._text
+
+
+def wire(message: dict[str, Any]) -> str:
+    """A server message as it goes out: one JSON text (a text frame)."""
+    if type(message) is Broadcast:
+        return message.text()
+    return encode(message).decode()
+
+
 def decode(raw: bytes | str) -> ClientMessage:
     """Validate one client message; :class:`ProtocolError` says what is wrong."""
     size = len(raw.encode() if isinstance(raw, str) else raw)

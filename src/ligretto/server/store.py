@@ -2,20 +2,28 @@
 
 Written: each table's settings, seats (with their tokens), phase and score sheet
 whenever they change; each round's seed when it is dealt; every action given to
-the engine, in order, the moment it is applied or refused.  The database runs in
-WAL mode and every write is its own committed transaction, so a server killed
-with SIGKILL loses nothing it had acknowledged.  Restoring deals each
-unfinished round again from its seed and replays its actions: the engine is
-deterministic, so the state is exactly the one that was lost.
+the engine, in order, as it is applied or refused.  Writes are collected and
+committed together, in one transaction, once per turn of the event loop
+(:meth:`SqliteStore.commit`, scheduled by the first write of the turn); the
+server holds back every message of that turn until the commit is done
+(``outbox.Outbox``), so a server killed with SIGKILL loses nothing it had
+acknowledged or shown anyone.  The database runs in WAL mode.  Restoring deals
+each unfinished round again from its seed and replays its actions: the engine
+is deterministic, so the state is exactly the one that was lost.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
@@ -23,6 +31,11 @@ from ligretto.engine.scoring import Match, ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.server.table import Phase, Seat, Table
+
+log = logging.getLogger("ligretto.store")
+
+_encode = msgspec.json.Encoder().encode
+"""JSON of an action as the store keeps it (``json.loads`` reads it back)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -49,50 +62,144 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 
 
-class SqliteStore:
-    """A table store in one SQLite file (created on first use)."""
+CHECKPOINT_S = 2.0
+"""Seconds between two checkpoints (the write-ahead log copied into the database file)."""
 
-    def __init__(self, path: str | Path) -> None:
+
+class SqliteStore:
+    """A table store in one SQLite file (created on first use).
+
+    ``save_table``, ``start_round`` and ``record_action`` only collect; :meth:`commit`
+    writes what was collected in one transaction.  Inside a running event loop the first
+    write schedules the commit for the loop's next turn; without one (scripts, tests)
+    every write commits at once.
+
+    A commit only appends to the write-ahead log; copying the log into the database file
+    (a checkpoint, with an fsync) takes 10-20 ms, and SQLite would do it inside every
+    thousandth commit, on the event loop.  A thread of the store does it instead, every
+    :data:`CHECKPOINT_S` seconds, with its own connection (SQLite lets go of the GIL
+    meanwhile)."""
+
+    def __init__(self, path: str | Path, checkpoint_s: float = CHECKPOINT_S) -> None:
         self.path = Path(path)
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
         self.db.executescript(SCHEMA)
+        self.checkpoints = 0
+        self._closing = threading.Event()
+        self._checkpointer = threading.Thread(
+            target=self._checkpoint_every, args=(checkpoint_s,), name="ligretto-checkpoint", daemon=True
+        )
+        self._checkpointer.start()
+        self._tables: dict[str, Table] = {}
+        """Tables whose settings, seats or phase changed: written as they are at the commit."""
+        self._rounds: list[tuple[str, int, int, int, float]] = []
+        self._actions: list[tuple[str, int, int, int, str]] = []
+        self._commit_due = False
+        self.commits = 0
 
     def close(self) -> None:
+        self.commit()
+        self._closing.set()
+        self._checkpointer.join()
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
+
+    def _checkpoint_every(self, seconds: float) -> None:
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._closing.wait(seconds):
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    log.exception("checkpoint of %s failed: tried again later", self.path)
+                    continue
+                self.checkpoints += 1
+        finally:
+            connection.close()
 
     # --- writing ----------------------------------------------------------------------
 
     def save_table(self, table: Table) -> None:
-        self.db.execute(
-            "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
-            "ON CONFLICT(code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
-            (table.code, json.dumps(_config(table)), time.time()),
-        )
+        self._tables[table.code] = table
+        self._written()
 
     def start_round(self, table: Table) -> None:
         assert table.match is not None and table.game is not None
-        self.db.execute(
-            "INSERT OR REPLACE INTO rounds (code, match, number, seed, started) VALUES (?, ?, ?, ?, ?)",
-            (table.code, table.matches_played, table.match.round_number, table.game.seed, time.time()),
-        )
+        self._rounds.append((table.code, table.matches_played, table.match.round_number, table.game.seed, time.time()))
+        self._written()
 
     def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
         assert table.match is not None
-        self.db.execute(
-            "INSERT OR REPLACE INTO actions (code, match, round, idx, action) VALUES (?, ?, ?, ?, ?)",
-            (table.code, table.matches_played, table.match.round_number, index, json.dumps(action)),
-        )
+        text = _encode(action).decode()
+        self._actions.append((table.code, table.matches_played, table.match.round_number, index, text))
+        self._written()
+
+    @property
+    def pending(self) -> bool:
+        """Writes collected and not committed yet."""
+        return bool(self._tables or self._rounds or self._actions)
+
+    def _written(self) -> None:
+        if self._commit_due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.commit()
+            return
+        self._commit_due = True
+        loop.call_soon(self.commit)
+
+    def commit(self) -> None:
+        """Write everything collected since the last commit, in one transaction."""
+        self._commit_due = False
+        if not self.pending:
+            return
+        now = time.time()
+        tables = [(code, json.dumps(_config(table)), now) for code, table in self._tables.items()]
+        try:
+            self.db.execute("BEGIN")
+            if tables:
+                self.db.executemany(
+                    "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
+                    "ON CONFLICT(code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
+                    tables,
+                )
+            if self._rounds:
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started) VALUES (?, ?, ?, ?, ?)",
+                    self._rounds,
+                )
+            if self._actions:
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO actions (code, match, round, idx, action) VALUES (?, ?, ?, ?, ?)",
+                    self._actions,
+                )
+            self.db.execute("COMMIT")
+        except sqlite3.Error:
+            # Kept for the next commit (every write is idempotent); the game goes on in memory.
+            log.exception("could not write to %s: kept for the next commit", self.path)
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            return
+        self._tables.clear()
+        self._rounds.clear()
+        self._actions.clear()
+        self.commits += 1
 
     # --- restoring --------------------------------------------------------------------
 
     def load_tables(self, countdown_s: float = 3.0) -> list[Table]:
-        """Every table in the file, rebuilt: seats, rules, phase, score sheet and the current
-        round replayed from its seed and actions."""
+        """Every table in the file that was not dropped, rebuilt: seats, rules, phase, score
+        sheet and the current round replayed from its seed and actions."""
         tables = []
         for code, config in self.db.execute("SELECT code, config FROM tables ORDER BY updated"):
-            tables.append(self._load(code, json.loads(config), countdown_s))
+            data = json.loads(config)
+            if not data.get("dropped", False):
+                tables.append(self._load(code, data, countdown_s))
         return tables
 
     def _load(self, code: str, config: dict[str, Any], countdown_s: float) -> Table:
@@ -142,6 +249,7 @@ def _config(table: Table) -> dict[str, Any]:
         "start_at": table.start_at,
         "round": 0 if table.match is None else table.match.round_number,
         "sheet": None if table.match is None else table.match.sheet.to_dict(),
+        "dropped": table.dropped,
     }
 
 

@@ -5,7 +5,10 @@ from the event loop one at a time, so actions are ordered by arrival; each
 method runs to completion without awaiting.  The engine decides every action;
 the table checks credentials and the phase first, records what happened in the
 store, and sends every listener what it may see (views and events are public
-information only; the seat token goes to its owner alone).
+information only; the seat token goes to its owner alone).  What goes to every
+listener is the same for players and spectators (table, events, go, round_over): it is
+sent as one :class:`~ligretto.server.protocol.Broadcast`, encoded once for all of them;
+only the welcome (the token), the snapshot (the viewer) and the ack are one listener's.
 
 Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
 (the round starts at one absolute server time) -> ``playing`` -> ``scoring``
@@ -36,11 +39,14 @@ from ligretto.engine.serial import action_to_dict, event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.server import metrics
+from ligretto.server.protocol import Broadcast
 
 log = logging.getLogger("ligretto.table")
 
 COUNTDOWN_S = 3.0
 DEFAULT_GRACE_S = 120.0
+ABANDONED_S = 3600.0
+"""A table nobody has been connected to for this long, with no match on, is closed (``Table.abandoned``)."""
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
 
@@ -163,8 +169,16 @@ class Table:
         self.start_at: float | None = None
         self.listeners: list[Listener] = []
         self._bots: dict[int, asyncio.Task[None]] = {}
-        self._timers: list[asyncio.TimerHandle] = []
+        self._timers: dict[int, asyncio.TimerHandle] = {}
+        """The timers still to fire (a fired one removes itself)."""
+        self._timer_ids = 0
+        self._grace: dict[int, int] = {}
+        """Seat -> its grace period's timer (cancelled when the person is back)."""
+        self.deserted_since: float | None = self.clock()
+        """Since when no connection (player or spectator) is at the table; ``None``: someone is."""
         self.closed = False
+        self.dropped = False
+        """Closed for good (abandoned): the store does not restore it."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -177,6 +191,14 @@ class Table:
             if seat is not None and secrets.compare_digest(seat.token, token):
                 return index
         return None
+
+    def abandoned(self, after_s: float) -> bool:
+        """Nobody has been connected for ``after_s`` seconds and no match is on (the lobby,
+        or a match that is over): the table may be closed and dropped."""
+        since = self.deserted_since
+        if self.listeners or since is None or self.phase not in (Phase.LOBBY, Phase.OVER):
+            return False
+        return self.clock() - since >= after_s
 
     def summary(self) -> dict[str, Any]:
         """What the public lobby list shows of this table."""
@@ -216,8 +238,10 @@ class Table:
     # --- listeners --------------------------------------------------------------------
 
     def broadcast(self, message: dict[str, Any]) -> None:
+        """The same message to every player and spectator (encoded once for all)."""
+        shared = Broadcast(message)
         for listener in list(self.listeners):
-            listener.send(message)
+            listener.send(shared)
 
     def _changed(self) -> None:
         self.store.save_table(self)
@@ -254,6 +278,7 @@ class Table:
             other.detach()
         seat.connected = True
         seat.away_since = None
+        self._cancel(self._grace.pop(index, None))
         if self.host is None and seat.human:
             self.host = index
         if seat.stand_in:
@@ -266,6 +291,7 @@ class Table:
     def watch(self, listener: Listener) -> None:
         listener.seat = None
         self.listeners.append(listener)
+        self.deserted_since = None
         listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": None, "token": None})
         listener.send(self.table_message())
         snapshot = self.snapshot_message(None)
@@ -275,6 +301,7 @@ class Table:
     def _attach(self, listener: Listener, index: int, token: str) -> None:
         listener.seat = index
         self.listeners.append(listener)
+        self.deserted_since = None
         listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": index, "token": token})
         snapshot = self.snapshot_message(index)
         listener.send(self.table_message())
@@ -285,6 +312,8 @@ class Table:
         """A connection closed: its person is away; after the grace period a bot stands in."""
         if listener in self.listeners:
             self.listeners.remove(listener)
+        if not self.listeners:
+            self.deserted_since = self.clock()
         index = listener.seat
         if index is None or any(li.seat == index for li in self.listeners):
             return
@@ -294,12 +323,13 @@ class Table:
         seat.connected = False
         seat.away_since = since = self.clock()
         if self.phase is not Phase.LOBBY:
-            self._later(self.grace_s, lambda: self._grace_over(index, since))
+            self._start_grace(index, self.grace_s, since)
         if self.host == index:
             self._pass_host()
         self._changed()
 
     def _grace_over(self, index: int, since: float | None) -> None:
+        self._grace.pop(index, None)  # this seat's timer, which just fired
         seat = self.seats[index]
         if seat is None or seat.connected or seat.away_since != since or self.phase is Phase.LOBBY:
             return
@@ -426,8 +456,7 @@ class Table:
         for index, seat in enumerate(self.seats):
             if seat is not None and seat.human and not seat.connected and not seat.stand_in:
                 since = seat.away_since if seat.away_since is not None else now
-                wait = max(0.0, self.grace_s - (now - since))
-                self._later(wait, lambda i=index, t=since: self._grace_over(i, t))  # type: ignore[misc]
+                self._start_grace(index, max(0.0, self.grace_s - (now - since)), since)
 
     # --- rounds -----------------------------------------------------------------------
 
@@ -588,7 +617,7 @@ class Table:
                 seat.connected = False
                 seat.away_since = now
                 if self.phase is not Phase.LOBBY and not seat.stand_in:
-                    self._later(self.grace_s, lambda i=index, t=now: self._grace_over(i, t))  # type: ignore[misc]
+                    self._start_grace(index, self.grace_s, now)
         game = self.game
         if self.phase in (Phase.COUNTDOWN, Phase.PLAYING) and game is not None and game.over:
             # The action that ended the round was stored, the round's end was not: score it now.
@@ -604,19 +633,50 @@ class Table:
 
     # --- timers -----------------------------------------------------------------------
 
-    def _later(self, seconds: float, callback: Callable[[], None]) -> None:
+    def _later(self, seconds: float, callback: Callable[[], None]) -> int | None:
+        """Call ``callback`` in ``seconds``; returns the timer's key (``None``: no event loop)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            return
-        self._timers.append(loop.call_later(seconds, callback))
+            return None
+        self._timer_ids += 1
+        key = self._timer_ids
+
+        def fire() -> None:
+            del self._timers[key]
+            callback()
+
+        self._timers[key] = loop.call_later(seconds, fire)
+        return key
+
+    def _cancel(self, key: int | None) -> None:
+        timer = None if key is None else self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _start_grace(self, index: int, seconds: float, since: float) -> None:
+        """In ``seconds`` a stand-in takes the seat of the person away since ``since``."""
+        self._cancel(self._grace.pop(index, None))
+        key = self._later(seconds, lambda: self._grace_over(index, since))
+        if key is not None:
+            self._grace[index] = key
+
+    @property
+    def pending_timers(self) -> int:
+        return len(self._timers)
 
     def close(self) -> None:
         self.closed = True
         for index in list(self._bots):
             self._stop_bot(index)
-        for timer in self._timers:
+        for timer in self._timers.values():
             timer.cancel()
+        self._timers.clear()
+
+    def drop(self) -> None:
+        """Close for good (``abandoned``): not restored after a restart."""
+        self.close()
+        self.dropped = True
 
 
 def _loop_clock() -> float:

@@ -1,0 +1,83 @@
+"""Messages to clients held back until the store has committed what they tell.
+
+Tables send as they decide (``Table.act`` acknowledges and broadcasts at once), but
+the store writes in batches, once per turn of the event loop.  So no client learns of
+something a crash could still undo, every message goes through one :class:`Outbox`:
+it keeps the messages of the current turn and, on the loop's next turn, first commits
+the store, then hands each message to its connection, in the order they were posted.
+
+A connection then writes the message to its socket at once (:func:`start_eagerly`):
+an ASGI send completes without waiting unless the client is slow to read, and only
+then does a task take over.  (A task and a queue per message cost a fifth of the
+server's time at 500 tables.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+Deliver = Callable[[str], None]
+"""Puts one encoded message on its connection's way out."""
+
+
+class Outbox:
+    """One per server: holds messages until ``commit`` (the store's) has run."""
+
+    def __init__(self, commit: Callable[[], None] | None = None) -> None:
+        self._commit = commit
+        self._held: list[tuple[Deliver, str]] = []
+
+    def post(self, deliver: Deliver, message: str) -> None:
+        """Deliver ``message`` once what happened before it is committed."""
+        if not self._held:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._held.append((deliver, message))
+
+    def flush(self) -> None:
+        """Commit, then deliver everything held, in order (delivered even if the commit
+        fails: the error is the event loop's to log, the game goes on in memory)."""
+        held, self._held = self._held, []
+        try:
+            if self._commit is not None:
+                self._commit()
+        finally:
+            for deliver, message in held:
+                deliver(message)
+
+
+def start_eagerly(coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:
+    """Run ``coroutine`` now, up to its first wait; ``None`` if it finished there (its
+    exception, if any, is raised here), else the task that runs the rest of it.
+
+    What Python 3.12 calls an eager task: a coroutine that does not need to wait does
+    not go through the event loop's queue."""
+    try:
+        waiting_for = coroutine.send(None)
+    except StopIteration:
+        return None
+    return asyncio.get_running_loop().create_task(_resume(coroutine, waiting_for))
+
+
+async def _resume(coroutine: Coroutine[Any, Any, None], waiting_for: Any) -> None:
+    """Drive ``coroutine`` from where :func:`start_eagerly` left it, as a task would."""
+    while True:
+        try:
+            if waiting_for is None:  # a bare yield: give the loop one turn
+                await asyncio.sleep(0)
+            else:
+                # The coroutine yielded this future to its driver, marked "blocking"; as a
+                # task does, take the mark off before waiting for it ourselves.
+                waiting_for._asyncio_future_blocking = False
+                await waiting_for
+        except BaseException as error:  # cancellation too: the coroutine decides
+            try:
+                waiting_for = coroutine.throw(error)
+            except StopIteration:
+                return
+            continue
+        try:
+            waiting_for = coroutine.send(None)
+        except StopIteration:
+            return
