@@ -493,8 +493,6 @@ class Round:
         return Applied(tuple(events))
 
 
-
-
 def _goes_on(face: int, exposed: int) -> bool:
     """Expert variant: one lower than the exposed card and of another colour."""
     return face % NUMBERS + 1 == exposed % NUMBERS and face // NUMBERS != exposed // NUMBERS

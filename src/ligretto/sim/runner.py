@@ -37,9 +37,10 @@ MATCH_ROUND_LIMIT = 1000
 """Rounds after which a match that never reaches its ``target:N`` is ended anyway."""
 CHUNKS_PER_WORKER = 16
 """About this many chunks per worker: small enough to balance, large enough to be cheap."""
-MAX_CHUNK = 16
+MAX_CHUNK = 64
 """At most this many tasks per chunk: the progress bar moves, and the workers finish
-together (a round takes about a millisecond, a chunk's round trip a tenth of one)."""
+together; larger chunks cost the parent process less (a chunk's round trip costs it
+about a millisecond of CPU, docs/benchmarks.md)."""
 
 ProgressCallback = Callable[[int, int], None]
 """``on_progress(done, total)``: tasks (rounds, or matches in matches mode) finished so far."""
