@@ -13,12 +13,9 @@ import fcntl
 import json
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,9 +36,6 @@ LAUNCH_ARGS = [
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-COUNTDOWN_S = 0.5
-STARTUP_S = 30.0
-STOP_S = 2.0
 ACT_GAP_S = 0.07
 """Seconds between two actions of one test player: under the server's 20 messages/s."""
 
@@ -64,67 +58,6 @@ def ensure_chromium() -> str:
                 subprocess.run(install, check=True, capture_output=True)
     assert Path(CHROMIUM).exists(), "apt-get did not install /usr/bin/chromium"
     return CHROMIUM
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Server:
-    """``ligretto serve`` in a subprocess on a free port of 127.0.0.1."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.db = folder / "ligretto.db"
-        self.log = folder / "server.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
-        command += ["--countdown", str(COUNTDOWN_S), "--log-level", "warning"]
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"ligretto serve exited with {self.process.returncode}:\n{self.log_text()}")
-            try:
-                with urllib.request.urlopen(self.url + "/healthz", timeout=1.0) as response:
-                    if json.loads(response.read()).get("status") == "ok":
-                        return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise RuntimeError(f"ligretto serve did not answer within {STARTUP_S} s:\n{self.log_text()}")
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            # uvicorn waits for every open handler; /ws/lobby handlers of pages that left
-            # only end when the list changes, so do not wait long for a graceful stop.
-            self.process.wait(STOP_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    def get(self, path: str) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=5.0) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
 
 
 # --- the page -----------------------------------------------------------------------------

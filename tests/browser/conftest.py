@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import ARTIFACTS, LAUNCH_ARGS, Server, ensure_chromium
+from browserkit import ARTIFACTS, LAUNCH_ARGS, ensure_chromium
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from realserver import ServerProcess
 
 
 @pytest.fixture(scope="session")
@@ -27,8 +29,8 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    process = Server(tmp_path_factory.mktemp("browser-server"))
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    process = ServerProcess.in_folder(tmp_path_factory.mktemp("browser-server"))
     process.start()
     try:
         yield process
@@ -39,7 +41,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def playwright(server: Server) -> Iterator[Playwright]:
+def playwright(server: ServerProcess) -> Iterator[Playwright]:
     """Started after the server and stopped before it: the WebSockets a test routes
     through Playwright close with its driver, so the server can stop at once.
 
@@ -69,7 +71,7 @@ def artifacts() -> Path:
 class Pages:
     """Opens pages in fresh contexts; remembers every JavaScript error they raise."""
 
-    def __init__(self, browser: Browser, server: Server) -> None:
+    def __init__(self, browser: Browser, server: ServerProcess) -> None:
         self.browser = browser
         self.server = server
         self.contexts: list[BrowserContext] = []
@@ -96,7 +98,7 @@ class Pages:
 
 
 @pytest.fixture
-def pages(browser: Browser, server: Server) -> Iterator[Pages]:
+def pages(browser: Browser, server: ServerProcess) -> Iterator[Pages]:
     opened = Pages(browser, server)
     try:
         yield opened

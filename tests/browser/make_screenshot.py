@@ -14,16 +14,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from browserkit import LAUNCH_ARGS, ROOT, Server, Stuck, ensure_chromium, host_table, press, read_board, start_match
+from browserkit import LAUNCH_ARGS, ROOT, Stuck, ensure_chromium, host_table, press, read_board, start_match
 from PIL import Image
 from playwright.sync_api import sync_playwright
+
+from realserver import ServerProcess
 
 PLAY_S = 9.0
 
 
 def main(output: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(Path(folder))
+        server = ServerProcess.in_folder(Path(folder))
         server.start()
         try:
             with sync_playwright() as driver:

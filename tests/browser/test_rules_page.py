@@ -17,7 +17,7 @@ from ligretto.engine.rules import PRESETS, RuleSet
 
 @pytest.mark.parametrize("lang", rulebook.LANGUAGES)
 def test_the_rules_route_renders_each_language_as_html(server: Any, lang: str) -> None:
-    status, html = server.get(f"/api/rules/{lang}")
+    status, html = server.http("GET", f"/api/rules/{lang}")
     assert status == 200
     assert html.lstrip().startswith("<h1>")
     headings = [line for line in rulebook.text(lang).splitlines() if line.startswith("## ")]
@@ -27,7 +27,7 @@ def test_the_rules_route_renders_each_language_as_html(server: Any, lang: str) -
 
 def test_the_rules_route_refuses_an_unknown_language(server: Any) -> None:
     for lang in ("xx", "EN", "en.md", "..%2Fen"):
-        status, _ = server.get(f"/api/rules/{lang}")
+        status, _ = server.http("GET", f"/api/rules/{lang}")
         assert status == 404, lang
 
 

@@ -1,9 +1,8 @@
 """End-to-end fixtures: a REAL server process and REAL WebSocket clients.
 
-* :class:`ServerProcess` starts ``ligretto.server.serve.run`` in a subprocess on a free
-  port of 127.0.0.1 with its own SQLite file, waits until ``/healthz`` answers, can be
-  killed with SIGKILL and started again on the same port and database, and keeps its log
-  (the fixture fails a test whose server logged a traceback).
+* :class:`ServerProcess` is the real server of ``tests/realserver.py`` (shared with the
+  browser and terminal tests) that also hands out test clients; the fixture fails a test
+  whose server logged a traceback.
 * :class:`Client` is a small asyncio WebSocket client: it keeps every message it
   received (parsed and raw), waits for a message by type, fields or predicate with a
   timeout, sends acts with ids and waits for their answer, and keeps a *mirror* of the
@@ -24,15 +23,8 @@ import asyncio
 import contextlib
 import copy
 import json
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,11 +32,12 @@ from typing import Any
 import pytest
 import websockets
 
-COUNTDOWN_S = 0.5
+import realserver
+from realserver import COUNTDOWN_S
+
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
 WAIT_S = 5.0
-STARTUP_S = 20.0
 
 CARD = re.compile(r"^[rgyb](?:10|[1-9])$")
 HIDDEN_KEYS = frozenset({"hand", "stack", "discard", "deck", "log", "seed", "hands", "stacks", "match_seed"})
@@ -57,117 +50,8 @@ Matcher = str | Callable[[Message], bool] | None
 # --- the server process ------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class ServerProcess:
-    """``ligretto.server.serve.run`` in a subprocess (not the CLI, which is not there yet)."""
-
-    def __init__(self, db: Path, log: Path, countdown_s: float = COUNTDOWN_S, **settings: Any) -> None:
-        self.db = db
-        self.log = log
-        self.countdown_s = countdown_s
-        self.settings = settings
-        """More ``app.Settings`` fields (``abandoned_s=1.0``)."""
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-        self.starts = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def start(self) -> None:
-        code = (
-            "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
-            f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}"
-            + "".join(f", {name}={value!r}" for name, value in self.settings.items())
-            + "), 'warning')"
-        )
-        self.starts += 1
-        with self.log.open("ab") as out:
-            out.write(f"--- start {self.starts} ---\n".encode())
-            out.flush()
-            self.process = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
-            try:
-                status, body = self.http("GET", "/healthz", timeout=1.0)
-            except OSError:
-                time.sleep(0.05)
-                continue
-            if status == 200 and body.get("status") == "ok":
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown handlers, no flushing -- what a crash looks like."""
-        assert self.process is not None
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(10)
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
-
-    @property
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace") if self.log.exists() else ""
-
-    # --- HTTP ---------------------------------------------------------------------------
-
-    def http(self, method: str, path: str, body: Any = None, timeout: float = 5.0) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw = response.read()
-                status = response.status
-                kind = response.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as error:
-            raw, status, kind = error.read(), error.code, error.headers.get("Content-Type", "")
-        return status, json.loads(raw) if "json" in kind else raw.decode()
-
-    def healthy(self) -> bool:
-        status, body = self.http("GET", "/healthz")
-        return status == 200 and body.get("status") == "ok"
-
-    def create_table(
-        self,
-        seats: int = 2,
-        *,
-        public: bool = False,
-        grace_s: float = 60.0,
-        preset: str = "classic",
-        options: dict[str, Any] | None = None,
-    ) -> str:
-        body = {"seats": seats, "preset": preset, "options": options or {}, "public": public, "grace_s": grace_s}
-        status, answer = self.http("POST", "/api/tables", body)
-        assert status == 201, (status, answer)
-        code: str = answer["code"]
-        return code
+class ServerProcess(realserver.ServerProcess):
+    """The real server, with WebSocket test clients."""
 
     def client(self, label: str) -> Client:
         return Client(self, label)

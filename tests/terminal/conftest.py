@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_support import Server
+
+from realserver import ServerProcess
 
 
 @pytest.fixture
@@ -25,12 +26,13 @@ def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A started ``ligretto serve``; stopped at the end; a traceback in its log fails the test."""
-    process = Server(tmp_path)
+    process = ServerProcess.in_folder(tmp_path)
+    process.start()
     try:
         yield process
     finally:
         process.stop()
-    log = process.log.read_text(errors="replace")
+    log = process.log_text()
     assert "Traceback" not in log, f"the server logged an error:\n{log}"

@@ -7,17 +7,18 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from tui_support import Server, play_by_keys, screen_text, sheet_rows, until
+from tui_support import play_by_keys, screen_text, sheet_rows, until
 
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.model import Phase
 from ligretto.terminal.remote import RemoteTable, SeatTokens, ws_url
+from realserver import ServerProcess
 
 
 def test_joins_a_server_table_and_plays_a_round(
-    server: Server, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
+    server: ServerProcess, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
 ) -> None:
-    code = server.create_table(2, {"match_end": "rounds:1"})
+    code = server.create_table(2, options={"match_end": "rounds:1"})
     tokens = SeatTokens(tmp_path / "seats.json")
     remote = RemoteTable(server.url, code, "Tess", tokens=tokens)
     app = LigrettoApp(remote, bot="smart:machine")
@@ -50,9 +51,9 @@ def test_joins_a_server_table_and_plays_a_round(
 
 
 def test_comes_back_to_its_seat_after_a_drop_and_after_a_restart(
-    server: Server, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
+    server: ServerProcess, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
 ) -> None:
-    code = server.create_table(2, {"match_end": "rounds:1"})
+    code = server.create_table(2, options={"match_end": "rounds:1"})
     tokens = SeatTokens(tmp_path / "seats.json")
     first = LigrettoApp(RemoteTable(server.url, code, "Tess", tokens=tokens), bot="smart:beginner")
 

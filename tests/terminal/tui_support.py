@@ -4,15 +4,8 @@ a simple key policy, a transport that replays messages, and a real ``ligretto se
 from __future__ import annotations
 
 import io
-import json
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -21,8 +14,6 @@ from textual.pilot import Pilot
 
 from ligretto.terminal.model import TableModel
 from ligretto.terminal.transport import Deliver
-
-STARTUP_S = 20.0
 
 
 def screen_text(app: App[Any]) -> str:
@@ -116,81 +107,6 @@ class Replay:
 
     async def close(self) -> None:
         pass
-
-
-# --- a real server -------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Server:
-    """``ligretto serve`` in a subprocess on 127.0.0.1, with a short countdown."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.log = folder / "server.log"
-        command = [
-            sys.executable,
-            "-m",
-            "ligretto",
-            "serve",
-            "--port",
-            str(self.port),
-            "--db",
-            str(folder / "ligretto.db"),
-            "--countdown",
-            "0.5",
-            "--log-level",
-            "warning",
-        ]
-        with self.log.open("wb") as out:
-            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + STARTUP_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited:\n{self.log.read_text()}")
-            try:
-                if self.http("GET", "/healthz")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"the server did not start:\n{self.log.read_text()}")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def http(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
-        request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=5) as response:
-                return response.status, json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, json.loads(error.read())
-
-    def create_table(self, seats: int, options: dict[str, Any]) -> str:
-        status, answer = self.http("POST", "/api/tables", {"seats": seats, "options": options})
-        assert status == 201, answer
-        code: str = answer["code"]
-        return code
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(10)
 
 
 def sheet_rows(text: str, names: list[str]) -> dict[str, list[str]]:
