@@ -5,6 +5,7 @@ same port and database, and it keeps its log."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -14,8 +15,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 COUNTDOWN_S = 0.5
 STARTUP_S = 20.0
@@ -44,7 +46,7 @@ class ServerProcess:
         self.starts = 0
 
     @classmethod
-    def in_folder(cls, folder: Path, **options: Any) -> ServerProcess:
+    def in_folder(cls, folder: Path, **options: Any) -> Self:
         """A server whose database and log are ``ligretto.db`` and ``server.log`` in ``folder``."""
         return cls(folder / "ligretto.db", folder / "server.log", **options)
 
@@ -144,3 +146,15 @@ class ServerProcess:
         assert status == 201, (status, answer)
         code: str = answer["code"]
         return code
+
+
+@contextlib.contextmanager
+def running(process: ServerProcess) -> Iterator[ServerProcess]:
+    """Start ``process``, stop it at the end, and fail if its log holds a traceback."""
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+    log = process.log_text()
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"

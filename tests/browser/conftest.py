@@ -20,7 +20,7 @@ import pytest
 from browserkit import ARTIFACTS, LAUNCH_ARGS, ensure_chromium
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from realserver import ServerProcess
+from realserver import ServerProcess, running
 
 
 @pytest.fixture(scope="session")
@@ -30,14 +30,8 @@ def chromium() -> str:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    process = ServerProcess.in_folder(tmp_path_factory.mktemp("browser-server"))
-    process.start()
-    try:
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("browser-server"))) as process:
         yield process
-    finally:
-        process.stop()
-    log = process.log_text()
-    assert "Traceback" not in log, f"the server logged an error:\n{log}"
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import itertools
 import json
 import re
 import time
@@ -33,7 +34,7 @@ import pytest
 import websockets
 
 import realserver
-from realserver import COUNTDOWN_S
+from realserver import COUNTDOWN_S, running
 
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
@@ -528,52 +529,31 @@ def hidden_keys(message: Any, path: str = "") -> list[str]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A started server process; killed at the end; a traceback in its log fails the test."""
-    process = ServerProcess(tmp_path / "ligretto.db", tmp_path / "server.log")
-    process.start()
-    try:
+    with running(ServerProcess(tmp_path / "ligretto.db", tmp_path / "server.log")) as process:
         yield process
-    finally:
-        process.stop()
-    log = process.log_text()
-    assert "Traceback" not in log, f"the server logged an error:\n{log}"
 
 
 @pytest.fixture
 def server_with(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
     """Start a server with more ``app.Settings`` (``server_with(abandoned_s=1.0)``); each is
     stopped at the end, and a traceback in its log fails the test."""
-    started: list[ServerProcess] = []
+    count = itertools.count()
+    with contextlib.ExitStack() as stack:
 
-    def start(**settings: Any) -> ServerProcess:
-        folder = tmp_path / f"server{len(started)}"
-        folder.mkdir()
-        process = ServerProcess(folder / "ligretto.db", folder / "server.log", **settings)
-        started.append(process)
-        process.start()
-        return process
+        def start(**settings: Any) -> ServerProcess:
+            folder = tmp_path / f"server{next(count)}"
+            folder.mkdir()
+            return stack.enter_context(running(ServerProcess.in_folder(folder, **settings)))
 
-    try:
         yield start
-    finally:
-        for process in started:
-            process.stop()
-    for process in started:
-        log = process.log_text()
-        assert "Traceback" not in log, f"the server logged an error:\n{log}"
 
 
 @pytest.fixture(scope="module")
 def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """One server for the tests of a module that share a played match."""
     folder = tmp_path_factory.mktemp("server")
-    process = ServerProcess(folder / "ligretto.db", folder / "server.log")
-    process.start()
-    try:
+    with running(ServerProcess(folder / "ligretto.db", folder / "server.log")) as process:
         yield process
-    finally:
-        process.stop()
-    log = process.log_text()
-    assert "Traceback" not in log, f"the server logged an error:\n{log}"
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from realserver import ServerProcess
+from realserver import ServerProcess, running
 
 
 @pytest.fixture
@@ -28,11 +28,5 @@ def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
     """A started ``ligretto serve``; stopped at the end; a traceback in its log fails the test."""
-    process = ServerProcess.in_folder(tmp_path)
-    process.start()
-    try:
+    with running(ServerProcess.in_folder(tmp_path)) as process:
         yield process
-    finally:
-        process.stop()
-    log = process.log_text()
-    assert "Traceback" not in log, f"the server logged an error:\n{log}"
