@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_cards import hidden_cards, public_cards
 
 from ligretto.engine.events import Applied
 from ligretto.engine.rules import RuleSet
@@ -112,28 +113,6 @@ def replay_round(db: Path, code: str, number: int) -> Replayed:
             events[index] = (action.player, [event_to_dict(e) for e in result.events])
         states.append(game.copy())
     return Replayed(config["size"], states, events)
-
-
-def public_cards(game: Round) -> set[tuple[int, str]]:
-    """Every card face up: row cards, stack and discard tops, center cards."""
-    cards = set()
-    for seat, area in enumerate(game.areas):
-        cards |= {(seat, str(game.card(seat, f))) for column in area.row for f in column}
-        for pile in (area.stack, area.discard):
-            if pile:
-                cards.add((seat, str(game.card(seat, pile[-1]))))
-    for colour, seats in zip(game.pile_colours, game.pile_seats, strict=True):
-        cards |= {(seat, str(game.card(seat, colour * 10 + n))) for n, seat in enumerate(seats)}
-    return cards
-
-
-def hidden_cards(game: Round) -> set[tuple[int, str]]:
-    """Every card face down: hands, stacks below their top, discard piles below their top."""
-    cards = set()
-    for seat, area in enumerate(game.areas):
-        for faces in (area.hand, area.stack[:-1], area.discard[:-1]):
-            cards |= {(seat, str(game.card(seat, f))) for f in faces}
-    return cards
 
 
 # --- the match ---------------------------------------------------------------------------

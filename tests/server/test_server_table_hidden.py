@@ -24,32 +24,13 @@ import random
 from typing import Any
 
 import pytest
+from server_cards import hidden_cards, public_cards
 
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.server import protocol
 from ligretto.server.table import Phase, Table
-
-
-def _face_up(game: Round) -> set[tuple[int, str]]:
-    cards = set()
-    for seat, area in enumerate(game.areas):
-        cards |= {(seat, str(game.card(seat, f))) for column in area.row for f in column}
-        for pile in (area.stack, area.discard):
-            if pile:
-                cards.add((seat, str(game.card(seat, pile[-1]))))
-    for colour, seats in zip(game.pile_colours, game.pile_seats, strict=True):
-        cards |= {(seat, str(game.card(seat, colour * 10 + n))) for n, seat in enumerate(seats)}
-    return cards
-
-
-def _face_down(game: Round) -> set[tuple[int, str]]:
-    cards = set()
-    for seat, area in enumerate(game.areas):
-        for faces in (area.hand, area.stack[:-1], area.discard[:-1]):
-            cards |= {(seat, str(game.card(seat, f))) for f in faces}
-    return cards
 
 
 class Spy:
@@ -83,7 +64,7 @@ class Spy:
         if game is None:
             self.problems.append(f"{self.label}: cards sent with no round: {wire}")
             return
-        up, down = _face_up(game), _face_down(game)
+        up, down = public_cards(game), hidden_cards(game)
         for card in owned:
             self.cards_checked += 1
             if card in down:
