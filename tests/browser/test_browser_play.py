@@ -48,7 +48,7 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
     pages: Any, server: Any, shot: Callable[..., Path]
 ) -> None:
     alice = pages.open("/")
-    code = host_table(alice, "Alice", seats=3, rounds=1, public=True, bots=("smart:machine",))
+    code = host_table(alice, "Alice", seats=3, rounds=1, public=True, bots=("smart:expert",))
     alice.click("#add-bot")  # a second bot fills the table, and the host takes it off again
     expect(alice.locator("#seats li[data-bot]")).to_have_count(2)
     alice.click('#seats li[data-seat="2"] .remove-seat')
