@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from ligretto import bench
+
 BOTS = "smart:expert,greedy:machine,random:expert"
 
 
@@ -84,7 +86,7 @@ def test_bench_reports_the_simulator_with_one_and_two_workers() -> None:
     assert {"engine_actions_per_s", "sim_rounds_per_s", "sim_rounds_per_s_2_workers", "sim_speedup_2_workers"} <= set(
         both
     )
-    assert both["sim_rounds_per_repeat"] == 3000 // 150
+    assert both["sim_rounds_per_repeat"] == 3000 // bench.ACTIONS_PER_SIM_ROUND
 
 
 def test_help_still_works() -> None:

@@ -11,9 +11,9 @@ one core.  Repeated, and the median repeat is reported.
 ``smart:expert`` bots under ``classic`` in virtual time, through the simulator's
 runner with one worker (in-process): bots observing, deciding and drawing
 reaction times, the event queue, the engine and scoring.  Median of
-``sim_repeats`` repeats of ``sim_rounds`` rounds (default 3 of 2,000).
-``sim_rounds_per_s_2_workers`` is the same with two worker processes, pool
-start-up included (about 30 ms, ~2 % of a repeat), and
+``sim_repeats`` repeats of ``sim_rounds`` rounds (default 3 of 4,000).
+``sim_rounds_per_s_2_workers`` is the same with two worker processes, their
+start-up included (about 15 ms, ~1 % of a repeat), and
 ``sim_speedup_2_workers`` their ratio.
 """
 
@@ -33,8 +33,8 @@ from ligretto.sim import table as sim_table
 from ligretto.sim.runner import SimConfig
 from ligretto.sim.runner import run as run_simulation
 
-ACTIONS_PER_SIM_ROUND = 150
-"""``--sim-rounds`` defaults to ``--actions`` / 150: 2,000 rounds for the default 300,000."""
+ACTIONS_PER_SIM_ROUND = 75
+"""``--sim-rounds`` defaults to ``--actions`` / 75: 4,000 rounds for the default 300,000."""
 SIM_BOTS = "smart:expert"
 
 

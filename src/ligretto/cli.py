@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--sim-rounds",
         type=_at_least_one,
-        help="simulated rounds per repeat of the simulator figures (default: --actions / 150, i.e. 2000)",
+        help="simulated rounds per repeat of the simulator figures (default: --actions / 75, i.e. 4000)",
     )
     bench.add_argument("--only", choices=("engine", "sim"), help="measure only the engine or only the simulator")
 

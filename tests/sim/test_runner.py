@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import pathlib
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +21,7 @@ from ligretto.sim.table import RoundResult, simulate_round
 
 ENDINGS = {"stop", "stalemate_vote", "stalemate_proven", "time_limit"}
 MIXED = "smart:expert,greedy:machine,random:expert,smart:casual"
+FAST = "smart:expert"  # rounds of about a millisecond: random bots can take a second to get stuck
 
 
 def config(bots: str = MIXED, players: int = 4, rules: RuleSet | None = None, **options: Any) -> SimConfig:
@@ -37,7 +42,7 @@ def test_any_number_of_workers_gives_identical_results(options: dict[str, Any]) 
     results = [fingerprint(run(config(workers=workers, seed=7, **options))) for workers in (1, 2, 3)]
     assert results[0] == results[1] == results[2]
     tasks = len(runner.tasks(config(seed=7, **options)))
-    assert tasks / runner.chunk_size(tasks, 3) >= 3  # several chunks per worker: the order is at stake
+    assert tasks / runner.block_size(tasks, 3) >= 3  # several blocks per worker: the order is at stake
 
 
 def test_rounds_are_dealt_from_round_seed_of_the_master_seed() -> None:
@@ -63,6 +68,83 @@ def test_progress_is_reported_up_to_the_total() -> None:
     assert calls[-1] == (30, 30)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
     assert len(calls) > 2
+
+
+# --- worker processes --------------------------------------------------------------------
+# The workers are forked, so a function patched here is the one they call.
+
+
+def failing_on(seed: int, failure: Callable[[], RoundResult]) -> Callable[..., RoundResult]:
+    play = runner.simulate_round
+
+    def patched(rules: RuleSet, bots: list[BotSpec], round_seed_: int, **kwargs: Any) -> RoundResult:
+        return failure() if round_seed_ == seed else play(rules, bots, round_seed_, **kwargs)
+
+    return patched
+
+
+def test_both_workers_play_and_this_process_plays_nothing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    alone = fingerprint(run(config(FAST, rounds=200, seed=5, workers=1)))
+    log = tmp_path / "players.txt"
+    play = runner.simulate_round
+
+    def recording(rules: RuleSet, bots: list[BotSpec], seed: int, **kwargs: Any) -> RoundResult:
+        with log.open("a") as file:
+            file.write(f"{os.getpid()}\n")
+        return play(rules, bots, seed, **kwargs)
+
+    monkeypatch.setattr(runner, "simulate_round", recording)
+    report = run(config(FAST, rounds=200, seed=5, workers=2))
+    players = Counter(log.read_text().split())
+    assert sum(players.values()) == 200
+    assert len(players) == 2  # both workers took blocks
+    assert str(os.getpid()) not in players
+    assert fingerprint(report) == alone
+
+
+def test_an_error_in_a_worker_is_raised_here_and_the_workers_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom() -> RoundResult:
+        raise ValueError("boom in a worker")
+
+    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 25), boom))
+    with pytest.raises(ValueError, match="boom in a worker"):
+        run(config(FAST, rounds=60, seed=3, workers=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_an_error_that_cannot_be_pickled_arrives_as_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Unpicklable(Exception):  # a local class: pickle cannot find it by name
+        pass
+
+    def boom() -> RoundResult:
+        raise Unpicklable("local failure")
+
+    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 2), boom))
+    with pytest.raises(RuntimeError, match="Unpicklable: local failure"):
+        run(config(FAST, rounds=60, seed=3, workers=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_that_dies_fails_the_run_instead_of_losing_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    def die() -> RoundResult:
+        os._exit(3)
+
+    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 30), die))
+    with pytest.raises(RuntimeError, match="tasks not played"):
+        run(config(FAST, rounds=60, seed=3, workers=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_stopping_the_run_midway_stops_the_workers() -> None:
+    def interrupt(done: int, total: int) -> None:
+        if done > 0:
+            raise KeyboardInterrupt  # as Ctrl-C does in the parent
+
+    with pytest.raises(KeyboardInterrupt):
+        run(config(FAST, rounds=400, workers=2), interrupt)
+    assert multiprocessing.active_children() == []
 
 
 # --- duplicate mode ----------------------------------------------------------------------

@@ -2,10 +2,10 @@
 
 The unit of work is a *task*: one round (``--rounds``) or one whole match
 (``--matches``; its rounds depend on the running totals, so they stay together).
-Tasks are listed in a fixed order, cut into fixed chunks and handed to worker
-processes; results come back in task order.  Every task is a pure function of
-(rules, bots, seed, rotation), so a run gives identical results for any number
-of workers.
+Tasks are listed in a fixed order and cut into fixed blocks that worker processes
+take one after the other; results are put back in task order.  Every task is a
+pure function of (rules, bots, seed, rotation), so a run gives identical results
+for any number of workers.
 
 Seeds: deal ``n`` (1-based) of a run with master seed ``S`` uses
 ``round_seed(S, n)``; in matches mode that is the seed of match ``n``, whose
@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import time
-from collections.abc import Callable, Iterator, Sequence
+import traceback
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import ForkContext, SpawnContext
+from typing import Any, NamedTuple
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
@@ -35,12 +39,10 @@ from ligretto.sim.table import RoundResult, simulate_round
 
 MATCH_ROUND_LIMIT = 1000
 """Rounds after which a match that never reaches its ``target:N`` is ended anyway."""
-CHUNKS_PER_WORKER = 16
-"""About this many chunks per worker: small enough to balance, large enough to be cheap."""
-MAX_CHUNK = 64
-"""At most this many tasks per chunk: the progress bar moves, and the workers finish
-together; larger chunks cost the parent process less (a chunk's round trip costs it
-about a millisecond of CPU, docs/benchmarks.md)."""
+BLOCKS_PER_WORKER = 32
+"""About this many blocks of tasks per worker: the progress bar moves often."""
+MAX_BLOCK = 32
+"""At most this many tasks per block, so that the workers finish together."""
 
 ProgressCallback = Callable[[int, int], None]
 """``on_progress(done, total)``: tasks (rounds, or matches in matches mode) finished so far."""
@@ -168,8 +170,7 @@ class SimReport:
 # --- tasks ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Task:
+class _Task(NamedTuple):  # a tuple: cheap to make by the ten thousand
     deal: int
     seed: int
     rotation: int
@@ -219,62 +220,173 @@ def _play_match(config: SimConfig, task: _Task, number: int) -> _Outcome:
     return played, outcome
 
 
-def _run_chunk(config: SimConfig, chunk: Sequence[tuple[int, _Task]]) -> list[_Outcome]:
+def block_size(total: int, workers: int) -> int:
+    """Tasks a worker takes at a time: a pure function of the task count and worker count."""
+    return max(1, min(MAX_BLOCK, total // (workers * BLOCKS_PER_WORKER)))
+
+
+# --- worker processes ---------------------------------------------------------------------
+#
+# Each worker takes the next block of tasks from a shared counter (no round trip through
+# the parent), plays it and sends back one message of plain numbers and strings; the
+# parent only waits, rebuilds the result objects and puts them in task order.  Before,
+# a multiprocessing.Pool's parent spent a quarter of a core handing out chunks and
+# unpickling result objects, which the workers then lacked (docs/benchmarks.md).
+
+_Row = tuple[int, str, int | None, list[int], list[int], list[int], int, int, float]
+"""A :class:`RoundResult` as plain data, without what the parent knows (bots, rotation)."""
+_Packed = tuple[list[_Row], tuple[tuple[int, ...], tuple[int, ...], bool] | None]
+"""A task's rounds as rows, and in matches mode its match's (totals, winners, complete)."""
+
+
+def _pack(outcome: _Outcome) -> _Packed:
+    rows = [
+        (r.seed, r.ended_by, r.stopped_by, r.scores, r.center, r.stack_left, r.actions, r.refusals, r.duration_s)
+        for r in (played.result for played in outcome[0])
+    ]
+    match = outcome[1]
+    return rows, None if match is None else (match.totals, match.winners, match.complete)
+
+
+def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: list[tuple[int, ...]]) -> _Outcome:
+    """The outcome :func:`_play_round` or :func:`_play_match` returned in the worker.
+
+    ``seats[r]`` is the seating of rotation ``r``.
+    """
+    rows, ending = packed
+    seating = seats[task.rotation]
+    bots = [str(config.bots[bot]) for bot in seating]
+    number = index + 1 if config.matches is not None else None
+    rounds = [
+        PlayedRound(
+            RoundResult(
+                seed,
+                bots.copy(),
+                ended_by,
+                stopped_by,
+                scores,
+                center,
+                stack,
+                actions,
+                refusals,
+                duration,
+                task.rotation,
+            ),
+            task.deal,
+            seating,
+            number,
+            None if number is None else k + 1,
+        )
+        for k, (seed, ended_by, stopped_by, scores, center, stack, actions, refusals, duration) in enumerate(rows)
+    ]
+    if ending is None or number is None:
+        return rounds, None
+    totals, winners, complete = ending
+    match = PlayedMatch(number, task.deal, task.seed, task.rotation, seating, len(rounds), totals, winners, complete)
+    return rounds, match
+
+
+def _play(config: SimConfig, index: int, task: _Task) -> _Outcome:
     if config.matches is None:
-        return [_play_round(config, task) for _, task in chunk]
-    return [_play_match(config, task, index + 1) for index, task in chunk]
+        return _play_round(config, task)
+    return _play_match(config, task, index + 1)
 
 
-def chunk_size(total: int, workers: int) -> int:
-    """Tasks per chunk: a pure function of the task count and worker count."""
-    return max(1, min(MAX_CHUNK, -(-total // (workers * CHUNKS_PER_WORKER))))
+def _work(config: SimConfig, todo: list[_Task], counter: Any, size: int, results: Connection) -> None:
+    """A worker process: play blocks of tasks until none are left; report each, or the error."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    try:
+        while True:
+            with counter.get_lock():
+                first = counter.value
+                counter.value = first + size
+            if first >= len(todo):
+                break
+            block = [_pack(_play(config, index, todo[index])) for index in range(first, min(first + size, len(todo)))]
+            results.send((first, block))
+    except BaseException as error:  # whatever it is, the parent raises it
+        results.send((-1, _portable(error)))
+    finally:
+        results.close()
 
 
-# The worker processes' copy of the configuration, set once per process.
-_worker_config: SimConfig | None = None
+def _portable(error: BaseException) -> BaseException:
+    """``error`` if it survives pickling, else a RuntimeError carrying its traceback."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:  # any failure to round-trip: send text instead
+        return RuntimeError("".join(traceback.format_exception(error)))
+    return error
 
 
-def _init_worker(config: SimConfig) -> None:
-    global _worker_config  # noqa: PLW0603 -- one configuration per worker process
-    _worker_config = config
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the pool
-
-
-def _run_chunk_in_worker(chunk: Sequence[tuple[int, _Task]]) -> list[_Outcome]:
-    assert _worker_config is not None, "worker not initialised"
-    return _run_chunk(_worker_config, chunk)
-
-
-def _outcomes(config: SimConfig, chunks: list[list[tuple[int, _Task]]]) -> Iterator[list[_Outcome]]:
-    """Each chunk's outcomes, in chunk order, computed here or by a pool of worker processes."""
-    workers = min(config.worker_count, len(chunks))
+def _blocks(config: SimConfig, todo: list[_Task]) -> Generator[tuple[int, list[_Outcome]]]:
+    """``(first task index, outcomes)`` for each block of tasks as it is played, in any order."""
+    workers = min(config.worker_count, len(todo))
+    size = block_size(len(todo), workers)
     if workers <= 1:
-        for chunk in chunks:
-            yield _run_chunk(config, chunk)
+        for first in range(0, len(todo), size):
+            yield first, [_play(config, index, todo[index]) for index in range(first, min(first + size, len(todo)))]
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
-        yield from pool.imap(_run_chunk_in_worker, chunks)  # imap keeps the order
+    context: ForkContext | SpawnContext
+    if "fork" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("fork")
+    else:
+        context = multiprocessing.get_context("spawn")
+    counter = context.Value("q", 0)
+    seats = [tuple(config.seating(rotation)) for rotation in range(config.rotations)]
+    pipes: dict[Connection, Any] = {}
+    try:
+        for _ in range(workers):
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(config, todo, counter, size, sender), daemon=True)
+            process.start()
+            sender.close()
+            pipes[receiver] = process
+        while pipes:
+            for pipe in wait(list(pipes)):
+                assert isinstance(pipe, Connection)
+                try:
+                    first, block = pipe.recv()
+                except EOFError:  # the worker is done (or died: counted below)
+                    pipes.pop(pipe).join()
+                    continue
+                if first < 0:
+                    raise block
+                yield (
+                    first,
+                    [_unpack(config, first + k, todo[first + k], packed, seats) for k, packed in enumerate(block)],
+                )
+    finally:
+        for process in pipes.values():
+            process.terminate()
+            process.join()
 
 
 def run(config: SimConfig, on_progress: ProgressCallback | None = None) -> SimReport:
     """Play every task of ``config`` and collect the results in task order."""
     start = time.perf_counter()
-    todo = list(enumerate(tasks(config)))
-    size = chunk_size(len(todo), config.worker_count)
-    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
-    report = SimReport(config)
+    todo = tasks(config)
+    outcomes: list[_Outcome | None] = [None] * len(todo)
     done = 0
     if on_progress is not None:
         on_progress(0, len(todo))
-    for outcomes in _outcomes(config, chunks):
-        for rounds, match in outcomes:
-            report.rounds += rounds
-            if match is not None:
-                report.matches.append(match)
-        done += len(outcomes)
-        if on_progress is not None:
-            on_progress(done, len(todo))
+    blocks = _blocks(config, todo)
+    try:
+        for first, block in blocks:
+            outcomes[first : first + len(block)] = block
+            done += len(block)
+            if on_progress is not None:
+                on_progress(done, len(todo))
+    finally:
+        blocks.close()  # stops the workers at once if anything went wrong here (Ctrl-C included)
+    if done != len(todo):
+        raise RuntimeError(f"a simulation worker stopped early: {len(todo) - done} of {len(todo)} tasks not played")
+    report = SimReport(config)
+    for outcome in outcomes:
+        assert outcome is not None
+        rounds, match = outcome
+        report.rounds += rounds
+        if match is not None:
+            report.matches.append(match)
     report.wall_s = time.perf_counter() - start
     return report

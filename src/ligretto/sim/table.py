@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ligretto.bots.observation import Observation
@@ -51,7 +51,6 @@ class RoundResult:
     """Virtual seconds from "Ligretto!" to the end."""
     rotation: int = 0
     """Duplicate mode: how far the bots were rotated through the seats for this deal."""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
