@@ -87,3 +87,15 @@ def test_unknown_rules_error_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="allowed values"):
         RuleSet.from_dict({"scoring": "goals"})
     assert issubclass(RuleError, ValueError)
+
+
+def test_a_reader_that_goes_away_is_not_an_error() -> None:
+    # as `ligretto rules --json | head -1` when head has its line: the pipe is closed before the write
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ligretto", "rules", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 1
+    assert errors == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -240,6 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuleError, BotSpecError, _OutputError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`ligretto rules | head -1`): nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
     except OSError as error:  # e.g. an output file that cannot be written
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 1
