@@ -78,7 +78,11 @@ def test_bench_reports_the_simulator_with_one_and_two_workers() -> None:
     report = json.loads(done.stdout)
     assert "engine_actions_per_s" not in report
     assert report["sim_rounds_per_repeat"] == 30
-    assert len(report["sim_rounds_per_s_repeats"]) == len(report["sim_rounds_per_s_2_workers_repeats"]) == 3
+    assert len(report["sim_rounds_per_s_repeats"]) == len(report["sim_rounds_per_s_2_workers_repeats"]) == 5
+    assert report["sim_rounds_per_s_best"] == max(report["sim_rounds_per_s_repeats"])
+    assert report["sim_rounds_per_s_2_workers_best"] == max(report["sim_rounds_per_s_2_workers_repeats"])
+    best = report["sim_rounds_per_s_2_workers_best"] / report["sim_rounds_per_s_best"]
+    assert report["sim_speedup_2_workers_best"] == pytest.approx(best, abs=0.01)
     assert report["sim_rounds_per_s"] > 0 and report["sim_rounds_per_s_2_workers"] > 0
     expected = report["sim_rounds_per_s_2_workers"] / report["sim_rounds_per_s"]
     assert report["sim_speedup_2_workers"] == pytest.approx(expected, abs=0.01)
@@ -87,6 +91,7 @@ def test_bench_reports_the_simulator_with_one_and_two_workers() -> None:
         both
     )
     assert both["sim_rounds_per_repeat"] == 3000 // bench.ACTIONS_PER_SIM_ROUND
+    assert len(both["sim_rounds_per_s_repeats"]) == len(both["engine_actions_per_s_repeats"]) == 2
 
 
 def test_help_still_works() -> None:

@@ -68,7 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="measure the engine's speed")
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--actions", type=int, default=300_000, help="actions per repeat (default 300000)")
-    bench.add_argument("--repeats", type=int, default=5, help="repeats; the median is reported (default 5)")
+    bench.add_argument(
+        "--repeats", type=int, default=5, help="repeats of each figure; median and best reported (default 5)"
+    )
     bench.add_argument(
         "--sim-rounds",
         type=_at_least_one,
