@@ -21,7 +21,8 @@ def test_joins_a_server_table_and_plays_a_round(
     code = server.create_table(2, options={"match_end": "rounds:1"})
     tokens = SeatTokens(tmp_path / "seats.json")
     remote = RemoteTable(server.url, code, "Tess", tokens=tokens)
-    app = LigrettoApp(remote, bot="smart:machine")
+    # an expert, not a machine: a machine bot can end the round before the person has a play
+    app = LigrettoApp(remote, bot="smart:expert")
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 32)) as pilot:
@@ -31,7 +32,7 @@ def test_joins_a_server_table_and_plays_a_round(
             assert tokens.get(f"{ws_url(server.url)}#{code}") == model.token is not None
             await pilot.press("b")
             await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
-            assert "Smart bot 2 (bot smart:machine)" in screen_text(app)
+            assert "Smart bot 2 (bot smart:expert)" in screen_text(app)
             await pilot.press("enter")
             await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
             assert model.best_round_trip is not None, "the clock was synchronised"
