@@ -13,8 +13,9 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.state import Round
 from ligretto.engine.views import AreaView, view
+from ligretto.server.table import Table
 from ligretto.terminal.app import LigrettoApp
-from ligretto.terminal.local import LocalGame, Person, SeededTable
+from ligretto.terminal.local import LocalGame, Person
 from ligretto.terminal.model import Notice, Phase
 
 RULES = RuleSet()
@@ -54,7 +55,7 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
     arun: Callable[[Coroutine[Any, Any, Any]], Any],
 ) -> None:
     seed, start, faster, position = a_race()
-    table = SeededTable("local", seed=seed, seats=2, rules=RULES, countdown_s=0.2)
+    table = Table("local", seats=2, rules=RULES, countdown_s=0.2, match_seeds=lambda number: seed)
     game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
     app = LigrettoApp(game)
     rival = Person(lambda message: None)

@@ -130,6 +130,10 @@ class Seat:
         }
 
 
+def _random_match_seed(_number: int) -> int:
+    return secrets.randbits(62)
+
+
 def new_code() -> str:
     """An unguessable invite code (about 60 bits)."""
     return secrets.token_urlsafe(8)
@@ -149,7 +153,10 @@ class Table:
         store: Store | None = None,
         clock: Callable[[], float] | None = None,
         countdown_s: float = COUNTDOWN_S,
+        match_seeds: Callable[[int], int] | None = None,
     ) -> None:
+        """``match_seeds(n)`` gives the seed of the table's ``n``-th match (1-based); by
+        default a fresh random one.  Every deal and every bot's choices follow from it."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
         self.code = code
@@ -160,6 +167,7 @@ class Table:
         self.store: Store = store or NoStore()
         self.clock = clock or _loop_clock
         self.countdown_s = countdown_s
+        self.match_seeds = match_seeds or _random_match_seed
         self.seats: list[Seat | None] = [None] * seats
         self.host: int | None = None
         self.phase = Phase.LOBBY
@@ -447,8 +455,8 @@ class Table:
             for listener in self.listeners:
                 if listener.seat is not None:
                     listener.seat = players.index(listener.seat)
-        self.match_seed = secrets.randbits(62)
         self.matches_played += 1
+        self.match_seed = self.match_seeds(self.matches_played)
         self.match = Match(self.rules, self.size, self.match_seed)
         self._begin_countdown()
         # People who dropped out in the lobby: their grace period runs from when they left.

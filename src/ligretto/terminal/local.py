@@ -12,30 +12,12 @@ from typing import Any
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import Match
 from ligretto.server import protocol
 from ligretto.server.protocol import ProtocolError
 from ligretto.server.table import COUNTDOWN_S, NoStore, Table, TableError
 from ligretto.terminal.transport import Deliver
 
 LOCAL_CODE = "local"
-
-
-class SeededTable(Table):
-    """A table whose matches are dealt from a chosen seed (``--seed``), so a deal can be
-    played again; the n-th match of the table uses ``seed + n - 1``."""
-
-    def __init__(self, code: str, *, seed: int | None, **options: Any) -> None:
-        super().__init__(code, **options)
-        self.seed = seed
-
-    def _begin_countdown(self) -> None:
-        # The table drew a random match seed in start(); the first deal of a match uses ours.
-        match = self.match
-        if self.seed is not None and match is not None and match.current is None:
-            self.match_seed = self.seed + self.matches_played - 1
-            self.match = Match(self.rules, self.size, self.match_seed)
-        super()._begin_countdown()
 
 
 class Person:
@@ -63,14 +45,19 @@ class LocalGame:
         name: str = "You",
         seed: int | None = None,
         countdown_s: float = COUNTDOWN_S,
-        table: SeededTable | None = None,
+        table: Table | None = None,
         start_match: bool = True,
     ) -> None:
         self.rules = rules
         self.bots = bots
         self.name = name
-        self.table = table or SeededTable(
-            LOCAL_CODE, seed=seed, seats=len(bots) + 1, rules=rules, store=NoStore(), countdown_s=countdown_s
+        self.table = table or Table(
+            LOCAL_CODE,
+            seats=len(bots) + 1,
+            rules=rules,
+            store=NoStore(),
+            countdown_s=countdown_s,
+            match_seeds=None if seed is None else lambda number: seed + number - 1,
         )
         self.start_match = start_match
         """``False``: seat everyone but leave the start to the caller (tests seat more people first)."""
