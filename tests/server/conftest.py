@@ -26,7 +26,7 @@ import itertools
 import json
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -554,19 +554,6 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
     folder = tmp_path_factory.mktemp("server")
     with running(ServerProcess(folder / "ligretto.db", folder / "server.log")) as process:
         yield process
-
-
-@pytest.fixture
-def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
-    """Run one scenario coroutine to the end, within a hard time limit."""
-
-    def run(scenario: Coroutine[Any, Any, Any], timeout: float = 60.0) -> Any:
-        async def bounded() -> Any:
-            return await asyncio.wait_for(scenario, timeout)
-
-        return asyncio.run(bounded())
-
-    return run
 
 
 @pytest.fixture(scope="session")

@@ -67,7 +67,8 @@ def test_play_builds_a_local_match(launched: list[LigrettoApp]) -> None:
     assert isinstance(game, LocalGame)
     assert game.bots == [BotSpec("greedy", "machine"), BotSpec("smart", "beginner")]
     assert game.rules.expert and str(game.rules.match_end) == "rounds:2"
-    assert game.table.seed == 4 and game.table.size == 3 and game.name == "Tess"
+    assert game.table.match_seeds(1) == 4 and game.table.match_seeds(2) == 5  # --seed: match n uses seed + n - 1
+    assert game.table.size == 3 and game.name == "Tess"
     assert app.lang == "fr"
 
 
