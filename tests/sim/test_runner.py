@@ -104,6 +104,14 @@ def test_both_workers_play_and_this_process_plays_nothing(
     assert fingerprint(report) == alone
 
 
+def test_spawned_workers_give_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Where fork is missing (Windows) the workers are spawned: fresh interpreters that get
+    # the configuration and the tasks pickled.
+    forked = fingerprint(run(config(FAST, rounds=20, seed=8, workers=2)))
+    monkeypatch.setattr(runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert fingerprint(run(config(FAST, rounds=20, seed=8, workers=2))) == forked
+
+
 def test_an_error_in_a_worker_is_raised_here_and_the_workers_stop(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom() -> RoundResult:
         raise ValueError("boom in a worker")
