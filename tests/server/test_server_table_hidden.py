@@ -85,12 +85,13 @@ def _choose(game: Round, seat: int, rng: random.Random) -> Any:
 
 async def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: Any) -> list[Spy]:
     rules = RuleSet.preset(preset).replace(match_end=f"rounds:{rounds}")
-    table = Table("HIDDEN", seats=4, rules=rules, countdown_s=0.05, grace_s=0.1)
+    table = Table("HIDDEN", seats=4, rules=rules, countdown_s=0.05, grace_s=0.1, match_seeds=lambda n: seed + n)
     spies = {name: Spy(table, name, mentions, forbidden_keys) for name in ("ann", "bob", "watcher")}
     table.join(spies["ann"], "Ann")
     table.join(spies["bob"], "Bob")
-    table.add_bot(0, "smart:machine")
-    table.add_bot(0, "greedy:machine")
+    # Bots at expert speed: machine bots could end a round before Bob's connection drops.
+    table.add_bot(0, "smart:expert")
+    table.add_bot(0, "greedy:expert")
     table.watch(spies["watcher"])
     table.start(0)
     rng = random.Random(seed)
