@@ -44,6 +44,15 @@ def server_error_codes() -> set[str]:
     return codes
 
 
+def rule_words() -> set[str]:
+    """The keys the rule form shows for the engine's presets and options (GET /api/presets):
+    every preset and option with its help, and every value of a choice (``row_size.5``)."""
+    keys = {f"preset.{name}" for name in PRESETS} | {f"preset.{name}.help" for name in PRESETS}
+    keys |= {f"option.{name}" for name in OPTIONS} | {f"option.{name}.help" for name in OPTIONS}
+    keys |= {f"{name}.{value}" for name, option in OPTIONS.items() for value in option.choices}
+    return keys
+
+
 def test_the_client_offers_exactly_the_seven_languages() -> None:
     files = {path.stem for path in (STATIC / "i18n").glob("*.json")}
     assert files == set(LANGUAGES)
@@ -71,14 +80,16 @@ def test_every_key_the_code_names_exists_and_every_text_is_used() -> None:
     assert not unknown, f"the code uses keys that en.json lacks: {unknown}"
     families = set(re.findall(r"`([a-z_.]+)\.\$\{", code))
     assert {"preset", "option", "reason", "error", "level", "bot", "phase"} <= families
-    unused = sorted(key for key in english if key not in literal and not any(key.startswith(f"{f}.") for f in families))
+    # The values of the options the server lists are named by the option's own name.
+    assert "`${option.name}.${value}`" in code
+    used = literal | rule_words()
+    unused = sorted(key for key in english if key not in used and not any(key.startswith(f"{f}.") for f in families))
     assert not unused, f"texts no code shows: {unused}"
 
 
 def test_every_option_preset_bot_reason_error_and_phase_has_words() -> None:
     english = texts("en")
-    wanted = {f"preset.{name}" for name in PRESETS} | {f"preset.{name}.help" for name in PRESETS}
-    wanted |= {f"option.{name}" for name in OPTIONS} | {f"option.{name}.help" for name in OPTIONS}
+    wanted = rule_words()
     wanted |= {f"bot.{name}" for name in STRATEGIES} | {f"bot.{name}.help" for name in STRATEGIES}
     wanted |= {f"level.{name}" for name in LEVELS} | {f"level.{name}.help" for name in LEVELS}
     wanted |= {f"reason.{reason.value}" for reason in Reason}
@@ -90,6 +101,15 @@ def test_every_option_preset_bot_reason_error_and_phase_has_words() -> None:
     wanted |= {f"box.{box.name.lower()}" for box in Box}
     assert len(server_error_codes()) > 20
     assert not sorted(wanted - set(english)), sorted(wanted - set(english))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_language_has_words_for_every_engine_preset_and_option(lang: str) -> None:
+    """The rule form takes its presets and options from the engine; each of them (and each
+    value of a choice) has its words in every language, not just a fallback to its name."""
+    missing = sorted(key for key in rule_words() if not texts(lang).get(key, "").strip())
+    assert not missing, f"{lang} lacks {missing}"
+    assert len(rule_words()) > 2 * (len(PRESETS) + len(OPTIONS))
 
 
 def visible_text_problems(page: Any) -> list[str]:

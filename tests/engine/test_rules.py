@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from ligretto.engine import OPTIONS, PRESETS, MatchEnd, RuleError, RuleSet, Scoring, ShortTurn
+from ligretto.engine.rules import OptionKind
 
 # --- every option and every allowed value --------------------------------------------------
 
@@ -277,6 +278,31 @@ def test_round_trip_of_a_changed_rule_set() -> None:
     assert again.row_size == 2
     assert again.expert is True
     assert str(again.match_end) == "target:50"
+
+
+@pytest.mark.parametrize("name", OPTIONS)
+def test_an_options_description_agrees_with_its_parser(name: str) -> None:
+    """``Option.to_dict`` (what clients build their rule form from) offers exactly what
+    parsing accepts: every listed value, the numbers at the bounds, not one beyond."""
+    option = OPTIONS[name]
+    data = option.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert (data["name"], data["type"], data["help"]) == (name, option.kind.value, option.help)
+    assert data["default"] == RuleSet().to_dict()[name]
+    if option.kind is OptionKind.CHOICE:
+        assert [option.parse(value) for value in data["values"]] == data["values"]
+    if option.kind is OptionKind.FLAG:
+        assert [option.parse(value) for value in (True, False)] == [True, False]
+    if option.kind is OptionKind.NUMBER:
+        assert option.parse(data["min"]) == data["min"] and option.parse(data["max"]) == data["max"]
+        for beyond in (data["min"] - 1, data["max"] + 1):
+            with pytest.raises(RuleError):
+                option.parse(beyond)
+    if option.kind is OptionKind.MATCH_END:
+        for kind in data["values"]:
+            assert str(option.parse(f"{kind}:{data['min']}")) == f"{kind}:{data['min']}"
+            with pytest.raises(RuleError):
+                option.parse(f"{kind}:{data['min'] - 1}")
 
 
 def test_from_dict_fills_missing_options_with_classic() -> None:

@@ -5,9 +5,14 @@ stand-in bot."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import time
+import urllib.error
+import urllib.request
 from typing import Any
+
+import pytest
 
 
 def _metric(text: str, name: str) -> float:
@@ -137,6 +142,26 @@ def test_create_table_validates_its_input(server: Any) -> None:
         assert status == 400 and answer["error"] == error, (body, status, answer)
     status, answer = server.http("POST", "/api/tables", {"pad": "x" * 5000})
     assert status == 413 and answer["error"] == "too_large"
+    assert server.http("GET", "/healthz")[1]["tables"] == 0
+
+
+def test_create_table_tells_bytes_that_are_not_json_from_json_that_does_not_fit(server: Any) -> None:
+    """As on the WebSocket: ``malformed`` for a body that is not JSON, ``invalid`` for JSON
+    of the wrong shape."""
+    for body, error in (
+        (b"{nope", "malformed"),
+        (b'{"seats": 3,}', "malformed"),
+        (b"\xff\xfe garbage", "malformed"),
+        (b"[1, 2]", "invalid"),
+        (b'{"seats": "three"}', "invalid"),
+    ):
+        request = urllib.request.Request(server.url + "/api/tables", data=body, method="POST")
+        request.add_header("Content-Type", "application/json")
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=5)
+        assert answer.value.code == 400, body
+        reply = json.loads(answer.value.read())
+        assert reply["error"] == error and reply["message"], (body, reply)
     assert server.http("GET", "/healthz")[1]["tables"] == 0
 
 

@@ -3,14 +3,17 @@ play a round by key presses, and come back to the seat with the kept token after
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import websockets
 from tui_support import play_by_keys, screen_text, sheet_rows, until
 
 from ligretto.terminal.app import LigrettoApp
-from ligretto.terminal.model import Phase
+from ligretto.terminal.model import Phase, TableModel
 from ligretto.terminal.remote import RemoteTable, SeatTokens, ws_url
 from realserver import ServerProcess
 
@@ -85,5 +88,57 @@ def test_comes_back_to_its_seat_after_a_drop_and_after_a_restart(
             await until(pilot, lambda: model.view is not None, what="the snapshot")
             assert model.seat == 0 and model.name(0) == "Tess"
             assert model.phase in (Phase.PLAYING, Phase.OVER)
+
+    arun(scenario())
+
+
+def test_a_start_that_closes_a_gap_moves_the_client_to_its_new_seat_quietly(
+    server: ServerProcess, tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]
+) -> None:
+    """Ann (host) at seat 0, Xena at seat 1, the client at seat 2; Xena leaves, Ann starts:
+    the client is welcomed again at seat 1 with the same token, and says nothing about
+    connecting (it did not reconnect)."""
+    code = server.create_table(3, options={"match_end": "rounds:1"})
+    tokens = SeatTokens(tmp_path / "seats.json")
+    remote = RemoteTable(server.url, code, "Tess", tokens=tokens)
+    model = TableModel()
+    delivered: list[dict[str, Any]] = []
+
+    def deliver(message: dict[str, Any]) -> None:
+        delivered.append(message)
+        model.receive(message)
+
+    async def hello(ws: Any, name: str) -> None:
+        await ws.send(json.dumps({"type": "hello", "v": 1, "code": code, "name": name}))
+        while json.loads(await ws.recv())["type"] != "welcome":
+            pass
+
+    async def until_true(condition: Callable[[], bool], what: str) -> None:
+        for _ in range(500):
+            if condition():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError(f"timed out waiting for {what}; delivered: {delivered[-4:]}")
+
+    async def scenario() -> None:
+        async with websockets.connect(ws_url(server.url)) as ann, websockets.connect(ws_url(server.url)) as xena:
+            await hello(ann, "Ann")
+            await hello(xena, "Xena")
+            remote.start(deliver)
+            await until_true(lambda: model.seat == 2 and len(model.people) == 3, "the seat")
+            token = model.token
+            await xena.send(json.dumps({"type": "leave"}))
+            await until_true(lambda: model.people[1] is None, "Xena leaving")
+            mark = len(delivered)
+            await ann.send(json.dumps({"type": "start"}))
+            await until_true(lambda: model.view is not None, "the snapshot")
+            kinds = [m["type"] for m in delivered[mark:]]
+            assert kinds[:3] == ["welcome", "table", "snapshot"], kinds
+            assert delivered[mark]["seat"] == 1 and delivered[mark]["token"] == token
+            assert "connection" not in kinds, [m for m in delivered[mark:] if m["type"] == "connection"]
+            assert model.seat == 1 and model.token == token and model.me is model.view.areas[1]  # type: ignore[union-attr]
+            assert model.name(1) == "Tess" and model.name(0) == "Ann"
+            assert tokens.get(f"{ws_url(server.url)}#{code}") == token and remote.connects == 1
+        await remote.close()
 
     arun(scenario())

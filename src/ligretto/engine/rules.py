@@ -122,13 +122,30 @@ class RuleSet:
             raise RuleError(f"unknown preset {name!r}: presets are {', '.join(PRESETS)}") from None
 
 
+class OptionKind(enum.StrEnum):
+    """The shape of an option's values: what a form needs to offer them."""
+
+    CHOICE = "choice"
+    """One of ``Option.choices``."""
+    FLAG = "flag"
+    """True or false."""
+    NUMBER = "number"
+    """A whole number from ``Option.low`` to ``Option.high``."""
+    MATCH_END = "match_end"
+    """``kind:N``: a kind from ``Option.choices`` and a whole number ``N >= Option.low``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One rule option: its name, allowed values (in words) and parser."""
+    """One rule option: its name, allowed values (in words and as data) and parser."""
 
     name: str
     allowed: str
     help: str
+    kind: OptionKind
+    choices: tuple[str | int, ...] = ()
+    low: int = 0
+    high: int | None = None
 
     def parse(self, value: Any) -> Any:
         return _PARSERS[self.name](value, self)
@@ -136,12 +153,26 @@ class Option:
     def error(self, value: Any) -> RuleError:
         return RuleError(f"bad value {value!r} for option {self.name!r}: allowed values are {self.allowed}")
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready form (for clients that build a rule form): name, kind as
+        ``type``, the allowed values, the classic default and the help in words."""
+        data: dict[str, Any] = {"name": self.name, "type": self.kind.value}
+        if self.kind in (OptionKind.CHOICE, OptionKind.MATCH_END):
+            data["values"] = list(self.choices)
+        if self.kind in (OptionKind.NUMBER, OptionKind.MATCH_END):
+            data["min"] = self.low
+        if self.high is not None:
+            data["max"] = self.high
+        data["default"] = RuleSet().to_dict()[self.name]
+        data["help"] = self.help
+        return data
+
 
 def _parse_row_size(value: Any, option: Option) -> str | int:
     if value in ROW_SIZE_NAMES:
         return str(value)
     number = _as_int(value, option)
-    if not 1 <= number <= 5:
+    if number not in option.choices:
         raise option.error(value)
     return number
 
@@ -166,7 +197,7 @@ def _as_int(value: Any, option: Option) -> int:
 
 def _parse_penalty(value: Any, option: Option) -> int:
     number = _as_int(value, option)
-    if not 0 <= number <= 10:
+    if number < option.low or (option.high is not None and number > option.high):
         raise option.error(value)
     return number
 
@@ -204,14 +235,51 @@ _PARSERS: dict[str, Any] = {
 OPTIONS: dict[str, Option] = {
     option.name: option
     for option in (
-        Option("row_size", "'classic', 'by_boxes' or a number 1-5", "cards in each row"),
-        Option("short_turn", "'turn_remaining' or 'recycle'", "turning with fewer than 3 cards in the hand"),
-        Option("recycle_shuffle", "true or false", "shuffle the discard pile when it becomes the hand again"),
-        Option("stack_penalty", "a number 0-10", "points lost per card left in the Ligretto stack"),
-        Option("floor_at_zero", "true or false", "a round score never goes below 0"),
-        Option("scoring", "'cards' or 'first_out'", "how a round is scored"),
-        Option("match_end", "'target:N' or 'rounds:N' (N >= 1)", "when a match ends"),
-        Option("expert", "true or false", "the expert variant: rows become descending columns"),
+        Option(
+            "row_size",
+            "'classic', 'by_boxes' or a number 1-5",
+            "cards in each row",
+            OptionKind.CHOICE,
+            (*ROW_SIZE_NAMES, 1, 2, 3, 4, 5),
+        ),
+        Option(
+            "short_turn",
+            "'turn_remaining' or 'recycle'",
+            "turning with fewer than 3 cards in the hand",
+            OptionKind.CHOICE,
+            tuple(kind.value for kind in ShortTurn),
+        ),
+        Option(
+            "recycle_shuffle",
+            "true or false",
+            "shuffle the discard pile when it becomes the hand again",
+            OptionKind.FLAG,
+        ),
+        Option(
+            "stack_penalty",
+            "a number 0-10",
+            "points lost per card left in the Ligretto stack",
+            OptionKind.NUMBER,
+            low=0,
+            high=10,
+        ),
+        Option("floor_at_zero", "true or false", "a round score never goes below 0", OptionKind.FLAG),
+        Option(
+            "scoring",
+            "'cards' or 'first_out'",
+            "how a round is scored",
+            OptionKind.CHOICE,
+            tuple(kind.value for kind in Scoring),
+        ),
+        Option(
+            "match_end",
+            "'target:N' or 'rounds:N' (N >= 1)",
+            "when a match ends",
+            OptionKind.MATCH_END,
+            (MatchEndKind.ROUNDS.value, MatchEndKind.TARGET.value),
+            low=1,
+        ),
+        Option("expert", "true or false", "the expert variant: rows become descending columns", OptionKind.FLAG),
     )
 }
 """Every rule option, in RULES.md order."""

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import rulebook
-from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
 from ligretto.server import metrics, protocol
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
@@ -342,8 +342,10 @@ async def create_table(request: Request) -> Response:
         if not 0 <= spec.grace_s <= 3600:
             raise TableError("bad_grace", "the grace period is 0-3600 seconds")
         table = lobby.create(spec.seats, rules, spec.public, spec.grace_s)
-    except (msgspec.ValidationError, msgspec.DecodeError) as error:
+    except msgspec.ValidationError as error:  # JSON, of the wrong shape (a DecodeError too: first)
         return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+    except msgspec.DecodeError as error:  # not JSON at all: as on the WebSocket
+        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
     except RuleError as error:
         return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
     except TableError as error:
@@ -360,6 +362,24 @@ async def get_table(request: Request) -> Response:
     if table is None:
         return JSONResponse({"error": "no_table", "message": "there is no table with that code"}, status_code=404)
     return JSONResponse(table.summary())
+
+
+def rule_options() -> dict[str, Any]:
+    """Every rule option (its values and classic default) and every preset as a full rule
+    set, classic first: what a client needs to build its rule form (docs/protocol.md)."""
+    return {
+        "options": [option.to_dict() for option in OPTIONS.values()],
+        "presets": [{"name": name, "rules": RuleSet.preset(name).to_dict()} for name in PRESETS],
+    }
+
+
+RULE_OPTIONS_BODY = protocol.encode(rule_options())
+"""The body of ``GET /api/presets``, encoded once: the rules never change while the server runs."""
+
+
+async def presets(request: Request) -> Response:
+    """The rule options and presets of the engine, so no client keeps a copy of them."""
+    return Response(RULE_OPTIONS_BODY, media_type="application/json")
 
 
 async def rules_page(request: Request) -> Response:
@@ -414,6 +434,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/presets", presets),
         Route("/api/rules/{lang}", rules_page),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),

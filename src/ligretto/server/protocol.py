@@ -22,6 +22,12 @@ from ligretto.engine.cards import CARDS, parse_face
 VERSION = 1
 MAX_MESSAGE_BYTES = 4096
 MAX_NAME_LENGTH = 24
+"""Characters of a display name as a person counts them (:func:`visible_length`)."""
+MAX_NAME_CODE_POINTS = 64
+"""The raw length of a display name: accents, emoji sequences and joiners add code points."""
+JOINERS = frozenset("\u200c\u200d")
+"""ZERO WIDTH NON-JOINER (Persian, Indic scripts) and ZERO WIDTH JOINER (emoji sequences
+such as the family or the rainbow flag): the only format characters a name may hold."""
 
 
 class ProtocolError(ValueError):
@@ -176,16 +182,57 @@ def _unknown_type(text: str) -> ClientMessage:
     raise ProtocolError("unknown_type", f"unknown message type ({text})")
 
 
+_REFUSED = {
+    "Cc": "control characters",
+    "Cf": "invisible formatting characters",
+    "Cs": "unpaired surrogates",
+    "Co": "unassigned or private-use characters",
+    "Cn": "unassigned or private-use characters",
+}
+"""The Unicode categories (C*) a name may not hold, joiners aside, and what to call them."""
+
+
 def check_name(name: str | None) -> str:
-    """A display name: 1-24 characters, no control characters, trimmed."""
+    """A display name, trimmed: 1-24 characters as a person counts them, at most 64 code
+    points, no control or format characters except a joiner between two characters (so
+    no name is invisible, and none reads as another through a right-to-left override)."""
     if name is None or not name.strip():
         raise ProtocolError("bad_name", "a display name is required")
     name = name.strip()
-    if len(name) > MAX_NAME_LENGTH:
+    if len(name) > MAX_NAME_CODE_POINTS:
+        raise ProtocolError(
+            "bad_name", f"names are limited to {MAX_NAME_CODE_POINTS} code points (accents and emoji count several)"
+        )
+    for index, ch in enumerate(name):
+        if ch in JOINERS:
+            if not _joins(name, index):
+                raise ProtocolError("bad_name", "a zero-width joiner or non-joiner must stand between two characters")
+        elif (kind := _REFUSED.get(unicodedata.category(ch))) is not None:
+            raise ProtocolError("bad_name", f"names may not contain {kind}")
+    visible = visible_length(name)
+    if visible == 0:
+        raise ProtocolError("bad_name", "a display name needs a visible character")
+    if visible > MAX_NAME_LENGTH:
         raise ProtocolError("bad_name", f"names are limited to {MAX_NAME_LENGTH} characters")
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise ProtocolError("bad_name", "names may not contain control characters")
     return name
+
+
+def visible_length(name: str) -> int:
+    """Roughly the characters a person sees: code points other than combining marks,
+    variation selectors (U+FE00-U+FE0F) and joiners."""
+    return sum(1 for ch in name if not _invisible(ch))
+
+
+def _invisible(ch: str) -> bool:
+    return ch in JOINERS or "\ufe00" <= ch <= "\ufe0f" or unicodedata.category(ch).startswith("M")
+
+
+def _joins(name: str, index: int) -> bool:
+    """The joiner at ``index`` stands between two characters: not at an end, not beside a
+    space or another joiner."""
+    if not 0 < index < len(name) - 1:
+        return False
+    return all(name[i] not in JOINERS and not name[i].isspace() for i in (index - 1, index + 1))
 
 
 def to_action(seat: int, message: ActionMsg) -> Action:

@@ -269,7 +269,6 @@ class Table:
         if self.host is None:
             self.host = free
         self._attach(listener, free, token)
-        self._changed()
         return free, token
 
     def rejoin(self, listener: Listener, token: str) -> int:
@@ -293,28 +292,32 @@ class Table:
             seat.stand_in = False
             self._stop_bot(index)
         self._attach(listener, index, token)
-        self._changed()
         return index
 
     def watch(self, listener: Listener) -> None:
         listener.seat = None
         self.listeners.append(listener)
         self.deserted_since = None
-        listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": None, "token": None})
+        listener.send(self._welcome(None, None))
         listener.send(self.table_message())
         snapshot = self.snapshot_message(None)
         if snapshot:
             listener.send(snapshot)
 
     def _attach(self, listener: Listener, index: int, token: str) -> None:
+        """Seat a person's connection: its welcome, the change told to everyone (the
+        newcomer included: that broadcast is its one ``table`` message), its snapshot."""
         listener.seat = index
         self.listeners.append(listener)
         self.deserted_since = None
-        listener.send({"type": "welcome", "v": 1, "code": self.code, "seat": index, "token": token})
+        listener.send(self._welcome(index, token))
+        self._changed()
         snapshot = self.snapshot_message(index)
-        listener.send(self.table_message())
         if snapshot:
             listener.send(snapshot)
+
+    def _welcome(self, index: int | None, token: str | None) -> dict[str, Any]:
+        return {"type": "welcome", "v": 1, "code": self.code, "seat": index, "token": token}
 
     def disconnected(self, listener: Listener) -> None:
         """A connection closed: its person is away; after the grace period a bot stands in."""
@@ -447,14 +450,7 @@ class Table:
         if len(players) < MIN_PLAYERS:
             raise TableError("too_few", "a match needs at least 2 players (add a bot?)")
         if len(players) != self.size:
-            # Close the gaps: the engine seats players 0..n-1.
-            self.seats = [self.seats[i] for i in players]
-            self.size = len(players)
-            if self.host is not None:
-                self.host = players.index(self.host)
-            for listener in self.listeners:
-                if listener.seat is not None:
-                    listener.seat = players.index(listener.seat)
+            self._close_gaps(players)
         self.matches_played += 1
         self.match_seed = self.match_seeds(self.matches_played)
         self.match = Match(self.rules, self.size, self.match_seed)
@@ -465,6 +461,23 @@ class Table:
             if seat is not None and seat.human and not seat.connected and not seat.stand_in:
                 since = seat.away_since if seat.away_since is not None else now
                 self._start_grace(index, max(0.0, self.grace_s - (now - since)), since)
+
+    def _close_gaps(self, players: list[int]) -> None:
+        """Renumber the taken seats 0..n-1 (the engine seats players so).  A connection
+        whose seat number changes is welcomed again at its new seat, with the same token
+        (a seat's token travels with it), before the round's table and snapshot."""
+        self.seats = [self.seats[i] for i in players]
+        self.size = len(players)
+        if self.host is not None:
+            self.host = players.index(self.host)
+        for listener in self.listeners:
+            if listener.seat is None:
+                continue
+            index = players.index(listener.seat)
+            seat = self.seats[index]
+            if index != listener.seat and seat is not None:
+                listener.seat = index
+                listener.send(self._welcome(index, seat.token))
 
     # --- rounds -----------------------------------------------------------------------
 

@@ -104,6 +104,8 @@ class RemoteTable:
         self.connects = 0
         """Connections made so far (the first, then one per reconnection)."""
         self.stopped = False
+        self.welcomed = False
+        """This connection got its welcome (a later one: the start renumbered the seats)."""
         self._deliver: Deliver = lambda message: None
         self._task: asyncio.Task[None] | None = None
 
@@ -169,6 +171,7 @@ class RemoteTable:
 
     async def _session(self, ws: ClientConnection) -> None:
         self.connects += 1
+        self.welcomed = False
         self.outbox = asyncio.Queue()
         await ws.send(json.dumps(self._hello()))
         helpers = [asyncio.create_task(self._send_loop(ws)), asyncio.create_task(self._sync_clock(ws))]
@@ -190,6 +193,9 @@ class RemoteTable:
             if message["token"] is not None:
                 self.token = message["token"]
                 self.tokens.put(self.key, self.token)
+            if self.welcomed:  # the host's start closed a gap: a new seat number, no news to tell
+                return True
+            self.welcomed = True
             where = "watching" if message["seat"] is None else f"seat {message['seat'] + 1}"
             self._notify("connected", f"connected to {self.url}, table {self.code}: {where}")
             return True

@@ -5,7 +5,7 @@ import { wsUrl } from "./connection.js";
 import { h, toast } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { presetRules, rulesForm, rulesSummary } from "./rules.js";
-import { storage } from "./storage.js";
+import { NAME_INPUT_MAX, storage } from "./storage.js";
 
 /** The invite code in a pasted link (".../#/t/CODE", "...?t=CODE") or a bare code. */
 export function codeFrom(text) {
@@ -55,7 +55,7 @@ export class LobbyScreen {
     const nameInput = h("input", {
       id: "player-name",
       type: "text",
-      maxlength: 24,
+      maxlength: NAME_INPUT_MAX,
       autocomplete: "nickname",
       value: storage.name(),
       placeholder: t("lobby.name.placeholder"),

@@ -1,10 +1,12 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
 // #/rules (the rule book).  An invite link may also be /?t=CODE.  The header holds the
-// language picker and the connection badge.
+// language picker and the connection badge.  Start-up loads the texts and the rule
+// options before the first screen.
 
 import { h } from "./dom.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
+import { loadRuleOptions } from "./rules.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
 
@@ -91,6 +93,10 @@ async function boot() {
     history.replaceState(null, "", `/#/t/${encodeURIComponent(params.get("t"))}`);
   }
   await startLanguage();
+  // The rule options and presets come from the server (GET /api/presets), before any form.
+  await loadRuleOptions({
+    onRetry: () => app.replaceChildren(h("p", { class: "muted", role: "alert" }, t("rules.unavailable"))),
+  });
   onLanguage(() => {
     renderHeader();
     if (screen) screen.render();

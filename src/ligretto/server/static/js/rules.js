@@ -1,51 +1,73 @@
-// The rule options and presets of RULES.md (engine/rules.py: OPTIONS, PRESETS), and the
-// form that sets them, every option explained in plain words.
+// The rule form: a preset and every rule option, each explained in plain words.  The
+// options and presets are the engine's (engine/rules.py: OPTIONS, PRESETS), fetched once
+// at start-up from GET /api/presets; this module keeps no copy of them.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
-export const CLASSIC = {
-  row_size: "classic",
-  short_turn: "turn_remaining",
-  recycle_shuffle: true,
-  stack_penalty: 2,
-  floor_at_zero: false,
-  scoring: "cards",
-  match_end: "rounds:5",
-  expert: false,
-};
+/**
+ * What GET /api/presets answered: `options`, each {name, type, values?, min?, max?,
+ * default, help} (type "choice", "flag", "number" or "match_end"), and `presets`, each
+ * {name, rules} with every option, classic first.
+ */
+let catalog = { options: [], presets: [] };
+let loading = null;
 
-/** The presets: classic plus a few changes (RULES.md §8). */
-export const PRESETS = {
-  classic: {},
-  "seed-es": { short_turn: "recycle", recycle_shuffle: false, floor_at_zero: true },
-  "seed-pt": { row_size: "by_boxes", match_end: "target:100" },
-  "seed-it": { row_size: "by_boxes", match_end: "target:100" },
-  "seed-fr": { row_size: 5 },
-  "seed-fi": {},
-  expert: { expert: true },
-};
+/**
+ * Fetch the rule options and presets, once: start-up waits for them.  While the server
+ * cannot be reached it tries again, waiting longer each time; `onRetry` hears of each failure.
+ */
+export function loadRuleOptions({ onRetry = () => {} } = {}) {
+  if (!loading) loading = fetchRuleOptions(onRetry);
+  return loading;
+}
+
+async function fetchRuleOptions(onRetry) {
+  for (let pause = 500; ; pause = Math.min(2 * pause, 8000)) {
+    try {
+      const response = await fetch("/api/presets");
+      if (!response.ok) throw new Error(`GET /api/presets answered ${response.status}`);
+      catalog = await response.json();
+      return catalog;
+    } catch (error) {
+      onRetry(error);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
 
 export const STRATEGIES = ["smart", "greedy", "random"];
 export const LEVELS = ["beginner", "casual", "skilled", "expert", "machine"];
 
+/** The text of `key`, or the raw name when the texts lack it (an option newer than they are). */
+function textOr(key, name) {
+  return has(key) ? t(key) : String(name);
+}
+
+/** The classic rule set: every option at its default. */
+function classicRules() {
+  return Object.fromEntries(catalog.options.map((option) => [option.name, option.default]));
+}
+
 export function presetRules(name) {
-  return { ...CLASSIC, ...(PRESETS[name] || {}) };
+  const preset = catalog.presets.find((entry) => entry.name === name);
+  return { ...classicRules(), ...(preset ? preset.rules : {}) };
 }
 
 function same(a, b) {
-  return Object.keys(CLASSIC).every((key) => String(a[key]) === String(b[key]));
+  return catalog.options.every(({ name }) => String(a[name]) === String(b[name]));
 }
 
-/** The preset a rule set is exactly, or "" (custom). Classic before its twin seed-fi. */
+/** The preset a rule set is exactly, or "" (custom). The server lists classic before its twin seed-fi. */
 export function presetOf(rules) {
-  return Object.keys(PRESETS).find((name) => same(presetRules(name), rules)) || "";
+  const preset = catalog.presets.find((entry) => same(entry.rules, rules));
+  return preset ? preset.name : "";
 }
 
 /** A short line saying what is special about a rule set, for the table list and headers. */
 export function rulesSummary(rules) {
   const preset = presetOf(rules);
-  const parts = [preset ? t(`preset.${preset}`) : t("preset.custom")];
+  const parts = [preset ? textOr(`preset.${preset}`, preset) : t("preset.custom")];
   const [kind, n] = String(rules.match_end).split(":");
   parts.push(t(kind === "target" ? "rules.summary.target" : "rules.summary.rounds", { n }));
   if (rules.expert) parts.push(t("option.expert"));
@@ -59,7 +81,7 @@ export function rulesSummary(rules) {
  * Returns the element; it keeps its own state.
  */
 export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules" } = {}) {
-  const state = { rules: { ...CLASSIC, ...values.rules }, seats: values.seats, public: values.public };
+  const state = { rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public };
   const id = (name) => `${idPrefix}-${name}`;
   const changed = () => onChange(settingsOf(state));
 
@@ -73,60 +95,23 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
       }
     } },
     h("option", { value: "" }, t("preset.custom")),
-    Object.keys(PRESETS).map((name) => h("option", { value: name }, t(`preset.${name}`))),
+    catalog.presets.map(({ name }) => h("option", { value: name }, textOr(`preset.${name}`, name))),
   );
   const presetHelp = h("small", { class: "help", id: id("preset-help") });
 
-  const controls = {};
-  const option = (name, control, help = t(`option.${name}.help`)) => {
-    controls[name] = control;
-    control.id = id(name);
-    control.setAttribute("aria-describedby", id(`${name}-help`));
-    control.disabled = disabled;
-    control.addEventListener("change", () => {
-      state.rules[name] = readControl(name, control);
-      refreshPreset();
-      changed();
-    });
-    return h(
-      "div",
-      { class: ["field", control.type === "checkbox" ? "field-check" : null] },
-      h("label", { for: control.id }, t(`option.${name}`)),
-      control,
-      h("small", { class: "help", id: id(`${name}-help`) }, help),
-    );
-  };
-
-  const select = (values, label) => h("select", {}, values.map((value) => h("option", { value: String(value) }, label(value))));
-  const check = () => h("input", { type: "checkbox" });
-  const number = (min, max) => h("input", { type: "number", min, max, step: 1, inputmode: "numeric" });
-
-  const matchKind = h(
-    "select",
-    { id: id("match_end-kind"), disabled, "aria-label": t("option.match_end") },
-    h("option", { value: "rounds" }, t("match_end.rounds")),
-    h("option", { value: "target" }, t("match_end.target")),
+  const fields = catalog.options.map((option) =>
+    optionField(option, {
+      id,
+      disabled,
+      onValue: (value) => {
+        state.rules[option.name] = value;
+        refreshPreset();
+        changed();
+      },
+    }),
   );
-  const matchN = h("input", {
-    id: id("match_end"),
-    type: "number",
-    min: 1,
-    max: 1000,
-    step: 1,
-    disabled,
-    "aria-label": t("match_end.n"),
-    "aria-describedby": id("match_end-help"),
-  });
-  const onMatch = () => {
-    const n = Math.max(1, Number.parseInt(matchN.value, 10) || 1);
-    state.rules.match_end = `${matchKind.value}:${n}`;
-    refreshPreset();
-    changed();
-  };
-  matchKind.addEventListener("change", onMatch);
-  matchN.addEventListener("change", onMatch);
 
-  const seats = number(2, 12);
+  const seats = h("input", { type: "number", min: 2, max: 12, step: 1, inputmode: "numeric" });
   seats.id = id("seats");
   seats.disabled = disabled;
   seats.setAttribute("aria-describedby", id("seats-help"));
@@ -169,42 +154,18 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
       "details",
       { class: "options", open: values.open || false },
       h("summary", {}, t("rules.options")),
-      h(
-        "div",
-        { class: "options-grid" },
-        option("row_size", select(["classic", "by_boxes", 1, 2, 3, 4, 5], (v) => t(`row_size.${v}`))),
-        option("short_turn", select(["turn_remaining", "recycle"], (v) => t(`short_turn.${v}`))),
-        option("recycle_shuffle", check()),
-        option("stack_penalty", number(0, 10)),
-        option("floor_at_zero", check()),
-        option("scoring", select(["cards", "first_out"], (v) => t(`scoring.${v}`))),
-        h(
-          "div",
-          { class: "field" },
-          h("label", { for: matchN.id }, t("option.match_end")),
-          h("span", { class: "inline" }, matchKind, matchN),
-          h("small", { class: "help", id: id("match_end-help") }, t("option.match_end.help")),
-        ),
-        option("expert", check()),
-      ),
+      h("div", { class: "options-grid" }, fields.map((field) => field.element)),
     ),
   );
 
   function refreshPreset() {
     const preset = presetOf(state.rules);
     presetSelect.value = preset;
-    presetHelp.textContent = t(preset ? `preset.${preset}.help` : "preset.custom.help");
+    presetHelp.textContent = preset ? textOr(`preset.${preset}.help`, "") : t("preset.custom.help");
   }
 
   function refreshControls() {
-    for (const [name, control] of Object.entries(controls)) {
-      if (document.activeElement === control) continue;
-      if (control.type === "checkbox") control.checked = Boolean(state.rules[name]);
-      else control.value = String(state.rules[name]);
-    }
-    const [kind, n] = String(state.rules.match_end).split(":");
-    if (document.activeElement !== matchKind) matchKind.value = kind;
-    if (document.activeElement !== matchN) matchN.value = n;
+    catalog.options.forEach((option, i) => fields[i].show(state.rules[option.name]));
     if (document.activeElement !== seats) seats.value = String(state.seats);
     isPublic.checked = Boolean(state.public);
     refreshPreset();
@@ -212,7 +173,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
 
   /** Show new values (the table changed) without disturbing the control being edited. */
   form.update = (next) => {
-    state.rules = { ...CLASSIC, ...next.rules };
+    state.rules = { ...classicRules(), ...next.rules };
     state.seats = next.seats;
     state.public = next.public;
     refreshControls();
@@ -222,11 +183,85 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
   return form;
 }
 
-function readControl(name, control) {
+/**
+ * One option's field: its label, control and help.  Returns {element, show(value)};
+ * `show` leaves alone the control being edited; `onValue(value)` hears every change.
+ */
+function optionField(option, { id, disabled, onValue }) {
+  const name = option.name;
+  const label = textOr(`option.${name}`, name);
+  const help = h("small", { class: "help", id: id(`${name}-help`) }, textOr(`option.${name}.help`, option.help || ""));
+  if (option.type === "match_end") return matchEndField(option, { id, disabled, onValue, label, help });
+
+  const control = optionControl(option);
+  control.id = id(name);
+  control.setAttribute("aria-describedby", help.id);
+  control.disabled = disabled;
+  control.addEventListener("change", () => onValue(readControl(option, control)));
+  const check = control.type === "checkbox";
+  return {
+    element: h("div", { class: ["field", check ? "field-check" : null] }, h("label", { for: control.id }, label), control, help),
+    show(value) {
+      if (document.activeElement === control) return;
+      if (check) control.checked = Boolean(value);
+      else control.value = String(value);
+    },
+  };
+}
+
+function optionControl(option) {
+  if (option.type === "flag") return h("input", { type: "checkbox" });
+  if (option.type === "number") {
+    return h("input", { type: "number", min: option.min, max: option.max, step: 1, inputmode: "numeric" });
+  }
+  if (option.type === "choice") {
+    const choices = option.values.map((value) => h("option", { value: String(value) }, textOr(`${option.name}.${value}`, value)));
+    return h("select", {}, choices);
+  }
+  return h("input", { type: "text" }); // a kind of option this client does not know: its value as text
+}
+
+function readControl(option, control) {
   if (control.type === "checkbox") return control.checked;
-  if (name === "stack_penalty") return Math.min(10, Math.max(0, Number.parseInt(control.value, 10) || 0));
-  if (name === "row_size") return /^\d$/.test(control.value) ? Number(control.value) : control.value;
+  if (option.type === "number") {
+    const number = Number.parseInt(control.value, 10);
+    return Math.min(option.max ?? Infinity, Math.max(option.min ?? -Infinity, Number.isNaN(number) ? 0 : number));
+  }
+  if (option.type === "choice") return option.values.find((value) => String(value) === control.value) ?? control.value;
   return control.value;
+}
+
+/** The end of the match, `kind:N`: a select for the kind and a number. */
+function matchEndField(option, { id, disabled, onValue, label, help }) {
+  const kind = h(
+    "select",
+    { id: id(`${option.name}-kind`), disabled, "aria-label": label },
+    option.values.map((value) => h("option", { value }, textOr(`${option.name}.${value}`, value))),
+  );
+  const n = h("input", {
+    id: id(option.name),
+    type: "number",
+    min: option.min,
+    max: option.max,
+    step: 1,
+    disabled,
+    "aria-label": t("match_end.n"),
+    "aria-describedby": help.id,
+  });
+  const changed = () => {
+    const number = Math.max(option.min ?? 1, Number.parseInt(n.value, 10) || 1);
+    onValue(`${kind.value}:${number}`);
+  };
+  kind.addEventListener("change", changed);
+  n.addEventListener("change", changed);
+  return {
+    element: h("div", { class: "field" }, h("label", { for: n.id }, label), h("span", { class: "inline" }, kind, n), help),
+    show(value) {
+      const [chosen, number] = String(value).split(":");
+      if (document.activeElement !== kind) kind.value = chosen;
+      if (document.activeElement !== n) n.value = number;
+    },
+  };
 }
 
 /** What the server needs: a preset and the options that differ from it. */
@@ -234,8 +269,8 @@ function settingsOf(state) {
   const preset = presetOf(state.rules) || "classic";
   const base = presetRules(preset);
   const options = {};
-  for (const key of Object.keys(CLASSIC)) {
-    if (String(base[key]) !== String(state.rules[key])) options[key] = state.rules[key];
+  for (const { name } of catalog.options) {
+    if (String(base[name]) !== String(state.rules[name])) options[name] = state.rules[name];
   }
   return { preset, options, seats: state.seats, public: state.public };
 }

@@ -10,7 +10,8 @@ const PENDING_TIMEOUT_MS = 6000;
 
 /**
  * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
- * "ack" (a refused or applied play), "round_over", "error", "net", "welcome", "state".
+ * "ack" (a refused or applied play), "round_over", "error", "net", "welcome" (`renumbered`:
+ * the start moved this seat, not a (re)connection), "state".
  */
 export class TableSession {
   constructor(code, { watch = false, name = "" } = {}) {
@@ -83,15 +84,19 @@ export class TableSession {
 
   receive(message) {
     switch (message.type) {
-      case "welcome":
+      case "welcome": {
+        // A welcome on a connection that was already welcomed answers no hello: the host's
+        // start closed a gap and renumbered the seats (same token, new seat).
+        const renumbered = this.joined;
         this.joined = true;
         this.seat = message.seat;
         if (message.token) {
           this.token = message.token;
           storage.setToken(this.code, message.token);
         }
-        this.emit("welcome", message);
+        this.emit("welcome", { ...message, renumbered });
         break;
+      }
       case "table":
         this.table = message;
         if (message.phase === "lobby" || message.phase === "countdown") this.roundOver = null;

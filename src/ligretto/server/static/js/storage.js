@@ -3,6 +3,13 @@
 
 const PREFIX = "ligretto.";
 
+/**
+ * The name fields' `maxlength`, which counts UTF-16 code units: room for the server's 64
+ * code points. The server checks the name (24 characters as a person counts them; emoji
+ * sequences and accents take several code units) and says what is wrong.
+ */
+export const NAME_INPUT_MAX = 128;
+
 function read(key) {
   try {
     return localStorage.getItem(PREFIX + key);

@@ -12,7 +12,7 @@ import { inviteLink } from "./lobby.js";
 import { LEVELS, STRATEGIES, rulesForm, rulesSummary } from "./rules.js";
 import { TableSession } from "./session.js";
 import { sheetPanel } from "./sheet.js";
-import { storage } from "./storage.js";
+import { NAME_INPUT_MAX, storage } from "./storage.js";
 
 const RULES_DEBOUNCE_MS = 250;
 const BANNER_MS = 1400;
@@ -62,6 +62,7 @@ export class TableScreen {
         this.netChanged();
         break;
       case "welcome":
+        if (detail.renumbered) break; // not a (re)connection: nothing to announce
         if (this.wasReconnecting) toast(t(detail.seat === null ? "net.back.watching" : "net.back.seat"), "ok");
         this.wasReconnecting = false;
         break;
@@ -296,7 +297,7 @@ export class TableScreen {
   }
 
   namePrompt() {
-    const input = h("input", { id: "prompt-name", type: "text", maxlength: 24, required: true, autocomplete: "nickname" });
+    const input = h("input", { id: "prompt-name", type: "text", maxlength: NAME_INPUT_MAX, required: true, autocomplete: "nickname" });
     return h("section", { class: "panel notice" },
       h("form", {
         onsubmit: (event) => {
