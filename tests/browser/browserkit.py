@@ -315,10 +315,11 @@ def host_table(
 
 
 def start_match(host: Page, *others: Page) -> None:
-    """The host starts; every page waits for the countdown to end (the board goes live)."""
+    """The host starts; every page waits for the countdown to end: the board goes live, or
+    (machine bots can be that fast) the round is already over by the time a page looks."""
     host.click("#start-button")
     for page in (host, *others):
-        page.wait_for_selector(".board.live", timeout=15_000)
+        page.wait_for_selector(".board.live, #score-sheet", timeout=15_000)
 
 
 def wait_round_over(page: Page, timeout_ms: float = 60_000) -> None:
