@@ -292,6 +292,12 @@ def _play(config: SimConfig, index: int, task: _Task) -> _Outcome:
     return _play_match(config, task, index + 1)
 
 
+_DONE = -1
+"""A worker's last message when no task is left."""
+_FAILED = -2
+"""A worker's last message when it failed: the error follows."""
+
+
 def _work(config: SimConfig, todo: list[_Task], counter: Any, size: int, results: Connection) -> None:
     """A worker process: play blocks of tasks until none are left; report each, or the error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
@@ -304,8 +310,9 @@ def _work(config: SimConfig, todo: list[_Task], counter: Any, size: int, results
                 break
             block = [_pack(_play(config, index, todo[index])) for index in range(first, min(first + size, len(todo)))]
             results.send((first, block))
+        results.send((_DONE, None))
     except BaseException as error:  # whatever it is, the parent raises it
-        results.send((-1, _portable(error)))
+        results.send((_FAILED, _portable(error)))
     finally:
         results.close()
 
@@ -347,10 +354,14 @@ def _blocks(config: SimConfig, todo: list[_Task]) -> Generator[tuple[int, list[_
                 assert isinstance(pipe, Connection)
                 try:
                     first, block = pipe.recv()
-                except EOFError:  # the worker is done (or died: counted below)
+                except EOFError:  # killed, or crashed in C: the others may wait on the counter's lock for ever
+                    process = pipes.pop(pipe)
+                    process.join()
+                    raise RuntimeError(f"a simulation worker died (exit code {process.exitcode})") from None
+                if first == _DONE:
                     pipes.pop(pipe).join()
                     continue
-                if first < 0:
+                if first == _FAILED:
                     raise block
                 yield (
                     first,
@@ -379,8 +390,7 @@ def run(config: SimConfig, on_progress: ProgressCallback | None = None) -> SimRe
                 on_progress(done, len(todo))
     finally:
         blocks.close()  # stops the workers at once if anything went wrong here (Ctrl-C included)
-    if done != len(todo):
-        raise RuntimeError(f"a simulation worker stopped early: {len(todo) - done} of {len(todo)} tasks not played")
+    assert done == len(todo), f"{len(todo) - done} of {len(todo)} tasks not played"
     report = SimReport(config)
     for outcome in outcomes:
         assert outcome is not None
