@@ -14,23 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from listeners import Quiet
+
 from ligretto.engine.rules import RuleSet
 from ligretto.server.app import Lobby, Settings
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table
-
-
-class Quiet:
-    """A listener that ignores what it is sent."""
-
-    def __init__(self) -> None:
-        self.seat: int | None = None
-
-    def detach(self) -> None:
-        self.seat = None
-
-    def send(self, message: dict[str, Any]) -> None:
-        pass
 
 
 class Clock:

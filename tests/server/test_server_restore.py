@@ -236,18 +236,11 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
     written otherwise, or a commit that failed half-way): the restored table must not be
     left "playing" a round that is over (nobody could act, no round_over would ever come,
     the match would be stuck)."""
+    from listeners import Quiet
+
     from ligretto.engine.actions import Vote
     from ligretto.server.store import SqliteStore
     from ligretto.server.table import Phase, Table
-
-    class Quiet:
-        seat: int | None = None
-
-        def detach(self) -> None:
-            self.seat = None
-
-        def send(self, message: dict[str, Any]) -> None:
-            pass
 
     async def play() -> None:
         store = SqliteStore(tmp_path / "crash.db")

@@ -6,22 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from listeners import Quiet
+
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import state_to_dict
 from ligretto.engine.state import Round
 from ligretto.server.table import Table
-
-
-class Quiet:
-    def __init__(self) -> None:
-        self.seat: int | None = None
-
-    def detach(self) -> None:
-        self.seat = None
-
-    def send(self, message: dict[str, Any]) -> None:
-        pass
 
 
 def started(**options: Any) -> Table:
