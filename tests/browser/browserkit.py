@@ -9,6 +9,7 @@ still in flight.  A test plays through the page only (clicks, drags, keys).
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import json
 import re
@@ -329,15 +330,38 @@ def wait_round_over(page: Page, timeout_ms: float = 60_000) -> None:
 
 class Gate:
     """A context's game WebSocket (/ws) routed through the test: every frame the server
-    sends is recorded, and can be held back (a slow network) or the connection dropped."""
+    sends is recorded, and can be held back (a slow network) or the connection dropped.
 
-    def __init__(self, context: BrowserContext) -> None:
+    With ``hold_opening`` the page's sockets stay in CONNECTING (no ``open`` event) until
+    :meth:`open` connects them to the server: a slow network at the start."""
+
+    def __init__(self, context: BrowserContext, *, hold_opening: bool = False) -> None:
         self.holding = False
         self.held: list[str | bytes] = []
         self.seen: list[dict[str, Any]] = []
         self.route: WebSocketRoute | None = None
         self.connections = 0
-        context.route_web_socket(re.compile(r"/ws$"), self._connect)
+        self.opening_held = hold_opening
+        self.opening: list[tuple[WebSocketRoute, asyncio.Future[None]]] = []
+        context.route_web_socket(re.compile(r"/ws$"), self._route)
+
+    def _route(self, route: WebSocketRoute) -> asyncio.Future[None] | None:
+        if not self.opening_held:
+            self._connect(route)
+            return None
+        # Playwright keeps the page's socket connecting while the handler's future is
+        # pending, and as long as the route is not connected to the server.
+        connected: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.opening.append((route, connected))
+        return connected
+
+    def open(self) -> None:
+        """Connect the sockets held at their opening: the page sees them open now."""
+        self.opening_held = False
+        for route, connected in self.opening:
+            self._connect(route)
+            connected.set_result(None)
+        self.opening = []
 
     def _connect(self, route: WebSocketRoute) -> None:
         server = route.connect_to_server()

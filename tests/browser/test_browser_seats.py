@@ -1,5 +1,5 @@
-"""Seats in the browser: a name with emoji sequences (joiners, variation selectors) of 24
-visible characters fits the name field whole, and a start that closes a gap between the
+"""Seats in the browser: a name with emoji sequences (joiners, variation selectors, a
+subdivision flag) of 24 visible characters fits the name field whole, and a start that closes a gap between the
 seats moves a page to its new seat, with a new ``welcome`` and without a "back at your
 seat" notice; the kept token brings a reload back to the new seat."""
 
@@ -12,14 +12,12 @@ from playwright.sync_api import Page, expect
 
 FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 👩‍👩‍👧
 HEART = "\u2764\ufe0f"  # ❤️
-NAME = f"{FAMILY} {HEART * 20}"
-"""24 characters as a person counts them; 46 code points, 49 UTF-16 units."""
+ENGLAND = "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "gbeng") + "\U000e007f"  # 🏴󠁧󠁢󠁥󠁮󠁧󠁿
+NAME = f"{FAMILY} {ENGLAND}{HEART * 19}"
+"""24 characters as a person counts them; 51 code points, 61 UTF-16 units."""
 
 
 def join_by_link(page: Page, name: str) -> None:
-    # Once the socket is open the name prompt is drawn for good (typing earlier can go into
-    # a prompt that the page draws again when the connection opens).
-    expect(page.locator("#net")).to_have_attribute("data-status", "open")
     page.fill("#prompt-name", name)
     page.keyboard.press("Enter")
     page.wait_for_selector(".seat .badge.me")

@@ -18,6 +18,7 @@ export class TableSession {
     this.code = code;
     this.watching = watch;
     this.name = name;
+    this.refusedName = null; // the name the server refused (bad_name): the prompt offers it again
     this.seat = null;
     this.token = watch ? null : storage.token(code);
     this.table = null;
@@ -154,6 +155,14 @@ export class TableSession {
         storage.forgetToken(this.code);
         this.token = null;
         this.hello(); // with the name, if there is one
+        break;
+      case "bad_name":
+        // The server refused the name this page joined with: ask for one again.
+        if (!this.joined && !this.watching) {
+          this.refusedName = this.name;
+          this.name = "";
+        }
+        this.emit("state");
         break;
       case "started":
       case "full":

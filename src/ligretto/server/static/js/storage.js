@@ -4,9 +4,11 @@
 const PREFIX = "ligretto.";
 
 /**
- * The name fields' `maxlength`, which counts UTF-16 code units: room for the server's 64
- * code points. The server checks the name (24 characters as a person counts them; emoji
- * sequences and accents take several code units) and says what is wrong.
+ * The name fields' `maxlength`, which counts UTF-16 code units: the server's 64 code points
+ * are at most 128 units, so every name the server accepts fits, whatever it is made of
+ * (a subdivision flag such as England's is 7 code points and 14 units). The server checks
+ * the name (24 characters as a person counts them, docs/protocol.md "Limits") and says
+ * what is wrong.
  */
 export const NAME_INPUT_MAX = 128;
 

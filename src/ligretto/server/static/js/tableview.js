@@ -26,7 +26,12 @@ export class TableScreen {
     this.board = new Board(this.session);
     this.controls = new Controls(this.session, this.board, {});
     this.phase = null;
+    // The screen's shell is built once: drawing again fills the bar and the stage but never
+    // takes them out of the page (that would drop the focus, e.g. from the name field).
+    this.bar = h("div", { class: "table-bar" });
     this.stage = h("div", { class: "stage" });
+    this.shell = h("div", { class: "table-screen" }, this.bar, this.stage);
+    this.prompt = null; // the name prompt, built once (see namePrompt)
     this.countdown = null;
     this.countdownTimer = null;
     this.goShownUntil = 0;
@@ -184,8 +189,7 @@ export class TableScreen {
   // --- drawing --------------------------------------------------------------------
 
   render() {
-    this.bar = h("div", { class: "table-bar" });
-    this.root.replaceChildren(h("div", { class: "table-screen" }, this.bar, this.stage));
+    setChildren(this.root, [this.shell]);
     this.renderBar();
     this.renderStage();
   }
@@ -245,7 +249,12 @@ export class TableScreen {
       return;
     }
     if (!session.joined && !session.watching && !session.token && !session.name) {
-      this.stage.replaceChildren(this.namePrompt());
+      const prompt = this.namePrompt();
+      const shown = prompt.isConnected;
+      setChildren(this.stage, [prompt]);
+      // Coming into view (first, or again after a refused name): the field takes the focus,
+      // unless the person is somewhere else on the page.
+      if (!shown && (!document.activeElement || document.activeElement === document.body)) this.prompt.input.focus();
       return;
     }
     const table = session.table;
@@ -296,24 +305,42 @@ export class TableScreen {
     return overlay;
   }
 
+  /**
+   * The name prompt of a first visit by invite link. It is built once and only its words
+   * are set again: the page draws the stage again when the socket opens, when the language
+   * changes and when the server refuses the name, and the same input keeps what the person
+   * typed, the caret and the focus through all of it.
+   */
   namePrompt() {
-    const input = h("input", { id: "prompt-name", type: "text", maxlength: NAME_INPUT_MAX, required: true, autocomplete: "nickname" });
-    return h("section", { class: "panel notice" },
-      h("form", {
+    if (!this.prompt) {
+      const input = h("input", {
+        id: "prompt-name",
+        type: "text",
+        maxlength: NAME_INPUT_MAX,
+        required: true,
+        autocomplete: "nickname",
+        value: this.session.refusedName || "",
+      });
+      const label = h("label", { for: input.id });
+      const join = h("button", { class: "primary", type: "submit" });
+      const watch = h("button", { type: "button", onclick: () => this.session.watch() });
+      const form = h("form", {
         onsubmit: (event) => {
           event.preventDefault();
           const name = input.value.trim();
           if (!name) return;
           storage.setName(name);
-          this.session.joinAs(name);
+          this.session.joinAs(name); // sent now, or with the hello when the socket opens
           this.renderStage();
         },
-      },
-        h("label", { for: input.id }, t("lobby.name")),
-        h("div", { class: "inline" }, input, h("button", { class: "primary", type: "submit" }, t("lobby.join"))),
-      ),
-      h("button", { type: "button", onclick: () => this.session.watch() }, t("lobby.watch")),
-    );
+      }, label, h("div", { class: "inline" }, input, join));
+      this.prompt = { root: h("section", { class: "panel notice", id: "name-prompt" }, form, watch), input, label, join, watch };
+    }
+    const { root, label, join, watch } = this.prompt;
+    label.textContent = t("lobby.name");
+    join.textContent = t("lobby.join");
+    watch.textContent = t("lobby.watch");
+    return root;
   }
 
   // --- the waiting room (lobby phase) ---------------------------------------------
