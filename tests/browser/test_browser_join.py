@@ -31,12 +31,17 @@ def wait_seat_name(alice: Page, page: Page, seat: int, name: str) -> None:
     expect(page.locator(f'#seats li[data-seat="{seat}"] .badge.me')).to_have_count(1)
 
 
-def test_a_name_typed_while_the_socket_opens_keeps_its_text_caret_and_focus(pages: Any) -> None:
+def invited(pages: Any) -> tuple[Page, Gate, Page]:
+    """Alice hosts a table; a second page opens her invite link with its socket held connecting."""
     alice = pages.open("/")
     code = host_table(alice, "Alice", seats=3, rounds=1)
     context = pages.context()
     gate = Gate(context, hold_opening=True)
-    zoe = pages.open(f"/?t={code}", context=context)
+    return alice, gate, pages.open(f"/?t={code}", context=context)
+
+
+def test_a_name_typed_while_the_socket_opens_keeps_its_text_caret_and_focus(pages: Any) -> None:
+    alice, gate, zoe = invited(pages)
 
     field = zoe.locator("#prompt-name")
     field.click()
@@ -57,11 +62,7 @@ def test_a_name_typed_while_the_socket_opens_keeps_its_text_caret_and_focus(page
 
 
 def test_a_name_sent_while_connecting_and_refused_by_the_server_stays_in_the_prompt(pages: Any) -> None:
-    alice = pages.open("/")
-    code = host_table(alice, "Alice", seats=3, rounds=1)
-    context = pages.context()
-    gate = Gate(context, hold_opening=True)
-    bob = pages.open(f"/?t={code}", context=context)
+    alice, gate, bob = invited(pages)
 
     field = bob.locator("#prompt-name")
     field.fill(TOO_LONG)
