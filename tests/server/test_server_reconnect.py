@@ -107,9 +107,9 @@ def test_replaced_connection_can_no_longer_act(server: Any, match_starter: Any, 
         ident = ann.next_id()
         try:
             await ann.send({"type": "act", "id": ident, "action": {"kind": "turn"}})
-            await asyncio.sleep(0.5)
         except Exception:  # the server may have closed the old socket: that is fine
-            pass
+            await ann.wait_closed()  # (the reader may not have seen the close yet)
+        await asyncio.sleep(0.5)
         moved = bob.all("events", since=mark_bob)
         assert not moved, f"the replaced connection still plays for the seat: {moved}"
         answer = ann.find(lambda m: m.get("id") == ident)
