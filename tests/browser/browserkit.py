@@ -23,6 +23,8 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, WebSocketRoute
 
+from wire import CARD
+
 CHROMIUM = "/usr/bin/chromium"
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -40,8 +42,6 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 ACT_GAP_S = 0.07
 """Seconds between two actions of one test player: under the server's 20 messages/s."""
 
-CARD = re.compile(r"^[rgyb](?:10|[1-9])$")
-HIDDEN_KEYS = frozenset({"hand", "stack", "discard", "deck", "log", "seed", "hands", "stacks", "match_seed"})
 PUBLIC_CARD_FIELDS = frozenset({"card", "uncovered", "stack_top", "discard_top"})
 
 
@@ -201,20 +201,6 @@ def no_horizontal_overflow(page: Page) -> tuple[int, int]:
 # --- checking what a spectator receives -------------------------------------------------
 
 
-def hidden_keys(message: Any, path: str = "") -> list[str]:
-    """Keys that would carry hidden cards (lists of hand, stack or discard cards, the log, a seed)."""
-    found: list[str] = []
-    if isinstance(message, dict):
-        for key, value in message.items():
-            if key in HIDDEN_KEYS and (key in ("seed", "match_seed", "log") or not isinstance(value, int)):
-                found.append(f"{path}.{key}")
-            found += hidden_keys(value, f"{path}.{key}")
-    elif isinstance(message, list):
-        for i, value in enumerate(message):
-            found += hidden_keys(value, f"{path}[{i}]")
-    return found
-
-
 def stray_cards(message: Any) -> list[str]:
     """Card names anywhere but in the public places a card may be named (a row, a stack or
     discard top, the card played, placed or uncovered, a refill)."""
@@ -233,38 +219,6 @@ def stray_cards(message: Any) -> list[str]:
 
     walk(message, "", "")
     return found
-
-
-def apply_events(view: dict[str, Any], events: list[dict[str, Any]]) -> None:
-    """The public mirror of a round (as the page keeps it), from the frames alone."""
-    for event in events:
-        kind = event["type"]
-        area = view["areas"][event["player"]] if event.get("player") is not None else None
-        if kind == "pile_started":
-            view["center"].append({"index": event["pile"], "colour": event["colour"], "top": 0})
-        elif kind == "card_played":
-            assert area is not None
-            if event["source"] == "row":
-                area["row"][event["position"]].pop()
-            else:
-                area[f"{event['source']}_top"] = event["uncovered"]
-            view["center"][event["pile"]]["top"] += 1
-        elif kind == "row_refilled":
-            assert area is not None
-            area["row"][event["position"]].append(event["card"])
-            area["stack_top"] = event["stack_top"]
-        elif kind == "hand_turned":
-            assert area is not None
-            area["discard_top"] = event["discard_top"]
-        elif kind == "hand_recycled":
-            assert area is not None
-            area["discard_top"] = None
-        elif kind == "card_placed":
-            assert area is not None
-            area["row"][event["column"]].append(event["card"])
-            area[f"{event['source']}_top"] = event["uncovered"]
-        elif kind == "round_stopped":
-            view["ending"] = event["ending"]
 
 
 def visible_cards(view: dict[str, Any]) -> dict[int, list[str]]:

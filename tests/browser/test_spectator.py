@@ -11,9 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from browserkit import (
-    CARD,
-    apply_events,
-    hidden_keys,
     host_table,
     start_match,
     stray_cards,
@@ -21,6 +18,8 @@ from browserkit import (
     wait_round_over,
 )
 from playwright.sync_api import WebSocket, expect
+
+from wire import CARD, apply_events, hidden_keys
 
 
 def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable[..., Path]) -> None:
@@ -68,9 +67,11 @@ def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable
     # The page shows exactly the public cards of the round as the frames told them.
     snapshot = next(m for m in reversed(messages) if m["type"] == "snapshot")
     view = copy.deepcopy(snapshot["view"])
+    problems: list[str] = []
     for message in messages[messages.index(snapshot) + 1 :]:
         if message["type"] == "events" and message["round"] == snapshot["round"]:
-            apply_events(view, message["events"])
+            apply_events(view, message["events"], problems)
+    assert not problems, problems
     assert view["ending"] is not None
     expect(watcher.locator(".own")).to_have_count(0)
     public = visible_cards(view)
