@@ -235,6 +235,8 @@ def block_size(total: int, workers: int) -> int:
 
 _Row = tuple[int, str, int | None, list[int], list[int], list[int], int, int, float]
 """A :class:`RoundResult` as plain data, without what the parent knows (bots, rotation)."""
+_Seating = tuple[tuple[int, ...], list[str]]
+"""The bot index in each seat, and the bots' names in seat order."""
 _Packed = tuple[list[_Row], tuple[tuple[int, ...], tuple[int, ...], bool] | None]
 """A task's rounds as rows, and in matches mode its match's (totals, winners, complete)."""
 
@@ -248,14 +250,13 @@ def _pack(outcome: _Outcome) -> _Packed:
     return rows, None if match is None else (match.totals, match.winners, match.complete)
 
 
-def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: list[tuple[int, ...]]) -> _Outcome:
+def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: list[_Seating]) -> _Outcome:
     """The outcome :func:`_play_round` or :func:`_play_match` returned in the worker.
 
-    ``seats[r]`` is the seating of rotation ``r``.
+    ``seats[r]`` is the seating of rotation ``r`` and the bots' names in that order.
     """
     rows, ending = packed
-    seating = seats[task.rotation]
-    bots = [str(config.bots[bot]) for bot in seating]
+    seating, bots = seats[task.rotation]
     number = index + 1 if config.matches is not None else None
     rounds = [
         PlayedRound(
@@ -340,7 +341,10 @@ def _blocks(config: SimConfig, todo: list[_Task]) -> Generator[tuple[int, list[_
     else:
         context = multiprocessing.get_context("spawn")
     counter = context.Value("q", 0)
-    seats = [tuple(config.seating(rotation)) for rotation in range(config.rotations)]
+    seats = [
+        (tuple(seating), [str(config.bots[bot]) for bot in seating])
+        for seating in map(config.seating, range(config.rotations))
+    ]
     pipes: dict[Connection, Any] = {}
     try:
         for _ in range(workers):
