@@ -38,6 +38,6 @@ export const storage = {
   token: (code) => read(`seat.${code}`),
   setToken: (code, token) => write(`seat.${code}`, token),
   forgetToken: (code) => write(`seat.${code}`, null),
-  playNowLevel: () => read("playnow.level"),
-  setPlayNowLevel: (level) => write("playnow.level", level),
+  playNowLevel: () => read("play_now_level"),
+  setPlayNowLevel: (level) => write("play_now_level", level),
 };
