@@ -10,7 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browserkit import fitting, host_table, key_of, no_horizontal_overflow, play_keys_until_round_ends, press, read_board
+from browserkit import (
+    fitting,
+    host_table,
+    key_of,
+    no_horizontal_overflow,
+    play_keys_until_round_ends,
+    press,
+    read_board,
+)
 from playwright.sync_api import Page, Route, expect
 
 RECORD_FRAMES = """{

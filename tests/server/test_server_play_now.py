@@ -5,8 +5,8 @@ invite page shows before joining, and the invite link's QR code (``qr.svg``)."""
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
 from typing import Any
+from xml.etree import ElementTree
 
 import segno
 
@@ -134,7 +134,11 @@ def qr_modules(svg: str) -> tuple[int, set[tuple[int, int]]]:
     """(size in modules, the dark modules as (row, column)) of a segno SVG: its dark path is
     runs of ``h`` (draw right) joined by ``m`` (relative moves), at half-module heights."""
     root = ElementTree.fromstring(svg)
-    scale = int(re.fullmatch(r"scale\((\d+)\)", root.find(f"{SVG}g").get("transform", "")).group(1))  # type: ignore[union-attr]
+    group = root.find(f"{SVG}g")
+    assert group is not None, "segno draws the code in one scaled group"
+    match = re.fullmatch(r"scale\((\d+)\)", group.get("transform", ""))
+    assert match, group.attrib
+    scale = int(match.group(1))
     size = int(root.get("width", "0")) // scale
     path = next(p for p in root.iter(f"{SVG}path") if p.get("stroke"))
     x = y = 0.0
