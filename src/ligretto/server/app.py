@@ -398,6 +398,18 @@ def invite_link(request: Request, code: str) -> str:
     return f"{str(request.base_url).rstrip('/')}/#/t/{code}"
 
 
+QR_SCALE = 8
+"""Pixels per module of the QR code's SVG (its own size; the page scales it)."""
+QR_BORDER = 4
+"""The quiet zone around the code, in modules (the QR standard asks for 4)."""
+
+
+def qr_code(link: str) -> segno.QRCode:
+    """The QR code of an invite link: error correction M (15 %: a phone still reads it off a
+    scratched or glaring screen), the smallest version that holds it."""
+    return segno.make_qr(link, error="m", boost_error=False)
+
+
 async def table_qr(request: Request) -> Response:
     """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
     a phone at the same table can join by its camera."""
@@ -409,18 +421,6 @@ async def table_qr(request: Request) -> Response:
         buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title="Ligretto invite", light="#fff"
     )
     return Response(buffer.getvalue(), media_type="image/svg+xml")
-
-
-QR_SCALE = 8
-"""Pixels per module of the QR code's SVG (its own size; the page scales it)."""
-QR_BORDER = 4
-"""The quiet zone around the code, in modules (the QR standard asks for 4)."""
-
-
-def qr_code(link: str) -> segno.QRCode:
-    """The QR code of an invite link: error correction M (15 %: a phone still reads it off a
-    scratched or glaring screen), the smallest version that holds it."""
-    return segno.make_qr(link, error="m", boost_error=False)
 
 
 def rule_options() -> dict[str, Any]:
