@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import time
 from collections import deque
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import segno
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,6 +33,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import rulebook
+from ligretto.bots.spec import BotSpec, BotSpecError
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
 from ligretto.server import metrics, protocol
 from ligretto.server.heap import COLLECTOR
@@ -323,25 +327,22 @@ async def _until_closed(websocket: WebSocket) -> None:
         pass
 
 
-class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
-    seats: int = 4
-    preset: str = "classic"
-    options: dict[str, str | int | bool] = {}
-    public: bool = False
-    grace_s: float = DEFAULT_GRACE_S
-
-
 async def create_table(request: Request) -> Response:
+    """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
     lobby: Lobby = request.app.state.lobby
     body = await request.body()
     if len(body) > protocol.MAX_MESSAGE_BYTES:
         return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
     try:
-        spec = msgspec.json.decode(body or b"{}", type=CreateTable)
+        spec = msgspec.json.decode(body or b"{}", type=protocol.CreateTable)
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
-        if not 0 <= spec.grace_s <= 3600:
+        grace_s = DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s
+        if not 0 <= grace_s <= 3600:
             raise TableError("bad_grace", "the grace period is 0-3600 seconds")
-        table = lobby.create(spec.seats, rules, spec.public, spec.grace_s)
+        if not MIN_PLAYERS <= spec.seats <= MAX_PLAYERS:
+            raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {spec.seats}")
+        bots = _bots_for(spec)
+        table = lobby.create(spec.seats, rules, spec.public, grace_s)
     except msgspec.ValidationError as error:  # JSON, of the wrong shape (a DecodeError too: first)
         return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
     except msgspec.DecodeError as error:  # not JSON at all: as on the WebSocket
@@ -350,18 +351,76 @@ async def create_table(request: Request) -> Response:
         return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
     except TableError as error:
         return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+    for bot in bots:
+        table.seat_bot(bot)
+    table.start_on_join = spec.start
     return JSONResponse({"code": table.code, **table.summary()}, status_code=201)
+
+
+def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
+    """The bots a new table's body asks for, checked before the table is made: known
+    specifications, a seat left for the person, and someone to play against if it starts
+    at once."""
+    try:
+        bots = [BotSpec.parse(text) for text in spec.bots]
+    except BotSpecError as error:
+        raise TableError("bad_bot", str(error)) from None
+    if len(bots) >= spec.seats:
+        raise TableError("bad_bot", f"{spec.seats} seats take at most {spec.seats - 1} bots: one seat is yours")
+    if spec.start and not bots:
+        raise TableError("too_few", "a table that starts when you join needs at least one bot")
+    return bots
 
 
 async def list_tables(request: Request) -> Response:
     return JSONResponse({"tables": request.app.state.lobby.public_tables()})
 
 
+def _table_of(request: Request) -> Table | None:
+    table: Table | None = request.app.state.lobby.tables.get(request.path_params["code"])
+    return None if table is None or table.closed else table
+
+
+NO_TABLE = {"error": "no_table", "message": "there is no table with that code"}
+
+
 async def get_table(request: Request) -> Response:
-    table = request.app.state.lobby.tables.get(request.path_params["code"])
+    """One table's summary and who sits where (the invite page shows it before joining):
+    public information only, as in the ``table`` message."""
+    table = _table_of(request)
     if table is None:
-        return JSONResponse({"error": "no_table", "message": "there is no table with that code"}, status_code=404)
-    return JSONResponse(table.summary())
+        return JSONResponse(NO_TABLE, status_code=404)
+    return JSONResponse({**table.summary(), "players": table.players()})
+
+
+def invite_link(request: Request, code: str) -> str:
+    """The invite link of a table as the browser client writes it (``lobby.js`` ``inviteLink``)."""
+    return f"{str(request.base_url).rstrip('/')}/#/t/{code}"
+
+
+QR_SCALE = 8
+"""Pixels per module of the QR code's SVG (its own size; the page scales it)."""
+QR_BORDER = 4
+"""The quiet zone around the code, in modules (the QR standard asks for 4)."""
+
+
+def qr_code(link: str) -> segno.QRCode:
+    """The QR code of an invite link: error correction M (15 %: a phone still reads it off a
+    scratched or glaring screen), the smallest version that holds it."""
+    return segno.make_qr(link, error="m", boost_error=False)
+
+
+async def table_qr(request: Request) -> Response:
+    """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
+    a phone at the same table can join by its camera."""
+    table = _table_of(request)
+    if table is None:
+        return JSONResponse(NO_TABLE, status_code=404)
+    buffer = io.BytesIO()
+    qr_code(invite_link(request, table.code)).save(
+        buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title="Ligretto invite", light="#fff"
+    )
+    return Response(buffer.getvalue(), media_type="image/svg+xml")
 
 
 def rule_options() -> dict[str, Any]:
@@ -434,6 +493,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/presets", presets),
         Route("/api/rules/{lang}", rules_page),
         WebSocketRoute("/ws", websocket_endpoint),

@@ -187,6 +187,9 @@ class Table:
         self.closed = False
         self.dropped = False
         """Closed for good (abandoned): the store does not restore it."""
+        self.start_on_join = False
+        """Play now: the first person to take a seat starts the match at once (kept in
+        memory only: after a restart that person lands in the waiting room as host)."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -218,6 +221,14 @@ class Table:
             "host": _name(self.seats[self.host]) if self.host is not None else None,
             "rules": self.rules.to_dict(),
         }
+
+    def players(self) -> list[dict[str, Any] | None]:
+        """Who sits where (``None``: a free seat): names and bots, as the ``table`` message
+        shows them, for the invite page before joining."""
+        return [
+            None if seat is None else {"seat": i, "name": seat.name, "bot": None if seat.bot is None else str(seat.bot)}
+            for i, seat in enumerate(self.seats)
+        ]
 
     def table_message(self) -> dict[str, Any]:
         """Everything about the table that everyone may see."""
@@ -269,6 +280,9 @@ class Table:
         if self.host is None:
             self.host = free
         self._attach(listener, free, token)
+        if self.start_on_join and self.host == free:
+            self.start_on_join = False
+            self.start(free)
         return free, token
 
     def rejoin(self, listener: Listener, token: str) -> int:
@@ -387,6 +401,11 @@ class Table:
             spec = BotSpec.parse(spec_text)
         except BotSpecError as error:
             raise TableError("bad_bot", str(error)) from None
+        return self.seat_bot(spec)
+
+    def seat_bot(self, spec: BotSpec) -> int:
+        """A bot in the first free seat (the host's ``add_bot``, or bots asked for when the
+        table is made); returns its seat."""
         free = next((i for i, seat in enumerate(self.seats) if seat is None), None)
         if free is None:
             raise TableError("full", "every seat is taken")

@@ -4,7 +4,7 @@
 import { wsUrl } from "./connection.js";
 import { h, toast } from "./dom.js";
 import { has, t } from "./i18n.js";
-import { presetRules, rulesForm, rulesSummary } from "./rules.js";
+import { LEVELS, presetRules, rulesForm, rulesSummary } from "./rules.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 
 /** The invite code in a pasted link (".../#/t/CODE", "...?t=CODE") or a bare code. */
@@ -18,6 +18,16 @@ export function codeFrom(text) {
 export function inviteLink(code) {
   return `${location.origin}/#/t/${code}`;
 }
+
+/**
+ * Play now: you and three `smart` bots, classic rules, the match starts as you sit down.
+ * `casual` by default: about 1.5 s a card, the pace of a person new to the game (a
+ * `skilled` bot, about 1 s, takes most contested piles from a beginner). `machine` is not
+ * offered: no person keeps up with it.
+ */
+export const PLAY_NOW_BOTS = 3;
+export const PLAY_NOW_LEVELS = LEVELS.filter((level) => level !== "machine");
+export const PLAY_NOW_LEVEL = "casual";
 
 export class LobbyScreen {
   constructor(root) {
@@ -112,6 +122,7 @@ export class LobbyScreen {
           h("p", {}, t("lobby.intro")),
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
         ),
+        this.playNowPanel(),
         h("section", { class: "panel create", "aria-labelledby": "create-title" },
           h("h2", { id: "create-title" }, t("lobby.create")),
           form,
@@ -128,6 +139,46 @@ export class LobbyScreen {
     this.renderList();
   }
 
+  // --- play now ------------------------------------------------------------------
+
+  /** One big button: you against three bots of the level chosen beside it (remembered). */
+  playNowPanel() {
+    const chosen = storage.playNowLevel();
+    const level = h("select", { id: "play-now-level", "aria-describedby": "play-now-level-help" },
+      PLAY_NOW_LEVELS.map((name) => h("option", { value: name, selected: name === (PLAY_NOW_LEVELS.includes(chosen) ? chosen : PLAY_NOW_LEVEL) }, t(`level.${name}`))));
+    const help = h("small", { class: "help", id: "play-now-level-help" });
+    const explain = () => {
+      help.textContent = t(`level.${level.value}.help`);
+    };
+    level.addEventListener("change", () => {
+      storage.setPlayNowLevel(level.value);
+      explain();
+    });
+    explain();
+    this.playNowButton = h("button", { class: "primary big", id: "play-now-button", onclick: () => this.playNow(level.value) }, t("lobby.play_now.button"));
+    return h("section", { class: "panel play-now", "aria-labelledby": "play-now-title" },
+      h("h2", { id: "play-now-title" }, t("lobby.play_now.title")),
+      h("p", {}, t("lobby.play_now.intro")),
+      h("div", { class: "play-now-row" },
+        h("div", { class: "field" }, h("label", { for: level.id }, t("lobby.play_now.level")), level, help),
+        this.playNowButton,
+      ),
+    );
+  }
+
+  /** Make a table with the bots seated that starts when this page joins, and go there.
+   * Without a name the page plays as "Player" in its language (kept, as a typed name). */
+  async playNow(level) {
+    const name = this.nameInput.value.trim() || t("lobby.play_now.default_name");
+    this.nameInput.value = name;
+    storage.setName(name);
+    this.playNowButton.disabled = true;
+    const body = { bots: Array(PLAY_NOW_BOTS).fill(`smart:${level}`), start: true };
+    const code = await this.post(body);
+    if (code) location.hash = `#/t/${code}`;
+    else this.playNowButton.disabled = false;
+  }
+
   checkName() {
     const name = this.nameInput.value.trim();
     if (!name) {
@@ -141,24 +192,30 @@ export class LobbyScreen {
 
   async create() {
     if (!this.checkName()) return;
+    const code = await this.post(this.settings);
+    if (code) location.hash = `#/t/${code}`;
+  }
+
+  /** `POST /api/tables`: the new table's code, or null after a toast saying what went wrong. */
+  async post(body) {
     let response;
     let answer;
     try {
       response = await fetch("/api/tables", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(this.settings),
+        body: JSON.stringify(body),
       });
       answer = await response.json();
     } catch {
       toast(t("net.offline"), "warn");
-      return;
+      return null;
     }
     if (response.status !== 201) {
       toast(has(`error.${answer.error}`) ? t(`error.${answer.error}`) : answer.message || t("error.generic"), "warn");
-      return;
+      return null;
     }
-    location.hash = `#/t/${answer.code}`;
+    return answer.code;
   }
 
   renderList() {

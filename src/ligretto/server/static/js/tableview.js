@@ -205,7 +205,7 @@ export class TableScreen {
     }
     if (session.watching) parts.push(h("span", { class: "pill watch" }, t("table.watching")));
     const tools = h("div", { class: "bar-tools" },
-      h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.copyInvite() }, t("table.invite.copy")),
+      h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.shareInvite() }, t("invite.share")),
       h("button", { type: "button", class: "ghost", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
       !session.watching && session.seat !== null
         ? h("button", { type: "button", class: "ghost", id: "leave-button", onclick: () => this.leave() }, t("table.leave"))
@@ -222,6 +222,20 @@ export class TableScreen {
     } catch {
       toast(link, "info", 6000);
     }
+  }
+
+  /** The system's share sheet where the browser has one (phones), else copy the link. */
+  async shareInvite() {
+    const link = inviteLink(this.code);
+    if (typeof navigator.share === "function") {
+      try {
+        await navigator.share({ title: t("invite.share.title"), text: t("invite.share.text"), url: link });
+        return;
+      } catch (error) {
+        if (error && error.name === "AbortError") return; // the person closed the sheet
+      }
+    }
+    await this.copyInvite();
   }
 
   leave() {
@@ -334,13 +348,63 @@ export class TableScreen {
           this.renderStage();
         },
       }, label, h("div", { class: "inline" }, input, join));
-      this.prompt = { root: h("section", { class: "panel notice", id: "name-prompt" }, form, watch), input, label, join, watch };
+      const about = h("div", { class: "invite-about", id: "invite-about", "aria-live": "polite" });
+      this.prompt = {
+        root: h("section", { class: "panel notice invite", id: "name-prompt" }, about, form, watch),
+        input, label, join, watch, about, summary: undefined,
+      };
+      this.loadInvite();
     }
     const { root, label, join, watch } = this.prompt;
     label.textContent = t("lobby.name");
     join.textContent = t("lobby.join");
     watch.textContent = t("lobby.watch");
+    this.renderInvite();
     return root;
+  }
+
+  /** What the invite page tells before joining: `GET /api/tables/{code}` (public only). */
+  async loadInvite() {
+    let summary = null;
+    try {
+      const response = await fetch(`/api/tables/${encodeURIComponent(this.code)}`);
+      summary = response.ok ? await response.json() : { error: "no_table" };
+    } catch {
+      summary = { error: "offline" };
+    }
+    this.prompt.summary = summary;
+    this.renderInvite();
+  }
+
+  /** The host, who is seated, the rules in a line and the free seats (or why not to join). */
+  renderInvite() {
+    const { about, summary } = this.prompt;
+    if (summary === undefined) {
+      fill(about, h("p", { class: "muted" }, t("invite.loading")));
+      return;
+    }
+    if (summary.error) {
+      fill(about, h("p", { role: "alert" }, t(summary.error === "no_table" ? "error.no_table" : "net.offline")));
+      return;
+    }
+    const players = summary.players.filter(Boolean);
+    const free = summary.seats - summary.taken;
+    fill(about,
+      h("h2", { id: "invite-title" }, summary.host ? t("invite.host", { name: summary.host }) : t("invite.nohost")),
+      h("p", { class: "invite-rules", id: "invite-rules" }, rulesSummary(summary.rules)),
+      players.length
+        ? h("div", {},
+            h("h3", {}, t("invite.seated")),
+            h("ul", { class: "invite-players", id: "invite-players" },
+              players.map((player) => h("li", { dataset: { seat: player.seat, bot: player.bot } },
+                backBadge({ box: BOXES[Math.floor(player.seat / 4)], symbol: BACK_SYMBOLS[player.seat % 4] }),
+                h("span", { class: "seat-name" }, player.name),
+                player.bot ? h("span", { class: "badge" }, t("seat.bot")) : null,
+              ))))
+        : null,
+      h("p", { class: "invite-free", id: "invite-free" },
+        summary.phase === "lobby" ? t("invite.free", { n: free }) : t("error.started")),
+    );
   }
 
   // --- the waiting room (lobby phase) ---------------------------------------------
@@ -392,8 +456,17 @@ export class TableScreen {
         h("div", { class: "inline" },
           h("input", { id: "invite-link", type: "text", readonly: true, value: link, onfocus: (e) => e.target.select() }),
           h("button", { type: "button", onclick: () => this.copyInvite() }, t("table.invite.copy")),
+          h("button", { type: "button", class: "primary", id: "share-invite", onclick: () => this.shareInvite() }, t("invite.share")),
         ),
         h("p", { class: "muted small" }, t("waiting.code", { code: this.code })),
+        h("figure", { class: "invite-qr" },
+          h("img", {
+            id: "invite-qr",
+            src: `/api/tables/${encodeURIComponent(this.code)}/qr.svg`,
+            alt: t("invite.qr.alt", { code: this.code }),
+          }),
+          h("figcaption", { class: "muted small" }, t("invite.qr.caption")),
+        ),
         this.seatList,
         host
           ? h("div", { class: "add-bot" },
