@@ -153,7 +153,7 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     expect(alice.locator('[data-seat="1"] .reaction-badge')).to_have_count(0, timeout=5000)  # then it goes
     bob.click(f'#reaction-bar [data-emote="{PARTY}"]')
     bob.click(f'#reaction-bar [data-emote="{PARTY}"]')  # within a second: refused by the server
-    expect(bob.locator(".toast", has_text="Not so fast")).to_be_visible()
+    expect(bob.locator(".toast", has_text="Not so fast: one reaction a second")).to_be_visible()
 
     # Muted, Alice hears nothing more; Bob hears the round end.
     alice.click("#mute-button")

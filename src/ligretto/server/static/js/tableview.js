@@ -165,10 +165,6 @@ export class TableScreen {
 
   errorShown(message) {
     if (message.id !== undefined) return; // an act: shown with its card
-    if (message.code === "too_fast") {
-      toast(t("react.too_fast"), "warn", 1500);
-      return;
-    }
     const quiet = ["bad_token", "started", "full", "no_table", "replaced", "removed"];
     if (quiet.includes(message.code)) {
       if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
