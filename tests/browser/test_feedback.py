@@ -7,6 +7,8 @@ reaching the other player and a spectator."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from browserkit import Gate, center_of, host_table, key_of, press, set_up_race, start_match, wait_round_over
@@ -94,7 +96,9 @@ def own_plays(seen: list[dict[str, Any]], seat: int) -> int:
     )
 
 
-def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone(pages: Any, server: Any) -> None:
+def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone(
+    pages: Any, shot: Callable[..., Path]
+) -> None:
     alice_context = recorded(pages)
     gate = Gate(alice_context)
     alice = pages.open("/", context=alice_context)
@@ -133,6 +137,7 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     expect(card).to_have_attribute("data-card", a_card)
     lost = alice.locator(f'.center [data-pile="{pile}"]')
     expect(lost).to_have_class(re.compile(r"\blost\b"))
+    shot(alice, "beaten-by-bob")
     expect(lost).not_to_have_class(re.compile(r"\blost\b"), timeout=3000)  # for a moment only
     expect(bob.locator(".center .pile.lost")).to_have_count(0)  # the winner's pile does not flash
 
@@ -148,6 +153,7 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     for page in (alice, watcher):
         expect(page.locator('[data-seat="1"] > header .reaction-badge')).to_have_text(PARTY)
     expect(bob.locator(".own > header .reaction-badge")).to_have_text(PARTY)
+    shot(alice, "reaction")
     expect(alice.locator("#reaction-announce")).to_have_text(f"Bob reacted {PARTY}")
     expect(watcher.locator("#reaction-announce")).to_have_text(f"Bob reacted {PARTY}")
     expect(alice.locator('[data-seat="1"] .reaction-badge')).to_have_count(0, timeout=5000)  # then it goes

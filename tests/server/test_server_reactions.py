@@ -10,6 +10,8 @@ import json
 import urllib.request
 from typing import Any
 
+from ligretto.server.protocol import ReactionLimit
+
 THUMBS, PARTY = "\U0001f44d", "\U0001f389"
 
 
@@ -103,3 +105,15 @@ def test_reactions_reach_everyone_are_limited_and_change_nothing(server: Any, ma
             await client.close()
 
     arun(scenario(), timeout=60)
+
+
+def test_the_reaction_limit_allows_one_a_second_and_five_in_ten_seconds() -> None:
+    """The limit on its own, in virtual time (monotonic seconds passed in)."""
+    limit = ReactionLimit()
+    assert limit.allow(0.0)
+    assert not limit.allow(0.5)  # within the second
+    assert [limit.allow(t) for t in (1.0, 2.0, 3.0, 4.0)] == [True] * 4
+    assert not limit.allow(5.0) and not limit.allow(9.9)  # five in the last ten seconds
+    assert limit.allow(10.0)  # the first one is ten seconds old
+    assert not limit.allow(10.5)
+    assert limit.sent == [1.0, 2.0, 3.0, 4.0, 10.0], "refused reactions count for nothing"
