@@ -357,3 +357,72 @@ class Gate:
                     return message
             page.wait_for_timeout(20)  # lets Playwright deliver the next frames
         raise AssertionError(f"no such message within {timeout_s} s; last: {self.seen[-3:]}")
+
+
+# --- a race for one pile between two pages -----------------------------------------------
+
+
+def _race(alice: dict[str, Any], bob: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """Plays of Alice and Bob that a click would send to the same existing pile (a click
+    sends a card to the first pile it fits)."""
+
+    def clicks(state: dict[str, Any]) -> list[tuple[Any, ...]]:
+        first: dict[str, tuple[Any, ...]] = {}
+        for source, position, card, pile in fitting(state):
+            first.setdefault(card, (source, position, card, pile))
+        return list(first.values())
+
+    for a in clicks(alice):
+        for b in clicks(bob):
+            if a[3] is not None and a[3] == b[3]:
+                return a, b
+    return None
+
+
+def in_step(alice: Page, bob: Page) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Both boards once nothing is in flight and both show the same center."""
+    for _ in range(200):
+        wait_settled(alice)
+        wait_settled(bob)
+        a, b = read_board(alice), read_board(bob)
+        assert a is not None and b is not None
+        if a["piles"] == b["piles"]:
+            return a, b
+        alice.wait_for_timeout(20)
+    raise AssertionError("the two pages never showed the same center")
+
+
+def set_up_race(alice: Page, bob: Page, steps: int = 600) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """Play two pages (nobody else at the table) by keys until both hold a card that a
+    click would send to the same existing pile: ((source, position, card, pile) of Alice,
+    the same of Bob).  Whoever holds one keeps it while the other turns the hand looking
+    for the rival card."""
+    seeking = 0
+    for step in range(steps):
+        a, b = in_step(alice, bob)
+        assert not a["ended"], "the round ended before a race could be set up"
+        race = _race(a, b)
+        if race:
+            return race
+        boards = ((alice, a), (bob, b))
+        holders = [(page, state) for page, state in boards if any(p[3] is not None for p in fitting(state))]
+        if not holders:
+            page, state = ((alice, a), (bob, b))[step % 2]
+            plays = fitting(state)
+            key = key_of(plays[0][0], plays[0][1]) if plays else " "
+        else:
+            holder = holders[0][0]
+            page, state = (bob, b) if holder is alice else (alice, a)
+            ones = [p for p in fitting(state) if p[3] is None]
+            if ones:
+                key = key_of(ones[0][0], ones[0][1])  # a new pile: one more chance of a race
+            elif seeking < 12:
+                seeking += 1
+                key = " "
+            else:
+                seeking = 0
+                page, state = holders[0]
+                play = next(p for p in fitting(state) if p[3] is not None)
+                key = key_of(play[0], play[1])
+        press(page, key)
+    raise AssertionError(f"no race within {steps} steps")

@@ -19,6 +19,7 @@ from browserkit import (
     play_keys_until_round_ends,
     press,
     read_board,
+    set_up_race,
     start_match,
     wait_round_over,
     wait_settled,
@@ -112,36 +113,6 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
         expect(page.locator(".sheet-panel")).to_have_count(0)
 
 
-def _race(alice: dict[str, Any], bob: dict[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
-    """Plays of Alice and Bob that a click would send to the same existing pile (a click
-    sends a card to the first pile it fits)."""
-
-    def clicks(state: dict[str, Any]) -> list[tuple[Any, ...]]:
-        first: dict[str, tuple[Any, ...]] = {}
-        for source, position, card, pile in fitting(state):
-            first.setdefault(card, (source, position, card, pile))
-        return list(first.values())
-
-    for a in clicks(alice):
-        for b in clicks(bob):
-            if a[3] is not None and a[3] == b[3]:
-                return a, b
-    return None
-
-
-def _in_step(alice: Page, bob: Page) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Both boards once nothing is in flight and both show the same center."""
-    for _ in range(200):
-        wait_settled(alice)
-        wait_settled(bob)
-        a, b = read_board(alice), read_board(bob)
-        assert a is not None and b is not None
-        if a["piles"] == b["piles"]:
-            return a, b
-        alice.wait_for_timeout(20)
-    raise AssertionError("the two pages never showed the same center")
-
-
 def test_a_play_that_lost_the_race_returns_to_its_place_with_beaten_to_it(
     pages: Any, shot: Callable[..., Path]
 ) -> None:
@@ -153,38 +124,7 @@ def test_a_play_that_lost_the_race_returns_to_its_place_with_beaten_to_it(
     join_by_link(bob, "Bob")
     start_match(alice, bob)
 
-    # Nobody else plays: set up a race in which both hold a card for the same pile.  Whoever
-    # holds one keeps it while the other turns the hand looking for the rival card.
-    race = None
-    seeking = 0
-    for step in range(600):
-        a, b = _in_step(alice, bob)
-        assert not a["ended"], "the round ended before a race could be set up"
-        race = _race(a, b)
-        if race:
-            break
-        boards = ((alice, a), (bob, b))
-        holders = [(page, state) for page, state in boards if any(p[3] is not None for p in fitting(state))]
-        if not holders:
-            page, state = ((alice, a), (bob, b))[step % 2]
-            plays = fitting(state)
-            key = key_of(plays[0][0], plays[0][1]) if plays else " "
-        else:
-            holder = holders[0][0]
-            page, state = (bob, b) if holder is alice else (alice, a)
-            ones = [p for p in fitting(state) if p[3] is None]
-            if ones:
-                key = key_of(ones[0][0], ones[0][1])  # a new pile: one more chance of a race
-            elif seeking < 12:
-                seeking += 1
-                key = " "
-            else:
-                seeking = 0
-                page, state = holders[0]
-                play = next(p for p in fitting(state) if p[3] is not None)
-                key = key_of(play[0], play[1])
-        press(page, key)
-    assert race is not None, "no race within 600 steps"
+    race = set_up_race(alice, bob)
     (a_source, a_position, a_card, pile), (b_source, b_position, _, _) = race
     top_before = next(top for index, _, top in center_of(alice) if index == pile)
 
@@ -202,7 +142,7 @@ def test_a_play_that_lost_the_race_returns_to_its_place_with_beaten_to_it(
     gate.release()
 
     expect(card).to_have_class(re.compile(r"\brefused\b"))
-    expect(card.locator(".bubble")).to_have_text("Beaten to it!")
+    expect(card.locator(".bubble")).to_have_text("Beaten to it by Bob!")  # the ack names who was faster
     expect(card).to_have_attribute("data-card", a_card)  # the card is back where it was
     expect(card).not_to_have_class(re.compile(r"\bpending\b"))
     assert (pile, top_before + 1) in [(index, top) for index, _, top in center_of(alice)]

@@ -5,7 +5,8 @@ that fits the same center pile: one holds its fitting card while the other turns
 looking for a rival card.  Then both plays are sent back to back.  The server orders them
 by arrival: exactly one is applied, the other is refused with ``does_not_fit`` ("beaten
 to it"), and the refused card is still where it was -- in the loser's mirror, in a fresh
-spectator's snapshot, and in the counts of the loser's area.
+spectator's snapshot, and in the counts of the loser's area.  The refusal names the
+winner (``by``: the seat whose card now lies on top of the pile).
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def test_two_plays_on_one_pile_one_wins_one_is_refused(
         winner = applied.index(True)
         loser = 1 - winner
         assert answers[loser]["reason"] == "does_not_fit", answers[loser]
+        assert answers[loser]["by"] == winner, "the refusal names who was faster"
+        assert "by" not in answers[winner]
         assert answers[loser]["message"]
         lost_play = race[loser]
 

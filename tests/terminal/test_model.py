@@ -96,6 +96,32 @@ def test_refusals_say_beaten_to_it_or_the_engines_reason() -> None:
     assert model.refusals == 2 and model.pending == {}
 
 
+def test_a_refusal_names_who_was_faster_and_reactions_are_shown() -> None:
+    model = playing(TableModel(), Round.deal(RuleSet(), 2, 7))
+    model.receive(
+        {
+            "type": "table", "code": "C", "phase": "playing", "host": 0, "rules": RuleSet().to_dict(),
+            "round": 1, "start_at": 0.0, "sheet": None, "winners": None, "public": False, "grace_s": 60.0,
+            "seats": [
+                {"seat": 0, "name": "Tess", "bot": None, "connected": True, "stand_in": False, "ready": False},
+                {"seat": 1, "name": "Alice", "bot": None, "connected": True, "stand_in": False, "ready": False},
+            ],
+        }
+    )  # fmt: skip
+    assert model.turn() is not None and model.turn() is not None and model.turn() is not None
+    model.receive({"type": "ack", "id": 1, "applied": False, "reason": "does_not_fit", "message": "x", "by": 1})
+    assert model.notice.startswith("Beaten to it by Alice! turning the hand") and model.notice_kind is Notice.REFUSED
+    model.receive({"type": "reaction", "seat": 1, "emote": "\U0001f389"})
+    assert model.notice.startswith("Beaten to it by Alice!"), "an emote covered the refusal"
+    model.receive({"type": "ack", "id": 2, "applied": False, "reason": "pile_complete", "message": "x", "by": 0})
+    assert model.notice.startswith("Your other card got there first!")
+    model.receive({"type": "ack", "id": 3, "applied": True})
+    model.receive({"type": "reaction", "seat": 1, "emote": "\U0001f389"})
+    assert model.notice == "Alice reacted \U0001f389" and model.notice_kind is Notice.INFO
+    model.receive({"type": "reaction", "seat": 0, "emote": "\U0001f44d"})
+    assert model.notice == "You reacted \U0001f44d"
+
+
 def test_no_action_before_go_or_after_the_end() -> None:
     game = Round.deal(RuleSet(), 2, 7)
     model = TableModel()

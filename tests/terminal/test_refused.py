@@ -1,4 +1,4 @@
-"""A play that loses a race is refused: the app says "beaten to it" and no card moves."""
+"""A play that loses a race is refused: the app says "beaten to it" by whom, and no card moves."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
             app.action_row(position)
             await until(pilot, lambda: model.refusals == 1, what="the refusal")
             text = screen_text(app)
-            assert "Beaten to it!" in text
+            assert "Beaten to it by Rival!" in text  # the ack names who was faster
             assert model.notice_kind is Notice.REFUSED
             # Nothing was lost: the person's cards are where they were, at the table and on screen.
             assert view(game.table.game, 0).areas[0] == before

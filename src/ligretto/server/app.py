@@ -135,6 +135,7 @@ class Connection:
         self.rate = settings.rate_per_s
         self.burst = settings.burst
         self.last = time.monotonic()
+        self.reactions = protocol.ReactionLimit()
 
     def send(self, message: dict[str, Any]) -> None:
         """Encode (a broadcast once for all its listeners) and hand to the outbox."""
@@ -275,8 +276,20 @@ def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -
         )
     elif isinstance(message, protocol.Start):
         table.start(conn.seat)
+    elif isinstance(message, protocol.React):
+        _react(table, conn, message)
     elif isinstance(message, protocol.Leave) and conn.seat is not None:
         table.leave(conn.seat)
+
+
+def _react(table: Table, conn: Connection, message: protocol.React) -> None:
+    """An emote: from a seat, one of the list, within the connection's reaction limit."""
+    if conn.seat is None:
+        raise TableError("not_seated", "spectators cannot react")
+    emote = protocol.check_emote(message.emote)
+    if not conn.reactions.allow(time.monotonic()):
+        raise ProtocolError("too_fast", "at most 1 reaction a second and 5 in 10 seconds")
+    table.react(conn.seat, emote)
 
 
 def _hello(lobby: Lobby, conn: Connection, message: protocol.Hello) -> None:
@@ -436,6 +449,15 @@ RULE_OPTIONS_BODY = protocol.encode(rule_options())
 """The body of ``GET /api/presets``, encoded once: the rules never change while the server runs."""
 
 
+EMOTES_BODY = protocol.encode({"emotes": list(protocol.EMOTES)})
+"""The body of ``GET /api/emotes``: the reactions a player may send, encoded once."""
+
+
+async def emotes(request: Request) -> Response:
+    """The fixed list of reactions (``protocol.EMOTES``), so no client keeps a copy of it."""
+    return Response(EMOTES_BODY, media_type="application/json")
+
+
 async def presets(request: Request) -> Response:
     """The rule options and presets of the engine, so no client keeps a copy of them."""
     return Response(RULE_OPTIONS_BODY, media_type="application/json")
@@ -495,6 +517,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables/{code}", get_table),
         Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/presets", presets),
+        Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),

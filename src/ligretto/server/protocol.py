@@ -33,6 +33,12 @@ JOINERS = frozenset("\u200c\u200d")
 """ZERO WIDTH NON-JOINER (Persian, Indic scripts) and ZERO WIDTH JOINER (emoji sequences
 such as the family or the rainbow flag): format characters a name may hold between two
 characters."""
+EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
+"""The reactions a player may send (``react``): thumbs up, surprised, tears of joy,
+sweat smile, party popper.  A fixed list, so no client can send text to the table;
+the browser gets it from ``GET /api/emotes``."""
+REACTION_LIMITS = ((1, 1.0), (5, 10.0))
+"""At most 1 reaction a second and 5 in 10 seconds per connection: (count, seconds)."""
 TAG_SEQUENCE = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
 """An emoji tag sequence: a subdivision flag such as England's, Scotland's or Wales's is
 WAVING BLACK FLAG, tag characters spelling the region (``gbeng``), then CANCEL TAG.  Tag
@@ -142,7 +148,13 @@ class Leave(_Client, tag="leave"):
     """Give up the seat for good."""
 
 
-ClientMessage = Hello | Act | Ping | Ready | AddBot | RemoveSeat | SetRules | Start | Leave
+class React(_Client, tag="react"):
+    """A seated player's emote for the table (one of :data:`EMOTES`); not a game action."""
+
+    emote: str
+
+
+ClientMessage = Hello | Act | Ping | Ready | AddBot | RemoveSeat | SetRules | Start | Leave | React
 
 
 # --- HTTP request bodies -----------------------------------------------------------------
@@ -272,6 +284,33 @@ def _joins(name: str, index: int) -> bool:
     if not 0 < index < len(name) - 1:
         return False
     return all(name[i] not in JOINERS and not name[i].isspace() for i in (index - 1, index + 1))
+
+
+def check_emote(emote: str) -> str:
+    """One of :data:`EMOTES`, else :class:`ProtocolError` ``bad_emote``."""
+    if emote not in EMOTES:
+        raise ProtocolError("bad_emote", f"unknown emote: reactions are one of {' '.join(EMOTES)}")
+    return emote
+
+
+class ReactionLimit:
+    """The reactions one connection sent lately: :data:`REACTION_LIMITS` (count, seconds)
+    is how many may fall in any window that long.  ``now`` is passed in (monotonic)."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        self.sent: list[float] = []
+
+    def allow(self, now: float) -> bool:
+        """Whether one more reaction may go now; if so, it is counted."""
+        longest = max(seconds for _, seconds in REACTION_LIMITS)
+        self.sent = [t for t in self.sent if now - t < longest]
+        for count, seconds in REACTION_LIMITS:
+            if sum(1 for t in self.sent if now - t < seconds) >= count:
+                return False
+        self.sent.append(now)
+        return True
 
 
 def to_action(seat: int, message: ActionMsg) -> Action:

@@ -30,9 +30,9 @@ from typing import Any, Protocol
 from ligretto.bots.observation import Observation
 from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec, BotSpecError
-from ligretto.engine.actions import Action
+from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from ligretto.engine.events import Applied, Refused
+from ligretto.engine.events import Applied, Reason, Refused
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.scoring import Match
 from ligretto.engine.serial import action_to_dict, event_to_dict
@@ -543,9 +543,11 @@ class Table:
         result = game.apply(action)
         self.store.record_action(self, count, action_to_dict(action))
         if isinstance(result, Refused):
-            self._ack(
-                index, client_id, {"applied": False, "reason": result.reason.value, "message": result.reason.text}
-            )
+            body: dict[str, Any] = {"applied": False, "reason": result.reason.value, "message": result.reason.text}
+            faster = self._faster(game, action, result)
+            if faster is not None:
+                body["by"] = faster
+            self._ack(index, client_id, body)
         else:
             self._ack(index, client_id, {"applied": True})
             self.broadcast(
@@ -561,6 +563,25 @@ class Table:
                 self._round_over()
         metrics.action(time.perf_counter() - start, isinstance(result, Refused))
         return result
+
+    @staticmethod
+    def _faster(game: Round, action: Action, result: Refused) -> int | None:
+        """Who was faster: for a play refused at an existing pile (it no longer fits, or is
+        complete), the seat whose card lies on top of it (public: the top is face up)."""
+        if not isinstance(action, Play) or action.pile is None:
+            return None
+        if result.reason not in (Reason.DOES_NOT_FIT, Reason.PILE_COMPLETE):
+            return None
+        if not 0 <= action.pile < len(game.pile_seats):
+            return None
+        return game.pile_seats[action.pile][-1]
+
+    def react(self, index: int | None, emote: str) -> None:
+        """A seated player's emote, to every player and spectator.  Not a game action: it is
+        not written to the store and changes nothing at the table."""
+        if index is None:
+            raise TableError("not_seated", "spectators cannot react")
+        self.broadcast({"type": "reaction", "seat": index, "emote": emote})
 
     def _ack(self, index: int, client_id: str | int | None, body: dict[str, Any]) -> None:
         if client_id is None:

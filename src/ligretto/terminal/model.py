@@ -184,6 +184,11 @@ class TableModel:
             self._round_over(message)
         elif kind == "error":
             self._error(message)
+        elif kind == "reaction":
+            # An emote never covers a refusal or an error the person has still to read.
+            if self.notice_kind is Notice.INFO:
+                who = "You" if message["seat"] == self.seat else self.name(message["seat"])
+                self.say(f"{who} reacted {message['emote']}")
         elif kind == "pong":
             self._pong(message, now)
         elif kind == "connection":  # from the client's own transport, never from a server
@@ -218,10 +223,19 @@ class TableModel:
                 self.say("")
             return
         self.refusals += 1
-        if message["reason"] == "does_not_fit":
-            self.say(f"Beaten to it! {what} no longer fits: the card stays where it was", Notice.REFUSED)
+        faster = message.get("by")
+        if message["reason"] == "does_not_fit" or (faster is not None and message["reason"] == "pile_complete"):
+            self.say(f"{self._beaten(faster)} {what} no longer fits: the card stays where it was", Notice.REFUSED)
         else:
             self.say(f"{what} refused: {message['message']}", Notice.REFUSED)
+
+    def _beaten(self, faster: int | None) -> str:
+        """Who got to the pile first (the ack's ``by``), in words."""
+        if faster is None:
+            return "Beaten to it!"
+        if faster == self.seat:
+            return "Your other card got there first!"
+        return f"Beaten to it by {self.name(faster)}!"
 
     def _round_over(self, message: Message) -> None:
         scores = tuple(ScoreLine(s["center"], s["stack"], s["score"]) for s in message["scores"])

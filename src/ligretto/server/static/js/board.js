@@ -9,6 +9,7 @@ import { KEYS } from "./keys.js";
 
 const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
+const LOST_PILE_MS = 1000;
 
 export class Board {
   constructor(session) {
@@ -17,6 +18,8 @@ export class Board {
     this.placeFrom = null; // expert variant: "stack" or "discard" waiting for a row column
     this.refusals = []; // {source, position, card, text, until}
     this.flashes = new Map(); // pile index -> until
+    this.lostPiles = new Map(); // pile index -> until: a play of ours lost the race to it
+    this.onRender = null; // called with the board's element after every drawing
     this.parts = new Map(); // part name -> {key, element}
     this.lang = null;
   }
@@ -75,6 +78,7 @@ export class Board {
     setChildren(this.root, parts);
     this.showFlashes();
     this.afterRender();
+    if (this.onRender) this.onRender(this.root);
   }
 
   /** The element of a part of the board, built again only when its key changed. */
@@ -298,13 +302,19 @@ export class Board {
 
   /** Piles that just got a card (or were completed) light up for a moment. */
   showFlashes() {
+    this.markPiles(this.flashes, "flash");
+    this.markPiles(this.lostPiles, "lost");
+  }
+
+  /** Give each pile of `marks` (pile -> until) the class `name` until then. */
+  markPiles(marks, name) {
     const now = Date.now();
-    for (const [pile, until] of this.flashes) {
+    for (const [pile, until] of marks) {
       const element = this.pileElement(pile);
-      if (until <= now) this.flashes.delete(pile);
-      else if (element && !element.classList.contains("flash")) {
-        element.classList.add("flash");
-        setTimeout(() => element.classList.remove("flash"), until - now);
+      if (until <= now) marks.delete(pile);
+      else if (element && !element.classList.contains(name)) {
+        element.classList.add(name);
+        setTimeout(() => element.classList.remove(name), until - now);
       }
     }
   }
@@ -379,9 +389,13 @@ export class Board {
     });
   }
 
-  /** A refused play: the card comes back from where it was heading, with the reason. */
-  refused(action, text, lifted) {
+  /**
+   * A refused play: the card comes back from where it was heading, with the reason; with
+   * `lost`, the pile it lost the race to flashes too.
+   */
+  refused(action, text, lifted, { lost = false } = {}) {
     this.refusals.push({ source: action.source, position: action.position ?? 0, card: action.card, text, until: Date.now() + REFUSAL_SHOWN_MS });
+    if (lost && Number.isInteger(action.pile)) this.lostPiles.set(action.pile, Date.now() + LOST_PILE_MS);
     this.render();
     const element = this.ownSlot(action.source, action.position ?? 0);
     if (!element) return;

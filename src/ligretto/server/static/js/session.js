@@ -10,7 +10,7 @@ const PENDING_TIMEOUT_MS = 6000;
 
 /**
  * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
- * "ack" (a refused or applied play), "round_over", "error", "net", "welcome" (`renumbered`:
+ * "ack" (a refused or applied play; `by`: who was faster), "round_over", "reaction", "error", "net", "welcome" (`renumbered`:
  * the start moved this seat, not a (re)connection), "state".
  */
 export class TableSession {
@@ -131,6 +131,9 @@ export class TableSession {
       case "error":
         this.refusedMessage(message);
         break;
+      case "reaction":
+        this.emit("reaction", message);
+        break;
       default:
         break;
     }
@@ -140,7 +143,7 @@ export class TableSession {
     const action = this.pending.get(message.id);
     if (!action) return;
     this.pending.delete(message.id);
-    this.emit("ack", { action, applied: message.applied, reason: message.reason, message: message.message });
+    this.emit("ack", { action, applied: message.applied, reason: message.reason, message: message.message, by: message.by });
   }
 
   refusedMessage(message) {
@@ -239,6 +242,12 @@ export class TableSession {
   vote() {
     const area = this.myArea;
     return this.act({ kind: area && area.voted ? "withdraw" : "vote" });
+  }
+
+  /** An emote for the table (one of the server's list; not a game action). */
+  react(emote) {
+    if (this.watching || this.seat === null) return false;
+    return this.connection.send({ type: "react", emote });
   }
 
   dropPending() {

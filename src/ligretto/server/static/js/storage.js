@@ -1,6 +1,6 @@
 // What the browser keeps between visits: the display name, the language, the bots' level
-// of Play now, and one seat token per table (it brings a reload or a dropped connection
-// back to the same seat).
+// of Play now, whether sounds are muted, and one seat token per table (it brings a reload
+// or a dropped connection back to the same seat).
 
 const PREFIX = "ligretto.";
 
@@ -35,6 +35,8 @@ export const storage = {
   setName: (name) => write("name", name),
   language: () => read("language"),
   setLanguage: (lang) => write("language", lang),
+  muted: () => read("muted") === "true",
+  setMuted: (muted) => write("muted", muted ? "true" : null),
   token: (code) => read(`seat.${code}`),
   setToken: (code, token) => write(`seat.${code}`, token),
   forgetToken: (code) => write(`seat.${code}`, null),

@@ -9,9 +9,11 @@ import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { inviteLink } from "./lobby.js";
+import { Reactions } from "./reactions.js";
 import { LEVELS, STRATEGIES, rulesForm, rulesSummary } from "./rules.js";
 import { TableSession } from "./session.js";
 import { sheetPanel } from "./sheet.js";
+import * as sound from "./sound.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 
 const RULES_DEBOUNCE_MS = 250;
@@ -25,6 +27,9 @@ export class TableScreen {
     this.session = new TableSession(code, { watch, name: storage.name() });
     this.board = new Board(this.session);
     this.controls = new Controls(this.session, this.board, {});
+    this.reactions = new Reactions(this.session);
+    this.board.onRender = (root) => this.reactions.decorate(root);
+    this.lastTick = null; // the countdown second last heard ("round:second")
     this.phase = null;
     // The screen's shell is built once: drawing again fills the bar and the stage but never
     // takes them out of the page (that would drop the focus, e.g. from the name field).
@@ -79,6 +84,7 @@ export class TableScreen {
         break;
       case "go":
         this.goShownUntil = Date.now() + 700;
+        sound.play("go");
         announce(t("countdown.go"));
         this.renderBar();
         this.renderStage();
@@ -87,8 +93,11 @@ export class TableScreen {
         const rects = this.board.measure(detail.effects);
         this.board.render();
         this.board.animate(detail.effects, rects);
+        const mine = !this.session.watching && this.session.seat !== null;
         for (const effect of detail.effects) {
+          if (effect.kind === "played" && mine && effect.player === this.session.seat) sound.play("play");
           if (effect.kind === "stopped") {
+            sound.play("stop");
             // The banner stays alone on the screen a moment before the score sheet covers it.
             this.stoppedAt = Date.now();
             announce(this.board.root.querySelector(".banner")?.textContent || "");
@@ -98,6 +107,9 @@ export class TableScreen {
       }
       case "ack":
         this.acknowledged(detail);
+        break;
+      case "reaction":
+        this.reactions.received(detail);
         break;
       case "round_over":
         break; // the table message that follows draws the score sheet
@@ -130,13 +142,21 @@ export class TableScreen {
     this.renderBar();
   }
 
-  acknowledged({ action, applied, reason, message }) {
+  acknowledged({ action, applied, reason, message, by }) {
     if (applied) return; // the events that follow draw the move
+    if (reason !== "dropped") {
+      sound.play("refused");
+      sound.buzz();
+    }
+    // Who was faster: the seat whose card now lies on the pile (the server says, `by`).
+    const faster = Number.isInteger(by)
+      ? { name: this.session.nameOf(by), mine: by === this.session.seat && !this.session.watching }
+      : null;
     if (action.kind === "play" || action.kind === "place") {
       const element = this.board.ownSlot(action.source, action.position ?? 0);
       const lifted = element ? element.getBoundingClientRect() : null;
-      const text = refusalText(reason, message);
-      this.board.refused(action, text, lifted);
+      const text = refusalText(reason, message, faster);
+      this.board.refused(action, text, lifted, { lost: action.kind === "play" && LOST_RACE.includes(reason) });
       announce(text);
     } else if (reason !== "dropped") {
       toast(refusalText(reason, message), "warn", 1500);
@@ -189,6 +209,7 @@ export class TableScreen {
   // --- drawing --------------------------------------------------------------------
 
   render() {
+    this.reactions.renderBar(); // its words, in the page's language
     setChildren(this.root, [this.shell]);
     this.renderBar();
     this.renderStage();
@@ -206,6 +227,7 @@ export class TableScreen {
     if (session.watching) parts.push(h("span", { class: "pill watch" }, t("table.watching")));
     const tools = h("div", { class: "bar-tools" },
       h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.shareInvite() }, t("invite.share")),
+      sound.muteButton(),
       h("button", { type: "button", class: "ghost", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
       !session.watching && session.seat !== null
         ? h("button", { type: "button", class: "ghost", id: "leave-button", onclick: () => this.leave() }, t("table.leave"))
@@ -292,7 +314,8 @@ export class TableScreen {
         sheet = sheetPanel(session, { onReady: () => this.session.ready(), onRematch: () => this.session.start() });
       }
     }
-    setChildren(this.stage, [this.board.root, this.countdownOverlay(), sheet].filter(Boolean));
+    const seated = !session.watching && session.seat !== null;
+    setChildren(this.stage, [this.board.root, seated ? this.reactions.bar : null, this.reactions.live, this.countdownOverlay(), sheet].filter(Boolean));
     if (sheet && !sheet.contains(document.activeElement)) sheet.querySelector("button")?.focus({ preventScroll: true });
   }
 
@@ -307,6 +330,11 @@ export class TableScreen {
         const left = session.table.start_at - session.connection.serverNow();
         overlay.textContent = left > 0 ? String(Math.ceil(left)) : t("countdown.go");
         overlay.dataset.left = left.toFixed(2);
+        const second = `${session.table.round}:${Math.ceil(left)}`;
+        if (left > 0 && second !== this.lastTick) {
+          this.lastTick = second;
+          sound.play("tick");
+        }
       } else if (Date.now() < this.goShownUntil) {
         overlay.textContent = t("countdown.go");
       } else {
@@ -544,8 +572,12 @@ export class TableScreen {
   }
 }
 
-/** The words for a refused action. */
-export function refusalText(reason, message) {
+/** Refusals of a play that lost a race to its pile: the pile flashes, the winner is named. */
+const LOST_RACE = ["does_not_fit", "pile_complete"];
+
+/** The words for a refused action; `faster` ({name, mine}) is who got to the pile first. */
+export function refusalText(reason, message, faster = null) {
+  if (faster && LOST_RACE.includes(reason)) return faster.mine ? t("refused.beaten.self") : t("refused.beaten.by", { name: faster.name });
   if (reason === "does_not_fit") return t("refused.beaten");
   if (has(`reason.${reason}`)) return t(`reason.${reason}`);
   if (has(`error.${reason}`)) return t(`error.${reason}`);
