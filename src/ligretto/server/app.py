@@ -37,6 +37,7 @@ from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.protocol import ProtocolError
 from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
+from ligretto.server.tutorial import LEARNER, TUTOR, TutorialTable, steps
 
 log = logging.getLogger("ligretto.server")
 
@@ -88,6 +89,16 @@ class Lobby:
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
+    def create_tutorial(self, name: str) -> TutorialTable:
+        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
+        code = new_code()
+        while code in self.tables:
+            code = new_code()
+        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s)
+        self.tables[code] = table
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
     def public_tables(self) -> list[dict[str, Any]]:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
@@ -98,7 +109,7 @@ class Lobby:
         for table in gone:
             table.drop()
             del self.tables[table.code]
-            if self.store is not None:
+            if self.store is not None and table.store is self.store:
                 self.store.save_table(table)
         if gone:
             COLLECTOR.release(len(gone))
@@ -353,6 +364,30 @@ async def create_table(request: Request) -> Response:
     return JSONResponse({"code": table.code, **table.summary()}, status_code=201)
 
 
+class CreateTutorial(msgspec.Struct, forbid_unknown_fields=True):
+    name: str = "You"
+
+
+async def create_tutorial(request: Request) -> Response:
+    """A tutorial table for one learner: its code, the learner's seat token and the script."""
+    lobby: Lobby = request.app.state.lobby
+    body = await request.body()
+    if len(body) > protocol.MAX_MESSAGE_BYTES:
+        return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
+    try:
+        spec = msgspec.json.decode(body or b"{}", type=CreateTutorial)
+        name = protocol.check_name(spec.name)
+    except msgspec.ValidationError as error:
+        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+    except msgspec.DecodeError as error:
+        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
+    except ProtocolError as error:
+        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+    table = lobby.create_tutorial(name)
+    answer = {"code": table.code, "token": table.token, "seat": LEARNER, "tutor": TUTOR, "steps": steps()}
+    return JSONResponse(answer, status_code=201)
+
+
 async def list_tables(request: Request) -> Response:
     return JSONResponse({"tables": request.app.state.lobby.public_tables()})
 
@@ -434,6 +469,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/tutorial", create_tutorial, methods=["POST"]),
         Route("/api/presets", presets),
         Route("/api/rules/{lang}", rules_page),
         WebSocketRoute("/ws", websocket_endpoint),
