@@ -1,5 +1,6 @@
-// What the browser keeps between visits: the display name, the language, and one seat
-// token per table (it brings a reload or a dropped connection back to the same seat).
+// What the browser keeps between visits: the display name, the language, one seat token
+// per table (it brings a reload or a dropped connection back to the same seat) and
+// whether the beginner aid is on.
 
 const PREFIX = "ligretto.";
 
@@ -37,4 +38,6 @@ export const storage = {
   token: (code) => read(`seat.${code}`),
   setToken: (code, token) => write(`seat.${code}`, token),
   forgetToken: (code) => write(`seat.${code}`, null),
+  aid: () => read("aid") === "on",
+  setAid: (on) => write("aid", on ? "on" : null),
 };
