@@ -109,10 +109,7 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> lis
         seen.append(step)
         text = page.inner_text("#coach-text")
         key = f"tutorial.step.{step}"
-        if step == "score":
-            expected = fill(words[key], center=7, stack=0, score=7)
-        else:
-            expected = words[key]
+        expected = fill(words[key], center=7, stack=0, score=7) if step == "score" else words[key]
         assert text == expected, (lang, step, text)
         if lang != "en":
             assert text != fill(english[key], center=7, stack=0, score=7), f"{lang}: {step} is in English"
@@ -122,6 +119,7 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> lis
             wrong_moves_change_nothing(page, words)
             aid_follows_the_piles(page)
         if shot is not None and step == "refill":
+            page.wait_for_function("() => !document.querySelector('.flying')")  # the cards have landed
             shot(page, f"{lang}-step-refill")
         if step == "others":
             tutor = page.locator(f'.opponent[data-seat="{TUTOR}"]')

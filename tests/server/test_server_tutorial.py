@@ -81,7 +81,13 @@ def test_each_lesson_shows_what_it_teaches() -> None:
     refill = [e for e in first.events if type(e).__name__ == "RowRefilled"]
     assert refill and str(refill[0].card) == "b1", "the row refills from the stack at once"
     turned = [seen["turn"], seen["turn_again"]]
-    tops = [e.discard_top for result in turned if isinstance(result, Applied) for e in result.events if isinstance(e, HandTurned)]
+    tops = [
+        e.discard_top
+        for result in turned
+        if isinstance(result, Applied)
+        for e in result.events
+        if isinstance(e, HandTurned)
+    ]
     assert [str(card) for card in tops] == ["y3", "r6"], "three at a time: only the third card shows"
     tutor = seen["others"]
     assert isinstance(tutor, Applied)

@@ -54,7 +54,7 @@ _POSITION = """
 
 
 def _learner_hand() -> str:
-    laid_out = {parse_face(card) for card in "r1 g5 r2 r7 r4 y9 g8 r3 b1".split()}
+    laid_out = {parse_face(card) for card in ("r1", "g5", "r2", "r7", "r4", "y9", "g8", "r3", "b1")}
     top = _LEARNER_TOP_OF_HAND.split()
     top_faces = {parse_face(card) for card in top}
     rest = [face_text(face) for face in range(DECK_SIZE) if face not in laid_out | top_faces]
@@ -90,21 +90,21 @@ class Step:
         return {"step": self.name, "seat": self.seat, "action": move}
 
 
-def _play(name: str, seat: int, source: Source, position: int, pile: int | None, card: str) -> Step:
+def _play(name: str, seat: int, card: str, *, source: Source, position: int = 0, pile: int | None) -> Step:
     return Step(name, seat, Play(seat, source, pile, position, CARDS[seat][parse_face(card)]))
 
 
 SCRIPT: tuple[Step, ...] = (
-    _play("one", LEARNER, Source.ROW, 0, None, "r1"),  # a 1 starts a pile; the blue 1 refills the row
-    _play("next", LEARNER, Source.ROW, 2, 0, "r2"),  # same colour, next number; the red 3 comes in
-    _play("refill", LEARNER, Source.ROW, 2, 0, "r3"),  # the card that refilled the row
-    _play("colour", LEARNER, Source.ROW, 0, None, "b1"),  # another colour, another pile
-    _play("stack", LEARNER, Source.STACK, 0, 0, "r4"),  # straight from the stack: one card left
-    _play("others", TUTOR, Source.ROW, 1, 0, "r5"),  # the tutor plays too, on the same pile
+    _play("one", LEARNER, "r1", source=Source.ROW, position=0, pile=None),  # a 1 starts a pile; the blue 1 refills
+    _play("next", LEARNER, "r2", source=Source.ROW, position=2, pile=0),  # same colour, next number; the red 3 comes
+    _play("refill", LEARNER, "r3", source=Source.ROW, position=2, pile=0),  # the card that refilled the row
+    _play("colour", LEARNER, "b1", source=Source.ROW, position=0, pile=None),  # another colour, another pile
+    _play("stack", LEARNER, "r4", source=Source.STACK, pile=0),  # straight from the stack: one card left
+    _play("others", TUTOR, "r5", source=Source.ROW, position=1, pile=0),  # the tutor plays too, on the same pile
     Step("turn", LEARNER, Turn(LEARNER)),  # three cards: the yellow 3 shows, it fits nowhere
     Step("turn_again", LEARNER, Turn(LEARNER)),  # three more: the red 6
-    _play("discard", LEARNER, Source.DISCARD, 0, 0, "r6"),  # the discard pile's top
-    _play("stop", LEARNER, Source.STACK, 0, 0, "r7"),  # the last stack card: Ligretto Stop!
+    _play("discard", LEARNER, "r6", source=Source.DISCARD, pile=0),  # the discard pile's top
+    _play("stop", LEARNER, "r7", source=Source.STACK, pile=0),  # the last stack card: Ligretto Stop!
 )
 """Every move of the tutorial round, in order."""
 
@@ -166,9 +166,9 @@ class TutorialTable(Table):
     def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused:
         """As any table, but the learner may only make the move the script waits for."""
         step = self.expected
-        if self.phase is Phase.PLAYING and index == LEARNER:
-            if step is None or step.seat != LEARNER or not _same_move(action, step.action):
-                raise TableError("off_script", "the tutorial waits for another move")
+        on_script = step is not None and step.seat == LEARNER and _same_move(action, step.action)
+        if self.phase is Phase.PLAYING and index == LEARNER and not on_script:
+            raise TableError("off_script", "the tutorial waits for another move")
         result = super().act(index, action, client_id)
         if isinstance(result, Applied) and step is not None and index == step.seat and _same_move(action, step.action):
             self.next_step += 1

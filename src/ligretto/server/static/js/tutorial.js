@@ -5,7 +5,7 @@
 // instruction, the card, pile or button to use highlighted, a step that advances when the
 // round's events show it done, and a friendly hint (nothing sent) for any other move.
 
-import { announce, h, toast } from "./dom.js";
+import { announce, fill, h, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { storage } from "./storage.js";
 import { TableScreen } from "./tableview.js";
@@ -186,7 +186,8 @@ export class TutorialScreen {
     const finished = this.script && this.step >= this.steps.length;
     const text = this.instruction();
     this.coach.dataset.step = this.current ? this.current.step : finished ? "score" : "start";
-    this.coach.replaceChildren(
+    fill(
+      this.coach,
       h("div", { class: "coach-head" },
         h("h1", { id: "coach-title", class: "coach-title" }, t("tutorial.title")),
         this.script ? h("span", { class: "pill", id: "coach-progress" }, t("tutorial.progress", { n: number, total })) : null,
