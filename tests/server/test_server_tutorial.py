@@ -94,16 +94,17 @@ def test_each_lesson_shows_what_it_teaches() -> None:
     assert any(isinstance(e, CardPlayed) and e.player == TUTOR for e in tutor.events)
 
 
-def test_the_script_the_client_gets_names_every_move_as_an_act_would() -> None:
+def test_the_script_the_client_gets_names_every_move_as_an_act_would_without_its_card() -> None:
     script = steps()
     assert [step["step"] for step in script] == [step.name for step in SCRIPT]
     assert script[0] == {
         "step": "one",
         "seat": LEARNER,
-        "action": {"kind": "play", "source": "row", "position": 0, "pile": None, "card": "r1"},
+        "action": {"kind": "play", "source": "row", "position": 0, "pile": None},
     }
     assert script[6] == {"step": "turn", "seat": LEARNER, "action": {"kind": "turn"}}
     assert {step["seat"] for step in script} == {LEARNER, TUTOR}
+    assert all("card" not in step["action"] for step in script), "the script names no hidden card"
 
 
 def _play(card: str, source: Source, position: int, pile: int | None) -> Play:

@@ -75,7 +75,9 @@ class Step:
     action: Action
 
     def to_dict(self) -> dict[str, Any]:
-        """The move as the client's ``act`` message would say it, with the lesson's name."""
+        """The move as the client's ``act`` message would say it, with the lesson's name.
+        The card is left out: most of them are still hidden (in the hand, under the stack
+        top) when the script is sent, and hidden cards never leave the server."""
         action = self.action
         if isinstance(action, Play):
             move: dict[str, Any] = {
@@ -83,7 +85,6 @@ class Step:
                 "source": action.source.name.lower(),
                 "position": action.position,
                 "pile": action.pile,
-                "card": None if action.card is None else str(action.card),
             }
         else:
             move = {"kind": "turn"}

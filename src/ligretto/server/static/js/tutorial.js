@@ -12,7 +12,7 @@ import { TableScreen } from "./tableview.js";
 
 const TARGET = "tutorial-target";
 
-/** Whether an action is the script's move (the card named or not). */
+/** Whether an action is the script's move (the script names no card: most are hidden). */
 function sameMove(action, expected) {
   if (action.kind !== expected.kind) return false;
   if (action.kind !== "play") return true;
@@ -26,7 +26,14 @@ function sameMove(action, expected) {
 /** Whether an `events` effect is the script's step done. */
 function doneBy(effect, step) {
   if (step.action.kind === "turn") return effect.kind === "turned" && effect.player === step.seat;
-  return effect.kind === "played" && effect.player === step.seat && effect.card === step.action.card;
+  const { source, position, pile } = step.action;
+  return (
+    effect.kind === "played" &&
+    effect.player === step.seat &&
+    effect.source === source &&
+    (source !== "row" || effect.position === position) &&
+    (pile === null ? effect.new_pile : effect.pile === pile)
+  );
 }
 
 export class TutorialScreen {
@@ -39,7 +46,7 @@ export class TutorialScreen {
     this.step = 0; // index of the step the learner is on (steps.length: the score)
     this.scores = null;
     this.table = null;
-    this.coach = h("aside", { class: "coach", id: "coach", "aria-labelledby": "coach-title" });
+    this.coach = h("section", { class: "coach", id: "coach", "aria-labelledby": "coach-title" });
     this.tableRoot = h("div", { class: "tutorial-table" });
     this.observer = new MutationObserver(() => this.highlight());
     this.root.replaceChildren(h("div", { class: "tutorial-screen" }, this.coach, this.tableRoot));
@@ -189,7 +196,7 @@ export class TutorialScreen {
     fill(
       this.coach,
       h("div", { class: "coach-head" },
-        h("h1", { id: "coach-title", class: "coach-title" }, t("tutorial.title")),
+        h("h2", { id: "coach-title", class: "coach-title" }, t("tutorial.title")),
         this.script ? h("span", { class: "pill", id: "coach-progress" }, t("tutorial.progress", { n: number, total })) : null,
       ),
       h("p", { class: "coach-text", id: "coach-text", role: "status" }, text),
