@@ -75,8 +75,21 @@ def set_aid(page: Page, on: bool) -> None:
     page.wait_for_selector("dialog[open]", state="detached")
 
 
-def wrong_moves_change_nothing(page: Page, words: dict[str, str]) -> None:
+def frames_sent(page: Page) -> list[str]:
+    """Every WebSocket frame the page sends from now on."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: frames.append(str(data))))
+    return frames
+
+
+def acts(sent: list[str]) -> int:
+    return sum(json.loads(frame).get("type") == "act" for frame in sent)
+
+
+def wrong_moves_change_nothing(page: Page, words: dict[str, str], sent: list[str]) -> None:
     """At step "next" (row: blue 1, green 5, red 2; the red 2 is highlighted)."""
+    acts_before = acts(sent)
+    assert acts_before == 1, "the red 1 of step one went to the server as an act"
     before = read_board(page)
     assert before is not None
     blue = page.locator('.own [data-slot="row-0"]')
@@ -89,6 +102,7 @@ def wrong_moves_change_nothing(page: Page, words: dict[str, str]) -> None:
     after = read_board(page)
     assert after == before, "a wrong move changed the board"
     assert coach_step(page) == "next"
+    assert acts(sent) == acts_before, "a wrong move was sent"
 
 
 def aid_follows_the_piles(page: Page) -> None:
@@ -98,7 +112,7 @@ def aid_follows_the_piles(page: Page) -> None:
     assert marks == engine_fits(page) == {("row", 0), ("row", 2)}  # the blue 1 and the red 2
 
 
-def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> list[str]:
+def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None, sent: list[str] | None = None) -> list[str]:
     """Do the tutorial by clicking what is highlighted; the steps seen, in order."""
     words, english = texts(lang), texts("en")
     page.wait_for_selector("#coach[data-step='one']", timeout=WAIT_MS)
@@ -115,8 +129,8 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> lis
             assert text != fill(english[key], center=7, stack=0, score=7), f"{lang}: {step} is in English"
         if step == "score":
             break
-        if lang == "en" and step == "next":
-            wrong_moves_change_nothing(page, words)
+        if sent is not None and step == "next":
+            wrong_moves_change_nothing(page, words, sent)
             aid_follows_the_piles(page)
         if shot is not None and step == "refill":
             page.wait_for_function("() => !document.querySelector('.flying')")  # the cards have landed
@@ -129,7 +143,7 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> lis
             assert target.count() == 1, f"{step}: one own card or button is highlighted"
             target.click()
         wait_step_after(page, step)
-        if lang == "en" and step == "next":
+        if sent is not None and step == "next":
             # The aid follows the events: now the blue 1 and the red 3 fit.
             page.wait_for_function("() => document.querySelectorAll('.own .own-card.fits').length === 2")
             assert fit_marks(page) == engine_fits(page) == {("row", 0), ("row", 2)}
@@ -144,15 +158,17 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None) -> lis
 
 def test_a_learner_completes_the_tutorial_in_every_language(pages: Any, shot: Callable[..., Path]) -> None:
     for lang, locale in LOCALES.items():
+        sent: list[str] | None = None
         if lang == "en":
             page = pages.open("/", locale=locale)
             assert not page.is_checked("#lobby-aid"), "the beginner aid is off by default"
+            sent = frames_sent(page)
             page.click("#learn-button")
         else:
             phone = lang == "de"
             context = pages.context(width=390 if phone else 1280, height=844 if phone else 800, locale=locale)
             page = pages.open("/#/learn", context=context)
-        seen = learn(page, lang, shot if lang in ("en", "de") else None)
+        seen = learn(page, lang, shot if lang in ("en", "de") else None, sent)
         assert seen == STEPS, (lang, seen)
         if lang == "en":
             shot(page, "en-score")
