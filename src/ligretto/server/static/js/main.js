@@ -1,7 +1,7 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
-// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.  The header holds the
-// language picker and the connection badge.  Start-up loads the texts and the rule
-// options before the first screen.
+// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.
+// The header holds the language picker and the connection badge.  Start-up loads the
+// texts and the rule options before the first screen.
 
 import { h } from "./dom.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
