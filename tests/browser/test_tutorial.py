@@ -172,4 +172,9 @@ def test_a_learner_completes_the_tutorial_in_every_language(pages: Any, shot: Ca
         assert seen == STEPS, (lang, seen)
         if lang == "en":
             shot(page, "en-score")
+            # Rematch deals the tutorial again: the coach starts over at the first step.
+            page.click("#rematch-button")
+            page.wait_for_selector("#coach[data-step='one']", timeout=WAIT_MS)
+            page.wait_for_function("() => document.querySelector('.own [data-slot=\"row-0\"]')?.dataset.card === 'r1'")
+            assert page.locator(".own .own-card.tutorial-target").get_attribute("data-card") == "r1"
         page.context.close()

@@ -151,6 +151,11 @@ def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> Non
         assert table.phase is Phase.OVER
         over = learner.of("round_over")[-1]
         assert over["stopped_by"] == LEARNER and over["scores"][LEARNER]["score"] == 7
+
+        # A rematch deals the tutorial again, from the first step.
+        table.start(LEARNER)
+        assert table.phase is Phase.COUNTDOWN and table.next_step == 0
+        assert table.game is not game and format_position(table.game) == format_position(tutorial_round())
         table.close()
 
     asyncio.run(scenario())
