@@ -132,6 +132,16 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None, sent: 
         if sent is not None and step == "next":
             wrong_moves_change_nothing(page, words, sent)
             aid_follows_the_piles(page)
+        if sent is not None and step == "colour":
+            # The language can change in the middle: the coach says the same step in Finnish.
+            page.select_option("#lang", "fi")
+            page.wait_for_function(
+                "(text) => document.querySelector('#coach-text').textContent === text",
+                arg=texts("fi")["tutorial.step.colour"],
+            )
+            assert coach_step(page) == "colour"
+            page.select_option("#lang", "en")
+            page.wait_for_function("(text) => document.querySelector('#coach-text').textContent === text", arg=expected)
         if shot is not None and step == "refill":
             page.wait_for_function("() => !document.querySelector('.flying')")  # the cards have landed
             shot(page, f"{lang}-step-refill")

@@ -58,6 +58,7 @@ export class TutorialScreen {
     this.closed = true;
     this.observer.disconnect();
     if (this.table) this.table.close();
+    if (this.script) storage.forgetToken(this.script.code); // a tutorial is never resumed
   }
 
   async begin() {
