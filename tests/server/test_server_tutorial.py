@@ -173,6 +173,8 @@ def test_tutorial_tables_are_not_stored_and_go_when_left(tmp_path: Path) -> None
         assert lobby.sweep() == [table.code], "a tutorial left in the middle of its round goes"
         store.commit()
         assert list(store.load_tables(countdown_s=0.01)) == []
+        for name in ("tables", "rounds", "actions"):
+            assert store.db.execute(f"SELECT COUNT(*) FROM {name}").fetchone() == (0,), f"a tutorial row in {name}"
         store.close()
 
     asyncio.run(scenario())
