@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import segno
@@ -41,8 +41,11 @@ from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.protocol import ProtocolError
 from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
+from ligretto.server.tutorial import LEARNER, TUTOR, TutorialTable, steps
 
 log = logging.getLogger("ligretto.server")
+
+_T = TypeVar("_T")
 
 STATIC = Path(__file__).parent / "static"
 
@@ -92,6 +95,16 @@ class Lobby:
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
+    def create_tutorial(self, name: str) -> TutorialTable:
+        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
+        code = new_code()
+        while code in self.tables:
+            code = new_code()
+        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s)
+        self.tables[code] = table
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
     def public_tables(self) -> list[dict[str, Any]]:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
@@ -102,7 +115,7 @@ class Lobby:
         for table in gone:
             table.drop()
             del self.tables[table.code]
-            if self.store is not None:
+            if self.store is not None and table.store is self.store:
                 self.store.save_table(table)
         if gone:
             COLLECTOR.release(len(gone))
@@ -340,14 +353,28 @@ async def _until_closed(websocket: WebSocket) -> None:
         pass
 
 
-async def create_table(request: Request) -> Response:
-    """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
-    lobby: Lobby = request.app.state.lobby
+async def _body(request: Request, kind: type[_T]) -> _T | Response:
+    """An HTTP request's JSON body as ``kind`` (a protocol struct; empty means ``{}``), or
+    the error answer: too large, not JSON at all (``malformed``, as on the WebSocket) or
+    JSON of the wrong shape (``invalid``)."""
     body = await request.body()
     if len(body) > protocol.MAX_MESSAGE_BYTES:
         return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
     try:
-        spec = msgspec.json.decode(body or b"{}", type=protocol.CreateTable)
+        return msgspec.json.decode(body or b"{}", type=kind)
+    except msgspec.ValidationError as error:  # a DecodeError too: first
+        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+    except msgspec.DecodeError as error:
+        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
+
+
+async def create_table(request: Request) -> Response:
+    """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
+    lobby: Lobby = request.app.state.lobby
+    spec = await _body(request, protocol.CreateTable)
+    if isinstance(spec, Response):
+        return spec
+    try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s
         if not 0 <= grace_s <= 3600:
@@ -356,10 +383,6 @@ async def create_table(request: Request) -> Response:
             raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {spec.seats}")
         bots = _bots_for(spec)
         table = lobby.create(spec.seats, rules, spec.public, grace_s)
-    except msgspec.ValidationError as error:  # JSON, of the wrong shape (a DecodeError too: first)
-        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
-    except msgspec.DecodeError as error:  # not JSON at all: as on the WebSocket
-        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
     except RuleError as error:
         return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
     except TableError as error:
@@ -383,6 +406,21 @@ def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
     if spec.start and not bots:
         raise TableError("too_few", "a table that starts when you join needs at least one bot")
     return bots
+
+
+async def create_tutorial(request: Request) -> Response:
+    """A tutorial table for one learner: its code, the learner's seat token and the script."""
+    lobby: Lobby = request.app.state.lobby
+    spec = await _body(request, protocol.CreateTutorial)
+    if isinstance(spec, Response):
+        return spec
+    try:
+        name = protocol.check_name(spec.name)
+    except ProtocolError as error:
+        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+    table = lobby.create_tutorial(name)
+    answer = {"code": table.code, "token": table.token, "seat": LEARNER, "tutor": TUTOR, "steps": steps()}
+    return JSONResponse(answer, status_code=201)
 
 
 async def list_tables(request: Request) -> Response:
@@ -516,6 +554,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
         Route("/api/tables/{code}/qr.svg", table_qr),
+        Route("/api/tutorial", create_tutorial, methods=["POST"]),
         Route("/api/presets", presets),
         Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),

@@ -160,6 +160,12 @@ ClientMessage = Hello | Act | Ping | Ready | AddBot | RemoveSeat | SetRules | St
 # --- HTTP request bodies -----------------------------------------------------------------
 
 
+class CreateTutorial(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tutorial``: the learner's display name (checked as in ``hello``)."""
+
+    name: str = "You"
+
+
 class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     """The body of ``POST /api/tables``: every field optional.  ``bots`` seats bots
     (``strategy:level``) at once; ``start`` starts the match as soon as the first person

@@ -500,10 +500,13 @@ class Table:
 
     # --- rounds -----------------------------------------------------------------------
 
-    def _begin_countdown(self) -> None:
+    def _deal(self) -> Round:
+        """The next round of the match (the tutorial's table deals its fixed one instead)."""
         assert self.match is not None
-        game = self.match.new_round()
-        del game
+        return self.match.new_round()
+
+    def _begin_countdown(self) -> None:
+        self._deal()
         for seat in self.seats:
             if seat is not None:
                 seat.ready = False

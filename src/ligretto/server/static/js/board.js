@@ -6,6 +6,8 @@ import { backBadge, cardFace, cardName, emptySlot, handBack } from "./cards.js";
 import { h, icon, reducedMotion, setChildren } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
+import { aidOn } from "./aid.js";
+import { targetPile } from "./mirror.js";
 
 const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
@@ -72,6 +74,7 @@ export class Board {
         this.placeFrom,
         Boolean(session.table?.rules?.expert),
         view.areas.filter((each) => each.voted).length,
+        aidOn() && view.center.map((pile) => pile.top), // the beginner aid follows the piles
       ]);
       parts.push(this.part("own", key, () => this.ownArea(own)));
     }
@@ -193,12 +196,13 @@ export class Board {
     const pending = session.isPending(source, position);
     const refusal = this.refusalAt(source, position);
     const slot = source === "row" ? `row-${position}` : source;
+    const fits = Boolean(card) && aidOn() && targetPile(session.view, card) !== undefined; // beginner aid
     const button = h(
       "button",
       {
         type: "button",
         class: ["own-card", pending ? "pending" : null, refusal ? "refused" : null,
-          this.placeFrom === source ? "placing" : null],
+          this.placeFrom === source ? "placing" : null, fits ? "fits" : null],
         dataset: { slot, source, position, card: card || null },
         disabled: !card,
         "aria-label": card
@@ -208,6 +212,7 @@ export class Board {
       },
       card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
       h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(key)),
+      fits ? h("span", { class: "fit-mark", "aria-hidden": "true" }, "✓") : null,
       refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : null,
     );
     return button;

@@ -6,6 +6,18 @@ import { h, toast } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { LEVELS, presetRules, rulesForm, rulesSummary } from "./rules.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
+import { aidToggle } from "./aid.js";
+
+/** The way in for newcomers: the tutorial's button, and the beginner aid's switch. */
+function learning() {
+  return h("div", { class: "learning" },
+    h("div", { class: "tutorial-entry" },
+      h("a", { class: "button primary big", href: "#/learn", id: "learn-button" }, t("tutorial.button")),
+      h("small", { class: "help" }, t("tutorial.button.help")),
+    ),
+    aidToggle("lobby"),
+  );
+}
 
 /** The invite code in a pasted link (".../#/t/CODE", "...?t=CODE") or a bare code. */
 export function codeFrom(text) {
@@ -121,6 +133,7 @@ export class LobbyScreen {
           h("h1", {}, t("lobby.title")),
           h("p", {}, t("lobby.intro")),
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
+          learning(),
         ),
         this.playNowPanel(),
         h("section", { class: "panel create", "aria-labelledby": "create-title" },

@@ -1,7 +1,7 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
-// #/rules (the rule book).  An invite link may also be /?t=CODE.  The header holds the
-// language picker and the connection badge.  Start-up loads the texts and the rule
-// options before the first screen.
+// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.
+// The header holds the language picker and the connection badge.  Start-up loads the
+// texts and the rule options before the first screen.
 
 import { h } from "./dom.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
@@ -9,6 +9,7 @@ import { LobbyScreen } from "./lobby.js";
 import { loadRuleOptions } from "./rules.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
+import { TutorialScreen } from "./tutorial.js";
 
 const app = document.getElementById("app");
 let screen = null;
@@ -19,6 +20,7 @@ function route() {
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
   if (hash.startsWith("#/rules")) return { name: "rules" };
+  if (hash.startsWith("#/learn")) return { name: "learn" };
   return { name: "lobby" };
 }
 
@@ -31,6 +33,13 @@ function open() {
   if (where.name === "table" || where.name === "watch") {
     screen = new TableScreen(app, where.code, {
       watch: where.name === "watch",
+      onNet: (conn) => {
+        connection = conn;
+        renderNet();
+      },
+    });
+  } else if (where.name === "learn") {
+    screen = new TutorialScreen(app, {
       onNet: (conn) => {
         connection = conn;
         renderNet();

@@ -14,7 +14,8 @@ export class RulesPage {
     const lang = language();
     const article = h("article", { class: "panel rulebook", id: "rulebook", lang, "aria-busy": "true" },
       h("p", { class: "muted" }, t("rules.loading")));
-    this.root.replaceChildren(h("div", { class: "rules-page" }, article));
+    const learn = h("p", { class: "rules-learn" }, h("a", { class: "button", href: "#/learn", id: "rules-learn" }, t("tutorial.rules")));
+    this.root.replaceChildren(h("div", { class: "rules-page" }, learn, article));
     try {
       const response = await fetch(`/api/rules/${lang}`);
       if (!response.ok) throw new Error(String(response.status));

@@ -1,6 +1,6 @@
 // What the browser keeps between visits: the display name, the language, the bots' level
-// of Play now, whether sounds are muted, and one seat token per table (it brings a reload
-// or a dropped connection back to the same seat).
+// of Play now, whether sounds are muted, whether the beginner aid is on, and one seat token
+// per table (it brings a reload or a dropped connection back to the same seat).
 
 const PREFIX = "ligretto.";
 
@@ -42,4 +42,6 @@ export const storage = {
   forgetToken: (code) => write(`seat.${code}`, null),
   playNowLevel: () => read("play_now_level"),
   setPlayNowLevel: (level) => write("play_now_level", level),
+  aid: () => read("aid") === "on",
+  setAid: (on) => write("aid", on ? "on" : null),
 };

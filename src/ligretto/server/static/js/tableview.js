@@ -2,6 +2,7 @@
 // adds bots, then the board with its countdown, the Stop banner, the score sheet and the
 // match result.  It listens to the TableSession and draws what changed.
 
+import { aidToggle } from "./aid.js";
 import { Board } from "./board.js";
 import { BACK_SYMBOLS, BOXES, backBadge } from "./cards.js";
 import { Controls, keyList } from "./controls.js";
@@ -199,6 +200,7 @@ export class TableScreen {
       h("h2", { id: "help-title" }, t("keys.title")),
       keyList(Boolean(this.session.table?.rules?.expert)),
       h("p", { class: "muted" }, t("keys.mouse")),
+      aidToggle("help", () => this.board.render()),
       h("form", { method: "dialog" }, h("button", { class: "primary", autofocus: true }, t("dialog.close"))),
     );
     dialog.addEventListener("close", () => dialog.remove());
