@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import WAIT_S, Client, Message
 
 from ligretto.terminal import remote as remote_module
 from ligretto.terminal.remote import RemoteTable, SeatTokens
 
+Message = dict[str, Any]
+WAIT_S = 5.0
 SILENCE_S = 1.5
 KEEPALIVE_S = 0.3
 GRACE_S = 1.0
@@ -31,7 +32,7 @@ def _seat(table: Message, index: int) -> dict[str, Any]:
     return entry
 
 
-async def _seated(server: Any, code: str, names: list[str]) -> list[Client]:
+async def _seated(server: Any, code: str, names: list[str]) -> list[Any]:
     return [await server.client(name, keepalive=KEEPALIVE_S).join(code) for name in names]
 
 
