@@ -10,6 +10,7 @@ still in flight.  A test plays through the page only (clicks, drags, keys).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import re
@@ -321,10 +322,8 @@ class Gate:
         """Connect the sockets held at their opening: the page sees them open now."""
         self.opening_held = False
         for route, connected in self.opening:
-            try:
+            with contextlib.suppress(Exception):  # the page gave this socket up while it waited
                 self._connect(route)
-            except Exception:  # noqa: BLE001 (the page gave this socket up while it waited)
-                pass
             connected.set_result(None)
         self.opening = []
 

@@ -158,7 +158,9 @@ def test_a_stalled_connection_is_lost_within_3_s_and_comes_back_with_every_actio
     # The seat plays on: the same card now goes to its pile.
     press(alice, key_of(source, position))
     played = same_as_others_see_it(alice, bob)
-    assert card not in [slot["card"] for slot in played["own"] if (slot["source"], slot["position"]) == (source, position)]
+    assert card not in [
+        slot["card"] for slot in played["own"] if (slot["source"], slot["position"]) == (source, position)
+    ]
     expect(alice.locator(".own-card.refused")).to_have_count(0)
 
     # Half a stall: the server gets Alice's turn of the hand, its answer never reaches her.
@@ -174,4 +176,6 @@ def test_a_stalled_connection_is_lost_within_3_s_and_comes_back_with_every_actio
     expect(quiet).to_have_count(1)
     wait_settled(alice)
     turned = same_as_others_see_it(alice, bob)
-    assert (turned["hand"], turned["sizes"]) != (played["hand"], played["sizes"]), "the turn the server applied is shown"
+    assert (turned["hand"], turned["sizes"]) != (played["hand"], played["sizes"]), (
+        "the turn the server applied is shown"
+    )
