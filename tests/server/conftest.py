@@ -15,6 +15,8 @@
 
 Clients pace their messages (``ACT_GAP_S``) to stay under the server's rate limit
 (a burst of 40, then 20 messages per second); floods bypass the pacing on purpose.
+They ping every ``KEEPALIVE_S`` (the server closes a connection silent for its
+``silence_s``, docs/protocol.md "Heartbeats"); those pongs are not recorded.
 """
 
 from __future__ import annotations

@@ -104,10 +104,17 @@ export class Connection {
    * within openMs, is given up. */
   watch() {
     clearInterval(this.watchTimer);
+    let checked = Date.now();
     this.watchTimer = setInterval(() => {
+      const now = Date.now();
+      // A page that was itself asleep (a busy machine, a frozen tab) could not have read
+      // what arrived meanwhile: the time it slept is no proof of a silent network.
+      const slept = now - checked - CHECK_MS;
+      checked = now;
+      if (slept > CHECK_MS) this.heard += slept;
       const socket = this.socket;
       if (this.stopped || !socket) return;
-      const quiet = Date.now() - this.heard;
+      const quiet = now - this.heard;
       if (socket.readyState === WebSocket.OPEN && quiet > TIMING.lostMs) this.retry("lost");
       else if (socket.readyState === WebSocket.CONNECTING && quiet > TIMING.openMs) this.retry(this.status === "open" ? "reconnecting" : this.status);
     }, CHECK_MS);
