@@ -63,8 +63,9 @@ class Settings:
     abandoned_s: float = ABANDONED_S
     """Seconds after which a table nobody is connected to, with no match on, is closed and dropped."""
     silence_s: float = SILENCE_S
-    """Seconds without any message from a client after which its connection counts as gone:
-    it is closed (code 4002) and its seat is away, as for a closed socket (clients ping)."""
+    """Seconds without any message from a client after which its connection counts as gone
+    (within a quarter of it more, at most 1 s): it is closed (code 4002) and its seat is
+    away, as for a closed socket (clients ping)."""
 
 
 class Lobby:
@@ -202,16 +203,21 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     metrics.CONNECTIONS.inc()
     loop = asyncio.get_running_loop()
     silence_s = lobby.settings.silence_s
+    # Moving the deadline costs about as much as a small message: it moves only when it is
+    # within silence_s, by a slack more, so at most a few times a second per connection.
+    slack = min(1.0, silence_s / 4)
     silent = False
     try:
         # A client that says nothing for silence_s (no message, not even a ping) is gone as
         # far as the table is concerned: a stalled network closes no socket by itself.
-        async with asyncio.timeout(silence_s) as deadline:
+        async with asyncio.timeout(silence_s + slack) as deadline:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                deadline.reschedule(loop.time() + silence_s)
+                now = loop.time()
+                if (deadline.when() or 0.0) < now + silence_s:
+                    deadline.reschedule(now + silence_s + slack)
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
