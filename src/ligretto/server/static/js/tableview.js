@@ -146,6 +146,7 @@ export class TableScreen {
       this.board.refused(action, text, lifted);
       announce(text);
     } else {
+      this.board.render(); // its button may have shown it as not sent
       toast(refusalText(reason, message), "warn", 1500);
     }
   }
