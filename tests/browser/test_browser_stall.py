@@ -79,6 +79,9 @@ def test_a_stalled_connection_is_lost_within_3_s_and_comes_back_with_every_actio
     pages: Any, shot: Callable[..., Path]
 ) -> None:
     context = pages.context()
+    # Actions are marked not sent after 0.5 s instead of 2 s (docs/clients.md); the
+    # heartbeat keeps its default timings, which the 3 s promise is about.
+    context.add_init_script("window.LIGRETTO_NET = { notSentMs: 500 };")
     gate = Gate(context)
     alice = pages.open("/", context=context)
     code = host_table(alice, "Alice", seats=2, rounds=1)
@@ -162,6 +165,21 @@ def test_a_stalled_connection_is_lost_within_3_s_and_comes_back_with_every_actio
         slot["card"] for slot in played["own"] if (slot["source"], slot["position"]) == (source, position)
     ]
     expect(alice.locator(".own-card.refused")).to_have_count(0)
+
+    # A slow network, not a dead one: the answer to a turn comes after the turn was marked
+    # not sent; the mark goes and the turn is shown, with no notice.
+    wait_settled(alice)
+    gate.hold()
+    mark = len(gate.seen)
+    alice.keyboard.press("Space")
+    expect(turn).to_have_class(re.compile(r"\bnot-sent\b"))
+    gate.release()
+    expect(turn).not_to_have_class(re.compile(r"\bnot-sent\b"))
+    wait_settled(alice)
+    assert any(m.get("type") == "ack" and m.get("applied") for m in gate.seen[mark:]), "the turn was acknowledged"
+    slow = same_as_others_see_it(alice, bob)
+    assert (slow["hand"], slow["sizes"]) != (played["hand"], played["sizes"])
+    played = slow
 
     # Half a stall: the server gets Alice's turn of the hand, its answer never reaches her.
     # The page gives the silent socket up, comes back, and the fresh board shows the turn
