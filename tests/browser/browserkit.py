@@ -10,6 +10,7 @@ still in flight.  A test plays through the page only (clicks, drags, keys).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import re
@@ -287,7 +288,11 @@ class Gate:
     sends is recorded, and can be held back (a slow network) or the connection dropped.
 
     With ``hold_opening`` the page's sockets stay in CONNECTING (no ``open`` event) until
-    :meth:`open` connects them to the server: a slow network at the start."""
+    :meth:`open` connects them to the server: a slow network at the start.
+
+    :meth:`stall` is a network that stops answering: nothing passes either way on the
+    current socket (the frames are lost), and new sockets stay connecting until
+    :meth:`unstall`; :meth:`deafen` loses only what the server sends on the current socket."""
 
     def __init__(self, context: BrowserContext, *, hold_opening: bool = False) -> None:
         self.holding = False
@@ -297,6 +302,10 @@ class Gate:
         self.connections = 0
         self.opening_held = hold_opening
         self.opening: list[tuple[WebSocketRoute, asyncio.Future[None]]] = []
+        self.stalled: WebSocketRoute | None = None
+        self.deaf: WebSocketRoute | None = None
+        self.lost: list[str | bytes] = []
+        """Frames the stalled network swallowed, either way."""
         context.route_web_socket(re.compile(r"/ws$"), self._route)
 
     def _route(self, route: WebSocketRoute) -> asyncio.Future[None] | None:
@@ -313,7 +322,8 @@ class Gate:
         """Connect the sockets held at their opening: the page sees them open now."""
         self.opening_held = False
         for route, connected in self.opening:
-            self._connect(route)
+            with contextlib.suppress(Exception):  # the page gave this socket up while it waited
+                self._connect(route)
             connected.set_result(None)
         self.opening = []
 
@@ -322,7 +332,24 @@ class Gate:
         self.route = route
         self.connections += 1
 
+        def from_page(message: str | bytes) -> None:
+            if route is self.stalled:
+                self.lost.append(message)
+            else:
+                server.send(message)
+
+        route.on_message(from_page)
+
+        def page_closed(code: int | None, reason: str | None) -> None:
+            if route is not self.stalled:  # a stalled network does not carry the close either
+                server.close(code=code, reason=reason or "")
+
+        route.on_close(page_closed)
+
         def from_server(message: str | bytes) -> None:
+            if route is self.stalled or route is self.deaf:
+                self.lost.append(message)
+                return
             if route is not self.route:
                 return  # an old connection's last words
             self.seen.append(json.loads(message))
@@ -342,6 +369,23 @@ class Gate:
         for message in self.held:
             self.route.send(message)
         self.held = []
+
+    def stall(self) -> None:
+        """The network stops answering: the current socket passes nothing either way (its
+        frames are lost), and new sockets stay connecting."""
+        assert self.route is not None
+        self.stalled = self.route
+        self.opening_held = True
+
+    def deafen(self) -> None:
+        """Nothing the server sends on the current socket reaches the page any more (it is
+        lost); the page's frames still reach the server, and new sockets connect."""
+        assert self.route is not None
+        self.deaf = self.route
+
+    def unstall(self) -> None:
+        """The network is back: the sockets waiting to open connect to the server."""
+        self.open()
 
     def drop(self) -> None:
         """The network drops the connection (the page sees it close)."""

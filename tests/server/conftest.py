@@ -15,6 +15,8 @@
 
 Clients pace their messages (``ACT_GAP_S``) to stay under the server's rate limit
 (a burst of 40, then 20 messages per second); floods bypass the pacing on purpose.
+They ping every ``KEEPALIVE_S`` (the server closes a connection silent for its
+``silence_s``, docs/protocol.md "Heartbeats"); those pongs are not recorded.
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ from wire import CARD, apply_events, card_number, colour_letter, hidden_keys
 
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
+KEEPALIVE_S = 1.5
+"""A client pings this often, so the server never takes it for a silent one (its
+``silence_s``); with the paced messages it stays under the rate limit."""
+KEEPALIVE_T = -1.0
+"""The ``t`` of those pings: their pongs are not recorded, so no test sees them."""
 WAIT_S = 5.0
 
 
@@ -51,8 +58,8 @@ Matcher = str | Callable[[Message], bool] | None
 class ServerProcess(realserver.ServerProcess):
     """The real server, with WebSocket test clients."""
 
-    def client(self, label: str) -> Client:
-        return Client(self, label)
+    def client(self, label: str, *, keepalive: float | None = KEEPALIVE_S) -> Client:
+        return Client(self, label, keepalive=keepalive)
 
 
 def center_total(view: dict[str, Any]) -> int:
@@ -122,11 +129,14 @@ class Stuck:
 class Client:
     """A real WebSocket client of ``/ws`` that keeps everything it received."""
 
-    def __init__(self, server: ServerProcess, label: str) -> None:
+    def __init__(self, server: ServerProcess, label: str, *, keepalive: float | None = KEEPALIVE_S) -> None:
         self.server = server
         self.label = label
+        self.keepalive = keepalive
+        """Seconds between two keep-alive pings (``None``, also set later: the client falls silent)."""
         self.ws: Any = None
         self.reader: asyncio.Task[None] | None = None
+        self.pinger: asyncio.Task[None] | None = None
         self.messages: list[Message] = []
         self.raw: list[str] = []
         self.closed = False
@@ -149,13 +159,25 @@ class Client:
         )
         self.closed = False
         self.reader = asyncio.create_task(self._read())
+        if self.keepalive is not None and path == "/ws":
+            self.pinger = asyncio.create_task(self._keep_alive(self.ws))
         return self
+
+    async def _keep_alive(self, ws: Any) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            while self.keepalive is not None:
+                await asyncio.sleep(self.keepalive)
+                if self.keepalive is None:
+                    return
+                await ws.send(json.dumps({"type": "ping", "t": KEEPALIVE_T}))
 
     async def _read(self) -> None:
         try:
             async for raw in self.ws:
                 text = raw if isinstance(raw, str) else raw.decode()
                 message = json.loads(text)
+                if message.get("type") == "pong" and message.get("t") == KEEPALIVE_T:
+                    continue
                 self.raw.append(text)
                 self.messages.append(message)
                 self._track(message)
@@ -165,6 +187,8 @@ class Client:
         finally:
             self.closed = True
             self.close_code = self.ws.close_code
+            if self.pinger is not None:
+                self.pinger.cancel()
             self._wake()
 
     def _wake(self) -> None:

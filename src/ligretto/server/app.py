@@ -48,6 +48,11 @@ log = logging.getLogger("ligretto.server")
 _T = TypeVar("_T")
 
 STATIC = Path(__file__).parent / "static"
+SILENCE_S = 6.0
+"""Default ``Settings.silence_s``: the browser pings every second, the other clients at
+least every 2 s when they have nothing else to say (docs/protocol.md, Heartbeats)."""
+SILENT = 4002
+"""The close code of a connection that said nothing for ``Settings.silence_s``."""
 
 
 @dataclass(slots=True)
@@ -64,6 +69,10 @@ class Settings:
     """Messages a connection may send at once before the rate applies."""
     abandoned_s: float = ABANDONED_S
     """Seconds after which a table nobody is connected to, with no match on, is closed and dropped."""
+    silence_s: float = SILENCE_S
+    """Seconds without any message from a client after which its connection counts as gone
+    (within a quarter of it more, at most 1 s): it is closed (code 4002) and its seat is
+    away, as for a closed socket (clients ping)."""
 
 
 class Lobby:
@@ -210,23 +219,39 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     await websocket.accept()
     conn = Connection(websocket, lobby.settings, lobby.outbox)
     metrics.CONNECTIONS.inc()
+    loop = asyncio.get_running_loop()
+    silence_s = lobby.settings.silence_s
+    # Moving the deadline costs about as much as a small message: it moves only when it is
+    # within silence_s, by a slack more, so at most a few times a second per connection.
+    slack = min(1.0, silence_s / 4)
+    silent = False
     try:
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            raw = message.get("text")
-            if raw is None:
-                raw = (message.get("bytes") or b"").decode("utf-8", "replace")
-            if not conn.within_rate():
-                _bad(conn, "rate_limited", "too many messages: the connection is closed")
-                await asyncio.sleep(0.05)
-                await websocket.close(code=1008)
-                break
-            handle(lobby, conn, raw)
+        # A client that says nothing for silence_s (no message, not even a ping) is gone as
+        # far as the table is concerned: a stalled network closes no socket by itself.
+        async with asyncio.timeout(silence_s + slack) as deadline:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                now = loop.time()
+                if (deadline.when() or 0.0) < now + silence_s:
+                    deadline.reschedule(now + silence_s + slack)
+                raw = message.get("text")
+                if raw is None:
+                    raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+                if not conn.within_rate():
+                    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+                    await asyncio.sleep(0.05)
+                    await websocket.close(code=1008)
+                    break
+                handle(lobby, conn, raw)
+    except TimeoutError:
+        silent = True
     except WebSocketDisconnect:
         pass
     finally:
+        # The seat is away (and its grace period runs) before anything else: closing a
+        # silent socket may wait for a client that does not answer.
         if conn.table is not None:
             conn.table.disconnected(conn)
         metrics.CONNECTIONS.dec()
@@ -234,6 +259,10 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         conn.closed = True  # the client is gone: nothing more to send
         if conn.sender is not None:
             conn.sender.cancel()
+    if silent:
+        log.info("closing silent connection from %s", websocket.client)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(websocket.close(code=SILENT, reason="silent"), 2.0)
 
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:

@@ -28,6 +28,9 @@ from ligretto.bots.reaction import LEVELS, DelaySampler, Move
 
 MIN_DELAY_S = 0.06
 """No client sends faster than this (the server's rate limit is 20 messages a second)."""
+KEEPALIVE_S = 2.0
+"""A client that sent nothing for this long pings (the server closes a connection silent
+for its ``silence_s``, 6 s by default); a client at play acts more often and never does."""
 RECENT = 8
 """Applied actions per seat whose send times are kept for the fan-out measure."""
 BENIGN = frozenset(("not_playing", "countdown"))
@@ -296,6 +299,8 @@ class Client:
         self.own_events: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.player: asyncio.Task[None] | None = None
+        self.pinger: asyncio.Task[None] | None = None
+        self.last_sent = 0.0
 
     # --- connecting
 
@@ -319,6 +324,7 @@ class Client:
                 return False
         self.figures.connections_opened += 1
         self.reader = asyncio.create_task(self._read())
+        self.pinger = asyncio.create_task(self._keep_alive())
         try:
             await self.send({"type": "hello", "v": 1, "code": self.table.code, "name": self.name})
             return await asyncio.wait_for(asyncio.shield(self.joined), settings.timeout)
@@ -328,7 +334,18 @@ class Client:
 
     async def send(self, message: dict[str, Any]) -> None:
         assert self.ws is not None
+        self.last_sent = time.monotonic()
         await self.ws.send(_encode(message).decode())
+
+    async def _keep_alive(self) -> None:
+        """A ping whenever this client sent nothing for ``KEEPALIVE_S``."""
+        with contextlib.suppress(ConnectionClosed):
+            while not self.stopping:
+                wait = self.last_sent + KEEPALIVE_S - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                else:
+                    await self.send({"type": "ping", "t": 0.0})
 
     # --- receiving
 
@@ -483,6 +500,6 @@ class Client:
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await self.ws.close()
-        for task in (self.player, self.reader):
+        for task in (self.player, self.reader, self.pinger):
             if task is not None and not task.done():
                 task.cancel()

@@ -30,6 +30,9 @@ SEND_GAP_S = 1 / 18
 RETRY_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Pauses before reconnecting: the n-th attempt in a row waits ``RETRY_S[n]`` (the last repeats)."""
 CLOCK_PINGS = 3
+KEEPALIVE_S = 2.0
+"""A ping goes out whenever nothing else was sent for this long: the server takes a
+connection that says nothing for its ``silence_s`` (6 s by default) for a dead one."""
 REPLACED = 4001
 """The close code of a connection whose seat was taken over by another one."""
 FATAL = frozenset({"no_table", "bad_name", "bad_version", "replaced"})
@@ -106,6 +109,8 @@ class RemoteTable:
         self.stopped = False
         self.welcomed = False
         """This connection got its welcome (a later one: the start renumbered the seats)."""
+        self.last_sent = 0.0
+        """``time.monotonic()`` of the last message sent on this connection."""
         self._deliver: Deliver = lambda message: None
         self._task: asyncio.Task[None] | None = None
 
@@ -174,7 +179,12 @@ class RemoteTable:
         self.welcomed = False
         self.outbox = asyncio.Queue()
         await ws.send(json.dumps(self._hello()))
-        helpers = [asyncio.create_task(self._send_loop(ws)), asyncio.create_task(self._sync_clock(ws))]
+        self.last_sent = time.monotonic()
+        helpers = [
+            asyncio.create_task(self._send_loop(ws)),
+            asyncio.create_task(self._sync_clock(ws)),
+            asyncio.create_task(self._keep_alive()),
+        ]
         try:
             async for raw in ws:
                 message = json.loads(raw)
@@ -229,6 +239,18 @@ class RemoteTable:
             if message.get("type") == "ping":
                 message = {**message, "t": time.time()}
             await ws.send(json.dumps(message))
+            self.last_sent = time.monotonic()
+
+    async def _keep_alive(self) -> None:
+        """A ping whenever nothing was sent for ``KEEPALIVE_S`` (its pong also keeps the
+        clock offset fresh)."""
+        while True:
+            wait = self.last_sent + KEEPALIVE_S - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+                continue
+            self.last_sent = time.monotonic()  # the send loop sets it again when it goes out
+            self.outbox.put_nowait({"type": "ping", "t": time.time()})
 
     async def _sync_clock(self, ws: ClientConnection) -> None:
         """A few pings: the app's model keeps the offset of the shortest round trip."""

@@ -13,6 +13,11 @@ const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
 const LOST_PILE_MS = 1000;
 
+/** The mark on a card or button whose action went without an answer (connection lost). */
+function notSentMark(action) {
+  return action?.notSent ? h("span", { class: "bubble not-sent-mark", role: "status" }, t("pending.not_sent")) : null;
+}
+
 export class Board {
   constructor(session) {
     this.session = session;
@@ -69,7 +74,7 @@ export class Board {
     if (own) {
       const key = JSON.stringify([
         this.seatKey(own),
-        [...session.pending.values()].map((action) => [action.kind, action.source, action.position, action.pile]),
+        [...session.pending.values()].map((action) => [action.kind, action.source, action.position, action.pile, action.notSent]),
         this.activeRefusals().map((each) => [each.source, each.position, each.text]),
         this.placeFrom,
         Boolean(session.table?.rules?.expert),
@@ -201,7 +206,7 @@ export class Board {
       "button",
       {
         type: "button",
-        class: ["own-card", pending ? "pending" : null, refusal ? "refused" : null,
+        class: ["own-card", pending ? "pending" : null, pending?.notSent ? "not-sent" : null, refusal ? "refused" : null,
           this.placeFrom === source ? "placing" : null, fits ? "fits" : null],
         dataset: { slot, source, position, card: card || null },
         disabled: !card,
@@ -213,7 +218,7 @@ export class Board {
       card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
       h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(key)),
       fits ? h("span", { class: "fit-mark", "aria-hidden": "true" }, "✓") : null,
-      refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : null,
+      refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : notSentMark(pending),
     );
     return button;
   }
@@ -235,6 +240,8 @@ export class Board {
       );
     });
     const votedCount = session.view.areas.filter((each) => each.voted).length;
+    const turning = session.pendingOf("turn");
+    const voting = session.pendingOf("vote", "withdraw");
     return h("section", { class: "own", dataset: { seat: area.seat }, "aria-label": t("board.own") },
       h("header", { class: "own-head" },
         backBadge(area.back, "md"),
@@ -255,7 +262,7 @@ export class Board {
         h("div", { class: "side-slot hand", dataset: { slot: "hand", count: area.hand_size } },
           h("button", {
             type: "button",
-            class: "turn-button",
+            class: ["turn-button", turning ? "pending" : null, turning?.notSent ? "not-sent" : null],
             id: "turn-button",
             "aria-keyshortcuts": KEYS.aria(KEYS.turn),
             "aria-label": t("own.turn.label", { count: area.hand_size, key: KEYS.label(KEYS.turn) }),
@@ -263,18 +270,19 @@ export class Board {
           },
             handBack(area.back, area.hand_size, "lg"),
             h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(KEYS.turn)),
+            notSentMark(turning),
           ),
           h("span", { class: "side-label" }, t("own.turn")),
         ),
         h("div", { class: "side-actions" },
           h("button", {
             type: "button",
-            class: ["vote-button", area.voted ? "voted" : null],
+            class: ["vote-button", area.voted ? "voted" : null, voting ? "pending" : null, voting?.notSent ? "not-sent" : null],
             id: "vote-button",
             "aria-pressed": area.voted ? "true" : "false",
             "aria-keyshortcuts": KEYS.aria(KEYS.vote),
             dataset: { action: "vote" },
-          }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", {}, KEYS.label(KEYS.vote))),
+          }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", {}, KEYS.label(KEYS.vote)), notSentMark(voting)),
           h("span", { class: "side-label" }, t("own.votes", { count: votedCount, players: session.view.players })),
           expert
             ? h("div", { class: "place-buttons", role: "group", "aria-label": t("own.place") },
@@ -327,7 +335,7 @@ export class Board {
   /** After a render: lift the cards in flight toward their pile. */
   afterRender() {
     for (const action of this.session.pending.values()) {
-      if (action.kind !== "play") continue;
+      if (action.kind !== "play" || action.notSent) continue; // a card not sent stays in its place
       const card = this.ownSlot(action.source, action.position);
       const pile = this.pileElement(action.pile);
       if (!card || !pile) continue;

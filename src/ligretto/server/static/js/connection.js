@@ -1,8 +1,12 @@
-// One WebSocket to /ws: JSON messages, reconnection with back-off, and the clock sync
-// of docs/protocol.md (ping/pong: round-trip time and the offset to the server's clock).
+// One WebSocket to /ws: JSON messages, reconnection with back-off, the clock sync of
+// docs/protocol.md (ping/pong: round-trip time and the offset to the server's clock), and
+// the heartbeat: a ping every second, and a socket from which nothing (no pong, no other
+// message) came for LOST_MS is "lost": closed and opened again, as a dropped one.
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
-const PING_EVERY_MS = 3000;
+// Tests may set window.LIGRETTO_NET = {pingMs, lostMs, openMs} before the page loads.
+const TIMING = { pingMs: 1000, lostMs: 2500, openMs: 5000, ...(globalThis.LIGRETTO_NET || {}) };
+const CHECK_MS = 250;
 const SAMPLES = 8;
 
 export function wsUrl(path) {
@@ -13,7 +17,9 @@ export function wsUrl(path) {
 /**
  * `onOpen()` is called on every (re)connection, `onMessage(message)` for every server
  * message, `onStatus()` when the status, RTT or offset changes.
- * status: "connecting" | "open" | "reconnecting" | "closed".
+ * status: "connecting" | "open" | "reconnecting" (the socket closed) | "lost" (it went
+ * silent; it stays "lost" until a socket opens again) | "closed".  `rtt` is null whenever
+ * the status is not "open": no stale round trip is ever shown.
  */
 export class Connection {
   constructor({ onOpen, onMessage, onStatus }) {
@@ -29,21 +35,27 @@ export class Connection {
     this.stopped = false;
     this.pingTimer = null;
     this.retryTimer = null;
+    this.watchTimer = null;
+    this.heard = 0; // Date.now() when the socket last said something (or opened)
     this.open();
   }
 
   open() {
     const socket = new WebSocket(wsUrl("/ws"));
     this.socket = socket;
+    this.heard = Date.now();
+    this.watch();
     socket.addEventListener("open", () => {
       if (this.socket !== socket) return;
       this.attempt = 0;
+      this.heard = Date.now();
       this.setStatus("open");
       this.onOpen();
       this.startPings();
     });
     socket.addEventListener("message", (event) => {
       if (this.socket !== socket) return;
+      this.heard = Date.now();
       let message;
       try {
         message = JSON.parse(event.data);
@@ -55,17 +67,57 @@ export class Connection {
     });
     socket.addEventListener("close", (event) => {
       if (this.socket !== socket) return;
-      this.stopPings();
       // 4001: another connection took this seat over (another tab): do not fight for it.
       if (this.stopped || event.code === 4001) {
+        this.stopPings();
+        this.rtt = null;
         this.setStatus("closed");
         return;
       }
-      this.setStatus("reconnecting");
-      const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
-      this.attempt += 1;
-      this.retryTimer = setTimeout(() => this.open(), wait);
+      this.retry(this.status === "lost" ? "lost" : "reconnecting");
     });
+  }
+
+  /** Give up this socket (it closed, or went silent) and open another after a pause. */
+  retry(status) {
+    const socket = this.socket;
+    this.socket = null; // whatever the old socket still does is ignored from now on
+    this.stopPings();
+    if (socket && socket.readyState < WebSocket.CLOSING) {
+      try {
+        socket.close(4000, status);
+      } catch {
+        // nothing to do: it is gone either way
+      }
+    }
+    this.rtt = null;
+    this.setStatus(status);
+    const wait = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+    this.attempt += 1;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      if (!this.stopped) this.open();
+    }, wait);
+  }
+
+  /** The heartbeat's watch: an open socket silent for lostMs, or one that does not open
+   * within openMs, is given up. */
+  watch() {
+    clearInterval(this.watchTimer);
+    let checked = Date.now();
+    this.watchTimer = setInterval(() => {
+      const now = Date.now();
+      // A page that was itself asleep (a busy machine, a frozen tab) could not have read
+      // what arrived meanwhile: the time it slept is no proof of a silent network.
+      const slept = now - checked - CHECK_MS;
+      checked = now;
+      if (slept > CHECK_MS) this.heard += slept;
+      const socket = this.socket;
+      if (this.stopped || !socket) return;
+      const quiet = now - this.heard;
+      if (socket.readyState === WebSocket.OPEN && quiet > TIMING.lostMs) this.retry("lost");
+      else if (socket.readyState === WebSocket.CONNECTING && quiet > TIMING.openMs) this.retry(this.status === "open" ? "reconnecting" : this.status);
+    }, CHECK_MS);
   }
 
   send(message) {
@@ -83,12 +135,13 @@ export class Connection {
 
   startPings() {
     this.stopPings();
-    // A few quick ones for a good first offset, then one every few seconds.
+    // A few quick ones for a good first offset, then the heartbeat: the server closes a
+    // connection that says nothing for a few seconds (docs/protocol.md, Heartbeats).
     let quick = 3;
     const ping = () => {
       this.send({ type: "ping", t: Date.now() / 1000 });
       quick -= 1;
-      this.pingTimer = setTimeout(ping, quick > 0 ? 250 : PING_EVERY_MS);
+      this.pingTimer = setTimeout(ping, quick > 0 ? 250 : TIMING.pingMs);
     };
     ping();
   }
@@ -102,7 +155,7 @@ export class Connection {
     const received = Date.now() / 1000;
     const sent = Number(message.t);
     const rtt = received - sent;
-    if (!(rtt >= 0)) return;
+    if (!(rtt >= 0) || this.status !== "open") return;
     this.rtt = rtt;
     this.samples.push({ rtt, offset: message.server_t - (sent + received) / 2 });
     if (this.samples.length > SAMPLES) this.samples.shift();
@@ -120,6 +173,7 @@ export class Connection {
   close() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    clearInterval(this.watchTimer);
     this.stopPings();
     if (this.socket) this.socket.close();
     this.status = "closed";

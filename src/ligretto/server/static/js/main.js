@@ -70,7 +70,7 @@ function renderHeader() {
   renderNet();
 }
 
-/** The connection badge: round-trip time and quality, or reconnecting. */
+/** The connection badge: round-trip time and quality, or connection lost / reconnecting. */
 function renderNet() {
   const badge = document.getElementById("net");
   if (!connection) {
@@ -88,7 +88,9 @@ function renderNet() {
     badge.title = t("net.quality", { quality: t(`net.${quality}`), ms });
     badge.replaceChildren(h("span", { class: "net-dot", "aria-hidden": "true" }), h("span", { class: "net-text" }, t("net.rtt", { ms })));
   } else {
-    const text = status === "reconnecting" ? t("net.reconnecting") : status === "closed" ? t("net.offline") : t("net.connecting");
+    // Never a round trip while the socket is not open: a stalled one shows "lost", not its last figure.
+    const texts = { reconnecting: "net.reconnecting", lost: "net.lost", closed: "net.offline" };
+    const text = t(texts[status] || "net.connecting");
     badge.className = `net net-${status}`;
     badge.title = text;
     badge.replaceChildren(h("span", { class: "net-dot", "aria-hidden": "true" }), h("span", { class: "net-text" }, text));

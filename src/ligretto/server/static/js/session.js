@@ -6,12 +6,17 @@ import { applyEvents } from "./mirror.js";
 import { has, t } from "./i18n.js";
 import { storage } from "./storage.js";
 
-const PENDING_TIMEOUT_MS = 6000;
+// An action without an answer after NOT_SENT_MS (or sent while the connection is down) is
+// shown as "not sent"; it stays pending until its ack, or until a reconnection clears it.
+const NOT_SENT_MS = globalThis.LIGRETTO_NET?.notSentMs ?? 2000;
+const PENDING_TIMEOUT_MS = 10000;
 
 /**
  * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
- * "ack" (a refused or applied play; `by`: who was faster), "round_over", "reaction", "error", "net", "welcome" (`renumbered`:
- * the start moved this seat, not a (re)connection), "state".
+ * "ack" (a refused or applied play; `by`: who was faster), "not_sent" (`actions` that went
+ * without an answer or could not be sent), "dropped" (`actions` cleared unanswered by a
+ * reconnection or the end of the round), "round_over", "reaction", "error", "net", "welcome"
+ * (`renumbered`: the start moved this seat, not a (re)connection), "state".
  */
 export class TableSession {
   constructor(code, { watch = false, name = "" } = {}) {
@@ -34,7 +39,10 @@ export class TableSession {
     this.connection = new Connection({
       onOpen: () => this.hello(),
       onMessage: (message) => this.receive(message),
-      onStatus: () => this.emit("net"),
+      onStatus: () => {
+        if (this.connection && this.connection.status !== "open") this.markNotSent([...this.pending.values()]);
+        this.emit("net");
+      },
     });
   }
 
@@ -125,7 +133,7 @@ export class TableSession {
         break;
       case "round_over":
         this.roundOver = message;
-        this.dropPending();
+        this.dropPending("round_over");
         this.emit("round_over", message);
         break;
       case "error":
@@ -217,14 +225,34 @@ export class TableSession {
     return null;
   }
 
+  /** Send an action and keep it pending until its answer.  With the connection down it is
+   * kept as "not sent" (a reconnection reports it); it is never dropped silently. */
   act(action) {
     const id = ++this.ids;
-    if (!this.connection.send({ type: "act", id, action })) return null;
-    this.pending.set(id, { ...action, id, at: Date.now() });
+    const sent = this.connection.send({ type: "act", id, action });
+    const record = { ...action, id, at: Date.now(), notSent: false };
+    this.pending.set(id, record);
+    if (!sent) this.markNotSent([record]);
+    else setTimeout(() => this.markNotSent([record].filter((each) => this.pending.get(id) === each)), NOT_SENT_MS);
     setTimeout(() => {
-      if (this.pending.delete(id)) this.emit("ack", { action, applied: false, reason: "timeout" });
+      // An open connection that never answers: say so (a lost one is reported on return).
+      if (this.pending.get(id) !== record || this.connection.status !== "open") return;
+      this.pending.delete(id);
+      this.emit("ack", { action: record, applied: false, reason: "timeout" });
     }, PENDING_TIMEOUT_MS);
     return id;
+  }
+
+  markNotSent(actions) {
+    const fresh = actions.filter((action) => !action.notSent);
+    for (const action of fresh) action.notSent = true;
+    if (fresh.length) this.emit("not_sent", { actions: fresh });
+  }
+
+  /** The pending turn, vote or withdrawal, if any (drawn on its button). */
+  pendingOf(...kinds) {
+    for (const action of this.pending.values()) if (kinds.includes(action.kind)) return action;
+    return null;
   }
 
   play(source, position, pile, card) {
@@ -250,10 +278,12 @@ export class TableSession {
     return this.connection.send({ type: "react", emote });
   }
 
-  dropPending() {
+  /** Clear the actions no answer can come for any more (a new connection, a new round):
+   * the fresh snapshot shows where every card is; the screen tells the player. */
+  dropPending(reason = "dropped") {
     const dropped = [...this.pending.values()];
     this.pending.clear();
-    for (const action of dropped) this.emit("ack", { action, applied: false, reason: "dropped" });
+    if (dropped.length) this.emit("dropped", { actions: dropped, reason });
   }
 
   // --- between rounds and host commands -------------------------------------------

@@ -112,6 +112,13 @@ export class TableScreen {
       case "reaction":
         this.reactions.received(detail);
         break;
+      case "not_sent":
+        this.board.render();
+        announce(t("pending.not_sent.announce"));
+        break;
+      case "dropped":
+        this.dropped(detail);
+        break;
       case "round_over":
         break; // the table message that follows draws the score sheet
       case "state":
@@ -127,7 +134,7 @@ export class TableScreen {
 
   netChanged() {
     const connection = this.session.connection;
-    if (connection.status === "reconnecting") this.wasReconnecting = true;
+    if (connection.status === "reconnecting" || connection.status === "lost") this.wasReconnecting = true;
     this.onNet(connection);
   }
 
@@ -159,9 +166,22 @@ export class TableScreen {
       const text = refusalText(reason, message, faster);
       this.board.refused(action, text, lifted, { lost: action.kind === "play" && LOST_RACE.includes(reason) });
       announce(text);
-    } else if (reason !== "dropped") {
+    } else {
+      this.board.render(); // its button may have shown it as not sent
       toast(refusalText(reason, message), "warn", 1500);
     }
+  }
+
+  /** Actions no answer will come for: never lost silently.  After a reconnection the board
+   * is the fresh snapshot's, so the words say it is up to date. */
+  dropped({ actions, reason }) {
+    const text = reason === "dropped" ? t("pending.dropped") : refusalText(reason);
+    for (const action of actions) {
+      if (action.kind === "play" || action.kind === "place") this.board.refused(action, text, null);
+    }
+    this.board.render();
+    toast(text, "warn", 4000);
+    announce(text);
   }
 
   errorShown(message) {
