@@ -71,7 +71,7 @@ READ_SHEET = """() => {
       cells: [...row.querySelectorAll('td.num')].map((cell) => cell.textContent),
       winner: Boolean(row.querySelector('.round-winner svg')),
       winnerLabel: row.querySelector('.round-winner .visually-hidden')?.textContent || null,
-      back: { symbol: row.querySelector('.back use').getAttribute('href'), mark: row.querySelector('.back .box-mark').textContent },
+      back: [row.querySelector('.back use').getAttribute('href'), row.querySelector('.back .box-mark').textContent],
     })),
     texts,
     text: panel.innerText,
@@ -124,7 +124,8 @@ def check_sheet(page: Page, *, ready_column: bool, winner_label: str) -> dict[st
     assert not wrapped, f"texts of the sheet broken over lines: {wrapped}"
     width, viewport = sheet["page"]
     assert width <= viewport, f"the page scrolls sideways: {width} > {viewport}"
-    assert 0 <= sheet["panel"][0] and sheet["panel"][1] <= viewport, sheet["panel"]
+    assert sheet["panel"][0] >= 0 and sheet["panel"][1] <= viewport, sheet["panel"]
+    assert len({tuple(row["back"]) for row in rows}) == 12, "every back differs by symbol or box numeral"
 
     # Sorted by total, best first; ties share a place and the next place is skipped.
     columns = 5 if ready_column else 4
@@ -151,7 +152,7 @@ def check_sheet(page: Page, *, ready_column: bool, winner_label: str) -> dict[st
 
 
 def check_toggle(page: Page) -> None:
-    """"Show board" puts the sheet aside (the board is there); a button brings it back."""
+    """*Show board* puts the sheet aside (the board is there); a button brings it back."""
     panel = page.locator(".sheet-panel")
     page.click("#show-board-button")
     expect(panel).to_be_hidden()
