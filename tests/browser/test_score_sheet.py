@@ -2,13 +2,14 @@
 names at 360x640, in German and in Finnish. No name or word is broken, the page never
 scrolls sideways, the rows are sorted by total with places (ties share one), the round's
 winners carry a mark that is not a colour, every negative number has the one minus sign
-(U+2212); "Show board" puts the sheet aside and brings it back (mouse and keys); the
-match result names the places. The 12 deck backs differ by more than colour: symbol and
-box numeral.
+(U+2212); "Show board" puts the sheet aside and brings it back (mouse and keys). The 12
+deck backs differ by more than colour: symbol and box numeral. At the end of a match the
+result gives the places (1st, 2nd: English ordinals).
 
-The host is the page; 11 people join over raw WebSockets with long names and give their
-seat up once the match starts, so the server's stand-in bots play them (under their
-names) and the round ends without anyone at the page playing a card."""
+At the full table the host is the page; 11 people join over raw WebSockets with long
+names and give their seats up once the match starts, so the server's stand-in bots play
+them (under their names) and the round ends without anyone at the page playing a card.
+"""
 
 from __future__ import annotations
 
@@ -113,10 +114,28 @@ def give_up_seat(socket: ClientConnection) -> None:
     socket.close()
 
 
-def check_sheet(page: Page, *, ready_column: bool, winner_label: str) -> dict[str, Any]:
+def dotted(place: int) -> str:
+    """A place in German and Finnish: "1."."""
+    return f"{place}."
+
+
+def english(place: int) -> str:
+    """A place in English: "1st", "2nd", "3rd", "4th", "11th", "12th"."""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def check_sheet(
+    page: Page,
+    *,
+    names: tuple[str, ...] = NAMES,
+    ready_column: bool,
+    winner_label: str,
+    place_text: Callable[[int], str] = dotted,
+) -> dict[str, Any]:
     sheet: dict[str, Any] = page.evaluate(READ_SHEET)
     rows = sheet["rows"]
-    assert sorted(row["name"] for row in rows) == sorted(NAMES), "every name whole in the page"
+    assert sorted(row["name"] for row in rows) == sorted(names), "every name whole in the page"
     assert all(row["title"] == row["name"] for row in rows), "the whole name in the title"
     broken = [row["name"] for row in rows if row["nameLines"] != 1]
     assert not broken, f"names on more than one line: {broken}"
@@ -125,7 +144,7 @@ def check_sheet(page: Page, *, ready_column: bool, winner_label: str) -> dict[st
     width, viewport = sheet["page"]
     assert width <= viewport, f"the page scrolls sideways: {width} > {viewport}"
     assert sheet["panel"][0] >= 0 and sheet["panel"][1] <= viewport, sheet["panel"]
-    assert len({tuple(row["back"]) for row in rows}) == 12, "every back differs by symbol or box numeral"
+    assert len({tuple(row["back"]) for row in rows}) == len(rows), "every back differs by symbol or box numeral"
 
     # Sorted by total, best first; ties share a place and the next place is skipped.
     columns = 5 if ready_column else 4
@@ -133,7 +152,7 @@ def check_sheet(page: Page, *, ready_column: bool, winner_label: str) -> dict[st
     totals = [number(row["cells"][3]) for row in rows]
     assert totals == sorted(totals, reverse=True), totals
     assert [row["place"] for row in rows] == [1 + sum(t > total for t in totals) for total in totals]
-    assert all(re.fullmatch(rf"{row['place']}\.", row["placeText"]) for row in rows), [r["placeText"] for r in rows]
+    assert [row["placeText"] for row in rows] == [place_text(row["place"]) for row in rows]
 
     # The round's winners: the best round score, marked by a crown with its name.
     scores = [number(row["cells"][2]) for row in rows]
@@ -207,19 +226,26 @@ def test_a_full_table_of_long_names_reads_on_a_phone_in_german_and_finnish(
     check_sheet(page, ready_column=True, winner_label="Kierroksen voittaja")
     shot(page, "fi-360")
 
-    # Round 2, then the match result: the places, ties sharing one.
-    page.click("#ready-button")
-    page.wait_for_selector("#match-places", timeout=ROUND_MS)
-    sheet = check_sheet(page, ready_column=False, winner_label="Kierroksen voittaja")
-    podium = page.locator("#match-places li")
-    places = [int(place) for place in podium.evaluate_all("(items) => items.map((li) => li.dataset.place)")]
-    by_place = sorted(row["place"] for row in sheet["rows"])
-    assert places == [place for place in by_place if place <= 3]
-    winners = {row["name"] for row in sheet["rows"] if row["place"] == 1}
-    assert all(name in page.inner_text("#match-result") for name in winners)
-    shot(page, "fi-360-result")
-    check_toggle(page)
-
     page.set_viewport_size({"width": 1280, "height": 800})
-    check_sheet(page, ready_column=False, winner_label="Kierroksen voittaja")
+    check_sheet(page, ready_column=True, winner_label="Kierroksen voittaja")
     shot(page, "1280")
+
+
+def test_the_match_result_gives_the_places(pages: Any, shot: Callable[..., Path]) -> None:
+    page = pages.open("/", context=pages.context(width=360, height=640))
+    host_table(page, HOST, seats=2, rounds=1, bots=("smart:machine",))
+    start_match(page)
+    wait_round_over(page, ROUND_MS)
+    page.wait_for_selector("#match-places")
+    sheet = check_sheet(
+        page, names=(HOST, "Smart bot 2"), ready_column=False, winner_label="Won this round", place_text=english
+    )
+    podium = page.locator("#match-places li")
+    places = podium.evaluate_all("(items) => items.map((li) => [Number(li.dataset.place), li.textContent])")
+    assert [place for place, _ in places] == [row["place"] for row in sheet["rows"]]
+    assert [text.split()[0] for _, text in places] == [english(row["place"]) for row in sheet["rows"]]
+    winners = [row["name"] for row in sheet["rows"] if row["place"] == 1]
+    expect(page.locator("#match-result")).to_contain_text(winners[0])
+    expect(page.locator("#rematch-button")).to_be_visible()
+    shot(page, "en-360")
+    check_toggle(page)
