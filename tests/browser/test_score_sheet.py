@@ -8,7 +8,7 @@ result gives the places (1st, 2nd: English ordinals).
 
 At the full table the host is the page; 11 people join over raw WebSockets with long
 names and give their seats up once the match starts, so the server's stand-in bots play
-them (under their names) and the round ends without anyone at the page playing a card.
+them (under their names); the page's player plays no card and only says "stuck".
 """
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browserkit import host_table, start_match, wait_round_over
+from browserkit import host_table, read_board, start_match, wait_round_over
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
@@ -125,6 +126,20 @@ def english(place: int) -> str:
     return f"{place}{suffix}"
 
 
+def stay_stuck(page: Page, timeout_s: float = ROUND_MS / 1000) -> None:
+    """The page's player plays no card and says "stuck" again whenever a play lifted the
+    votes, so the others are never kept waiting for its vote; until the round is over."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = read_board(page)
+        if state is not None and state["ended"]:
+            return
+        if state is not None and state["live"] and not state["voted"] and not state["pending"]:
+            page.keyboard.press("v")
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the round did not end within {timeout_s} s")
+
+
 def check_sheet(
     page: Page,
     *,
@@ -195,6 +210,9 @@ def check_backs(page: Page) -> None:
     assert {back["box"]: back["mark"] for back in backs} == {"red": "I", "blue": "II", "green": "III"}
     assert all(back["mark"] in back["label"] for back in backs), [back["label"] for back in backs]
     assert page.locator(".own .card-back .box-mark").count() == 1, "the hand's back has its box numeral"
+    # The board's totals use the sheet's minus sign too (the page's player has a negative one).
+    board = page.inner_text(".board")
+    assert re.search(rf"{MINUS}\d", board) and not re.search(r"-\d", board), board
 
 
 def test_a_full_table_of_long_names_reads_on_a_phone_in_german_and_finnish(
@@ -211,7 +229,8 @@ def test_a_full_table_of_long_names_reads_on_a_phone_in_german_and_finnish(
             give_up_seat(guest)
 
     # Round 1 in German: the widest sheet (with the "ready" column).
-    wait_round_over(page, ROUND_MS)
+    stay_stuck(page)
+    wait_round_over(page)
     check_sheet(page, ready_column=True, winner_label="Rundensieg")
     shot(page, "de-360")
     check_toggle(page)
@@ -235,7 +254,8 @@ def test_the_match_result_gives_the_places(pages: Any, shot: Callable[..., Path]
     page = pages.open("/", context=pages.context(width=360, height=640))
     host_table(page, HOST, seats=2, rounds=1, bots=("smart:machine",))
     start_match(page)
-    wait_round_over(page, ROUND_MS)
+    stay_stuck(page)
+    wait_round_over(page)
     page.wait_for_selector("#match-places")
     sheet = check_sheet(
         page, names=(HOST, "Smart bot 2"), ready_column=False, winner_label="Won this round", place_text=english
