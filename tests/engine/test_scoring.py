@@ -24,6 +24,7 @@ from ligretto.engine import (
     Turn,
     Vote,
     parse_position,
+    places,
     score_round,
     state_to_dict,
     winners,
@@ -216,6 +217,20 @@ def test_ties_give_several_round_winners(scores: list[int], expected: tuple[int,
     assert winners(scores) == expected
 
 
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        ([5, 9, 5, 2], (2, 1, 2, 4)),
+        ([1], (1,)),
+        ([-2, -1, -1, -3], (3, 1, 1, 4)),
+        ([7, 7, 7], (1, 1, 1)),
+        ([0, 9, 2, 9, 9], (5, 1, 4, 1, 1)),
+    ],
+)
+def test_ties_share_a_place_and_the_next_place_is_skipped(scores: list[int], expected: tuple[int, ...]) -> None:
+    assert places(scores) == expected
+
+
 # seat 0: 4 in the center, 0 in the stack -> 4; seat 1: 6 and 1 -> 4; seat 2: 2 and 1 -> 0
 TIED_ROUND = """
 center: r:0,0,0,0 g:1,1,1,1,1,1 b:2,2
@@ -266,6 +281,8 @@ def test_sheet_to_dict() -> None:
     assert data["rounds"][1]["lines"][3] == {"center": 9, "stack": 4, "score": -3}
     assert data["rounds"][2]["ending"] == "stalemate_vote"
     assert data["rounds"][2]["stopped_by"] is None
+    assert [row["winners"] for row in data["rounds"]] == [[1], [1], [1]]
+    assert data["places"] == [2, 1, 3, 4]
 
 
 def test_sheet_round_trip() -> None:

@@ -51,6 +51,12 @@ def winners(scores: list[int] | tuple[int, ...]) -> tuple[int, ...]:
     return tuple(seat for seat, score in enumerate(scores) if score == best)
 
 
+def places(scores: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    """Each seat's place (1 = best) by score; ties share a place and the next place skips:
+    ``places([5, 9, 5, 2]) == (2, 1, 2, 4)``."""
+    return tuple(1 + sum(other > score for other in scores) for score in scores)
+
+
 def round_seed(match_seed: int, number: int) -> int:
     """The seed of round ``number`` (1-based) of a match: independent of its neighbours."""
     digest = hashlib.sha256(f"ligretto:{match_seed}:round:{number}".encode()).digest()
@@ -96,12 +102,14 @@ class ScoreSheet:
                     "stopped_by": stopped,
                     "lines": [{"center": s.center, "stack": s.stack, "score": s.score} for s in row],
                     "totals": list(self.totals(number + 1)),
+                    "winners": list(self.round_winners(number)),
                 }
                 for number, (row, ending, stopped) in enumerate(
                     zip(self.rounds, self.endings, self.stopped_by, strict=True)
                 )
             ],
             "totals": list(self.totals()),
+            "places": list(places(self.totals())),
         }
 
     @classmethod

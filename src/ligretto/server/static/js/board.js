@@ -8,6 +8,7 @@ import { language, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { aidOn } from "./aid.js";
 import { targetPile } from "./mirror.js";
+import { formatScore } from "./sheet.js";
 
 const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
@@ -104,9 +105,10 @@ export class Board {
     return JSON.stringify([area, this.session.nameOf(area.seat), this.score(area.seat), entry]);
   }
 
+  /** A seat's running total as the score sheet writes it (one minus sign, U+2212). */
   score(seat) {
     const totals = this.session.table?.sheet?.totals;
-    return totals && totals[seat] !== undefined ? totals[seat] : 0;
+    return formatScore(totals && totals[seat] !== undefined ? totals[seat] : 0);
   }
 
   seatBadges(seat, area) {

@@ -18,6 +18,27 @@ const BY_LETTER = Object.fromEntries(COLOURS.map((colour) => [colour.letter, col
 export const BACK_SYMBOLS = ["sun", "moon", "star", "heart"];
 export const BOXES = ["red", "blue", "green"];
 
+/**
+ * The mark of each box that is not its colour: with five players or more two backs share
+ * a symbol and differ by box, so every back also shows its box's numeral (and a ring style).
+ */
+export const BOX_MARKS = { red: "I", blue: "II", green: "III" };
+
+/** The back of the deck dealt to a seat (engine/cards.py: Back.for_seat): 4 per box. */
+export function backOfSeat(seat) {
+  return { box: BOXES[Math.floor(seat / 4)], symbol: BACK_SYMBOLS[seat % 4] };
+}
+
+/** "Deck back: sun, red box I", for titles and screen readers. */
+export function backLabel(back) {
+  const box = t("box.label", { box: t(`box.${back.box}`), mark: BOX_MARKS[back.box] });
+  return t("back.label", { box, symbol: t(`symbol.${back.symbol}`) });
+}
+
+function boxMark(back) {
+  return h("span", { class: "box-mark", "aria-hidden": "true" }, BOX_MARKS[back.box]);
+}
+
 /** {colour: "red", letter: "r", number: 5} of "r5". */
 export function parseCard(card) {
   const colour = BY_LETTER[card[0]];
@@ -51,15 +72,20 @@ export function emptySlot(size = "md", label = "") {
   return h("span", { class: ["card", "card-empty", `card-${size}`], "aria-label": label || null });
 }
 
-/** A deck's back: its box colour as a ring and its symbol. */
+/** A deck's back: its symbol in a ring of its box's colour and style, and its box's numeral. */
 export function backBadge(back, size = "sm") {
+  const label = backLabel(back);
   return h(
     "span",
     {
       class: ["back", `box-${back.box}`, `back-${size}`],
-      title: t("back.label", { box: t(`box.${back.box}`), symbol: t(`symbol.${back.symbol}`) }),
+      dataset: { box: back.box, symbol: back.symbol, mark: BOX_MARKS[back.box] },
+      title: label,
+      role: "img",
+      "aria-label": label,
     },
     icon(`back-${back.symbol}`, "back-sym"),
+    boxMark(back),
   );
 }
 
@@ -67,8 +93,14 @@ export function backBadge(back, size = "sm") {
 export function handBack(back, count, size = "md") {
   return h(
     "span",
-    { class: ["card", "card-back", `box-${back.box}`, `card-${size}`], "aria-label": t("hand.count", { count }) },
+    {
+      class: ["card", "card-back", `box-${back.box}`, `card-${size}`],
+      dataset: { box: back.box, symbol: back.symbol, mark: BOX_MARKS[back.box] },
+      title: backLabel(back),
+      "aria-label": t("hand.count", { count }),
+    },
     icon(`back-${back.symbol}`, "card-sym"),
+    boxMark(back),
     h("span", { class: "card-count" }, String(count)),
   );
 }

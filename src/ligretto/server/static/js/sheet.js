@@ -1,14 +1,30 @@
-// The score sheet after a round (center, stack, score, running totals, every round so
-// far), getting ready for the next round, the match result and the rematch.
+// The score sheet after a round (place, center, stack, score, running total, every round
+// so far), sorted by total with the places and the round's winners the server sends,
+// getting ready for the next round, the match result and the rematch. The sheet can be
+// put aside to look at the final board, and brought back.
 
-import { backBadge } from "./cards.js";
+import { backBadge, backOfSeat } from "./cards.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
-function backOf(seat) {
-  return { box: ["red", "blue", "green"][Math.floor(seat / 4)], symbol: ["sun", "moon", "star", "heart"][seat % 4] };
+const MINUS = "\u2212";
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A score as the sheet writes it: one minus sign (U+2212) for every negative number. */
+export function formatScore(n) {
+  return n < 0 ? `${MINUS}${-n}` : String(n);
 }
+
+/** "1st", "2nd" (en), "1." (de, fi), "1er" (fr): the place in the page's language. */
+export function placeText(place) {
+  const rule = new Intl.PluralRules(language(), { type: "ordinal" }).select(place);
+  const form = ["one", "two", "few"].includes(rule) ? rule : "other";
+  return t(`sheet.ordinal.${form}`, { n: place });
+}
+
+/** The sheets put aside with "Show board", by table, round and phase: a new sheet shows again. */
+const dismissed = new Set();
 
 function endingText(session, round) {
   if (round.ending === "stop") {
@@ -19,7 +35,42 @@ function endingText(session, round) {
   return t(`ending.${round.ending}`);
 }
 
-/** The score sheet panel, or null when there is nothing to show. */
+/** The round winner's mark: a crown (a shape, not a colour) with its name for screen readers. */
+function winnerMark() {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("class", "crown");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", "M2.5 7.5 7.5 12 12 4l4.5 8 5-4.5-2 11.5h-15Z");
+  svg.append(path);
+  const label = t("sheet.round_winner");
+  return h("span", { class: "round-winner", title: label }, svg, h("span", { class: "visually-hidden" }, label));
+}
+
+/** The player's cell: back, the name on one line (cut short with "…", whole in its title). */
+function playerCell(session, seat, { back = true, mark = false } = {}) {
+  const name = session.nameOf(seat);
+  return h("th", { scope: "row", class: "player" },
+    h("span", { class: "player-cell" },
+      back ? backBadge(backOfSeat(seat)) : null,
+      h("span", { class: "sheet-name", title: name }, name),
+      mark ? winnerMark() : null,
+    ),
+  );
+}
+
+function column(text, extra = null) {
+  return h("th", { scope: "col", class: ["num", extra] }, h("span", { class: "head" }, text));
+}
+
+/** Scrolls sideways inside the panel when a wide table does not fit (never the page). */
+function scroller(table, label) {
+  return h("div", { class: "sheet-scroll", tabindex: "0", role: "region", "aria-label": label }, table);
+}
+
+/** The score sheet panel (with its "Show board" toggle), or null when there is nothing to show. */
 export function sheetPanel(session, { onReady, onRematch }) {
   const table = session.table;
   const sheet = table?.sheet;
@@ -27,31 +78,36 @@ export function sheetPanel(session, { onReady, onRematch }) {
   const over = table.phase === "over";
   const number = sheet.rounds.length;
   const last = sheet.rounds[number - 1];
-  const players = sheet.players;
-  const seats = [...Array(players).keys()];
-  const best = Math.max(...last.lines.map((line) => line.score));
+  const places = sheet.places;
+  const roundWinners = new Set(last.winners || []);
   const winners = new Set(table.winners || []);
+  // Best total first; a shared place keeps the seats' order.
+  const seats = [...Array(sheet.players).keys()].sort((a, b) => places[a] - places[b] || a - b);
+  const me = (seat) => seat === session.seat && !session.watching;
 
-  const round = h("table", { class: "sheet", id: "score-sheet" },
-    h("caption", {}, t("sheet.round", { n: number })),
+  const roundTable = h("table", { class: "sheet", id: "score-sheet" },
+    h("caption", {}, over ? t("match.standings") : t("sheet.round", { n: number })),
     h("thead", {}, h("tr", {},
-      h("th", { scope: "col" }, t("sheet.player")),
-      h("th", { scope: "col" }, t("sheet.center")),
-      h("th", { scope: "col" }, t("sheet.stack")),
-      h("th", { scope: "col" }, t("sheet.score")),
-      h("th", { scope: "col" }, t("sheet.total")),
-      over ? null : h("th", { scope: "col" }, t("sheet.ready")),
+      h("th", { scope: "col", class: "place" }, h("span", { class: "head" }, t("sheet.place"))),
+      h("th", { scope: "col", class: "player" }, t("sheet.player")),
+      column(t("sheet.center")),
+      column(t("sheet.stack")),
+      column(t("sheet.score")),
+      column(t("sheet.total"), "total"),
+      over ? null : column(t("sheet.ready")),
     )),
     h("tbody", {}, seats.map((seat) => {
       const line = last.lines[seat];
       const entry = table.seats[seat];
-      return h("tr", { class: [line.score === best ? "best" : null, seat === session.seat && !session.watching ? "me" : null], dataset: { seat } },
-        h("th", { scope: "row" }, backBadge(backOf(seat)), " ", session.nameOf(seat)),
-        h("td", {}, `+${line.center}`),
-        h("td", {}, line.stack ? `−${line.stack}` : "0"),
-        h("td", { class: "num" }, String(line.score)),
-        h("td", { class: "num total" }, String(last.totals[seat])),
-        over ? null : h("td", { class: "ready-cell" }, entry?.ready ? "✓" : "…"),
+      const won = roundWinners.has(seat);
+      return h("tr", { class: [won ? "best" : null, me(seat) ? "me" : null], dataset: { seat, place: places[seat], total: last.totals[seat] } },
+        h("td", { class: "place" }, placeText(places[seat])),
+        playerCell(session, seat, { mark: won }),
+        h("td", { class: "num" }, `+${line.center}`),
+        h("td", { class: "num" }, line.stack ? `${MINUS}${line.stack}` : "0"),
+        h("td", { class: "num" }, formatScore(line.score)),
+        h("td", { class: "num total" }, formatScore(last.totals[seat])),
+        over ? null : h("td", { class: "num ready-cell" }, entry?.ready ? "✓" : "…"),
       );
     })),
   );
@@ -60,51 +116,103 @@ export function sheetPanel(session, { onReady, onRematch }) {
     ? h("table", { class: "sheet history", id: "sheet-history" },
         h("caption", {}, t("sheet.history")),
         h("thead", {}, h("tr", {},
-          h("th", { scope: "col" }, t("sheet.player")),
-          sheet.rounds.map((_, i) => h("th", { scope: "col" }, t("sheet.round.short", { n: i + 1 }))),
-          h("th", { scope: "col" }, t("sheet.total")),
+          h("th", { scope: "col", class: "player" }, t("sheet.player")),
+          sheet.rounds.map((_, i) => column(t("sheet.round.short", { n: i + 1 }))),
+          column(t("sheet.total"), "total"),
         )),
-        h("tbody", {}, seats.map((seat) => h("tr", {},
-          h("th", { scope: "row" }, session.nameOf(seat)),
-          sheet.rounds.map((r) => h("td", { class: "num" }, String(r.lines[seat].score))),
-          h("td", { class: "num total" }, String(sheet.totals[seat])),
+        h("tbody", {}, seats.map((seat) => h("tr", { class: me(seat) ? "me" : null, dataset: { seat } },
+          playerCell(session, seat, { back: false }),
+          sheet.rounds.map((r) => h("td", { class: "num" }, formatScore(r.lines[seat].score))),
+          h("td", { class: "num total" }, formatScore(sheet.totals[seat])),
         ))),
       )
     : null;
 
-  let footer;
-  if (over) {
-    const names = [...winners].map((seat) => session.nameOf(seat)).join(", ");
-    const iWon = winners.has(session.seat) && !session.watching;
-    footer = h("div", { class: "sheet-footer" },
-      h("p", { class: "result", id: "match-result", role: "status" },
-        iWon ? t("match.you_won") : t(winners.size > 1 ? "match.winners" : "match.winner", { names }),
-      ),
-      session.isHost
-        ? h("button", { class: "primary big", id: "rematch-button", onclick: onRematch }, t("match.rematch"))
-        : h("p", { class: "muted" }, t("match.rematch.wait")),
-      h("a", { class: "button", href: "#/" }, t("match.lobby")),
-    );
-  } else if (!session.watching && session.seat !== null) {
-    const mine = table.seats[session.seat];
-    footer = h("div", { class: "sheet-footer" },
-      mine?.ready
-        ? h("p", { class: "muted" }, t("sheet.waiting"))
-        : h("button", { class: "primary big", id: "ready-button", onclick: onReady },
-            t("sheet.next"), " ", h("kbd", {}, KEYS.label(KEYS.ready))),
-    );
-  } else {
-    footer = h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")));
-  }
-
-  return h("section", { class: ["sheet-panel", over ? "over" : null], role: "dialog", "aria-labelledby": "sheet-title" },
+  const panel = h("section", { class: ["sheet-panel", over ? "over" : null], role: "dialog", "aria-labelledby": "sheet-title" },
     h("h2", { id: "sheet-title" }, over ? t("match.over") : t("sheet.title", { n: number })),
     h("p", { class: "sheet-ending" },
       last.ending === "stop" ? h("strong", {}, t("stop.title"), " ") : null,
       endingText(session, last),
     ),
-    round,
-    history,
-    footer,
+    over ? matchResult(session, seats, places, winners) : null,
+    scroller(roundTable, over ? t("match.standings") : t("sheet.round", { n: number })),
+    history ? scroller(history, t("sheet.history")) : null,
+    footer(session, over, { onReady, onRematch }),
   );
+  return withBoardToggle(panel, `${table.code}:${number}:${table.phase}`);
+}
+
+/** At the end of the match: who won, and the places on the podium (ties share one). */
+function matchResult(session, seats, places, winners) {
+  const names = [...winners].map((seat) => session.nameOf(seat)).join(", ");
+  const iWon = winners.has(session.seat) && !session.watching;
+  const totals = session.table.sheet.totals;
+  return h("div", { class: "match-result" },
+    h("p", { class: "result", id: "match-result", role: "status" },
+      iWon ? t("match.you_won") : t(winners.size > 1 ? "match.winners" : "match.winner", { names }),
+    ),
+    h("ol", { class: "podium", id: "match-places", "aria-label": t("match.places") },
+      seats.filter((seat) => places[seat] <= 3).map((seat) =>
+        h("li", { class: `place-${places[seat]}`, dataset: { seat, place: places[seat] } },
+          h("span", { class: "podium-place" }, placeText(places[seat])),
+          " ",
+          h("span", { class: "sheet-name", title: session.nameOf(seat) }, session.nameOf(seat)),
+          " ",
+          h("span", { class: "podium-total" }, t("match.points", { points: formatScore(totals[seat]) })),
+        )),
+    ),
+  );
+}
+
+function footer(session, over, { onReady, onRematch }) {
+  const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
+  if (over) {
+    return h("div", { class: "sheet-footer" },
+      session.isHost
+        ? h("button", { class: "primary big", id: "rematch-button", onclick: onRematch }, t("match.rematch"))
+        : h("p", { class: "muted" }, t("match.rematch.wait")),
+      toBoard,
+      h("a", { class: "button", href: "#/" }, t("match.lobby")),
+    );
+  }
+  if (!session.watching && session.seat !== null) {
+    const mine = session.table.seats[session.seat];
+    return h("div", { class: "sheet-footer" },
+      mine?.ready
+        ? h("p", { class: "muted" }, t("sheet.waiting"))
+        : h("button", { class: "primary big", id: "ready-button", onclick: onReady },
+            t("sheet.next"), " ", h("kbd", {}, KEYS.label(KEYS.ready))),
+      toBoard,
+    );
+  }
+  return h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")), toBoard);
+}
+
+/**
+ * The panel and, while it is put aside, a button that brings it back. "Show board" (or
+ * Escape on the sheet) hides the panel so the final board can be seen; "Show score sheet"
+ * brings it back. The choice holds until the next sheet (another round or phase).
+ */
+function withBoardToggle(panel, key) {
+  const back = h("button", { class: "primary", id: "show-sheet-button", type: "button" }, t("sheet.show_sheet"));
+  const peek = h("div", { class: "sheet-peek" }, back);
+  const show = (visible, focus) => {
+    if (visible) dismissed.delete(key);
+    else dismissed.add(key);
+    panel.hidden = !visible;
+    peek.hidden = visible;
+    if (focus) (visible ? panel.querySelector("#show-board-button") : back).focus({ preventScroll: true });
+  };
+  panel.querySelector("#show-board-button").addEventListener("click", () => show(false, true));
+  back.addEventListener("click", () => show(true, true));
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === KEYS.cancel) {
+      show(false, true);
+      event.preventDefault();
+    }
+  });
+  const hidden = dismissed.has(key);
+  show(!hidden, false);
+  // The first button of the layer takes the focus when it appears: the visible one.
+  return h("div", { class: "sheet-layer" }, hidden ? [peek, panel] : [panel, peek]);
 }
