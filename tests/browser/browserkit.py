@@ -436,6 +436,35 @@ def in_step(alice: Page, bob: Page) -> tuple[dict[str, Any], dict[str, Any]]:
     raise AssertionError("the two pages never showed the same center")
 
 
+@dataclass
+class LostRace:
+    """A race Alice lost (see :func:`lose_a_race`): her card, the pile, the pile's top
+    before Bob's card, and the server's refused ``ack`` of her play."""
+
+    source: str
+    position: int
+    card: str
+    pile: int
+    top_before: int
+    refusal: dict[str, Any]
+
+
+def lose_a_race(gate: Gate, alice: Page, bob: Page) -> LostRace:
+    """Set up a race (:func:`set_up_race`) and let Alice lose it: her network is held back
+    (``gate``, on her context), Bob plays first, then she does; returns once the server has
+    refused her play, with her network still held (the caller releases it)."""
+    (source, position, card, pile), (b_source, b_position, _, _) = set_up_race(alice, bob)
+    top_before = next(top for index, _, top in center_of(alice) if index == pile)
+    gate.hold()
+    bob.keyboard.press(key_of(b_source, b_position))
+    bob.wait_for_function(
+        f"() => Number(document.querySelector('.center [data-pile=\"{pile}\"]').dataset.top) === {top_before + 1}"
+    )
+    alice.keyboard.press(key_of(source, position))
+    refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
+    return LostRace(source, position, card, pile, top_before, refusal)
+
+
 def set_up_race(alice: Page, bob: Page, steps: int = 600) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """Play two pages (nobody else at the table) by keys until both hold a card that a
     click would send to the same existing pile: ((source, position, card, pile) of Alice,

@@ -15,11 +15,10 @@ from browserkit import (
     center_of,
     fitting,
     host_table,
-    key_of,
+    lose_a_race,
     play_keys_until_round_ends,
     press,
     read_board,
-    set_up_race,
     start_match,
     wait_round_over,
     wait_settled,
@@ -124,31 +123,21 @@ def test_a_play_that_lost_the_race_returns_to_its_place_with_beaten_to_it(
     join_by_link(bob, "Bob")
     start_match(alice, bob)
 
-    race = set_up_race(alice, bob)
-    (a_source, a_position, a_card, pile), (b_source, b_position, _, _) = race
-    top_before = next(top for index, _, top in center_of(alice) if index == pile)
-
     # Alice's network is slow: she does not see Bob's card arrive before she plays hers.
-    gate.hold()
-    bob.keyboard.press(key_of(b_source, b_position))
-    bob.wait_for_function(
-        f"() => Number(document.querySelector('.center [data-pile=\"{pile}\"]').dataset.top) === {top_before + 1}"
-    )
-    alice.keyboard.press(key_of(a_source, a_position))
-    refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
-    assert refusal["reason"] == "does_not_fit", refusal
-    card = alice.locator(slot_selector(a_source, a_position))
+    race = lose_a_race(gate, alice, bob)
+    assert race.refusal["reason"] == "does_not_fit", race.refusal
+    card = alice.locator(slot_selector(race.source, race.position))
     expect(card).to_have_class(re.compile(r"\bpending\b"))  # on its way while the answer travels
     gate.release()
 
     expect(card).to_have_class(re.compile(r"\brefused\b"))
     expect(card.locator(".bubble")).to_have_text("Beaten to it by Bob!")  # the ack names who was faster
-    expect(card).to_have_attribute("data-card", a_card)  # the card is back where it was
+    expect(card).to_have_attribute("data-card", race.card)  # the card is back where it was
     expect(card).not_to_have_class(re.compile(r"\bpending\b"))
-    assert (pile, top_before + 1) in [(index, top) for index, _, top in center_of(alice)]
+    assert (race.pile, race.top_before + 1) in [(index, top) for index, _, top in center_of(alice)]
     shot(alice, "beaten-to-it")
     expect(card.locator(".bubble")).to_have_count(0, timeout=5000)  # the notice goes away by itself
-    expect(card).to_have_attribute("data-card", a_card)
+    expect(card).to_have_attribute("data-card", race.card)
 
 
 def test_a_whole_round_with_the_keyboard_only(pages: Any, shot: Callable[..., Path]) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browserkit import Gate, center_of, host_table, key_of, press, set_up_race, start_match, wait_round_over
+from browserkit import Gate, host_table, lose_a_race, press, start_match, wait_round_over
 from playwright.sync_api import BrowserContext, Page, expect
 
 PARTY = "\U0001f389"
@@ -119,23 +119,15 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     assert audio(alice)["contexts"] == 1
 
     # A race for one pile; Alice's network is slow, so Bob's card gets there first.
-    (a_source, a_position, a_card, pile), (b_source, b_position, _, _) = set_up_race(alice, bob)
-    top_before = next(top for index, _, top in center_of(alice) if index == pile)
-    gate.hold()
-    bob.keyboard.press(key_of(b_source, b_position))
-    bob.wait_for_function(
-        f"() => Number(document.querySelector('.center [data-pile=\"{pile}\"]').dataset.top) === {top_before + 1}"
-    )
-    alice.keyboard.press(key_of(a_source, a_position))
-    refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
-    assert refusal["reason"] == "does_not_fit" and refusal["by"] == 1, refusal  # Bob's seat
+    race = lose_a_race(gate, alice, bob)
+    assert race.refusal["reason"] == "does_not_fit" and race.refusal["by"] == 1, race.refusal  # Bob's seat
     gate.release()
 
-    slot = "row-" + str(a_position) if a_source == "row" else a_source
+    slot = "row-" + str(race.position) if race.source == "row" else race.source
     card = alice.locator(f'.own [data-slot="{slot}"]')
     expect(card.locator(".bubble")).to_have_text("Beaten to it by Bob!")
-    expect(card).to_have_attribute("data-card", a_card)
-    lost = alice.locator(f'.center [data-pile="{pile}"]')
+    expect(card).to_have_attribute("data-card", race.card)
+    lost = alice.locator(f'.center [data-pile="{race.pile}"]')
     expect(lost).to_have_class(re.compile(r"\blost\b"))
     shot(alice, "beaten-by-bob")
     expect(lost).not_to_have_class(re.compile(r"\blost\b"), timeout=3000)  # for a moment only
