@@ -203,7 +203,9 @@ export class Board {
         "aria-keyshortcuts": KEYS.aria(key),
       },
       card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
-      h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(key)),
+      // Drawn by CSS from data-key: the key is in the label and in aria-keyshortcuts, and
+      // the button's visible text (the card's number) must be part of its label.
+      h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(key) } }),
       refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : null,
     );
     return button;
@@ -253,7 +255,7 @@ export class Board {
             dataset: { action: "turn" },
           },
             handBack(area.back, area.hand_size, "lg"),
-            h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(KEYS.turn)),
+            h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(KEYS.turn) } }),
           ),
           h("span", { class: "side-label" }, t("own.turn")),
         ),

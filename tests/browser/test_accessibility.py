@@ -1,0 +1,234 @@
+"""axe-core finds no accessibility violation on any screen of the browser client, at a
+phone's size (390x844, touch) and a desktop's (1280x800).
+
+One tour per size walks every screen in order on a few pages of one server: the lobby,
+the invite page (the name prompt of ``/#/t/CODE``), the waiting room of the host and of
+a guest, a round in play as a player and as a spectator, the expert variant (also while
+placing a card onto the row), the score sheet, the match result and the rules page.  At
+each screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best
+practices, as ``axe.run`` does by default, no rule turned off, plus the experimental rules
+of WCAG A and AA criteria such as 2.5.3 "label in name") and a screenshot goes
+to tests/browser/artifacts/.  The test fails with every violation of every screen: its
+rule id, impact, the selectors of the elements and what to do.
+
+A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
+of the tour there (it may use the pages and tables the earlier steps made).
+
+The contexts ask for reduced motion: axe reads colours off the page, and a card half
+way through a flight or a fading toast has no settled contrast to judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from browserkit import host_table, press, read_board, start_match, wait_round_over, wait_settled
+from playwright.sync_api import BrowserContext, Page, expect
+from test_browser_expert import placement
+
+AXE = Axe()
+EXPERIMENTAL_WCAG = ("css-orientation-lock", "label-content-name-mismatch", "p-as-heading", "table-fake-caption", "td-has-header")
+"""axe-core's rules for WCAG 2.0/2.1 A and AA criteria that it still calls experimental and
+leaves off by default; turned on (label-content-name-mismatch is WCAG 2.5.3)."""
+AXE_OPTIONS = {"resultTypes": ["violations"], "rules": {rule: {"enabled": True} for rule in EXPERIMENTAL_WCAG}}
+
+
+@dataclass(frozen=True)
+class Size:
+    name: str
+    width: int
+    height: int
+    touch: bool
+
+
+PHONE = Size("phone", 390, 844, touch=True)
+DESKTOP = Size("desktop", 1280, 800, touch=False)
+
+
+@dataclass
+class Tour:
+    """The pages and tables of one walk through the screens, at one size."""
+
+    pages: Any
+    server: Any
+    size: Size
+    opened: dict[str, Page] = field(default_factory=dict)
+    codes: dict[str, str] = field(default_factory=dict)
+
+    def context(self) -> BrowserContext:
+        size = self.size
+        context: BrowserContext = self.pages.browser.new_context(
+            viewport={"width": size.width, "height": size.height},
+            has_touch=size.touch,
+            is_mobile=size.touch,
+            locale="en-US",
+            reduced_motion="reduce",
+        )
+        context.set_default_timeout(15_000)
+        self.pages.contexts.append(context)
+        return context
+
+    def page(self, role: str, path: str = "/") -> Page:
+        """The page of a person (host, guest, watcher ...), opened at ``path`` the first time."""
+        if role not in self.opened:
+            self.opened[role] = self.pages.open(path, context=self.context())
+        return self.opened[role]
+
+    def visit(self, role: str, path: str) -> Page:
+        page = self.page(role, path)
+        if not page.url.endswith(path):
+            page.goto(self.server.url + path)
+            page.wait_for_selector("body[data-ready]")
+        return page
+
+
+def live(page: Page) -> Page:
+    """Until the round is in play on this page and the countdown has gone."""
+    page.wait_for_selector(".board.live .own-card, .board.live.watching .opponent")
+    expect(page.locator("#countdown")).to_have_count(0)
+    return page
+
+
+# --- the screens, in the order of the tour ------------------------------------------------
+
+
+def lobby(tour: Tour) -> Page:
+    page = tour.visit("host", "/")
+    expect(page.locator("#create-button")).to_be_visible()
+    return page
+
+
+def host_waiting_room(tour: Tour) -> Page:
+    page = tour.visit("host", "/")
+    # A beginner bot: slow enough that the round is still on while the screens are checked.
+    tour.codes["play"] = host_table(page, "Hana", seats=4, rounds=1, bots=("random:beginner",))
+    return page
+
+
+def invite_page(tour: Tour) -> Page:
+    page = tour.page("guest", f"/#/t/{tour.codes['play']}")
+    expect(page.locator("#prompt-name")).to_be_visible()
+    return page
+
+
+def guest_waiting_room(tour: Tour) -> Page:
+    page = tour.page("guest")
+    page.fill("#prompt-name", "Gus")
+    page.locator("#name-prompt button[type=submit]").click()
+    page.wait_for_selector("#seats .seat-name:text('Gus')")
+    tour.page("host").wait_for_selector("#seats .seat-name:text('Gus')")
+    return page
+
+
+def round_in_play(tour: Tour) -> Page:
+    watcher = tour.page("watcher", f"/#/w/{tour.codes['play']}")
+    watcher.wait_for_selector("#seats .seat")
+    host = tour.page("host")
+    start_match(host, tour.page("guest"), watcher)
+    press(host, " ")  # something on the discard pile
+    return live(host)
+
+
+def spectator_view(tour: Tour) -> Page:
+    return live(tour.page("watcher"))
+
+
+def expert_round(tour: Tour) -> Page:
+    page = tour.visit("guest", "/")
+    tour.codes["expert"] = host_table(page, "Gus", seats=2, rounds=1, preset="expert", bots=("random:beginner",))
+    start_match(page)
+    return live(page)
+
+
+def expert_placing(tour: Tour) -> Page:
+    """The stack or discard top waiting for its row column (Shift+S / Shift+D)."""
+    page = tour.page("guest")
+    for _ in range(60):
+        state = read_board(page)
+        assert state is not None and not state["ended"], "the expert round ended before a placement fitted"
+        found = placement(state)
+        if found is not None:
+            page.keyboard.press("Shift+S" if found[0] == "stack" else "Shift+D")
+            expect(page.locator(".own-card.placing")).to_have_count(1)
+            return page
+        press(page, " ")
+    raise AssertionError("no card fitted a row column after 60 turns of the hand")
+
+
+def score_sheet(tour: Tour) -> Page:
+    """A table of machine bots: its rounds end within seconds."""
+    page = tour.visit("host", "/")
+    host_table(page, "Hana", seats=3, rounds=2, bots=("smart:machine", "greedy:machine"))
+    start_match(page)
+    wait_round_over(page)
+    expect(page.locator("#ready-button")).to_be_visible()
+    return page
+
+
+def match_result(tour: Tour) -> Page:
+    page = tour.page("host")
+    page.click("#ready-button")
+    page.wait_for_selector("#match-result", timeout=60_000)
+    wait_settled(page)
+    return page
+
+
+def rules_page(tour: Tour) -> Page:
+    page = tour.visit("watcher", "/#/rules")
+    expect(page.locator("#rulebook h2").first).to_be_visible()
+    return page
+
+
+SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
+    ("lobby", lobby),
+    ("waiting-room-host", host_waiting_room),
+    ("invite", invite_page),
+    ("waiting-room-guest", guest_waiting_room),
+    ("round", round_in_play),
+    ("spectator", spectator_view),
+    ("expert-round", expert_round),
+    ("expert-placing", expert_placing),
+    ("score-sheet", score_sheet),
+    ("match-result", match_result),
+    ("rules", rules_page),
+]
+"""Every screen: its name and how the tour gets a page there (in this order)."""
+
+
+# --- axe ----------------------------------------------------------------------------------
+
+
+def violations(page: Page) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = AXE.run(page, options=AXE_OPTIONS).response["violations"]
+    return found
+
+
+def describe(screen: str, violation: dict[str, Any]) -> str:
+    """One violation for the reader of a failed run: rule, impact, where, what to do."""
+    lines = [f"[{screen}] {violation['id']} ({violation['impact']}): {violation['help']} -- {violation['helpUrl']}"]
+    for node in violation["nodes"][:8]:
+        target = " ".join(str(part) for part in node["target"])
+        summary = node.get("failureSummary", "").replace("\n", " ")
+        lines.append(f"    {target}: {summary[:300]}")
+    if len(violation["nodes"]) > 8:
+        lines.append(f"    ... and {len(violation['nodes']) - 8} more elements")
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=lambda size: size.name)
+def test_axe_finds_no_violation_on_any_screen(pages: Any, server: Any, artifacts: Path, size: Size) -> None:
+    tour = Tour(pages, server, size)
+    found: list[str] = []
+    checked: list[str] = []
+    for screen, reach in SCREENS:
+        page = reach(tour)
+        found += [describe(screen, violation) for violation in violations(page)]
+        page.screenshot(path=str(artifacts / f"a11y-{size.name}-{screen}.png"))
+        checked.append(screen)
+    assert checked == [screen for screen, _ in SCREENS]
+    assert not found, f"axe-core at {size.width}x{size.height}:\n" + "\n".join(found)
