@@ -3,8 +3,9 @@ phone's size (390x844, touch) and a desktop's (1280x800).
 
 One tour per size walks every screen in order on a few pages of one server: the lobby,
 the invite page (the name prompt of ``/#/t/CODE``), the waiting room of the host and of
-a guest, a round in play as a player and as a spectator, the expert variant (also while
-placing a card onto the row), the score sheet, the match result and the rules page.  At
+a guest, a round in play (with the keys dialog open, after a "stuck" vote, and as a
+spectator), the lobby's public tables, the expert variant (also while placing a card onto
+the row), the score sheet, the match result, the rules page and an unknown table.  At
 each screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best
 practices, as ``axe.run`` does by default, no rule turned off, plus the experimental rules
 of WCAG A and AA criteria such as 2.5.3 "label in name") and a screenshot goes
@@ -32,7 +33,13 @@ from playwright.sync_api import BrowserContext, Page, expect
 from test_browser_expert import placement
 
 AXE = Axe()
-EXPERIMENTAL_WCAG = ("css-orientation-lock", "label-content-name-mismatch", "p-as-heading", "table-fake-caption", "td-has-header")
+EXPERIMENTAL_WCAG = (
+    "css-orientation-lock",
+    "label-content-name-mismatch",
+    "p-as-heading",
+    "table-fake-caption",
+    "td-has-header",
+)
 """axe-core's rules for WCAG 2.0/2.1 A and AA criteria that it still calls experimental and
 leaves off by default; turned on (label-content-name-mismatch is WCAG 2.5.3)."""
 AXE_OPTIONS = {"resultTypes": ["violations"], "rules": {rule: {"enabled": True} for rule in EXPERIMENTAL_WCAG}}
@@ -106,7 +113,7 @@ def lobby(tour: Tour) -> Page:
 def host_waiting_room(tour: Tour) -> Page:
     page = tour.visit("host", "/")
     # A beginner bot: slow enough that the round is still on while the screens are checked.
-    tour.codes["play"] = host_table(page, "Hana", seats=4, rounds=1, bots=("random:beginner",))
+    tour.codes["play"] = host_table(page, "Hana", seats=4, rounds=1, public=True, bots=("random:beginner",))
     return page
 
 
@@ -134,8 +141,39 @@ def round_in_play(tour: Tour) -> Page:
     return live(host)
 
 
+def keys_help(tour: Tour) -> Page:
+    page = tour.page("host")
+    page.locator(".bar-tools button[aria-keyshortcuts='?']").click()
+    expect(page.locator("dialog.help-dialog[open]")).to_be_visible()
+    return page
+
+
+def guest_voted(tour: Tour) -> Page:
+    """The guest says "stuck": its vote button is pressed, the others see its badge."""
+    tour.page("host").keyboard.press("Escape")  # closes the host's help dialog
+    page = live(tour.page("guest"))
+    press(page, "v")
+    expect(page.locator("#vote-button[aria-pressed='true']")).to_be_visible()
+    return page
+
+
 def spectator_view(tour: Tour) -> Page:
-    return live(tour.page("watcher"))
+    page = live(tour.page("watcher"))
+    expect(page.locator(".opponent .badge.vote").first).to_be_visible()
+    return page
+
+
+def public_tables(tour: Tour) -> Page:
+    """The lobby's live list of public tables, with Join and Watch."""
+    page = tour.visit("watcher", "/")
+    page.wait_for_selector(f".table-entry[data-code='{tour.codes['play']}']")
+    return page
+
+
+def unknown_table(tour: Tour) -> Page:
+    page = tour.visit("watcher", "/#/w/no-such-table")
+    expect(page.locator(".notice [role=alert]")).to_be_visible()
+    return page
 
 
 def expert_round(tour: Tour) -> Page:
@@ -190,12 +228,16 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("invite", invite_page),
     ("waiting-room-guest", guest_waiting_room),
     ("round", round_in_play),
+    ("keys-help", keys_help),
+    ("round-guest-voted", guest_voted),
     ("spectator", spectator_view),
+    ("public-tables", public_tables),
     ("expert-round", expert_round),
     ("expert-placing", expert_placing),
     ("score-sheet", score_sheet),
     ("match-result", match_result),
     ("rules", rules_page),
+    ("unknown-table", unknown_table),
 ]
 """Every screen: its name and how the tour gets a page there (in this order)."""
 
