@@ -1,9 +1,9 @@
 """axe-core finds no accessibility violation on any screen of the browser client, at a
 phone's size (390x844, touch) and a desktop's (1280x800).
 
-One tour per size walks every screen in order on a few pages of one server: the lobby,
-the invite page (the name prompt of ``/#/t/CODE``), the waiting room of the host and of
-a guest, a round in play (with the keys dialog open, after a "stuck" vote, and as a
+One tour per size walks every screen in order on a few pages of one server: the lobby
+(its rule options open), the invite page (the name prompt of ``/#/t/CODE``), the waiting
+room of the host and of a guest, a round in play (with the keys dialog open, after a "stuck" vote, and as a
 spectator), the lobby's public tables, the expert variant (also while placing a card onto
 the row), the score sheet, the match result, the rules page and an unknown table.  At
 each screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best
@@ -105,13 +105,16 @@ def live(page: Page) -> Page:
 
 
 def lobby(tour: Tour) -> Page:
+    """The lobby with every rule option of the create form shown."""
     page = tour.visit("host", "/")
-    expect(page.locator("#create-button")).to_be_visible()
+    page.click(".create details.options summary")
+    expect(page.locator("#create-match_end")).to_be_visible()
     return page
 
 
 def host_waiting_room(tour: Tour) -> Page:
     page = tour.visit("host", "/")
+    page.click(".create details.options summary")  # closed again: host_table opens it
     # A beginner bot: slow enough that the round is still on while the screens are checked.
     tour.codes["play"] = host_table(page, "Hana", seats=4, rounds=1, public=True, bots=("random:beginner",))
     return page
