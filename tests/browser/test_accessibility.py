@@ -2,15 +2,15 @@
 phone's size (390x844, touch) and a desktop's (1280x800).
 
 One tour per size walks every screen in order on a few pages of one server: the lobby
-(its rule options open), the invite page (the name prompt of ``/#/t/CODE``), the waiting
-room of the host and of a guest, a round in play (with the keys dialog open, after a "stuck" vote, and as a
-spectator), the lobby's public tables, the expert variant (also while placing a card onto
-the row), the score sheet, the match result, the rules page and an unknown table.  At
-each screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best
-practices, as ``axe.run`` does by default, no rule turned off, plus the experimental rules
-of WCAG A and AA criteria such as 2.5.3 "label in name") and a screenshot goes
-to tests/browser/artifacts/.  The test fails with every violation of every screen: its
-rule id, impact, the selectors of the elements and what to do.
+(its rule options open), the invite page (the name prompt of ``/#/t/CODE``), the
+waiting room of the host and of a guest, a round in play (with the keys dialog open,
+after a "stuck" vote, and as a spectator), the lobby's public tables, the expert variant
+(also while placing a card onto the row), the score sheet, the match result, the rules
+page and an unknown table.  At each screen axe-core runs with its standard rules (WCAG
+2.0/2.1 A and AA and best practices, as ``axe.run`` does by default, none turned off),
+plus its experimental rules for WCAG A and AA criteria such as 2.5.3 "label in name",
+and a screenshot goes to tests/browser/artifacts/.  The test fails with every violation
+of every screen: its rule id, impact, the selectors of the elements and what to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
 of the tour there (it may use the pages and tables the earlier steps made).
