@@ -4,7 +4,7 @@ phone's size (390x844, touch) and a desktop's (1280x800).
 One tour per size walks every screen in order on a few pages of one server: the lobby
 (its rule options open), the invite page (the name prompt of ``/#/t/CODE``), the
 waiting room of the host and of a guest, a round in play (with the keys dialog open,
-after a "stuck" vote, and as a spectator), the lobby's public tables, the expert variant
+after a "stuck" vote, as a spectator, and at twelve seats), the lobby's public tables, the expert variant
 (also while placing a card onto the row), the score sheet, the match result, the rules
 page and an unknown table.  At each screen axe-core runs with its standard rules (WCAG
 2.0/2.1 A and AA and best practices, as ``axe.run`` does by default, none turned off),
@@ -166,6 +166,14 @@ def spectator_view(tour: Tour) -> Page:
     return page
 
 
+def big_table(tour: Tour) -> Page:
+    """Twelve seats: eleven opponents around the board."""
+    page = tour.page("big")
+    host_table(page, "Bea", seats=12, rounds=1, bots=("random:beginner",) * 11)
+    start_match(page)
+    return live(page)
+
+
 def public_tables(tour: Tour) -> Page:
     """The lobby's live list of public tables, with Join and Watch."""
     page = tour.visit("watcher", "/")
@@ -234,6 +242,7 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("keys-help", keys_help),
     ("round-guest-voted", guest_voted),
     ("spectator", spectator_view),
+    ("round-12-seats", big_table),
     ("public-tables", public_tables),
     ("expert-round", expert_round),
     ("expert-placing", expert_placing),
