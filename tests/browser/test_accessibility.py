@@ -123,7 +123,8 @@ def lobby(tour: Tour) -> Page:
 
 def host_waiting_room(tour: Tour) -> Page:
     page = tour.visit("host", "/")
-    page.click(".create details.options summary")  # closed again: host_table opens it
+    if page.locator(".create details.options[open]").count():
+        page.click(".create details.options summary")  # closed again: host_table opens it
     # A beginner bot: slow enough that the round is still on while the screens are checked.
     tour.codes["play"] = host_table(page, "Hana", seats=4, rounds=1, public=True, bots=("random:beginner",))
     return page
