@@ -13,7 +13,8 @@ and a screenshot goes to tests/browser/artifacts/.  The test fails with every vi
 of every screen: its rule id, impact, the selectors of the elements and what to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
-of the tour there (it may use the pages and tables the earlier steps made).
+of the tour there (it may use the pages and tables the earlier steps made); a screen of
+its own address is ``("tutorial", at("learner", "/#/tutorial", "#tutorial"))``.
 
 The contexts ask for reduced motion: axe reads colours off the page, and a card half
 way through a flight or a fading toast has no settled contrast to judge.
@@ -194,10 +195,15 @@ def public_tables(tour: Tour) -> Page:
     return page
 
 
-def unknown_table(tour: Tour) -> Page:
-    page = tour.visit("watcher", "/#/w/no-such-table")
-    expect(page.locator(".notice [role=alert]")).to_be_visible()
-    return page
+def at(role: str, path: str, shown: str) -> Callable[[Tour], Page]:
+    """A screen of its own address: ``role``'s page goes to ``path`` until ``shown`` is visible."""
+
+    def reach(tour: Tour) -> Page:
+        page = tour.visit(role, path)
+        expect(page.locator(shown).first).to_be_visible()
+        return page
+
+    return reach
 
 
 def expert_round(tour: Tour) -> Page:
@@ -244,12 +250,6 @@ def match_result(tour: Tour) -> Page:
     return page
 
 
-def rules_page(tour: Tour) -> Page:
-    page = tour.visit("watcher", "/#/rules")
-    expect(page.locator("#rulebook h2").first).to_be_visible()
-    return page
-
-
 SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("lobby", lobby),
     ("waiting-room-host", host_waiting_room),
@@ -265,8 +265,8 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("expert-placing", expert_placing),
     ("score-sheet", score_sheet),
     ("match-result", match_result),
-    ("rules", rules_page),
-    ("unknown-table", unknown_table),
+    ("rules", at("watcher", "/#/rules", "#rulebook h2")),
+    ("unknown-table", at("watcher", "/#/w/no-such-table", ".notice [role=alert]")),
 ]
 """Every screen: its name and how the tour gets a page there (in this order)."""
 
