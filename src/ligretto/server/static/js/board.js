@@ -189,6 +189,11 @@ export class Board {
     const pending = session.isPending(source, position);
     const refusal = this.refusalAt(source, position);
     const slot = source === "row" ? `row-${position}` : source;
+    // The button's name is words inside it, not an aria-label: they contain the card's
+    // number, and a refusal bubble shown in the button is part of its name too (speech
+    // input says what it sees: WCAG 2.5.3). The face and the key hint are decoration here.
+    const face = card ? cardFace(card, { size: "lg" }) : emptySlot("lg");
+    face.setAttribute("aria-hidden", "true");
     const button = h(
       "button",
       {
@@ -197,14 +202,13 @@ export class Board {
           this.placeFrom === source ? "placing" : null],
         dataset: { slot, source, position, card: card || null },
         disabled: !card,
-        "aria-label": card
-          ? t("own.card.label", { place: label, card: cardName(card), key: KEYS.label(key) })
-          : t("own.empty.label", { place: label }),
         "aria-keyshortcuts": KEYS.aria(key),
       },
-      card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
-      // Drawn by CSS from data-key: the key is in the label and in aria-keyshortcuts, and
-      // the button's visible text (the card's number) must be part of its label.
+      h("span", { class: "visually-hidden" }, card
+        ? t("own.card.label", { place: label, card: cardName(card), key: KEYS.label(key) })
+        : t("own.empty.label", { place: label })),
+      face,
+      // Drawn by CSS from data-key: the key is in the name and in aria-keyshortcuts.
       h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(key) } }),
       refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : null,
     );
