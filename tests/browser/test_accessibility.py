@@ -6,7 +6,7 @@ One tour per size walks every screen in order on a few pages of one server: the 
 waiting room of the host and of a guest, a round in play (with the keys dialog open,
 after a "stuck" vote, with a refused card, as a spectator, and at twelve seats), the
 lobby's public tables, the expert variant (also while placing a card onto the row), the
-score sheet, the match result, the rules page and an unknown table.  At each screen
+Stop banner, the score sheet, the match result, the rules page and an unknown table.  At each screen
 axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best practices, as
 ``axe.run`` does by default, none turned off), plus its experimental rules for WCAG A
 and AA criteria such as 2.5.3 "label in name", and a screenshot goes to
@@ -194,9 +194,7 @@ def refusal(tour: Tour) -> Page:
         button = page.locator(f".own-card[data-source='{slot['source']}'][data-position='{slot['position']}']")
         button.click()
         expect(button.locator(".bubble")).to_be_visible()
-        found = violations(page, ".own")
-        if button.locator(".bubble").count():  # the check saw the bubble: it counts
-            assert not found, "axe-core on a refused card:\n" + "\n".join(describe("refusal", v) for v in found)
+        if check_now(page, "refusal", ".own", "() => Boolean(document.querySelector('.own-card.refused .bubble'))"):
             return page
     raise AssertionError("no refusal bubble stayed long enough to be checked")
 
@@ -260,6 +258,8 @@ def score_sheet(tour: Tour) -> Page:
     host_table(page, "Hana", seats=3, rounds=2, bots=("smart:machine", "greedy:machine"))
     start_match(page)
     play_keys_until_round_ends(page)
+    # The Stop banner shows alone for 1.4 s before the score sheet covers the board.
+    check_now(page, "stop-banner", ".banner", "() => !document.querySelector('#score-sheet')")
     wait_round_over(page)
     expect(page.locator("#ready-button")).to_be_visible()
     return page
@@ -304,6 +304,19 @@ def violations(page: Page, within: str | None = None) -> list[dict[str, Any]]:
     """axe-core's violations on the page, or only within the elements of a selector."""
     found: list[dict[str, Any]] = AXE.run(page, context=within, options=AXE_OPTIONS).response["violations"]
     return found
+
+
+def check_now(page: Page, screen: str, within: str, still: str) -> bool:
+    """axe at once on a part of the page that shows only for a moment (``within``): no
+    violation there, if the page's ``still`` (a JavaScript predicate) holds before and
+    after the check (else nothing is known and the answer is False)."""
+    if not page.evaluate(still):
+        return False
+    found = violations(page, within)
+    if not page.evaluate(still):
+        return False
+    assert not found, f"axe-core on the {screen}:\n" + "\n".join(describe(screen, v) for v in found)
+    return True
 
 
 def describe(screen: str, violation: dict[str, Any]) -> str:
