@@ -5,13 +5,14 @@ One tour per size walks every screen in order on a few pages of one server: the 
 (its rule options open), the invite page (the name prompt of ``/#/t/CODE``), the
 waiting room of the host and of a guest, a round in play (with the keys dialog open,
 after a "stuck" vote, with a refused card, as a spectator, and at twelve seats), the
-lobby's public tables, the expert variant (also while placing a card onto the row), the
-Stop banner, the score sheet, the match result, the rules page and an unknown table.  At each screen
-axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best practices, as
-``axe.run`` does by default, none turned off), plus its experimental rules for WCAG A
-and AA criteria such as 2.5.3 "label in name", and a screenshot goes to
-tests/browser/artifacts/.  The test fails with every violation of every screen: its
-rule id, impact, the selectors of the elements and what to do.
+lobby's public tables, the expert variant (also while placing a card onto the row), an
+invite to a match already on, the Stop banner, the score sheet, the match result, the
+rules page and an unknown table.  At each screen axe-core runs with its standard rules
+(WCAG 2.0/2.1 A and AA and best practices, as ``axe.run`` does by default, none turned
+off), plus its experimental rules for WCAG A and AA criteria such as 2.5.3 "label in
+name", and a screenshot goes to tests/browser/artifacts/.  The test fails with every
+violation of every screen: its rule id, impact, the selectors of the elements and what
+to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
 of the tour there (it may use the pages and tables the earlier steps made); a screen of
@@ -251,6 +252,16 @@ def expert_placing(tour: Tour) -> Page:
     raise AssertionError("no card fitted a row column after 60 turns of the hand")
 
 
+def already_started(tour: Tour) -> Page:
+    """Someone else follows the invite link of the expert table, whose match is on: the
+    page offers to watch instead."""
+    page = tour.page("latecomer", f"/#/t/{tour.codes['expert']}")
+    page.fill("#prompt-name", "Lou")
+    page.locator("#name-prompt button[type=submit]").click()
+    expect(page.locator("#watch-instead")).to_be_visible()
+    return page
+
+
 def score_sheet(tour: Tour) -> Page:
     """A table of machine bots: its rounds end within seconds (the host plays too, and
     says "stuck" when it is, so that no round waits for its vote)."""
@@ -289,6 +300,7 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("public-tables", public_tables),
     ("expert-round", expert_round),
     ("expert-placing", expert_placing),
+    ("already-started", already_started),
     ("score-sheet", score_sheet),
     ("match-result", match_result),
     ("rules", at("watcher", "/#/rules", "#rulebook h2")),
