@@ -204,6 +204,11 @@ export class Board {
     const refusal = this.refusalAt(source, position);
     const slot = source === "row" ? `row-${position}` : source;
     const fits = Boolean(card) && aidOn() && targetPile(session.view, card) !== undefined; // beginner aid
+    // The button's name is words inside it, not an aria-label: they contain the card's
+    // number, and a refusal bubble shown in the button is part of its name too (speech
+    // input says what it sees: WCAG 2.5.3). The face and the key hint are decoration here.
+    const face = card ? cardFace(card, { size: "lg" }) : emptySlot("lg");
+    face.setAttribute("aria-hidden", "true");
     const button = h(
       "button",
       {
@@ -212,13 +217,14 @@ export class Board {
           this.placeFrom === source ? "placing" : null, fits ? "fits" : null],
         dataset: { slot, source, position, card: card || null },
         disabled: !card,
-        "aria-label": card
-          ? t("own.card.label", { place: label, card: cardName(card), key: KEYS.label(key) })
-          : t("own.empty.label", { place: label }),
         "aria-keyshortcuts": KEYS.aria(key),
       },
-      card ? cardFace(card, { size: "lg" }) : emptySlot("lg"),
-      h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(key)),
+      h("span", { class: "visually-hidden" }, card
+        ? t("own.card.label", { place: label, card: cardName(card), key: KEYS.label(key) })
+        : t("own.empty.label", { place: label })),
+      face,
+      // Drawn by CSS from data-key: the key is in the name and in aria-keyshortcuts.
+      h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(key) } }),
       fits ? h("span", { class: "fit-mark", "aria-hidden": "true" }, "✓") : null,
       refusal ? h("span", { class: "bubble", role: "status" }, refusal.text) : notSentMark(pending),
     );
@@ -271,7 +277,7 @@ export class Board {
             dataset: { action: "turn" },
           },
             handBack(area.back, area.hand_size, "lg"),
-            h("kbd", { class: "key-hint", "aria-hidden": "true" }, KEYS.label(KEYS.turn)),
+            h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(KEYS.turn) } }),
             notSentMark(turning),
           ),
           h("span", { class: "side-label" }, t("own.turn")),

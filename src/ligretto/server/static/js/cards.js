@@ -63,7 +63,9 @@ export function cardFace(card, { size = "md", extra = null } = {}) {
     { class: ["card", `c-${colour}`, `card-${size}`, extra], dataset: { card }, role: "img", "aria-label": cardName(card) },
     h("span", { class: "card-num" }, String(number)),
     icon(`sym-${colour}`, "card-sym"),
-    h("span", { class: "card-corner", "aria-hidden": "true" }, String(number)),
+    // The corner repeats the number as decoration only (CSS draws it from data-n): the
+    // visible text of an own card's button stays its number, which its label contains.
+    h("span", { class: "card-corner", "aria-hidden": "true", dataset: { n: number } }),
   );
 }
 
