@@ -61,7 +61,7 @@ GEOMETRY = """() => {
   };
 }"""
 
-KEY_HINTS = """() => [...document.querySelectorAll('.own .key-hint, .own kbd')]
+KEY_HINTS = """() => [...document.querySelectorAll('.own .key-hint, .own kbd, .keys-button')]
   .filter((e) => e.getBoundingClientRect().width > 0).length"""
 
 
@@ -188,3 +188,4 @@ def test_the_round_fits_every_screen_and_plays_move_nothing(pages: Any, shot: Ca
     assert phone.evaluate(KEY_HINTS) == 0, "a touch-only phone shows key hints"
     shot(phone, f"touch-{TOUCH[0]}x{TOUCH[1]}")
     play_without_moving(phone, seats, where, tap=True)
+    shot(phone, f"touch-{TOUCH[0]}x{TOUCH[1]}-played")
