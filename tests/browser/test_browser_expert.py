@@ -33,7 +33,10 @@ def legal_columns(state: dict[str, Any], source: str) -> list[int]:
     return [
         slot["position"]
         for slot in state["own"]
-        if slot["source"] == "row" and slot["card"] and int(card[1:]) == int(slot["card"][1:]) - 1 and card[0] != slot["card"][0]
+        if slot["source"] == "row"
+        and slot["card"]
+        and int(card[1:]) == int(slot["card"][1:]) - 1
+        and card[0] != slot["card"][0]
     ]
 
 

@@ -28,7 +28,9 @@ GEOMETRY = """() => {
   const se = document.scrollingElement;
   const inside = (r) => r.left >= -0.5 && r.top >= -0.5 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5;
   const outside = [];
-  const wanted = ['.own .own-card', '#turn-button', '#vote-button', '.place-button', '.own .stack-count', '.center .pile'];
+  const wanted = [
+    '.own .own-card', '#turn-button', '#vote-button', '.place-button', '.own .stack-count', '.center .pile',
+  ];
   let checked = 0;
   for (const selector of wanted) {
     for (const element of document.querySelectorAll(selector)) {
@@ -36,7 +38,8 @@ GEOMETRY = """() => {
       checked += 1;
       if (!(r.width > 0 && r.height > 0 && inside(r))) {
         const name = element.dataset.slot || element.dataset.pile || element.id || '';
-        outside.push(`${selector} ${name} [${Math.round(r.left)},${Math.round(r.top)},${Math.round(r.right)},${Math.round(r.bottom)}]`);
+        const box = [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+        outside.push(`${selector} ${name} [${box}]`);
       }
     }
   }
@@ -126,7 +129,6 @@ def play_without_moving(page: Page, seats: int, where: str, *, tap: bool) -> Non
         kind, slot = move
         target = f'.own [data-slot="{slot}"]' if kind == "play" else slot
         before = page.evaluate("() => [scrollY, document.querySelector('.opponents').scrollTop]")
-        page.evaluate("() => { window.__strip = document.querySelector('.opponents'); window.__dims = [__strip.scrollHeight, __strip.clientHeight]; }")
         if tap:
             page.tap(target)
         else:
@@ -134,12 +136,9 @@ def play_without_moving(page: Page, seats: int, where: str, *, tap: bool) -> Non
         wait_settled(page)
         page.wait_for_timeout(60)  # under the server's rate limit
         after = page.evaluate("() => [scrollY, document.querySelector('.opponents').scrollTop]")
-        dbg = page.evaluate("() => [window.__strip === document.querySelector('.opponents'), __dims, document.querySelector('.opponents').scrollHeight, document.querySelector('.opponents').clientHeight]")
-        assert after == before, f"{dbg} {where}: {kind} {slot} moved the page or the strip: {before} -> {after}"
+        assert after == before, f"{where}: {kind} {slot} moved the page or the strip: {before} -> {after}"
         if kind == "play" and not tap:
-            focused = page.evaluate(
-                f"() => {{ const e = document.querySelector('{target}'); return !e || e.disabled || e === document.activeElement; }}"
-            )
+            focused = page.locator(target).evaluate("(e) => e.disabled || e === document.activeElement")
             assert focused, f"{where}: the focus left {slot}"
         if kind == "play":
             plays += 1
