@@ -109,3 +109,19 @@ def test_expert_cards_go_onto_row_columns_by_keys_and_by_drag(pages: Any, shot: 
     assert done == ["keys", "drag"], done
     page.wait_for_timeout(400)  # the last card lands
     shot(page, "columns")
+    # On a phone the columns, the place buttons and the prompt still fit without scrolling.
+    page.set_viewport_size({"width": 360, "height": 640})
+    page.wait_for_function("() => innerWidth === 360")
+    page.keyboard.press(
+        "Shift+D" if page.locator('.place-button[data-action="place-discard"]').is_enabled() else "Shift+S"
+    )
+    fit = page.evaluate(
+        """() => {
+      const se = document.scrollingElement;
+      const out = [...document.querySelectorAll('.own .own-card, .place-button, #turn-button, #vote-button, .pile')]
+        .filter((e) => { const r = e.getBoundingClientRect(); return r.bottom > innerHeight || r.right > innerWidth; });
+      return [se.scrollHeight <= innerHeight && se.scrollWidth <= innerWidth, out.length];
+    }"""
+    )
+    assert fit == [True, 0], fit
+    shot(page, "phone")
