@@ -7,12 +7,19 @@ import { h, icon, reducedMotion, setChildren } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { aidOn } from "./aid.js";
-import { targetPile } from "./mirror.js";
+import { fitsColumn, targetPile } from "./mirror.js";
 import { formatScore } from "./sheet.js";
 
 const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
 const LOST_PILE_MS = 1000;
+const LOW_STACK = 3; // a stack count at or below this gets the warning look
+
+/** An element hidden from assistive technology (its words are elsewhere in the name). */
+function decoration(element) {
+  element.setAttribute("aria-hidden", "true");
+  return element;
+}
 
 /** The mark on a card or button whose action went without an answer (connection lost). */
 function notSentMark(action) {
@@ -56,11 +63,18 @@ export class Board {
     this.root.dataset.pending = String(session.pending.size);
     this.root.dataset.round = String(session.round);
 
+    // What the person looks at stays put: the focused control and the opponents strip's
+    // scroll position survive a part being drawn again.
+    const focused = this.focusedControl();
+    const previous = this.parts.get(`opponents-${Boolean(own)}`)?.element;
+    const scrolled = previous ? previous.scrollTop : 0;
+
     // Each part is drawn again only when what it shows changed: a fast table changes many
     // times a second, and a card being clicked or dragged must stay the same element.
     const opponents = this.part(`opponents-${Boolean(own)}`, "", () =>
       h("section", { class: "opponents", "aria-label": own ? t("board.opponents") : t("board.players") }),
     );
+    opponents.dataset.count = String(others.length);
     setChildren(
       opponents,
       others.map((area) =>
@@ -73,6 +87,8 @@ export class Board {
     );
     const parts = [opponents, center];
     if (own) {
+      // A placement whose card left (or that no column takes any more) is over.
+      if (this.placeFrom && !this.placeColumns(own, this.placeFrom).some(Boolean)) this.placeFrom = null;
       const key = JSON.stringify([
         this.seatKey(own),
         [...session.pending.values()].map((action) => [action.kind, action.source, action.position, action.pile, action.notSent]),
@@ -85,9 +101,30 @@ export class Board {
       parts.push(this.part("own", key, () => this.ownArea(own)));
     }
     setChildren(this.root, parts);
+    // Chromium puts the strip back to the top when its siblings are drawn again (or it is
+    // new): give it the place the person had scrolled to.
+    if (scrolled && opponents.scrollTop !== scrolled) opponents.scrollTop = scrolled;
+    this.restoreFocus(focused);
     this.showFlashes();
     this.afterRender();
     if (this.onRender) this.onRender(this.root);
+  }
+
+  /** A selector for the board's control that has the focus (to find it again once drawn anew). */
+  focusedControl() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !this.root.contains(active)) return null;
+    if (active.id) return `#${active.id}`;
+    if (active.dataset.slot) return `.own [data-slot="${active.dataset.slot}"]`;
+    if (active.dataset.action) return `[data-action="${active.dataset.action}"]`;
+    return null;
+  }
+
+  /** Give the focus back to the same control, without scrolling anything into view. */
+  restoreFocus(selector) {
+    if (!selector || this.root.contains(document.activeElement)) return;
+    const element = this.root.querySelector(selector);
+    if (element && !element.disabled) element.focus({ preventScroll: true });
   }
 
   /** The element of a part of the board, built again only when its key changed. */
@@ -114,13 +151,14 @@ export class Board {
   seatBadges(seat, area) {
     const entry = this.session.table?.seats?.[seat];
     const badges = [];
-    if (entry?.bot) badges.push(h("span", { class: "badge", title: entry.bot }, t("seat.bot")));
+    if (entry?.bot) badges.push(h("span", { class: "badge bot", title: entry.bot }, t("seat.bot")));
     if (entry?.stand_in) badges.push(h("span", { class: "badge warn" }, t("seat.stand_in")));
     else if (entry && !entry.bot && !entry.connected) badges.push(h("span", { class: "badge warn" }, t("seat.away")));
     if (area.voted) badges.push(h("span", { class: "badge vote" }, t("seat.voted")));
     return badges;
   }
 
+  /** An opponent in one dense line: back, name, score, badges, row tops, stack with its big count, discard top, hand. */
   opponent(area, compact) {
     const size = compact ? "xs" : "sm";
     const row = area.row.map((column, position) =>
@@ -135,14 +173,14 @@ export class Board {
         backBadge(area.back),
         h("span", { class: "opp-name", title: name }, name),
         h("span", { class: "opp-score", title: t("sheet.total") }, String(this.score(area.seat))),
+        h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
       ),
-      h("div", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
       h("div", { class: "opp-cards" },
         h("div", { class: "opp-row", "aria-label": t("area.row") }, row),
         h("div", { class: "opp-piles" },
-          h("span", { class: "slot", dataset: { slot: "stack" }, title: t("area.stack") },
+          h("span", { class: "slot stack-slot", dataset: { slot: "stack" }, title: t("area.stack") },
             area.stack_top ? cardFace(area.stack_top, { size, extra: "stack-card" }) : emptySlot(size),
-            h("span", { class: "slot-count", "aria-label": t("area.stack.count", { count: area.stack_size }) }, String(area.stack_size)),
+            this.stackCount(area.stack_size, t("area.stack.count", { count: area.stack_size })),
           ),
           h("span", { class: "slot", dataset: { slot: "discard" }, title: t("area.discard") },
             area.discard_top ? cardFace(area.discard_top, { size }) : emptySlot(size),
@@ -150,6 +188,16 @@ export class Board {
           h("span", { class: "hand-count", title: t("area.hand") }, t("hand.short", { count: area.hand_size })),
         ),
       ),
+    );
+  }
+
+  /** A Ligretto stack's count: big, beside the card, with a warning look (outline and icon) when low. */
+  stackCount(count, words, extra = null) {
+    const low = count <= LOW_STACK;
+    return h("span", { class: ["stack-count", low ? "low" : null, extra], dataset: { count } },
+      low ? icon("sym-warn", "icon low-icon") : null,
+      h("span", { "aria-hidden": "true" }, String(count)),
+      h("span", { class: "visually-hidden" }, words),
     );
   }
 
@@ -170,7 +218,8 @@ export class Board {
         complete ? h("span", { class: "pile-done" }, icon("sym-done", "done-icon"), t("pile.complete")) : null,
       );
     });
-    return h("section", { class: "center", "aria-label": t("board.center") },
+    // The cards shrink as piles come: 48 piles (12 players) still fit the screen.
+    const section = h("section", { class: "center", "aria-label": t("board.center") },
       h("div", { class: "piles" },
         piles,
         h("div", { class: "pile new-pile", dataset: { pile: "new" }, "aria-label": t("pile.new") },
@@ -179,6 +228,8 @@ export class Board {
       ),
       this.banner(view),
     );
+    section.style.setProperty("--piles", String(piles.length + 1));
+    return section;
   }
 
   banner(view) {
@@ -207,8 +258,7 @@ export class Board {
     // The button's name is words inside it, not an aria-label: they contain the card's
     // number, and a refusal bubble shown in the button is part of its name too (speech
     // input says what it sees: WCAG 2.5.3). The face and the key hint are decoration here.
-    const face = card ? cardFace(card, { size: "lg" }) : emptySlot("lg");
-    face.setAttribute("aria-hidden", "true");
+    const face = decoration(card ? cardFace(card, { size: "lg" }) : emptySlot("lg"));
     const button = h(
       "button",
       {
@@ -231,14 +281,24 @@ export class Board {
     return button;
   }
 
+  /**
+   * Expert variant: per row column, whether the stack or discard top (`source`) may go onto
+   * it (mirror.js's rule); all false when there is no such card.
+   */
+  placeColumns(area, source) {
+    const card = area[`${source}_top`];
+    return area.row.map((column) => Boolean(card) && fitsColumn(card, column));
+  }
+
   ownArea(area) {
     const session = this.session;
     const expert = Boolean(session.table?.rules?.expert);
     const name = session.nameOf(area.seat);
+    const legal = expert && this.placeFrom ? this.placeColumns(area, this.placeFrom) : [];
     const columns = area.row.map((column, position) => {
       const under = column.slice(0, -1);
       const top = column.length ? column[column.length - 1] : null;
-      return h("div", { class: ["column", expert && this.placeFrom ? "drop-column" : null], dataset: { column: position } },
+      return h("div", { class: ["column", legal[position] ? "drop-column" : null], dataset: { column: position } },
         under.length
           ? h("div", { class: "column-under", "aria-label": t("own.column.under", { cards: under.map(cardName).join(", ") }) },
               under.map((card) => cardFace(card, { size: "xs" })),
@@ -250,18 +310,22 @@ export class Board {
     const votedCount = session.view.areas.filter((each) => each.voted).length;
     const turning = session.pendingOf("turn");
     const voting = session.pendingOf("vote", "withdraw");
+    const placing = expert && this.placeFrom ? area[`${this.placeFrom}_top`] : null;
     return h("section", { class: "own", dataset: { seat: area.seat }, "aria-label": t("board.own") },
       h("header", { class: "own-head" },
         backBadge(area.back, "md"),
         h("span", { class: "own-name" }, name),
         h("span", { class: "own-score" }, t("own.score", { score: this.score(area.seat) })),
         h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
+        placing
+          ? h("span", { class: "place-prompt", role: "status" }, t("own.place.prompt", { card: cardName(placing) }))
+          : null,
       ),
       h("div", { class: "own-row", role: "group", "aria-label": t("area.row") }, columns),
       h("div", { class: "own-side" },
-        h("div", { class: "side-slot" },
+        h("div", { class: "side-slot stack-slot" },
           this.ownCard("stack", 0, area.stack_top, KEYS.stack, t("area.stack")),
-          h("span", { class: "side-label", dataset: { count: area.stack_size } }, t("own.stack.count", { count: area.stack_size })),
+          this.stackCount(area.stack_size, t("own.stack.count", { count: area.stack_size }), "side-label"),
         ),
         h("div", { class: "side-slot" },
           this.ownCard("discard", 0, area.discard_top, KEYS.discard, t("area.discard")),
@@ -273,10 +337,12 @@ export class Board {
             class: ["turn-button", turning ? "pending" : null, turning?.notSent ? "not-sent" : null],
             id: "turn-button",
             "aria-keyshortcuts": KEYS.aria(KEYS.turn),
-            "aria-label": t("own.turn.label", { count: area.hand_size, key: KEYS.label(KEYS.turn) }),
             dataset: { action: "turn" },
           },
-            handBack(area.back, area.hand_size, "lg"),
+            // Named by words inside it, as the own cards are: a "not sent" mark shown in the
+            // button is then part of its name too (WCAG 2.5.3).
+            h("span", { class: "visually-hidden" }, t("own.turn.label", { count: area.hand_size, key: KEYS.label(KEYS.turn) })),
+            decoration(handBack(area.back, area.hand_size, "lg")),
             h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(KEYS.turn) } }),
             notSentMark(turning),
           ),
@@ -290,8 +356,8 @@ export class Board {
             "aria-pressed": area.voted ? "true" : "false",
             "aria-keyshortcuts": KEYS.aria(KEYS.vote),
             dataset: { action: "vote" },
-          }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", {}, KEYS.label(KEYS.vote)), notSentMark(voting)),
-          h("span", { class: "side-label" }, t("own.votes", { count: votedCount, players: session.view.players })),
+          }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", { class: "key-text" }, KEYS.label(KEYS.vote)), notSentMark(voting)),
+          h("span", { class: "side-label votes" }, t("own.votes", { count: votedCount, players: session.view.players })),
           expert
             ? h("div", { class: "place-buttons", role: "group", "aria-label": t("own.place") },
                 ["stack", "discard"].map((source) =>
@@ -299,8 +365,10 @@ export class Board {
                     type: "button",
                     class: ["place-button", this.placeFrom === source ? "active" : null],
                     "aria-pressed": this.placeFrom === source ? "true" : "false",
+                    // Nothing to place, or no column takes it: nothing to choose.
+                    disabled: this.placeFrom !== source && !this.placeColumns(area, source).some(Boolean),
                     dataset: { action: `place-${source}` },
-                  }, t(`own.place.${source}`), " ", h("kbd", {}, KEYS.label(source === "stack" ? KEYS.placeStack : KEYS.placeDiscard))),
+                  }, t(`own.place.${source}`), " ", h("kbd", { class: "key-text" }, KEYS.label(source === "stack" ? KEYS.placeStack : KEYS.placeDiscard))),
                 ),
               )
             : null,

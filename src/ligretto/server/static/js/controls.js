@@ -98,8 +98,16 @@ export class Controls {
     this.board.render();
   }
 
+  /** Expert variant: choose the stack or discard top for a row column (again: cancel). */
   togglePlace(source) {
-    if (!this.session.table?.rules?.expert || !this.session.myArea) return;
+    const area = this.session.myArea;
+    if (!this.session.table?.rules?.expert || !area) return;
+    if (this.board.placeFrom !== source && !this.board.placeColumns(area, source).some(Boolean)) {
+      // No column can take it (the button is disabled for the same reason): say so, choose nothing.
+      const card = area[`${source}_top`];
+      if (card) this.board.refused({ source, position: 0, card }, t("own.place.none"), null);
+      return;
+    }
     this.board.placeFrom = this.board.placeFrom === source ? null : source;
     this.board.render();
   }

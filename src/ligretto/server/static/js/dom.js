@@ -44,11 +44,17 @@ export function fill(element, ...children) {
   return element;
 }
 
-/** Make `nodes` the children of `parent`, touching the DOM only if they differ. */
+/**
+ * Make `nodes` the children of `parent`, touching only the places that differ: a child
+ * that stays is never taken out of the page, so it keeps its scroll position and focus.
+ */
 export function setChildren(parent, nodes) {
-  const current = parent.childNodes;
-  if (current.length === nodes.length && nodes.every((node, i) => current[i] === node)) return;
-  parent.replaceChildren(...nodes);
+  const keep = new Set(nodes);
+  for (const child of [...parent.childNodes]) if (!keep.has(child)) child.remove();
+  nodes.forEach((node, i) => {
+    const current = parent.childNodes[i];
+    if (current !== node) parent.insertBefore(node, current || null);
+  });
 }
 
 const SVG = "http://www.w3.org/2000/svg";

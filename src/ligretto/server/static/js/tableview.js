@@ -242,15 +242,15 @@ export class TableScreen {
     const table = session.table;
     const parts = [h("h1", { class: "table-title" }, t("table.title", { code: this.code }))];
     if (table) {
-      parts.push(h("span", { class: "muted" }, rulesSummary(table.rules)));
+      parts.push(h("span", { class: "muted bar-rules" }, rulesSummary(table.rules)));
       if (table.round) parts.push(h("span", { class: "pill", id: "round-number" }, t("table.round", { n: table.round })));
-      parts.push(h("span", { class: "pill" }, t(`phase.${table.phase}`)));
+      parts.push(h("span", { class: "pill bar-phase" }, t(`phase.${table.phase}`)));
     }
     if (session.watching) parts.push(h("span", { class: "pill watch" }, t("table.watching")));
     const tools = h("div", { class: "bar-tools" },
       h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.shareInvite() }, t("invite.share")),
       sound.muteButton(),
-      h("button", { type: "button", class: "ghost", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
+      h("button", { type: "button", class: "ghost keys-button", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
       !session.watching && session.seat !== null
         ? h("button", { type: "button", class: "ghost", id: "leave-button", onclick: () => this.leave() }, t("table.leave"))
         : null,
@@ -291,6 +291,12 @@ export class TableScreen {
   renderStage() {
     const session = this.session;
     clearInterval(this.countdownTimer);
+    // During a round (and behind its score sheet) the screen is the board, fitted to the
+    // viewport: the header and the bar shrink to a line (app.css, "table screen").
+    const phase = session.table?.phase;
+    const inRound = Boolean(phase && phase !== "lobby" && !session.fatal && !session.blocked);
+    this.shell.classList.toggle("in-round", inRound);
+    this.shell.dataset.phase = phase || "";
     if (session.fatal) {
       this.stage.replaceChildren(h("section", { class: "panel notice" },
         h("p", { role: "alert" }, t(`error.${session.fatal}`)),
