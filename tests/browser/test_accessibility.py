@@ -16,7 +16,7 @@ to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
 of the tour there (it may use the pages and tables the earlier steps made); a screen of
-its own address is ``("tutorial", at("learner", "/#/tutorial", "#tutorial"))``.
+its own address is ``("rules", at("watcher", "/#/rules", "#rulebook h2"))``.
 
 The contexts ask for reduced motion: axe reads colours off the page, and a card half
 way through a flight or a fading toast has no settled contrast to judge.
@@ -160,7 +160,8 @@ def round_in_play(tour: Tour) -> Page:
 
 def keys_help(tour: Tour) -> Page:
     page = tour.page("host")
-    page.locator(".bar-tools button[aria-keyshortcuts='?']").click()
+    # The Keys button is hidden on touch-only devices (no keyboard hints there): its key.
+    page.keyboard.press("?")
     expect(page.locator("dialog.help-dialog[open]")).to_be_visible()
     return page
 
@@ -286,6 +287,22 @@ def match_result(tour: Tour) -> Page:
     return page
 
 
+def final_board(tour: Tour) -> Page:
+    """The match result dismissed: the final board, with the button that brings the sheet back."""
+    page = tour.page("host")
+    page.click("#show-board-button")
+    expect(page.locator("#show-sheet-button")).to_be_visible()
+    wait_settled(page)
+    return page
+
+
+def play_now(tour: Tour) -> Page:
+    """A first visit's one click from the lobby into a round against three bots."""
+    page = tour.visit("newcomer", "/")
+    page.click("#play-now-button")
+    return live(page)
+
+
 SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("lobby", lobby),
     ("waiting-room-host", host_waiting_room),
@@ -303,6 +320,10 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("already-started", already_started),
     ("score-sheet", score_sheet),
     ("match-result", match_result),
+    ("final-board", final_board),
+    ("play-now", play_now),
+    ("tutorial", at("learner", "/#/learn", "#coach-text")),
+    ("tutorial-step", at("learner", "/#/learn", ".board.live .tutorial-target")),
     ("rules", at("watcher", "/#/rules", "#rulebook h2")),
     ("unknown-table", at("watcher", "/#/w/no-such-table", ".notice [role=alert]")),
 ]

@@ -33,7 +33,7 @@ OPPONENT = """(seat) => {
   return {
     row: rows.map(top),
     stack: top('stack'),
-    stack_size: Number(area.querySelector('[data-slot="stack"] .slot-count').textContent),
+    stack_size: Number(area.querySelector('[data-slot="stack"] .stack-count').dataset.count),
     discard: top('discard'),
     hand: area.querySelector('.hand-count').textContent,
   };

@@ -72,7 +72,11 @@ export class Board {
     // Each part is drawn again only when what it shows changed: a fast table changes many
     // times a second, and a card being clicked or dragged must stay the same element.
     const opponents = this.part(`opponents-${Boolean(own)}`, "", () =>
-      h("section", { class: "opponents", "aria-label": own ? t("board.opponents") : t("board.players") }),
+      h("section", {
+        class: "opponents",
+        "aria-label": own ? t("board.opponents") : t("board.players"),
+        tabindex: "0", // it scrolls at large tables: reachable with the keyboard too
+      }),
     );
     opponents.dataset.count = String(others.length);
     setChildren(
