@@ -175,7 +175,7 @@ def check_sheet(
     assert {row["winnerLabel"] for row in rows if row["winner"]} == {winner_label}
     for row in rows:
         center, stack, score = (number(cell) for cell in row["cells"][:3])
-        assert center >= 0 and stack <= 0 and score == center + 2 * stack, row["cells"]
+        assert center >= 0 and stack >= 0 and score == center - 2 * stack, row["cells"]  # stack: cards left
 
     # One minus sign throughout: there are negative numbers (the page's player played no
     # card), each written with U+2212, and no hyphen-minus before a digit anywhere.

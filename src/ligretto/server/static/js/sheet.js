@@ -104,7 +104,7 @@ export function sheetPanel(session, { onReady, onRematch }) {
         h("td", { class: "place" }, placeText(places[seat])),
         playerCell(session, seat, { mark: won }),
         h("td", { class: "num" }, `+${line.center}`),
-        h("td", { class: "num" }, line.stack ? `${MINUS}${line.stack}` : "0"),
+        h("td", { class: "num" }, String(line.stack)), // cards left (their cost is in the round score)
         h("td", { class: "num" }, formatScore(line.score)),
         h("td", { class: "num total" }, formatScore(last.totals[seat])),
         over ? null : h("td", { class: "num ready-cell" }, entry?.ready ? "✓" : "…"),
