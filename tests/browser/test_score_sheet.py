@@ -181,7 +181,7 @@ def check_sheet(
     # card), each written with U+2212, and no hyphen-minus before a digit anywhere.
     assert re.search(rf"{MINUS}\d", sheet["text"]), sheet["text"]
     assert not re.search(r"-\d", sheet["text"]), sheet["text"]
-    assert number(next(row for row in rows if row["seat"] == 0)["cells"][1]) < 0
+    assert number(next(row for row in rows if row["seat"] == 0)["cells"][2]) < 0  # its round score
     return sheet
 
 
