@@ -12,6 +12,7 @@ and switched off again marks nothing.  Screenshots of a step at 390x844 and 1280
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 
 from browserkit import fitting, read_board, wait_settled
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from ligretto.server.tutorial import SCRIPT, TUTOR
 
@@ -121,9 +123,14 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None, sent: 
     while True:
         step = coach_step(page)
         seen.append(step)
-        text = page.inner_text("#coach-text")
         key = f"tutorial.step.{step}"
         expected = fill(words[key], center=7, stack=0, score=7) if step == "score" else words[key]
+        # The score step's text waits for the round's scores (round_over), a moment after Stop.
+        with contextlib.suppress(PlaywrightTimeoutError):
+            page.wait_for_function(
+                "(text) => document.querySelector('#coach-text').textContent === text", arg=expected, timeout=5000
+            )
+        text = page.inner_text("#coach-text")
         assert text == expected, (lang, step, text)
         if lang != "en":
             assert text != fill(english[key], center=7, stack=0, score=7), f"{lang}: {step} is in English"
@@ -145,6 +152,8 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None, sent: 
         if shot is not None and step == "refill":
             page.wait_for_function("() => !document.querySelector('.flying')")  # the cards have landed
             shot(page, f"{lang}-step-refill")
+        # The round fits the screen under the coach, as any round does (phone and desktop).
+        assert page.evaluate("() => document.scrollingElement.scrollHeight <= innerHeight"), step
         if step == "others":
             tutor = page.locator(f'.opponent[data-seat="{TUTOR}"]')
             assert "tutorial-target" in (tutor.get_attribute("class") or "")

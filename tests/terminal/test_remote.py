@@ -39,7 +39,8 @@ def test_joins_a_server_table_and_plays_a_round(
             await pilot.press("enter")
             await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
             assert model.best_round_trip is not None, "the clock was synchronised"
-            presses = await play_by_keys(pilot, model, lambda: model.phase is Phase.OVER)
+            # a safety net, not a timing target: a loaded CI machine slows the pilot and the bot
+            presses = await play_by_keys(pilot, model, lambda: model.phase is Phase.OVER, timeout=90.0)
             assert presses > 0
             await until(pilot, lambda: model.result is not None and bool(model.sheet), what="the score sheet")
             assert model.result is not None
