@@ -165,6 +165,7 @@ export class Board {
   /** An opponent in one dense line: back, name, score, badges, row tops, stack with its big count, discard top, hand. */
   opponent(area, compact) {
     const size = compact ? "xs" : "sm";
+    const bot = this.session.table?.seats?.[area.seat]?.bot || null;
     const row = area.row.map((column, position) =>
       h("span", { class: "slot", dataset: { slot: `row-${position}` } },
         column.length ? cardFace(column[column.length - 1], { size }) : emptySlot(size),
@@ -175,7 +176,9 @@ export class Board {
     return h("article", { class: "opponent", dataset: { seat: area.seat }, "aria-label": t("board.area", { name }) },
       h("header", { class: "opp-head" },
         backBadge(area.back),
-        h("span", { class: "opp-name", title: name }, name),
+        // A bot's name says it is one; its strategy and level are in the tooltip (the dense
+        // line has no room for the "bot" badge beside a name that would then be cut).
+        h("span", { class: "opp-name", title: bot ? `${name} (${bot})` : name }, name),
         h("span", { class: "opp-score", title: t("sheet.total") }, String(this.score(area.seat))),
         h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
       ),
