@@ -4,12 +4,11 @@
 // put aside to look at the final board, and brought back.
 
 import { backBadge, backOfSeat } from "./cards.js";
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
 const MINUS = "\u2212";
-const SVG = "http://www.w3.org/2000/svg";
 
 /** A score as the sheet writes it: one minus sign (U+2212) for every negative number. */
 export function formatScore(n) {
@@ -37,16 +36,8 @@ function endingText(session, round) {
 
 /** The round winner's mark: a crown (a shape, not a colour) with its name for screen readers. */
 function winnerMark() {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("class", "crown");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  const path = document.createElementNS(SVG, "path");
-  path.setAttribute("d", "M2.5 7.5 7.5 12 12 4l4.5 8 5-4.5-2 11.5h-15Z");
-  svg.append(path);
   const label = t("sheet.round_winner");
-  return h("span", { class: "round-winner", title: label }, svg, h("span", { class: "visually-hidden" }, label));
+  return h("span", { class: "round-winner", title: label }, icon("sym-crown", "crown"), h("span", { class: "visually-hidden" }, label));
 }
 
 /** The player's cell: back, the name on one line (cut short with "…", whole in its title). */

@@ -4,7 +4,7 @@
 // page, so nothing is made before the first pointerdown or keydown: that gesture creates
 // (or resumes) the AudioContext.  Muting (remembered in the browser) silences both.
 
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 import { t } from "./i18n.js";
 import { storage } from "./storage.js";
 
@@ -91,28 +91,9 @@ export function buzz() {
   }
 }
 
-const SVG = "http://www.w3.org/2000/svg";
-const SPEAKER = "M3 9v6h4l5 4V5L7 9Z";
-const WAVES = "M15.5 8.5a5 5 0 0 1 0 7M18.5 5.5a9 9 0 0 1 0 13";
-const CROSS = "m16 9 6 6m0-6-6 6";
-
-/** A speaker, with sound waves or (muted) crossed out; drawn here, so no font is needed. */
+/** A speaker, with sound waves or (muted) crossed out: a symbol of the page, no font needed. */
 function speaker(isMuted) {
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("class", "mute-icon");
-  svg.setAttribute("viewBox", "0 0 24 24");
-  svg.setAttribute("aria-hidden", "true");
-  svg.setAttribute("focusable", "false");
-  for (const [d, filled] of [[SPEAKER, true], [isMuted ? CROSS : WAVES, false]]) {
-    const path = document.createElementNS(SVG, "path");
-    path.setAttribute("d", d);
-    path.setAttribute("fill", filled ? "currentColor" : "none");
-    path.setAttribute("stroke", "currentColor");
-    path.setAttribute("stroke-width", filled ? "1" : "2");
-    path.setAttribute("stroke-linecap", "round");
-    svg.append(path);
-  }
-  return svg;
+  return icon(isMuted ? "sym-muted" : "sym-sound", "mute-icon");
 }
 
 /** The mute toggle of the table bar (`aria-pressed`: muted). */

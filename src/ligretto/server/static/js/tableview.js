@@ -4,7 +4,7 @@
 
 import { aidToggle } from "./aid.js";
 import { Board } from "./board.js";
-import { BACK_SYMBOLS, BOXES, backBadge } from "./cards.js";
+import { backBadge, backOfSeat } from "./cards.js";
 import { Controls, keyList } from "./controls.js";
 import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
 import { has, t } from "./i18n.js";
@@ -453,7 +453,7 @@ export class TableScreen {
             h("h3", {}, t("invite.seated")),
             h("ul", { class: "invite-players", id: "invite-players" },
               players.map((player) => h("li", { dataset: { seat: player.seat, bot: player.bot } },
-                backBadge({ box: BOXES[Math.floor(player.seat / 4)], symbol: BACK_SYMBOLS[player.seat % 4] }),
+                backBadge(backOfSeat(player.seat)),
                 h("span", { class: "seat-name" }, player.name),
                 player.bot ? h("span", { class: "badge" }, t("seat.bot")) : null,
               ))))
@@ -553,7 +553,7 @@ export class TableScreen {
     }
     this.seatList.replaceChildren(
       ...table.seats.map((entry, seat) => {
-        const back = { box: BOXES[Math.floor(seat / 4)], symbol: BACK_SYMBOLS[seat % 4] };
+        const back = backOfSeat(seat);
         if (!entry) {
           return h("li", { class: "seat free", dataset: { seat } }, backBadge(back), h("span", { class: "muted" }, t("seat.free")));
         }
