@@ -39,7 +39,7 @@ from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
 from ligretto.server import metrics, protocol
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
-from ligretto.server.protocol import ProtocolError
+from ligretto.server.protocol import SILENCE_S, SILENT, ProtocolError
 from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
 from ligretto.server.tutorial import LEARNER, TUTOR, TutorialTable, steps
 
@@ -48,11 +48,6 @@ log = logging.getLogger("ligretto.server")
 _T = TypeVar("_T")
 
 STATIC = Path(__file__).parent / "static"
-SILENCE_S = 6.0
-"""Default ``Settings.silence_s``: the browser pings every second, the other clients at
-least every 2 s when they have nothing else to say (docs/protocol.md, Heartbeats)."""
-SILENT = 4002
-"""The close code of a connection that said nothing for ``Settings.silence_s``."""
 
 
 @dataclass(slots=True)
@@ -84,10 +79,15 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.commit)
 
-    def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
+    def _free_code(self) -> str:
+        """An invite code no table of this lobby has."""
         code = new_code()
         while code in self.tables:
             code = new_code()
+        return code
+
+    def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
+        code = self._free_code()
         table = Table(
             code,
             seats=seats,
@@ -106,9 +106,7 @@ class Lobby:
 
     def create_tutorial(self, name: str) -> TutorialTable:
         """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
-        code = new_code()
-        while code in self.tables:
-            code = new_code()
+        code = self._free_code()
         table = TutorialTable(code, name, countdown_s=self.settings.countdown_s)
         self.tables[code] = table
         metrics.OPEN_TABLES.set(len(self.tables))

@@ -25,12 +25,10 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.reaction import LEVELS, DelaySampler, Move
+from ligretto.server.protocol import KEEPALIVE_S
 
 MIN_DELAY_S = 0.06
 """No client sends faster than this (the server's rate limit is 20 messages a second)."""
-KEEPALIVE_S = 2.0
-"""A client that sent nothing for this long pings (the server closes a connection silent
-for its ``silence_s``, 6 s by default); a client at play acts more often and never does."""
 RECENT = 8
 """Applied actions per seat whose send times are kept for the fan-out measure."""
 BENIGN = frozenset(("not_playing", "countdown"))

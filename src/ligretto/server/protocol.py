@@ -33,6 +33,14 @@ JOINERS = frozenset("\u200c\u200d")
 """ZERO WIDTH NON-JOINER (Persian, Indic scripts) and ZERO WIDTH JOINER (emoji sequences
 such as the family or the rainbow flag): format characters a name may hold between two
 characters."""
+KEEPALIVE_S = 2.0
+"""The heartbeat (docs/protocol.md, Heartbeats): a client pings whenever it has sent
+nothing for this long (the browser pings every second anyway)."""
+SILENCE_S = 6.0
+"""The server's default ``Settings.silence_s``: a connection that sent nothing for this
+long (no message, not even a ping) counts as gone."""
+SILENT = 4002
+"""The close code of a connection that said nothing for the server's ``silence_s``."""
 EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
 """The reactions a player may send (``react``): thumbs up, surprised, tears of joy,
 sweat smile, party popper.  A fixed list, so no client can send text to the table;

@@ -579,11 +579,10 @@ class Table:
             return None
         return game.pile_seats[action.pile][-1]
 
-    def react(self, index: int | None, emote: str) -> None:
-        """A seated player's emote, to every player and spectator.  Not a game action: it is
-        not written to the store and changes nothing at the table."""
-        if index is None:
-            raise TableError("not_seated", "spectators cannot react")
+    def react(self, index: int, emote: str) -> None:
+        """A seated player's emote (the app checks the seat, the emote and the connection's
+        limit), to every player and spectator.  Not a game action: it is not written to the
+        store and changes nothing at the table."""
         self.broadcast({"type": "reaction", "seat": index, "emote": emote})
 
     def _ack(self, index: int, client_id: str | int | None, body: dict[str, Any]) -> None:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from ligretto.server.protocol import KEEPALIVE_S
 from ligretto.terminal.transport import Deliver
 
 SEND_GAP_S = 1 / 18
@@ -30,9 +31,6 @@ SEND_GAP_S = 1 / 18
 RETRY_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Pauses before reconnecting: the n-th attempt in a row waits ``RETRY_S[n]`` (the last repeats)."""
 CLOCK_PINGS = 3
-KEEPALIVE_S = 2.0
-"""A ping goes out whenever nothing else was sent for this long: the server takes a
-connection that says nothing for its ``silence_s`` (6 s by default) for a dead one."""
 REPLACED = 4001
 """The close code of a connection whose seat was taken over by another one."""
 FATAL = frozenset({"no_table", "bad_name", "bad_version", "replaced"})
