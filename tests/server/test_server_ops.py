@@ -10,6 +10,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -19,6 +20,14 @@ def _metric(text: str, name: str) -> float:
     match = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)
     assert match, f"{name} is not in /metrics:\n{text}"
     return float(match.group(1))
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout: float = 5.0) -> None:
+    """Wait for a condition the server shows only when asked (over HTTP)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        await asyncio.sleep(0.02)
 
 
 def test_healthz_and_metrics(server: Any, match_starter: Any, arun: Any) -> None:
@@ -33,8 +42,8 @@ def test_healthz_and_metrics(server: Any, match_starter: Any, arun: Any) -> None
         text = server.http("GET", "/metrics")[1]
         assert _metric(text, "ligretto_connected_players") == 2
         await ann.close()
+        # The table marked Ann away before it told Bob, and /metrics counts at each request.
         await bob.wait_for(lambda m: m["type"] == "table" and not m["seats"][0]["connected"])
-        await asyncio.sleep(0.05)
         text = server.http("GET", "/metrics")[1]
         assert _metric(text, "ligretto_connected_players") == 1
         await bob.close()
@@ -87,6 +96,9 @@ def test_a_lobby_client_that_left_does_not_hold_the_server_up(server: Any, arun:
         await lobby.connect("/ws/lobby")
         await lobby.wait_for("lobby")
         await lobby.close()
+        # No message can tell that the server has read a lobby socket's close, so a short
+        # real wait puts the close before the SIGTERM (what is tested is that the server
+        # then stops within the 5 s below, not this figure).
         await asyncio.sleep(0.3)
 
     arun(scenario())
@@ -218,7 +230,7 @@ def test_host_role_comes_back_with_the_first_person_to_return(server: Any, arun:
         await ann.close()
         await bob.wait_for(lambda m: m["type"] == "table" and m["host"] == 1)
         await bob.close()
-        await asyncio.sleep(0.2)
+        await _until(lambda: server.http("GET", f"/api/tables/{code}")[1]["host"] is None, "nobody is connected")
         back = server.client("Ann-back")
         await back.connect()
         assert (await back.hello(code, token=ann.token))["seat"] == 0
@@ -243,7 +255,7 @@ def test_spectator_sees_the_spectator_view_and_cannot_act(server: Any, match_sta
         assert welcome == {"type": "welcome", "v": 1, "code": code, "seat": None, "token": None}
         snapshot = await watcher.wait_for("snapshot")
         assert snapshot["view"]["viewer"] is None
-        await asyncio.sleep(0.05)
+        await ann.barrier()  # Ann's mirror has every event the server sent before the watcher came
         assert snapshot["view"] == {**ann.view, "viewer": None}  # type: ignore[dict-item]
         table = await watcher.wait_for("table")
         assert [s["name"] for s in table["seats"]] == ["Ann", "Bob"], "a spectator takes no seat"
@@ -253,7 +265,7 @@ def test_spectator_sees_the_spectator_view_and_cannot_act(server: Any, match_sta
         mark = len(watcher.messages)
         await bob.play(3)
         await watcher.wait_for("events", since=mark, by=1)
-        await asyncio.sleep(0.05)
+        await watcher.barrier()  # Bob's acts were all answered: their events are before this pong
         assert {**watcher.view, "viewer": 1} == bob.view  # type: ignore[dict-item]
         assert not any(m.get("token") for m in watcher.messages), "a spectator got a seat token"
         for client in (ann, bob, watcher):
@@ -285,7 +297,7 @@ def test_grace_period_stand_in_plays_and_hands_back(server: Any, match_starter: 
         table = await ann.wait_for(lambda m: m["type"] == "table" and not m["seats"][1]["stand_in"], since=mark)
         assert table["seats"][1]["connected"] is True
         snapshot = await back.wait_for("snapshot")
-        await asyncio.sleep(0.05)
+        await ann.barrier()  # the stand-in's last events (before the return) have reached Ann
         assert snapshot["view"] == {**ann.view, "viewer": 1}  # type: ignore[dict-item]
         returned = len(ann.messages)
         await asyncio.sleep(2.0)

@@ -53,7 +53,7 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
         await again.connect()
         assert (await again.hello(code, token=tokens[0]))["type"] == "welcome"
         fresh = (await again.wait_for("snapshot"))["view"]
-        await asyncio.sleep(0.1)
+        await bob.barrier()  # the events of every answered act have reached Bob
         assert fresh == {**bob.view, "viewer": 0}  # type: ignore[dict-item]
         assert fresh["ending"] is None
         assert not again.problems and not bob.problems
@@ -97,7 +97,8 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
         await bob.play(4)
         first = ann.all("events")[0]
         assert first["seq"] > last_seq, "the action log does not carry on after the restart"
-        await asyncio.sleep(0.1)
+        for client in (ann, bob):
+            await client.barrier()  # each has the events of the other's answered acts
         assert {k: v for k, v in ann.view.items() if k != "viewer"} == {  # type: ignore[union-attr]
             k: v
             for k, v in bob.view.items()  # type: ignore[union-attr]
