@@ -237,6 +237,7 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
     written otherwise, or a commit that failed half-way): the restored table must not be
     left "playing" a round that is over (nobody could act, no round_over would ever come,
     the match would be stuck)."""
+    from ligretto.server.clock import VirtualScheduler
     from listeners import Quiet
 
     from ligretto.engine.actions import Vote
@@ -245,11 +246,13 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
 
     async def play() -> None:
         store = SqliteStore(tmp_path / "crash.db")
-        table = Table("CRASH", seats=2, rules=RuleSet().replace(match_end="rounds:2"), store=store, countdown_s=0.01)
+        scheduler = VirtualScheduler()
+        rules = RuleSet().replace(match_end="rounds:2")
+        table = Table("CRASH", seats=2, rules=rules, store=store, countdown_s=0.01, scheduler=scheduler)
         table.join(Quiet(), "Ann")
         table.join(Quiet(), "Bob")
         table.start(0)
-        await asyncio.sleep(0.05)
+        scheduler.advance(0.01)
         assert table.phase is Phase.PLAYING
         assert table.act(0, Vote(0)).ok
         # The process dies right after the last action is written: nothing else reaches the file.
