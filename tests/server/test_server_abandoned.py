@@ -15,11 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ligretto.server.clock import VirtualScheduler
 from listeners import Quiet
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.app import Lobby, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ligretto.server.clock import VirtualScheduler
 
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.server import protocol
 from ligretto.server.app import Connection, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table

@@ -237,10 +237,10 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
     written otherwise, or a commit that failed half-way): the restored table must not be
     left "playing" a round that is over (nobody could act, no round_over would ever come,
     the match would be stuck)."""
-    from ligretto.server.clock import VirtualScheduler
     from listeners import Quiet
 
     from ligretto.engine.actions import Vote
+    from ligretto.server.clock import VirtualScheduler
     from ligretto.server.store import SqliteStore
     from ligretto.server.table import Phase, Table
 

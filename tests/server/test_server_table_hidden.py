@@ -23,13 +23,13 @@ import random
 from typing import Any
 
 import pytest
-from ligretto.server.clock import VirtualScheduler
 from server_cards import hidden_cards, public_cards
 
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.server import protocol
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 
 

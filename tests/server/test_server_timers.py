@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ligretto.server.clock import VirtualScheduler
 from listeners import Recorder
 
 from ligretto.engine.actions import Turn
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.views import view
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table, TableError
 
 TICK = 2**-10

@@ -11,7 +11,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from ligretto.server.clock import VirtualScheduler
 from listeners import Recorder
 
 from ligretto.engine.actions import Play, Source, Turn
@@ -21,6 +20,7 @@ from ligretto.engine.notation import format_position
 from ligretto.engine.scoring import score_round
 from ligretto.engine.views import view
 from ligretto.server.app import Lobby, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, TableError
 from ligretto.server.tutorial import LEARNER, RULES, SCRIPT, TUTOR, TutorialTable, steps, tutorial_round
