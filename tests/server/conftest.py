@@ -17,6 +17,12 @@ Clients pace their messages (``ACT_GAP_S``) to stay under the server's rate limi
 (a burst of 40, then 20 messages per second); floods bypass the pacing on purpose.
 They ping every ``KEEPALIVE_S`` (the server closes a connection silent for its
 ``silence_s``, docs/protocol.md "Heartbeats"); those pongs are not recorded.
+
+"Nothing else arrived" is proven with :meth:`Client.barrier`, never with a sleep: a ping
+whose pong comes after everything the server had queued for that connection (it answers
+one connection in order, and every message goes through one outbox in the order it was
+posted), so the messages before the pong are all that the server's earlier decisions
+sent this client.
 """
 
 from __future__ import annotations
@@ -45,6 +51,8 @@ KEEPALIVE_S = 1.5
 ``silence_s``); with the paced messages it stays under the rate limit."""
 KEEPALIVE_T = -1.0
 """The ``t`` of those pings: their pongs are not recorded, so no test sees them."""
+BARRIER_T = 1_000_000.0
+"""The ``t`` of a barrier's first ping (each barrier adds one, so each pong is its own)."""
 WAIT_S = 5.0
 
 
@@ -149,6 +157,7 @@ class Client:
         self.problems: list[str] = []
         self.ids = 0
         self.last_send = 0.0
+        self.barriers = 0
         self._arrived = asyncio.Event()
 
     # --- connection -------------------------------------------------------------------
@@ -223,7 +232,7 @@ class Client:
     # --- sending ----------------------------------------------------------------------
 
     async def send(self, message: Message | str, *, paced: bool = True) -> None:
-        if paced:
+        if paced:  # real time: the server's rate limit counts real seconds
             wait = self.last_send + ACT_GAP_S - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -315,6 +324,31 @@ class Client:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(arrived.wait(), left)
 
+    async def barrier(self, *, timeout: float = WAIT_S) -> list[Message]:
+        """Everything the server had queued for this client before now, proven arrived:
+        send a ping and read until its pong.  Returns the messages that came since the
+        call (the pong not included), for a test to assert "nothing else arrived" on.
+
+        A message caused by another connection's message is covered once that message
+        has been answered (its ack, error or barrier pong came back): the server had then
+        posted what it caused before it reads this ping."""
+        mark = len(self.messages)
+        self.barriers += 1
+        t = BARRIER_T + self.barriers
+        await self.send({"type": "ping", "t": t})
+        pong = await self.wait_for(lambda m: m["type"] == "pong" and m["t"] == t, since=mark, timeout=timeout)
+        end = next(i for i in range(mark, len(self.messages)) if self.messages[i] is pong)
+        return self.messages[mark:end]
+
+    async def next_arrival(self, timeout: float) -> None:
+        """Wait until a message arrives, at most ``timeout`` s (a closed connection fails:
+        nothing can arrive any more)."""
+        arrived = self._arrived
+        if self.closed:
+            raise AssertionError(f"{self.label}: connection closed ({self.close_code}) while waiting")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(arrived.wait(), timeout)
+
     async def wait_closed(self, timeout: float = WAIT_S) -> int | None:
         assert self.reader is not None
         await asyncio.wait_for(asyncio.shield(self.reader), timeout)
@@ -335,8 +369,8 @@ class Client:
             if self.view["ending"] is not None:
                 break
             action = stuck.choose(self.view, self.seat)
-            if action is None:
-                await asyncio.sleep(0.1)
+            if action is None:  # voted: only a message (events, round_over) changes that
+                await self.next_arrival(0.1)
                 continue
             answer = await self.act(action)
             answers.append(answer)
@@ -356,8 +390,8 @@ class Client:
             if self.view["ending"] is not None or self.find("round_over", round=round_number):
                 return sent
             action = stuck.choose(self.view, self.seat)
-            if action is None:
-                await asyncio.sleep(0.1)
+            if action is None:  # voted: only a message (events, round_over) changes that
+                await self.next_arrival(max(0.0, deadline - time.monotonic()))
                 continue
             answer = await self.act(action)
             sent += 1

@@ -16,3 +16,25 @@ class Quiet:
 
     def send(self, message: dict[str, Any]) -> None:
         pass
+
+
+class Recorder:
+    """A listener that keeps every message (as a dict, whatever form the table sends)."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.messages: list[dict[str, Any]] = []
+        self.detached = False
+
+    def detach(self) -> None:
+        self.seat = None
+        self.detached = True
+
+    def send(self, message: Any) -> None:
+        self.messages.append(dict(getattr(message, "message", message)))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m["type"] == kind]
+
+    def since(self, mark: int, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages[mark:] if m["type"] == kind]

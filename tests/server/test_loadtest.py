@@ -125,7 +125,7 @@ def load_server(tmp_path: Path) -> Iterator[Served]:
                 with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
                     if reply.status == 200:
                         break
-            except OSError:
+            except OSError:  # a real process is starting: ask again until it listens
                 assert time.monotonic() < deadline, "the server did not start:\n" + log.read_text()
                 time.sleep(0.05)
         yield Served(url, process.pid, log)

@@ -3,8 +3,9 @@ connected to for ``abandoned_s`` with no match on is closed, dropped from memory
 marked in the file as dropped, so a restart does not bring it back (a table closed
 because the server shuts down is restored).
 
-In-process with a hand-driven clock (``Table.abandoned``, ``Lobby.sweep``), and end to
-end on a real server started with a short ``abandoned_s``.
+In-process in virtual time (a ``VirtualScheduler`` given to the table or the lobby; a
+hand-driven clock for ``Table.abandoned``), and end to end on a real server started with
+a short ``abandoned_s``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from listeners import Quiet
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.app import Lobby, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table
 
@@ -31,32 +33,31 @@ class Clock:
 
 
 def test_timers_that_fired_or_were_cancelled_are_forgotten() -> None:
-    async def scenario() -> None:
-        table = Table("TIMERS", seats=2, grace_s=0.05, countdown_s=0.01)
-        ann, bob = Quiet(), Quiet()
-        table.join(ann, "Ann")
-        _, token = table.join(bob, "Bob")
-        table.start(0)
-        assert table.pending_timers == 1  # the countdown
-        await asyncio.sleep(0.05)
-        assert table.phase is Phase.PLAYING and table.pending_timers == 0
+    scheduler = VirtualScheduler()
+    table = Table("TIMERS", seats=2, grace_s=0.05, countdown_s=0.01, scheduler=scheduler)
+    ann, bob = Quiet(), Quiet()
+    table.join(ann, "Ann")
+    _, token = table.join(bob, "Bob")
+    table.start(0)
+    assert table.pending_timers == 1  # the countdown
+    scheduler.advance(0.01)
+    assert table.phase is Phase.PLAYING and table.pending_timers == 0
 
-        # Bob drops and comes back twenty times within his grace period: one timer at most.
-        for _ in range(20):
-            table.disconnected(bob)
-            assert table.pending_timers == 1
-            bob = Quiet()
-            table.rejoin(bob, token)
-            assert table.pending_timers == 0
-        # Away for good: the grace period runs out, a stand-in plays, nothing is left.
+    # Bob drops and comes back twenty times within his grace period: one timer at most.
+    for _ in range(20):
         table.disconnected(bob)
-        await asyncio.sleep(0.1)
-        seat = table.seats[1]
-        assert seat is not None and seat.stand_in
+        assert table.pending_timers == 1
+        scheduler.advance(0.04)
+        bob = Quiet()
+        table.rejoin(bob, token)
         assert table.pending_timers == 0
-        table.close()
-
-    asyncio.run(scenario())
+    # Away for good: the grace period runs out, a stand-in plays, nothing is left.
+    table.disconnected(bob)
+    scheduler.advance(0.05)
+    seat = table.seats[1]
+    assert seat is not None and seat.stand_in
+    assert table.pending_timers == 0
+    table.close()
 
 
 def test_a_table_is_abandoned_when_nobody_is_there_for_long_and_no_match_is_on() -> None:
@@ -102,15 +103,14 @@ def test_a_table_with_a_match_on_is_never_abandoned() -> None:
 def test_the_sweep_drops_abandoned_tables_and_the_file_keeps_them_dropped(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = SqliteStore(tmp_path / "sweep.db")
-        lobby = Lobby(Settings(abandoned_s=60), store)
-        clock = Clock()
+        scheduler = VirtualScheduler()
+        lobby = Lobby(Settings(abandoned_s=60), store, scheduler=scheduler)
         empty = lobby.create(2, RuleSet(), public=True, grace_s=60)
         kept = lobby.create(2, RuleSet(), public=True, grace_s=60)
-        for table in (empty, kept):
-            table.clock = clock
-            table.deserted_since = clock.now
         kept.join(Quiet(), "Ann")
-        clock.now += 60
+        scheduler.advance(59.9)
+        assert lobby.sweep() == [], "created less than a minute ago: not yet"
+        scheduler.advance(0.1)
         assert lobby.sweep() == [empty.code]
         assert empty.closed and empty.dropped and empty.code not in lobby.tables
         assert lobby.public_tables() == [kept.summary()]

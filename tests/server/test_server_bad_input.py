@@ -8,7 +8,6 @@ round; they must be identical, ``/healthz`` must answer, and the offending conne
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import websockets
@@ -18,7 +17,7 @@ async def _state(server: Any, code: str) -> tuple[dict[str, Any] | None, dict[st
     """The round and the table as a newcomer sees them (spectator connection)."""
     watcher = server.client("inspector")
     await watcher.watch(code)
-    await asyncio.sleep(0.05)
+    await watcher.barrier()  # the snapshot, if the table has a round, came with the welcome
     snapshot = watcher.find("snapshot")
     table = watcher.table
     await watcher.close()
@@ -177,7 +176,8 @@ def test_bad_inputs_are_refused_and_change_nothing(server: Any, match_starter: A
         late_play = await bob.act({"kind": "play", "source": "stack", "pile": None})
         assert late_play["type"] == "error" and late_play["code"] == "not_playing"
         ended = await _state(server, code)
-        await asyncio.sleep(0.1)
+        for client in (ann, bob, watcher):
+            await client.barrier()  # whatever the late acts caused has been sent
         assert await _state(server, code) == ended
         assert server.healthy()
         for client in (ann, bob, watcher):

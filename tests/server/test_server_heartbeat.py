@@ -4,7 +4,9 @@ plays, exactly as for a closed socket -- while connections that keep pinging, th
 terminal client's included, are never cut off.
 
 The server runs with a short silence deadline (``Settings.silence_s``) so nothing waits
-long; the test clients ping faster than it.
+long; the test clients ping faster than it.  These tests wait on the wall clock on
+purpose: what they check is real pings over a real socket keeping a real connection
+open against the server's real deadline (``asyncio.timeout`` on its receiving loop).
 """
 
 from __future__ import annotations

@@ -243,6 +243,7 @@ def test_two_rounds_with_ready_in_between(server: Any, match_starter: Any, arun:
         mark = len(ann.messages)
         await ann.send({"type": "ready"})
         await ann.wait_for(lambda m: m["type"] == "table" and m["seats"][0]["ready"], since=mark)
+        await ann.barrier()  # a round dealt on Ann's ready would have come before this pong
         assert ann.find("snapshot", since=mark) is None, "the next round waits for everybody"
         await bob.send({"type": "ready"})
         snapshot = await ann.wait_for("snapshot", since=mark)

@@ -25,6 +25,7 @@ from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.server import protocol
 from ligretto.server.app import Connection, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table
@@ -85,12 +86,15 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         store = SqliteStore(tmp_path / "outbox.db")
         outbox = Outbox(store.commit)
         reader = Reader(tmp_path / "outbox.db")
-        table = Table("OUTBOX", seats=2, rules=RuleSet().replace(match_end="rounds:1"), store=store, countdown_s=0.01)
+        scheduler = VirtualScheduler()
+        rules = RuleSet().replace(match_end="rounds:1")
+        table = Table("OUTBOX", seats=2, rules=rules, store=store, countdown_s=0.01, scheduler=scheduler)
         ann, bob = Wire(outbox, reader, "OUTBOX", "Ann"), Wire(outbox, reader, "OUTBOX", "Bob")
         table.join(ann, "Ann")
         table.join(bob, "Bob")
         table.start(0)
-        await asyncio.sleep(0.05)
+        scheduler.advance(0.01)  # the countdown ends: go
+        await asyncio.sleep(0)  # the outbox delivers on the loop's next turn
         assert table.phase is Phase.PLAYING and ann.delivered[-1]["type"] == "go"
 
         # One turn of the loop: a message with nothing to write first (a pong, an error),

@@ -25,14 +25,15 @@ def _race(view: dict[str, Any], plays_for: Any) -> tuple[dict[str, Any], dict[st
     return None
 
 
-async def _in_step(clients: list[Any]) -> None:
-    """Wait until every client has received the same events (their mirrors agree)."""
-    for _ in range(200):
-        counts = {len(c.all("events")) for c in clients}
-        if len(counts) == 1:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the clients' event streams differ")
+async def _in_step(clients: list[Any], actor: Any = None) -> None:
+    """Every client has received the events of every answered act, so their mirrors show
+    the same round: the actor has those of its own act (``act`` waits for them), the
+    others are shown them by a barrier."""
+    for client in clients:
+        if client is not actor:
+            await client.barrier()
+    counts = {len(c.all("events")) for c in clients}
+    assert len(counts) == 1, f"the clients' event streams differ: {counts}"
 
 
 def _area_cards(area: dict[str, Any]) -> int:
@@ -54,8 +55,9 @@ def test_two_plays_on_one_pile_one_wins_one_is_refused(
         code, clients, _ = await match_starter(server, ["Ann", "Bob"], options={"match_end": "rounds:1"})
         race = None
         seeking = 0
+        actor = None
         for step in range(400):
-            await _in_step(clients)
+            await _in_step(clients, actor)
             view = clients[0].view
             assert view is not None and view["ending"] is None, "the round ended before a race could be set up"
             race = _race(view, plays_for)

@@ -15,13 +15,6 @@ from ligretto.server.protocol import ReactionLimit
 THUMBS, PARTY = "\U0001f44d", "\U0001f389"
 
 
-async def _barrier(client: Any) -> None:
-    """Everything the server queued for this client before now has arrived (a ping's pong)."""
-    mark = len(client.messages)
-    await client.send({"type": "ping", "t": 1.0})
-    await client.wait_for("pong", since=mark)
-
-
 async def _view(server: Any, code: str) -> dict[str, Any]:
     """The round as a newcomer (a fresh spectator) sees it."""
     inspector = await server.client("inspector").watch(code)
@@ -65,7 +58,7 @@ def test_reactions_reach_everyone_are_limited_and_change_nothing(server: Any, ma
         # A second one at once is too fast: refused, and nobody gets it.
         await _refused(ann, {"type": "react", "emote": PARTY}, "too_fast")
         for client in everyone:
-            await _barrier(client)
+            await client.barrier()
             assert len(client.all("reaction")) == 1, client.label
 
         # Bad emotes, unknown fields and spectators are refused with a clear error.
@@ -89,7 +82,7 @@ def test_reactions_reach_everyone_are_limited_and_change_nothing(server: Any, ma
         await asyncio.sleep(1.05)
         await _refused(ann, {"type": "react", "emote": PARTY}, "too_fast")
         for client in everyone:
-            await _barrier(client)
+            await client.barrier()
             assert [m["seat"] for m in client.all("reaction")] == [0, 1, 0, 0, 0, 0], client.label
 
         # Nothing changed in the game, and no reaction took a place in the round's log.

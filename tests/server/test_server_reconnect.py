@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 from typing import Any
 
 
@@ -48,7 +48,7 @@ def test_reconnect_with_token_mid_round(server: Any, match_starter: Any, arun: A
         assert answer == {"type": "ack", "id": answer["id"], "applied": True}
         await bob.wait_for("events", by=seat, since=mark)
         await back.play(3)
-        await asyncio.sleep(0.1)
+        await bob.barrier()  # the events of Ann's acts (all answered) have reached Bob
         assert _same_table(back.view, bob.view)
         assert not back.problems and not bob.problems
 
@@ -74,13 +74,15 @@ def test_second_connection_with_the_token_replaces_the_first(server: Any, match_
         replaced = await ann.wait_for("error")
         assert replaced["code"] == "replaced"
         snapshot = await reload.wait_for("snapshot")
-        await asyncio.sleep(0.1)
+        await bob.barrier()  # the events of Ann's acts (all answered) have reached Bob
         assert snapshot["view"] == {**bob.view, "viewer": ann.seat}  # type: ignore[dict-item]
 
         mark = len(ann.messages)
         answer = await reload.act({"kind": "turn"})
         assert answer["type"] == "ack" and answer["applied"] is True
-        await asyncio.sleep(0.2)
+        # The replaced connection is closed by the server right after "replaced": once it
+        # is, nothing more can reach it.
+        assert await ann.wait_closed() == 4001
         assert ann.find("ack", since=mark) is None, "the replaced connection still gets acks"
         assert ann.find("events", since=mark) is None, "the replaced connection still gets events"
         await reload.play(3)
@@ -109,7 +111,14 @@ def test_replaced_connection_can_no_longer_act(server: Any, match_starter: Any, 
             await ann.send({"type": "act", "id": ident, "action": {"kind": "turn"}})
         except Exception:  # the server may have closed the old socket: that is fine
             await ann.wait_closed()  # (the reader may not have seen the close yet)
-        await asyncio.sleep(0.5)
+        # The act has its answer (or the server closed the replaced socket first); had it
+        # moved a card, those events were posted before Bob's and the new connection's
+        # barrier pongs.
+        if not ann.closed:
+            with contextlib.suppress(AssertionError):  # closed while waiting: dealt with
+                await ann.answer(ident)
+        for client in (bob, reload):
+            await client.barrier()
         moved = bob.all("events", since=mark_bob)
         assert not moved, f"the replaced connection still plays for the seat: {moved}"
         answer = ann.find(lambda m: m.get("id") == ident)

@@ -53,7 +53,7 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
         await again.connect()
         assert (await again.hello(code, token=tokens[0]))["type"] == "welcome"
         fresh = (await again.wait_for("snapshot"))["view"]
-        await asyncio.sleep(0.1)
+        await bob.barrier()  # the events of every answered act have reached Bob
         assert fresh == {**bob.view, "viewer": 0}  # type: ignore[dict-item]
         assert fresh["ending"] is None
         assert not again.problems and not bob.problems
@@ -97,7 +97,8 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
         await bob.play(4)
         first = ann.all("events")[0]
         assert first["seq"] > last_seq, "the action log does not carry on after the restart"
-        await asyncio.sleep(0.1)
+        for client in (ann, bob):
+            await client.barrier()  # each has the events of the other's answered acts
         assert {k: v for k, v in ann.view.items() if k != "viewer"} == {  # type: ignore[union-attr]
             k: v
             for k, v in bob.view.items()  # type: ignore[union-attr]
@@ -239,16 +240,19 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
     from listeners import Quiet
 
     from ligretto.engine.actions import Vote
+    from ligretto.server.clock import VirtualScheduler
     from ligretto.server.store import SqliteStore
     from ligretto.server.table import Phase, Table
 
     async def play() -> None:
         store = SqliteStore(tmp_path / "crash.db")
-        table = Table("CRASH", seats=2, rules=RuleSet().replace(match_end="rounds:2"), store=store, countdown_s=0.01)
+        scheduler = VirtualScheduler()
+        rules = RuleSet().replace(match_end="rounds:2")
+        table = Table("CRASH", seats=2, rules=rules, store=store, countdown_s=0.01, scheduler=scheduler)
         table.join(Quiet(), "Ann")
         table.join(Quiet(), "Bob")
         table.start(0)
-        await asyncio.sleep(0.05)
+        scheduler.advance(0.01)
         assert table.phase is Phase.PLAYING
         assert table.act(0, Vote(0)).ok
         # The process dies right after the last action is written: nothing else reaches the file.

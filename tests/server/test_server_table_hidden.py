@@ -17,7 +17,6 @@ the live round ``table.game``:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import random
@@ -30,6 +29,7 @@ from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.server import protocol
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 
 
@@ -83,9 +83,19 @@ def _choose(game: Round, seat: int, rng: random.Random) -> Any:
     return rng.choices(others, weights)[0] if others else None
 
 
-async def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: Any) -> list[Spy]:
+def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: Any) -> list[Spy]:
+    """The match, in virtual time: the people act every 10 ms, the bots at their pace."""
     rules = RuleSet.preset(preset).replace(match_end=f"rounds:{rounds}")
-    table = Table("HIDDEN", seats=4, rules=rules, countdown_s=0.05, grace_s=0.1, match_seeds=lambda n: seed + n)
+    scheduler = VirtualScheduler()
+    table = Table(
+        "HIDDEN",
+        seats=4,
+        rules=rules,
+        countdown_s=0.05,
+        grace_s=0.1,
+        match_seeds=lambda n: seed + n,
+        scheduler=scheduler,
+    )
     spies = {name: Spy(table, name, mentions, forbidden_keys) for name in ("ann", "bob", "watcher")}
     table.join(spies["ann"], "Ann")
     table.join(spies["bob"], "Bob")
@@ -98,11 +108,10 @@ async def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_k
     everyone = list(spies.values())
     bob_acts = 0
     away_since: float | None = None
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 25
+    deadline = scheduler.now() + 25
     try:
         while table.phase is not Phase.OVER or away_since is not None:
-            assert loop.time() < deadline, "the match did not end in time"
+            assert scheduler.now() < deadline, "the match did not end in time"
             game = table.game
             bob_seat = table.seats[1]
             assert bob_seat is not None
@@ -117,18 +126,18 @@ async def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_k
                         bob_acts += 1
                     if bob_acts == 4:  # Bob's connection drops mid-round
                         table.disconnected(spies["bob"])
-                        away_since = loop.time()
+                        away_since = scheduler.now()
             elif table.phase is Phase.SCORING:
                 for seat in (0, 1):
                     if table.phase is Phase.SCORING and not table.seats[seat].ready:  # type: ignore[union-attr]
                         table.ready(seat)
-            if away_since is not None and loop.time() - away_since > 0.4:
+            if away_since is not None and scheduler.now() - away_since > 0.4:
                 assert bob_seat.stand_in, "no stand-in after the grace period"
                 back = Spy(table, "bob-back", mentions, forbidden_keys)
                 table.rejoin(back, bob_seat.token)
                 everyone.append(back)
                 away_since = None
-            await asyncio.sleep(0.01)
+            scheduler.advance(0.01)
     finally:
         table.close()
     return everyone
@@ -140,7 +149,7 @@ def test_no_table_message_carries_a_hidden_card(
 ) -> None:
     preset, rounds, seed = case
     caplog.set_level(logging.WARNING, logger="ligretto")
-    spies = asyncio.run(_drive(preset, rounds, seed, mentions, forbidden_keys))
+    spies = _drive(preset, rounds, seed, mentions, forbidden_keys)
     problems = [p for spy in spies for p in spy.problems]
     assert not problems, "\n".join(problems[:10])
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
+from listeners import Recorder
 
 from ligretto.engine.actions import Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, parse_face
@@ -20,26 +20,10 @@ from ligretto.engine.notation import format_position
 from ligretto.engine.scoring import score_round
 from ligretto.engine.views import view
 from ligretto.server.app import Lobby, Settings
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, TableError
 from ligretto.server.tutorial import LEARNER, RULES, SCRIPT, TUTOR, TutorialTable, steps, tutorial_round
-
-
-class Recorder:
-    """A listener that keeps every message."""
-
-    def __init__(self) -> None:
-        self.seat: int | None = None
-        self.messages: list[dict[str, Any]] = []
-
-    def detach(self) -> None:
-        self.seat = None
-
-    def send(self, message: Any) -> None:
-        self.messages.append(dict(getattr(message, "message", message)))
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [m for m in self.messages if m["type"] == kind]
 
 
 def test_the_deal_is_a_legal_position_with_every_card_once_and_short_stacks() -> None:
@@ -112,53 +96,53 @@ def _play(card: str, source: Source, position: int, pile: int | None) -> Play:
 
 
 def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> None:
-    async def scenario() -> None:
-        table = TutorialTable("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02)
-        assert not table.public and table.summary()["taken"] == 2
-        learner = Recorder()
-        with pytest.raises(TableError) as joined:
-            table.join(Recorder(), "Bob")
-        assert joined.value.code == "full"
-        assert table.rejoin(learner, table.token) == LEARNER
-        assert table.phase is Phase.COUNTDOWN, "the round is dealt as soon as the learner comes"
-        assert learner.of("snapshot")[0]["view"]["areas"][LEARNER]["row"] == [["r1"], ["g5"], ["r2"]]
-        while table.phase is not Phase.PLAYING:
-            await asyncio.sleep(0.01)
-        game = table.game
-        assert game is not None
+    scheduler = VirtualScheduler()
+    table = TutorialTable("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02, scheduler=scheduler)
+    assert not table.public and table.summary()["taken"] == 2
+    learner = Recorder()
+    with pytest.raises(TableError) as joined:
+        table.join(Recorder(), "Bob")
+    assert joined.value.code == "full"
+    assert table.rejoin(learner, table.token) == LEARNER
+    assert table.phase is Phase.COUNTDOWN, "the round is dealt as soon as the learner comes"
+    assert learner.of("snapshot")[0]["view"]["areas"][LEARNER]["row"] == [["r1"], ["g5"], ["r2"]]
+    scheduler.advance(0.01)
+    assert table.phase is Phase.PLAYING, "the countdown is over"
+    game = table.game
+    assert game is not None
 
-        # Off the script: a legal move that is not the one asked for changes nothing.
-        before = view(game, LEARNER).to_dict()
-        for wrong in (Turn(LEARNER), _play("r2", Source.ROW, 2, None)):
-            with pytest.raises(TableError) as refused:
-                table.act(LEARNER, wrong, 1)
-            assert refused.value.code == "off_script"
-        assert view(game, LEARNER).to_dict() == before and table.next_step == 0
-        assert not learner.of("events")
+    # Off the script: a legal move that is not the one asked for changes nothing.
+    before = view(game, LEARNER).to_dict()
+    for wrong in (Turn(LEARNER), _play("r2", Source.ROW, 2, None)):
+        with pytest.raises(TableError) as refused:
+            table.act(LEARNER, wrong, 1)
+        assert refused.value.code == "off_script"
+    assert view(game, LEARNER).to_dict() == before and table.next_step == 0
+    assert not learner.of("events")
 
-        # The script: the tutor moves only when its turn in the script comes.
-        for step in SCRIPT:
-            if step.seat == TUTOR:
-                count = len(learner.of("events"))
-                while len(learner.of("events")) == count:
-                    await asyncio.sleep(0.01)
-                assert learner.of("events")[-1]["by"] == TUTOR
-                continue
-            assert isinstance(table.act(LEARNER, step.action, step.name), Applied)
-            assert learner.of("ack")[-1] == {"type": "ack", "id": step.name, "applied": True}
-        tutor_moves = [m for m in learner.of("events") if m["by"] == TUTOR]
-        assert len(tutor_moves) == sum(step.seat == TUTOR for step in SCRIPT)
-        assert table.phase is Phase.OVER
-        over = learner.of("round_over")[-1]
-        assert over["stopped_by"] == LEARNER and over["scores"][LEARNER]["score"] == 7
+    # The script: the tutor moves only when its turn in the script comes.
+    for step in SCRIPT:
+        if step.seat == TUTOR:
+            count = len(learner.of("events"))
+            scheduler.advance(0.02 - 0.001)
+            assert len(learner.of("events")) == count, "the tutor moved before its delay"
+            scheduler.advance(0.001)
+            assert len(learner.of("events")) == count + 1, "the tutor did not move after its delay"
+            assert learner.of("events")[-1]["by"] == TUTOR
+            continue
+        assert isinstance(table.act(LEARNER, step.action, step.name), Applied)
+        assert learner.of("ack")[-1] == {"type": "ack", "id": step.name, "applied": True}
+    tutor_moves = [m for m in learner.of("events") if m["by"] == TUTOR]
+    assert len(tutor_moves) == sum(step.seat == TUTOR for step in SCRIPT)
+    assert table.phase is Phase.OVER
+    over = learner.of("round_over")[-1]
+    assert over["stopped_by"] == LEARNER and over["scores"][LEARNER]["score"] == 7
 
-        # A rematch deals the tutorial again, from the first step.
-        table.start(LEARNER)
-        assert table.phase is Phase.COUNTDOWN and table.next_step == 0
-        assert table.game is not game and format_position(table.game) == format_position(tutorial_round())
-        table.close()
-
-    asyncio.run(scenario())
+    # A rematch deals the tutorial again, from the first step.
+    table.start(LEARNER)
+    assert table.phase is Phase.COUNTDOWN and table.next_step == 0
+    assert table.game is not game and format_position(table.game) == format_position(tutorial_round())
+    table.close()
 
 
 def test_tutorial_tables_are_not_stored_and_go_when_left(tmp_path: Path) -> None:
