@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ligretto.server.protocol import MAX_NAME_CODE_POINTS, MAX_NAME_LENGTH, ProtocolError, check_name, visible_length
+from ligretto.protocol import MAX_NAME_CODE_POINTS, MAX_NAME_LENGTH, ProtocolError, check_name, visible_length
 
 ZWJ, ZWNJ = "\u200d", "\u200c"
 FAMILY = f"\U0001f469{ZWJ}\U0001f469{ZWJ}\U0001f467"  # 👩‍👩‍👧

@@ -11,8 +11,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from ligretto import protocol
 from ligretto.engine.actions import Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, parse_face
 from ligretto.engine.events import Applied, CardPlayed, Ending, HandTurned
@@ -36,7 +38,7 @@ class Recorder:
         self.seat = None
 
     def send(self, message: Any) -> None:
-        self.messages.append(dict(getattr(message, "message", message)))
+        self.messages.append(protocol.as_dict(message))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.messages if m["type"] == kind]
@@ -95,7 +97,7 @@ def test_each_lesson_shows_what_it_teaches() -> None:
 
 
 def test_the_script_the_client_gets_names_every_move_as_an_act_would_without_its_card() -> None:
-    script = steps()
+    script = msgspec.to_builtins(steps())  # as the client reads it
     assert [step["step"] for step in script] == [step.name for step in SCRIPT]
     assert script[0] == {
         "step": "one",

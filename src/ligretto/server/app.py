@@ -32,16 +32,16 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ligretto import rulebook
+from ligretto import protocol, rulebook
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
-from ligretto.server import metrics, protocol
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.protocol import SILENCE_S, SILENT, ProtocolError
+from ligretto.server import metrics
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
-from ligretto.server.protocol import SILENCE_S, SILENT, ProtocolError
 from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
-from ligretto.server.tutorial import LEARNER, TUTOR, TutorialTable, steps
+from ligretto.server.tutorial import LEARNER, SCRIPT, TUTOR, TutorialTable
 
 log = logging.getLogger("ligretto.server")
 
@@ -287,7 +287,7 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
 
 def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -> None:
     if isinstance(message, protocol.Ping):
-        conn.send({"type": "pong", "t": message.t, "server_t": time.time()})
+        conn.send(protocol.pong_message(message.t, time.time()))
         return
     if isinstance(message, protocol.Hello):
         _hello(lobby, conn, message)
@@ -386,13 +386,22 @@ async def _body(request: Request, kind: type[_T]) -> _T | Response:
     JSON of the wrong shape (``invalid``)."""
     body = await request.body()
     if len(body) > protocol.MAX_MESSAGE_BYTES:
-        return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
+        return _error(413, "too_large", "request too large")
     try:
         return msgspec.json.decode(body or b"{}", type=kind)
     except msgspec.ValidationError as error:  # a DecodeError too: first
-        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+        return _error(400, "invalid", str(error))
     except msgspec.DecodeError as error:
-        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
+        return _error(400, "malformed", f"malformed JSON: {error}")
+
+
+def _answer(body: msgspec.Struct, status_code: int = 200) -> Response:
+    """A typed body of the HTTP API (``protocol.http``) as JSON."""
+    return Response(protocol.encode(body), status_code=status_code, media_type="application/json")
+
+
+def _error(status_code: int, code: str, message: str) -> Response:
+    return _answer(protocol.HttpError(code, message), status_code)
 
 
 async def create_table(request: Request) -> Response:
@@ -411,9 +420,9 @@ async def create_table(request: Request) -> Response:
         bots = _bots_for(spec)
         table = lobby.create(spec.seats, rules, spec.public, grace_s)
     except RuleError as error:
-        return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
+        return _error(400, "bad_rules", str(error))
     except TableError as error:
-        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+        return _error(400, error.code, error.message)
     for bot in bots:
         table.seat_bot(bot)
     table.start_on_join = spec.start
@@ -444,10 +453,9 @@ async def create_tutorial(request: Request) -> Response:
     try:
         name = protocol.check_name(spec.name)
     except ProtocolError as error:
-        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+        return _error(400, error.code, error.message)
     table = lobby.create_tutorial(name)
-    answer = {"code": table.code, "token": table.token, "seat": LEARNER, "tutor": TUTOR, "steps": steps()}
-    return JSONResponse(answer, status_code=201)
+    return _answer(protocol.tutorial_created(table.code, table.token, LEARNER, TUTOR, SCRIPT), 201)
 
 
 async def list_tables(request: Request) -> Response:
@@ -459,7 +467,7 @@ def _table_of(request: Request) -> Table | None:
     return None if table is None or table.closed else table
 
 
-NO_TABLE = {"error": "no_table", "message": "there is no table with that code"}
+NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
 
 
 async def get_table(request: Request) -> Response:
@@ -467,7 +475,7 @@ async def get_table(request: Request) -> Response:
     public information only, as in the ``table`` message."""
     table = _table_of(request)
     if table is None:
-        return JSONResponse(NO_TABLE, status_code=404)
+        return _answer(NO_TABLE, 404)
     return JSONResponse({**table.summary(), "players": table.players()})
 
 
@@ -493,7 +501,7 @@ async def table_qr(request: Request) -> Response:
     a phone at the same table can join by its camera."""
     table = _table_of(request)
     if table is None:
-        return JSONResponse(NO_TABLE, status_code=404)
+        return _answer(NO_TABLE, 404)
     buffer = io.BytesIO()
     qr_code(invite_link(request, table.code)).save(
         buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title="Ligretto invite", light="#fff"
@@ -501,20 +509,11 @@ async def table_qr(request: Request) -> Response:
     return Response(buffer.getvalue(), media_type="image/svg+xml")
 
 
-def rule_options() -> dict[str, Any]:
-    """Every rule option (its values and classic default) and every preset as a full rule
-    set, classic first: what a client needs to build its rule form (docs/protocol.md)."""
-    return {
-        "options": [option.to_dict() for option in OPTIONS.values()],
-        "presets": [{"name": name, "rules": RuleSet.preset(name).to_dict()} for name in PRESETS],
-    }
-
-
-RULE_OPTIONS_BODY = protocol.encode(rule_options())
+RULE_OPTIONS_BODY = protocol.encode(protocol.presets_body())
 """The body of ``GET /api/presets``, encoded once: the rules never change while the server runs."""
 
 
-EMOTES_BODY = protocol.encode({"emotes": list(protocol.EMOTES)})
+EMOTES_BODY = protocol.encode(protocol.Emotes(list(protocol.EMOTES)))
 """The body of ``GET /api/emotes``: the reactions a player may send, encoded once."""
 
 
@@ -532,13 +531,13 @@ async def rules_page(request: Request) -> Response:
     """The rule book in one language as HTML (the browser client's rules page)."""
     lang = request.path_params["lang"]
     if lang not in rulebook.LANGUAGES:
-        return JSONResponse({"error": "no_language", "message": f"no rules in language {lang!r}"}, status_code=404)
+        return _error(404, "no_language", f"no rules in language {lang!r}")
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(rulebook.text(lang))
     return HTMLResponse(html)
 
 
 async def healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok", "tables": len(request.app.state.lobby.tables)})
+    return _answer(protocol.Health("ok", len(request.app.state.lobby.tables)))
 
 
 async def metrics_endpoint(request: Request) -> Response:

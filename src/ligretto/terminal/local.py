@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
-from ligretto.server import protocol
-from ligretto.server.protocol import ProtocolError
+from ligretto.protocol import ProtocolError
 from ligretto.server.table import COUNTDOWN_S, NoStore, Table, TableError
 from ligretto.terminal.transport import Deliver
 
@@ -28,7 +28,7 @@ class Person:
         self.deliver = deliver
 
     def send(self, message: dict[str, Any]) -> None:
-        self.deliver(message)
+        self.deliver(protocol.as_dict(message))
 
     def detach(self) -> None:
         pass
