@@ -116,7 +116,7 @@ def _play(card: str, source: Source, position: int, pile: int | None) -> Play:
 def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> None:
     async def scenario() -> None:
         table = TutorialTable("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02)
-        assert not table.public and table.summary()["taken"] == 2
+        assert not table.public and table.summary().taken == 2
         learner = Recorder()
         with pytest.raises(TableError) as joined:
             table.join(Recorder(), "Bob")

@@ -27,7 +27,7 @@ import segno
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -116,7 +116,7 @@ class Lobby:
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
-    def public_tables(self) -> list[dict[str, Any]]:
+    def public_tables(self) -> list[protocol.TableSummary]:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
     def sweep(self) -> list[str]:
@@ -161,7 +161,7 @@ class Connection:
         self.last = time.monotonic()
         self.reactions = protocol.ReactionLimit()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.Outgoing) -> None:
         """Encode (a broadcast once for all its listeners) and hand to the outbox."""
         self.outbox.post(self.write, protocol.wire(message))
 
@@ -364,12 +364,12 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
     lobby: Lobby = websocket.app.state.lobby
     await websocket.accept()
     gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
-    last: list[dict[str, Any]] | None = None
+    last: list[protocol.TableSummary] | None = None
     try:
         while not gone.done():
             tables = lobby.public_tables()
             if tables != last:
-                await websocket.send_text(protocol.encode({"type": "lobby", "tables": tables}).decode())
+                await websocket.send_text(protocol.wire(protocol.lobby_message(tables)))
                 last = tables
             await asyncio.wait({gone}, timeout=0.5)
     except (WebSocketDisconnect, RuntimeError):
@@ -430,7 +430,7 @@ async def create_table(request: Request) -> Response:
     for bot in bots:
         table.seat_bot(bot)
     table.start_on_join = spec.start
-    return JSONResponse({"code": table.code, **table.summary()}, status_code=201)
+    return _answer(table.summary(), 201)
 
 
 def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
@@ -463,7 +463,7 @@ async def create_tutorial(request: Request) -> Response:
 
 
 async def list_tables(request: Request) -> Response:
-    return JSONResponse({"tables": request.app.state.lobby.public_tables()})
+    return _answer(protocol.TableList(request.app.state.lobby.public_tables()))
 
 
 def _table_of(request: Request) -> Table | None:
@@ -480,7 +480,7 @@ async def get_table(request: Request) -> Response:
     table = _table_of(request)
     if table is None:
         return _answer(NO_TABLE, 404)
-    return JSONResponse({**table.summary(), "players": table.players()})
+    return _answer(table.details())
 
 
 def invite_link(request: Request, code: str) -> str:

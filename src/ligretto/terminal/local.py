@@ -2,7 +2,7 @@
 
 The bots are the server's bots, run by the same table code at their levels in real
 time, and the person's messages take the same path as over a WebSocket (validated by
-``server.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
+``ligretto.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
 stored (``NoStore``).
 """
 
@@ -27,7 +27,8 @@ class Person:
         self.seat: int | None = None
         self.deliver = deliver
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.Outgoing) -> None:
+        """A table's message, as the client would read it from the wire."""
         self.deliver(protocol.as_dict(message))
 
     def detach(self) -> None:

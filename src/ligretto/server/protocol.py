@@ -1,3 +1,0 @@
-"""Moved to :mod:`ligretto.protocol`; kept only until ``server/table.py`` is rewired."""
-
-from ligretto.protocol import *  # noqa: F403
