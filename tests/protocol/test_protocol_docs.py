@@ -5,7 +5,10 @@ server's own validation (``protocol.decode``), server messages with
 ``protocol.decode_server`` and, re-encoded, must give the example back exactly (same
 keys, same values, same omissions); HTTP bodies with their struct of
 ``protocol.HTTP_BODIES``.  And every message struct, every action and every event has at
-least one example in the document.
+least one example in the document.  The HTTP errors shown in the table of
+``POST /api/tables`` are error bodies, every error code an example shows has its row in
+the table of error codes, and the table of refusals is the engine's ``Reason`` with its
+texts.
 
 The document abbreviates long lists with a string item that starts with ``...``
 (``"..."``, ``"... as above ..."``) and a rule set with ``{"...": "..."}``; such list
@@ -23,6 +26,7 @@ import msgspec
 import pytest
 
 from ligretto import protocol
+from ligretto.engine.events import Reason
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```json\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -143,3 +147,39 @@ def test_a_struct_without_example_is_caught() -> None:
         shown.update(read(unabbreviated(example)))
     assert protocol.Go not in shown
     assert protocol.Reaction in shown
+
+
+HTTP_ERROR_ROW = re.compile(r"^\| (\d{3}) \| `(\{.*\})`", re.MULTILINE)
+
+
+def table_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of the Markdown table under ``header`` (its first line), header excluded."""
+    lines = text[text.index(header) :].splitlines()[2:]
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def test_every_http_error_the_document_shows_is_an_error_body() -> None:
+    rows = HTTP_ERROR_ROW.findall(DOC.read_text())
+    assert len(rows) >= 10
+    for status, body in rows:
+        error = msgspec.json.decode(body, type=protocol.HttpError)
+        assert json.loads(protocol.encode(error)) == json.loads(body)
+        assert status in ("400", "413")
+
+
+def test_every_error_code_shown_is_in_the_table_of_error_codes() -> None:
+    text = DOC.read_text()
+    listed = {row[0].strip("`") for row in table_rows(text, "| `code` | when |")}
+    shown = {example["code"] for example in examples(text) if example.get("type") == "error"}
+    assert shown <= listed, f"error codes without a row: {shown - listed}"
+    assert len(listed) > 30
+
+
+def test_the_table_of_refusals_is_the_engines() -> None:
+    rows = table_rows(DOC.read_text(), "| `reason` | `message` | when |")
+    assert {row[0].strip("`"): row[1] for row in rows} == {reason.value: reason.text for reason in Reason}
