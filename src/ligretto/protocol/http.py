@@ -172,7 +172,8 @@ def table_summary(
     *, code: str, phase: str, seats: Sequence[SeatName | None], host: int | None, rules: RuleSet
 ) -> TableSummary:
     """What the lobby shows of a table: the host by name."""
-    host_name = None if host is None or seats[host] is None else seats[host].name  # type: ignore[union-attr]
+    host_seat = None if host is None else seats[host]
+    host_name = None if host_seat is None else host_seat.name
     taken = sum(seat is not None for seat in seats)
     return TableSummary(code, str(phase), len(seats), taken, host_name, rules.to_dict())  # type: ignore[arg-type]
 
