@@ -41,6 +41,7 @@ import pytest
 import websockets
 
 import realserver
+from ligretto import protocol
 from realserver import COUNTDOWN_S, running
 from wire import CARD, apply_events, card_number, colour_letter, hidden_keys
 
@@ -189,6 +190,7 @@ class Client:
                     continue
                 self.raw.append(text)
                 self.messages.append(message)
+                self._check_struct(text, message)
                 self._track(message)
                 self._wake()
         except websockets.ConnectionClosed:
@@ -203,6 +205,16 @@ class Client:
     def _wake(self) -> None:
         arrived, self._arrived = self._arrived, asyncio.Event()
         arrived.set()
+
+    def _check_struct(self, text: str, message: Message) -> None:
+        """Every message is one of the protocol's structs, which writes it back the same."""
+        try:
+            typed = protocol.decode_server(text)
+        except protocol.ProtocolError as error:
+            self.problems.append(f"{self.label}: {error}")
+            return
+        if json.loads(protocol.encode(typed)) != message:
+            self.problems.append(f"{self.label}: {type(typed).__name__} writes another message than {message}")
 
     def _track(self, message: Message) -> None:
         kind = message.get("type")

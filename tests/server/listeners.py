@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ligretto import protocol
+
 
 class Quiet:
     """A listener that ignores what it is sent."""
@@ -14,7 +16,7 @@ class Quiet:
     def detach(self) -> None:
         self.seat = None
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Any) -> None:
         pass
 
 
@@ -31,7 +33,7 @@ class Recorder:
         self.detached = True
 
     def send(self, message: Any) -> None:
-        self.messages.append(dict(getattr(message, "message", message)))
+        self.messages.append(protocol.as_dict(message))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.messages if m["type"] == kind]

@@ -17,12 +17,12 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from ligretto import protocol
 from ligretto.engine import RuleSet
 from ligretto.engine.events import Applied
 from ligretto.engine.serial import event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
-from ligretto.server import protocol
 from ligretto.server.loadclient import Mirror
 from ligretto.server.loadtest import _server_gc, main, parse_metrics, percentiles
 

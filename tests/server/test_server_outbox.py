@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
+from ligretto import protocol
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
-from ligretto.server import protocol
 from ligretto.server.app import Connection, Settings
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.outbox import Outbox, start_eagerly

@@ -10,7 +10,7 @@ import json
 import urllib.request
 from typing import Any
 
-from ligretto.server.protocol import ReactionLimit
+from ligretto.protocol import ReactionLimit
 
 THUMBS, PARTY = "\U0001f44d", "\U0001f389"
 

@@ -25,10 +25,11 @@ from typing import Any
 import pytest
 from server_cards import hidden_cards, public_cards
 
+from ligretto import protocol
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
-from ligretto.server import protocol
+
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 
@@ -50,7 +51,7 @@ class Spy:
         self.seat = None
 
     def send(self, message: dict[str, Any]) -> None:
-        wire = json.loads(protocol.encode(message))  # exactly what would go out
+        wire = json.loads(protocol.wire(message))  # exactly what would go out
         self.messages.append(wire)
         keys = self._forbidden(wire)
         if keys:

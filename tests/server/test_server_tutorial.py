@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import msgspec
 import pytest
 from listeners import Recorder
 
+from ligretto import protocol
 from ligretto.engine.actions import Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, parse_face
 from ligretto.engine.events import Applied, CardPlayed, Ending, HandTurned
@@ -79,7 +81,7 @@ def test_each_lesson_shows_what_it_teaches() -> None:
 
 
 def test_the_script_the_client_gets_names_every_move_as_an_act_would_without_its_card() -> None:
-    script = steps()
+    script = msgspec.to_builtins(steps())  # as the client reads it
     assert [step["step"] for step in script] == [step.name for step in SCRIPT]
     assert script[0] == {
         "step": "one",
@@ -98,7 +100,7 @@ def _play(card: str, source: Source, position: int, pile: int | None) -> Play:
 def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> None:
     scheduler = VirtualScheduler()
     table = TutorialTable("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02, scheduler=scheduler)
-    assert not table.public and table.summary()["taken"] == 2
+    assert not table.public and table.summary().taken == 2
     learner = Recorder()
     with pytest.raises(TableError) as joined:
         table.join(Recorder(), "Bob")

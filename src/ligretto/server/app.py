@@ -27,22 +27,22 @@ import segno
 from markdown_it import MarkdownIt
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ligretto import rulebook
+from ligretto import protocol, rulebook
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
-from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
-from ligretto.server import metrics, protocol
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.protocol import SILENCE_S, SILENT, ProtocolError
+from ligretto.server import metrics
 from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
-from ligretto.server.protocol import SILENCE_S, SILENT, ProtocolError
 from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
-from ligretto.server.tutorial import LEARNER, TUTOR, TutorialTable, steps
+from ligretto.server.tutorial import LEARNER, SCRIPT, TUTOR, TutorialTable
 
 log = logging.getLogger("ligretto.server")
 
@@ -116,7 +116,7 @@ class Lobby:
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
-    def public_tables(self) -> list[dict[str, Any]]:
+    def public_tables(self) -> list[protocol.TableSummary]:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
     def sweep(self) -> list[str]:
@@ -161,7 +161,7 @@ class Connection:
         self.last = time.monotonic()
         self.reactions = protocol.ReactionLimit()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: protocol.Outgoing) -> None:
         """Encode (a broadcast once for all its listeners) and hand to the outbox."""
         self.outbox.post(self.write, protocol.wire(message))
 
@@ -291,7 +291,7 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
 
 def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -> None:
     if isinstance(message, protocol.Ping):
-        conn.send({"type": "pong", "t": message.t, "server_t": time.time()})
+        conn.send(protocol.pong_message(message.t, time.time()))
         return
     if isinstance(message, protocol.Hello):
         _hello(lobby, conn, message)
@@ -364,12 +364,12 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
     lobby: Lobby = websocket.app.state.lobby
     await websocket.accept()
     gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
-    last: list[dict[str, Any]] | None = None
+    last: list[protocol.TableSummary] | None = None
     try:
         while not gone.done():
             tables = lobby.public_tables()
             if tables != last:
-                await websocket.send_text(protocol.encode({"type": "lobby", "tables": tables}).decode())
+                await websocket.send_text(protocol.wire(protocol.lobby_message(tables)))
                 last = tables
             await asyncio.wait({gone}, timeout=0.5)
     except (WebSocketDisconnect, RuntimeError):
@@ -390,13 +390,22 @@ async def _body(request: Request, kind: type[_T]) -> _T | Response:
     JSON of the wrong shape (``invalid``)."""
     body = await request.body()
     if len(body) > protocol.MAX_MESSAGE_BYTES:
-        return JSONResponse({"error": "too_large", "message": "request too large"}, status_code=413)
+        return _error(413, "too_large", "request too large")
     try:
         return msgspec.json.decode(body or b"{}", type=kind)
     except msgspec.ValidationError as error:  # a DecodeError too: first
-        return JSONResponse({"error": "invalid", "message": str(error)}, status_code=400)
+        return _error(400, "invalid", str(error))
     except msgspec.DecodeError as error:
-        return JSONResponse({"error": "malformed", "message": f"malformed JSON: {error}"}, status_code=400)
+        return _error(400, "malformed", f"malformed JSON: {error}")
+
+
+def _answer(body: msgspec.Struct, status_code: int = 200) -> Response:
+    """A typed body of the HTTP API (``protocol.http``) as JSON."""
+    return Response(protocol.encode(body), status_code=status_code, media_type="application/json")
+
+
+def _error(status_code: int, code: str, message: str) -> Response:
+    return _answer(protocol.HttpError(code, message), status_code)
 
 
 async def create_table(request: Request) -> Response:
@@ -415,13 +424,13 @@ async def create_table(request: Request) -> Response:
         bots = _bots_for(spec)
         table = lobby.create(spec.seats, rules, spec.public, grace_s)
     except RuleError as error:
-        return JSONResponse({"error": "bad_rules", "message": str(error)}, status_code=400)
+        return _error(400, "bad_rules", str(error))
     except TableError as error:
-        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+        return _error(400, error.code, error.message)
     for bot in bots:
         table.seat_bot(bot)
     table.start_on_join = spec.start
-    return JSONResponse({"code": table.code, **table.summary()}, status_code=201)
+    return _answer(table.summary(), 201)
 
 
 def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
@@ -448,14 +457,13 @@ async def create_tutorial(request: Request) -> Response:
     try:
         name = protocol.check_name(spec.name)
     except ProtocolError as error:
-        return JSONResponse({"error": error.code, "message": error.message}, status_code=400)
+        return _error(400, error.code, error.message)
     table = lobby.create_tutorial(name)
-    answer = {"code": table.code, "token": table.token, "seat": LEARNER, "tutor": TUTOR, "steps": steps()}
-    return JSONResponse(answer, status_code=201)
+    return _answer(protocol.tutorial_created(table.code, table.token, LEARNER, TUTOR, SCRIPT), 201)
 
 
 async def list_tables(request: Request) -> Response:
-    return JSONResponse({"tables": request.app.state.lobby.public_tables()})
+    return _answer(protocol.TableList(request.app.state.lobby.public_tables()))
 
 
 def _table_of(request: Request) -> Table | None:
@@ -463,7 +471,7 @@ def _table_of(request: Request) -> Table | None:
     return None if table is None or table.closed else table
 
 
-NO_TABLE = {"error": "no_table", "message": "there is no table with that code"}
+NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
 
 
 async def get_table(request: Request) -> Response:
@@ -471,8 +479,8 @@ async def get_table(request: Request) -> Response:
     public information only, as in the ``table`` message."""
     table = _table_of(request)
     if table is None:
-        return JSONResponse(NO_TABLE, status_code=404)
-    return JSONResponse({**table.summary(), "players": table.players()})
+        return _answer(NO_TABLE, 404)
+    return _answer(table.details())
 
 
 def invite_link(request: Request, code: str) -> str:
@@ -497,7 +505,7 @@ async def table_qr(request: Request) -> Response:
     a phone at the same table can join by its camera."""
     table = _table_of(request)
     if table is None:
-        return JSONResponse(NO_TABLE, status_code=404)
+        return _answer(NO_TABLE, 404)
     buffer = io.BytesIO()
     qr_code(invite_link(request, table.code)).save(
         buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title="Ligretto invite", light="#fff"
@@ -505,20 +513,11 @@ async def table_qr(request: Request) -> Response:
     return Response(buffer.getvalue(), media_type="image/svg+xml")
 
 
-def rule_options() -> dict[str, Any]:
-    """Every rule option (its values and classic default) and every preset as a full rule
-    set, classic first: what a client needs to build its rule form (docs/protocol.md)."""
-    return {
-        "options": [option.to_dict() for option in OPTIONS.values()],
-        "presets": [{"name": name, "rules": RuleSet.preset(name).to_dict()} for name in PRESETS],
-    }
-
-
-RULE_OPTIONS_BODY = protocol.encode(rule_options())
+RULE_OPTIONS_BODY = protocol.encode(protocol.presets_body())
 """The body of ``GET /api/presets``, encoded once: the rules never change while the server runs."""
 
 
-EMOTES_BODY = protocol.encode({"emotes": list(protocol.EMOTES)})
+EMOTES_BODY = protocol.encode(protocol.Emotes(list(protocol.EMOTES)))
 """The body of ``GET /api/emotes``: the reactions a player may send, encoded once."""
 
 
@@ -536,13 +535,13 @@ async def rules_page(request: Request) -> Response:
     """The rule book in one language as HTML (the browser client's rules page)."""
     lang = request.path_params["lang"]
     if lang not in rulebook.LANGUAGES:
-        return JSONResponse({"error": "no_language", "message": f"no rules in language {lang!r}"}, status_code=404)
+        return _error(404, "no_language", f"no rules in language {lang!r}")
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(rulebook.text(lang))
     return HTMLResponse(html)
 
 
 async def healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok", "tables": len(request.app.state.lobby.tables)})
+    return _answer(protocol.Health("ok", len(request.app.state.lobby.tables)))
 
 
 async def metrics_endpoint(request: Request) -> Response:

@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.reaction import LEVELS, DelaySampler, Move
-from ligretto.server.protocol import KEEPALIVE_S
+from ligretto.protocol import KEEPALIVE_S
 
 MIN_DELAY_S = 0.06
 """No client sends faster than this (the server's rate limit is 20 messages a second)."""

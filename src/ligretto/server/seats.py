@@ -16,12 +16,12 @@ import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
+from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import Scheduler, Timers
-from ligretto.server.protocol import Broadcast
 
 
 class Phase(enum.StrEnum):
@@ -46,7 +46,7 @@ class Listener(Protocol):
 
     seat: int | None
 
-    def send(self, message: dict[str, Any]) -> None: ...
+    def send(self, message: protocol.Outgoing) -> None: ...
 
     def detach(self) -> None:
         """The table lets go of this listener (its seat was taken over): close it."""
@@ -68,9 +68,6 @@ class Seat:
     @property
     def human(self) -> bool:
         return self.bot is None
-
-    def public(self, index: int) -> dict[str, Any]:
-        return messages.seat_public(self, index)
 
 
 def new_token() -> str:
@@ -122,9 +119,9 @@ class Seating(ABC):
 
     # --- listeners --------------------------------------------------------------------
 
-    def broadcast(self, message: dict[str, Any]) -> None:
+    def broadcast(self, message: protocol.ServerMessage) -> None:
         """The same message to every player and spectator (encoded once for all)."""
-        shared = Broadcast(message)
+        shared = protocol.Broadcast(message)
         for listener in list(self.listeners):
             listener.send(shared)
 
@@ -256,11 +253,11 @@ class Seating(ABC):
     # --- the table's part -------------------------------------------------------------
 
     @abstractmethod
-    def table_message(self) -> dict[str, Any]:
+    def table_message(self) -> protocol.TableState:
         """Everything about the table that everyone may see."""
 
     @abstractmethod
-    def snapshot_message(self, viewer: int | None) -> dict[str, Any] | None:
+    def snapshot_message(self, viewer: int | None) -> protocol.Snapshot | None:
         """The round as ``viewer`` may see it (``None``: no round)."""
 
     @abstractmethod

@@ -7,7 +7,7 @@ the table checks credentials and the phase first, records what happened in the
 store, and sends every listener what it may see (views and events are public
 information only; the seat token goes to its owner alone).  What goes to every
 listener is the same for players and spectators (table, events, go, round_over): it is
-sent as one :class:`~ligretto.server.protocol.Broadcast`, encoded once for all of them;
+sent as one :class:`~ligretto.protocol.Broadcast`, encoded once for all of them;
 only the welcome (the token), the snapshot (the viewer) and the ack are one listener's.
 
 Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -154,19 +155,19 @@ class Table(HostCommands):
     def round_number(self) -> int:
         return 0 if self.match is None else self.match.round_number
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> protocol.TableSummary:
         """What the public lobby list shows of this table."""
         return messages.summary(self)
 
-    def players(self) -> list[dict[str, Any] | None]:
-        """Who sits where (``None``: a free seat), for the invite page before joining."""
-        return messages.players(self)
+    def details(self) -> protocol.TableDetails:
+        """The summary and who sits where (``None``: a free seat), for the invite page before joining."""
+        return messages.details(self)
 
-    def table_message(self) -> dict[str, Any]:
+    def table_message(self) -> protocol.TableState:
         """Everything about the table that everyone may see."""
         return messages.table_message(self)
 
-    def snapshot_message(self, viewer: int | None) -> dict[str, Any] | None:
+    def snapshot_message(self, viewer: int | None) -> protocol.Snapshot | None:
         return messages.snapshot_message(self.match, viewer)
 
     def _changed(self) -> None:
@@ -261,9 +262,9 @@ class Table(HostCommands):
         result = game.apply(action)
         self.store.record_action(self, count, action_to_dict(action))
         if isinstance(result, Refused):
-            self._ack(index, client_id, messages.refused(result, self._faster(game, action, result)))
+            self._ack(index, client_id, result, self._faster(game, action, result))
         else:
-            self._ack(index, client_id, messages.applied())
+            self._ack(index, client_id, result)
             self.broadcast(messages.events(self.round_number, count, index, result.events))
             if game.over:
                 self._round_over()
@@ -288,10 +289,12 @@ class Table(HostCommands):
         store and changes nothing at the table."""
         self.broadcast(messages.reaction(index, emote))
 
-    def _ack(self, index: int, client_id: str | int | None, body: dict[str, Any]) -> None:
+    def _ack(
+        self, index: int, client_id: str | int | None, result: Applied | Refused, faster: int | None = None
+    ) -> None:
         if client_id is None:
             return
-        message = messages.ack(client_id, body)
+        message = messages.ack(client_id, result, faster)
         for listener in self.listeners:
             if listener.seat == index:
                 listener.send(message)

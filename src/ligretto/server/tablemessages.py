@@ -1,149 +1,105 @@
-"""Every message a table sends, and what the lobby shows of it, built in one place.
-
-Plain dicts in the wire format of docs/protocol.md (the app encodes them; what goes to
-every listener is encoded once, as a :class:`~ligretto.server.protocol.Broadcast`).
-Only public information goes in: a view made by the engine for its viewer, events
-(public by construction), names, seats and the score sheet; a seat's token goes only
-into the ``welcome`` of its owner.
+"""Every message a table sends, and what the lobby shows of it, in one place: the table's
+values handed to the protocol, which turns them into its typed messages
+(``ligretto.protocol``; what goes to every listener is encoded once, as a
+:class:`~ligretto.protocol.Broadcast`).  Only public information goes in: a view made by
+the engine for its viewer, events (public by construction), names, seats and the score
+sheet; a seat's token goes only into the ``welcome`` of its owner.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ligretto.engine.events import Event, Refused
+from ligretto import protocol
+from ligretto.engine.events import Applied, Event, Refused
 from ligretto.engine.scoring import Match, RoundScore
-from ligretto.engine.serial import event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 
 if TYPE_CHECKING:
-    from ligretto.server.seats import Seat
     from ligretto.server.table import Table
 
-Message = dict[str, Any]
 
-
-def seat_public(seat: Seat, index: int) -> Message:
-    """One seat as the ``table`` message shows it (never its token)."""
-    return {
-        "seat": index,
-        "name": seat.name,
-        "bot": None if seat.bot is None else str(seat.bot),
-        "connected": seat.connected or seat.bot is not None,
-        "stand_in": seat.stand_in,
-        "ready": seat.ready,
-    }
-
-
-def summary(table: Table) -> Message:
+def summary(table: Table) -> protocol.TableSummary:
     """What the public lobby list shows of a table."""
-    host = table.seats[table.host] if table.host is not None else None
-    return {
-        "code": table.code,
-        "phase": table.phase.value,
-        "seats": table.size,
-        "taken": sum(seat is not None for seat in table.seats),
-        "host": None if host is None else host.name,
-        "rules": table.rules.to_dict(),
-    }
+    return protocol.table_summary(
+        code=table.code, phase=table.phase.value, seats=table.seats, host=table.host, rules=table.rules
+    )
 
 
-def players(table: Table) -> list[Message | None]:
-    """Who sits where (``None``: a free seat): names and bots, as the ``table`` message
-    shows them, for the invite page before joining."""
-    return [
-        None if seat is None else {"seat": i, "name": seat.name, "bot": None if seat.bot is None else str(seat.bot)}
-        for i, seat in enumerate(table.seats)
-    ]
+def details(table: Table) -> protocol.TableDetails:
+    """The summary and who sits where (names and bots, as the ``table`` message shows
+    them), for the invite page before joining."""
+    return protocol.table_details(summary(table), table.seats)
 
 
-def table_message(table: Table) -> Message:
+def table_message(table: Table) -> protocol.TableState:
     """Everything about the table that everyone may see."""
     match = table.match
-    return {
-        "type": "table",
-        "code": table.code,
-        "phase": table.phase.value,
-        "seats": [None if seat is None else seat_public(seat, i) for i, seat in enumerate(table.seats)],
-        "host": table.host,
-        "rules": table.rules.to_dict(),
-        "public": table.public,
-        "grace_s": table.grace_s,
-        "round": 0 if match is None else match.round_number,
-        "start_at": table.start_at,
-        "sheet": None if match is None else match.sheet.to_dict(),
-        "winners": list(match.winners()) if table.phase.value == "over" and match else None,
-    }
+    return protocol.table_message(
+        code=table.code,
+        phase=table.phase.value,
+        seats=table.seats,
+        host=table.host,
+        rules=table.rules,
+        public=table.public,
+        grace_s=table.grace_s,
+        round=0 if match is None else match.round_number,
+        start_at=table.start_at,
+        sheet=None if match is None else match.sheet,
+        winners=match.winners() if table.phase.value == "over" and match else None,
+    )
 
 
-def snapshot_message(match: Match | None, viewer: int | None) -> Message | None:
+def snapshot_message(match: Match | None, viewer: int | None) -> protocol.Snapshot | None:
     """The round as ``viewer`` (a seat, ``None``: a spectator) may see it; ``None``: no round."""
     if match is None or match.current is None:
         return None
-    return {"type": "snapshot", "view": view(match.current, viewer).to_dict(), "round": match.round_number}
+    return protocol.snapshot_message(view(match.current, viewer), match.round_number)
 
 
-def welcome(code: str, seat: int | None, token: str | None) -> Message:
+def welcome(code: str, seat: int | None, token: str | None) -> protocol.Welcome:
     """To one connection: where it sits (``None``: watching) and its seat's token."""
-    return {"type": "welcome", "v": 1, "code": code, "seat": seat, "token": token}
+    return protocol.welcome_message(code, seat, token)
 
 
-def taken_over() -> Message:
-    return {"type": "error", "code": "replaced", "message": "this seat was taken over by a new connection"}
+def taken_over() -> protocol.Error:
+    return protocol.error_message("replaced", "this seat was taken over by a new connection")
 
 
-def removed() -> Message:
-    return {"type": "error", "code": "removed", "message": "the host removed you from the table"}
+def removed() -> protocol.Error:
+    return protocol.error_message("removed", "the host removed you from the table")
 
 
-def go(round_number: int) -> Message:
-    return {"type": "go", "round": round_number}
+def go(round_number: int) -> protocol.Go:
+    return protocol.go_message(round_number)
 
 
-def ack(client_id: str | int, body: Message) -> Message:
-    return {"type": "ack", "id": client_id, **body}
+def ack(client_id: str | int, result: Applied | Refused, faster: int | None = None) -> protocol.Ack:
+    """Applied, or refused with the engine's reason and who was faster (``by``) when a play
+    lost a race."""
+    return protocol.ack_message(client_id, result, faster)
 
 
-def applied() -> Message:
-    """An ack's body: the action was applied."""
-    return {"applied": True}
-
-
-def refused(result: Refused, faster: int | None) -> Message:
-    """An ack's body: the engine's reason, and who was faster (``by``) when a play lost a race."""
-    body: Message = {"applied": False, "reason": result.reason.value, "message": result.reason.text}
-    if faster is not None:
-        body["by"] = faster
-    return body
-
-
-def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]) -> Message:
+def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]) -> protocol.Events:
     """The events of the action number ``seq`` of the round, made by seat ``by``."""
-    return {
-        "type": "events",
-        "round": round_number,
-        "seq": seq,
-        "by": by,
-        "events": [event_to_dict(e) for e in applied_events],
-    }
+    return protocol.events_message(round_number, seq, by, applied_events)
 
 
-def round_over(match: Match, game: Round, scores: Sequence[RoundScore]) -> Message:
+def round_over(match: Match, game: Round, scores: Sequence[RoundScore]) -> protocol.RoundOver:
     """The round's ending, each seat's scores and the totals; the winners if the match is over."""
     assert game.ending is not None
-    return {
-        "type": "round_over",
-        "round": match.round_number,
-        "ending": game.ending.value,
-        "stopped_by": game.stopped_by,
-        "scores": [{"center": s.center, "stack": s.stack, "score": s.score} for s in scores],
-        "totals": list(match.sheet.totals()),
-        "match_over": match.over,
-        "winners": list(match.winners()) if match.over else None,
-    }
+    return protocol.round_over_message(
+        round=match.round_number,
+        ending=game.ending.value,
+        stopped_by=game.stopped_by,
+        scores=scores,
+        totals=match.sheet.totals(),
+        match_over=match.over,
+        winners=match.winners() if match.over else None,
+    )
 
 
-def reaction(seat: int, emote: str) -> Message:
-    return {"type": "reaction", "seat": seat, "emote": emote}
+def reaction(seat: int, emote: str) -> protocol.Reaction:
+    return protocol.reaction_message(seat, emote)

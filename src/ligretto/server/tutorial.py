@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play, Source, Turn
@@ -30,6 +29,7 @@ from ligretto.engine.events import Applied, Refused
 from ligretto.engine.notation import parse_position
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.protocol import ScriptStep, script_step
 from ligretto.server.clock import Scheduler
 from ligretto.server.seats import new_token
 from ligretto.server.table import Listener, Phase, Seat, Table, TableError
@@ -75,22 +75,6 @@ class Step:
     seat: int
     action: Action
 
-    def to_dict(self) -> dict[str, Any]:
-        """The move as the client's ``act`` message would say it, with the lesson's name.
-        The card is left out: most of them are still hidden (in the hand, under the stack
-        top) when the script is sent, and hidden cards never leave the server."""
-        action = self.action
-        if isinstance(action, Play):
-            move: dict[str, Any] = {
-                "kind": "play",
-                "source": action.source.name.lower(),
-                "position": action.position,
-                "pile": action.pile,
-            }
-        else:
-            move = {"kind": "turn"}
-        return {"step": self.name, "seat": self.seat, "action": move}
-
 
 def _play(name: str, seat: int, card: str, *, source: Source, position: int = 0, pile: int | None) -> Step:
     return Step(name, seat, Play(seat, source, pile, position, CARDS[seat][parse_face(card)]))
@@ -111,9 +95,9 @@ SCRIPT: tuple[Step, ...] = (
 """Every move of the tutorial round, in order."""
 
 
-def steps() -> list[dict[str, Any]]:
-    """The script as the client gets it (``POST /api/tutorial``)."""
-    return [step.to_dict() for step in SCRIPT]
+def steps() -> list[ScriptStep]:
+    """The script as the client gets it (``POST /api/tutorial``): no card named."""
+    return [script_step(step) for step in SCRIPT]
 
 
 def _same_move(action: Action, expected: Action) -> bool:

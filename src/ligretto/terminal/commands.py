@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
 from ligretto.engine.rules import RuleError, RuleSet
-from ligretto.server.protocol import ProtocolError, check_name
+from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
 from ligretto.terminal.remote import RemoteTable, UrlError, ws_url

@@ -2,7 +2,7 @@
 
 The bots are the server's bots, run by the same table code at their levels in real
 time, and the person's messages take the same path as over a WebSocket (validated by
-``server.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
+``ligretto.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
 stored (``NoStore``).
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
-from ligretto.server import protocol
-from ligretto.server.protocol import ProtocolError
+from ligretto.protocol import ProtocolError
 from ligretto.server.table import COUNTDOWN_S, NoStore, Table, TableError
 from ligretto.terminal.transport import Deliver
 
@@ -27,8 +27,9 @@ class Person:
         self.seat: int | None = None
         self.deliver = deliver
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.deliver(message)
+    def send(self, message: protocol.Outgoing) -> None:
+        """A table's message, as the client would read it from the wire."""
+        self.deliver(protocol.as_dict(message))
 
     def detach(self) -> None:
         pass

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from ligretto.server.protocol import KEEPALIVE_S
+from ligretto.protocol import KEEPALIVE_S
 from ligretto.terminal.transport import Deliver
 
 SEND_GAP_S = 1 / 18

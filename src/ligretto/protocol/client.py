@@ -1,0 +1,175 @@
+"""Client messages: what a client may send, as msgspec structs validated on arrival.
+
+Anything else (malformed JSON, an unknown type, a missing or mistyped field, unknown
+fields) becomes a :class:`ProtocolError` with a clear message and never reaches a
+table.  ``docs/protocol.md`` shows every message.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
+from ligretto.engine.cards import CARDS, parse_face
+from ligretto.protocol.errors import ProtocolError
+from ligretto.protocol.limits import MAX_MESSAGE_BYTES
+
+# --- actions inside an "act" message ------------------------------------------------------
+
+
+class _Strict(msgspec.Struct, forbid_unknown_fields=True, tag_field="kind"):
+    pass
+
+
+class PlayMsg(_Strict, tag="play"):
+    source: Literal["row", "stack", "discard"]
+    pile: int | None
+    position: int = 0
+    card: str | None = None
+
+
+class TurnMsg(_Strict, tag="turn"):
+    pass
+
+
+class PlaceMsg(_Strict, tag="place"):
+    source: Literal["stack", "discard"]
+    column: int
+    card: str | None = None
+
+
+class VoteMsg(_Strict, tag="vote"):
+    pass
+
+
+class WithdrawMsg(_Strict, tag="withdraw"):
+    pass
+
+
+ActionMsg = PlayMsg | TurnMsg | PlaceMsg | VoteMsg | WithdrawMsg
+
+
+# --- client messages ---------------------------------------------------------------------
+
+
+class _Client(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):
+    pass
+
+
+class Hello(_Client, tag="hello"):
+    """Join a table by invite code with a display name, come back with a seat token, or watch."""
+
+    v: int
+    code: str
+    name: str | None = None
+    token: str | None = None
+    watch: bool = False
+
+
+class Act(_Client, tag="act"):
+    """A game action; ``id`` is the client's own id, echoed in the acknowledgement."""
+
+    id: str | int
+    action: ActionMsg
+
+
+class Ping(_Client, tag="ping"):
+    """Clock sync: the server answers with its own time."""
+
+    t: float
+
+
+class Ready(_Client, tag="ready"):
+    """Ready for the next round (after the score sheet)."""
+
+
+class AddBot(_Client, tag="add_bot"):
+    strategy: str = "smart"
+    level: str = "skilled"
+
+
+class RemoveSeat(_Client, tag="remove_seat"):
+    seat: int
+
+
+class SetRules(_Client, tag="set_rules"):
+    preset: str = "classic"
+    options: dict[str, str | int | bool] = {}
+    seats: int | None = None
+    public: bool | None = None
+    grace_s: float | None = None
+
+
+class Start(_Client, tag="start"):
+    """Host: start the match (or a rematch once it is over)."""
+
+
+class Leave(_Client, tag="leave"):
+    """Give up the seat for good."""
+
+
+class React(_Client, tag="react"):
+    """A seated player's emote for the table (one of :data:`EMOTES`); not a game action."""
+
+    emote: str
+
+
+ClientMessage = Hello | Act | Ping | Ready | AddBot | RemoveSeat | SetRules | Start | Leave | React
+CLIENT_MESSAGES: tuple[type[msgspec.Struct], ...] = (
+    Hello,
+    Act,
+    Ping,
+    Ready,
+    AddBot,
+    RemoveSeat,
+    SetRules,
+    Start,
+    Leave,
+    React,
+)
+"""Every client message, in the order of docs/protocol.md."""
+ACTION_MESSAGES: tuple[type[msgspec.Struct], ...] = (PlayMsg, TurnMsg, PlaceMsg, VoteMsg, WithdrawMsg)
+
+_decoder = msgspec.json.Decoder(ClientMessage)
+
+
+def decode(raw: bytes | str) -> ClientMessage:
+    """Validate one client message; :class:`ProtocolError` says what is wrong."""
+    size = len(raw.encode() if isinstance(raw, str) else raw)
+    if size > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes, this one has {size}")
+    try:
+        return _decoder.decode(raw)
+    except msgspec.ValidationError as error:
+        text = str(error)
+        if "Invalid value" in text and "`$.type`" in text:
+            return _unknown_type(text)
+        raise ProtocolError("invalid", f"invalid message: {text}") from None
+    except msgspec.DecodeError as error:
+        raise ProtocolError("malformed", f"malformed JSON: {error}") from None
+
+
+def _unknown_type(text: str) -> ClientMessage:
+    raise ProtocolError("unknown_type", f"unknown message type ({text})")
+
+
+def to_action(seat: int, message: ActionMsg) -> Action:
+    """The engine action a message asks for, played by ``seat``."""
+    card = None
+    text = getattr(message, "card", None)
+    if text is not None:
+        try:
+            card = CARDS[seat][parse_face(text)]
+        except ValueError as error:
+            raise ProtocolError("invalid", str(error)) from None
+    if isinstance(message, PlayMsg):
+        return Play(seat, Source[message.source.upper()], message.pile, message.position, card)
+    if isinstance(message, PlaceMsg):
+        return Place(seat, Source[message.source.upper()], message.column, card)
+    if isinstance(message, TurnMsg):
+        return Turn(seat)
+    if isinstance(message, VoteMsg):
+        return Vote(seat)
+    return Withdraw(seat)

@@ -1,0 +1,217 @@
+"""The bodies of the HTTP API (docs/protocol.md, The HTTP API): requests validated on
+arrival like client messages, answers typed like server messages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from ligretto.engine.actions import Action, Play
+from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class CreateTutorial(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tutorial``: the learner's display name (checked as in ``hello``)."""
+
+    name: str = "You"
+
+
+class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/tables``: every field optional.  ``bots`` seats bots
+    (``strategy:level``) at once; ``start`` starts the match as soon as the first person
+    takes a seat (play now: one request, one ``hello``, and the round is dealt).
+    ``grace_s`` ``None`` is the server's default."""
+
+    seats: int = 4
+    preset: str = "classic"
+    options: dict[str, str | int | bool] = {}
+    public: bool = False
+    grace_s: float | None = None
+    bots: list[str] = []
+    start: bool = False
+
+
+# --- answers -----------------------------------------------------------------------------
+
+
+class _Body(msgspec.Struct, forbid_unknown_fields=True):
+    pass
+
+
+class TableSummary(_Body):
+    """A table as the lobby lists it (and the answer to ``POST /api/tables``)."""
+
+    code: str
+    phase: Literal["lobby", "countdown", "playing", "scoring", "over"]
+    seats: int
+    taken: int
+    host: str | None
+    rules: dict[str, str | int | bool]
+
+
+class PlayerEntry(_Body):
+    """Who sits at a seat, for the invite page: no token, no card."""
+
+    seat: int
+    name: str
+    bot: str | None
+
+
+class TableDetails(_Body):
+    """``GET /api/tables/{code}``: the summary and who sits where."""
+
+    code: str
+    phase: Literal["lobby", "countdown", "playing", "scoring", "over"]
+    seats: int
+    taken: int
+    host: str | None
+    rules: dict[str, str | int | bool]
+    players: list[PlayerEntry | None]
+
+
+class TableList(_Body):
+    """``GET /api/tables``: the public tables."""
+
+    tables: list[TableSummary]
+
+
+class ScriptPlay(_Body, tag_field="kind", tag="play"):
+    """A play of the tutorial's script, without its card (most are still hidden)."""
+
+    source: Literal["row", "stack", "discard"]
+    position: int
+    pile: int | None
+
+
+class ScriptTurn(_Body, tag_field="kind", tag="turn"):
+    pass
+
+
+class ScriptStep(_Body):
+    """One move of the tutorial's script: its lesson, who makes it, the move."""
+
+    step: str
+    seat: int
+    action: ScriptPlay | ScriptTurn
+
+
+class TutorialCreated(_Body):
+    """``POST /api/tutorial``: the table, the learner's seat token, the tutor's seat and the script."""
+
+    code: str
+    token: str
+    seat: int
+    tutor: int
+    steps: list[ScriptStep]
+
+
+class PresetEntry(_Body):
+    name: str
+    rules: dict[str, str | int | bool]
+
+
+class Presets(_Body):
+    """``GET /api/presets``: every rule option (``Option.to_dict``) and every preset."""
+
+    options: list[dict[str, Any]]
+    presets: list[PresetEntry]
+
+
+class Emotes(_Body):
+    """``GET /api/emotes``: the reactions a player may send."""
+
+    emotes: list[str]
+
+
+class Health(_Body):
+    """``GET /healthz``."""
+
+    status: str
+    tables: int
+
+
+class HttpError(_Body):
+    """Every HTTP error answer."""
+
+    error: str
+    message: str
+
+
+HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
+    CreateTable,
+    TableSummary,
+    TableList,
+    TableDetails,
+    TutorialCreated,
+    Presets,
+    Emotes,
+    Health,
+)
+"""The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
+
+
+# --- building answers --------------------------------------------------------------------
+
+
+class SeatName(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def bot(self) -> object | None: ...
+
+
+def _bot(seat: SeatName) -> str | None:
+    return None if seat.bot is None else str(seat.bot)
+
+
+def table_summary(
+    *, code: str, phase: str, seats: Sequence[SeatName | None], host: int | None, rules: RuleSet
+) -> TableSummary:
+    """What the lobby shows of a table: the host by name."""
+    host_seat = None if host is None else seats[host]
+    host_name = None if host_seat is None else host_seat.name
+    taken = sum(seat is not None for seat in seats)
+    return TableSummary(code, str(phase), len(seats), taken, host_name, rules.to_dict())  # type: ignore[arg-type]
+
+
+def table_details(summary: TableSummary, seats: Sequence[SeatName | None]) -> TableDetails:
+    """A summary with who sits where."""
+    players = [None if seat is None else PlayerEntry(i, seat.name, _bot(seat)) for i, seat in enumerate(seats)]
+    s = summary
+    return TableDetails(s.code, s.phase, s.seats, s.taken, s.host, s.rules, players)
+
+
+class StepInfo(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def action(self) -> Action: ...
+
+
+def script_step(step: StepInfo) -> ScriptStep:
+    """A move of the script as the client's ``act`` would say it, without the card."""
+    action = step.action
+    move: ScriptPlay | ScriptTurn
+    if isinstance(action, Play):
+        move = ScriptPlay(action.source.name.lower(), action.position, action.pile)  # type: ignore[arg-type]
+    else:
+        move = ScriptTurn()
+    return ScriptStep(step.name, step.seat, move)
+
+
+def tutorial_created(code: str, token: str, seat: int, tutor: int, script: Iterable[StepInfo]) -> TutorialCreated:
+    return TutorialCreated(code, token, seat, tutor, [script_step(step) for step in script])
+
+
+def presets_body() -> Presets:
+    """Every rule option and preset, classic first: what a client needs to build its rule form."""
+    return Presets(
+        [option.to_dict() for option in OPTIONS.values()],
+        [PresetEntry(name, RuleSet.preset(name).to_dict()) for name in PRESETS],
+    )

@@ -1,0 +1,50 @@
+"""The protocol's figures: its version, the size of a message, the heartbeat, the emotes
+and how often a connection may send one (docs/protocol.md, Heartbeats and Limits)."""
+
+from __future__ import annotations
+
+from ligretto.protocol.errors import ProtocolError
+
+VERSION = 1
+MAX_MESSAGE_BYTES = 4096
+KEEPALIVE_S = 2.0
+"""The heartbeat (docs/protocol.md, Heartbeats): a client pings whenever it has sent
+nothing for this long (the browser pings every second anyway)."""
+SILENCE_S = 6.0
+"""The server's default ``Settings.silence_s``: a connection that sent nothing for this
+long (no message, not even a ping) counts as gone."""
+SILENT = 4002
+"""The close code of a connection that said nothing for the server's ``silence_s``."""
+EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
+"""The reactions a player may send (``react``): thumbs up, surprised, tears of joy,
+sweat smile, party popper.  A fixed list, so no client can send text to the table;
+the browser gets it from ``GET /api/emotes``."""
+REACTION_LIMITS = ((1, 1.0), (5, 10.0))
+"""At most 1 reaction a second and 5 in 10 seconds per connection: (count, seconds)."""
+
+
+def check_emote(emote: str) -> str:
+    """One of :data:`EMOTES`, else :class:`ProtocolError` ``bad_emote``."""
+    if emote not in EMOTES:
+        raise ProtocolError("bad_emote", f"unknown emote: reactions are one of {' '.join(EMOTES)}")
+    return emote
+
+
+class ReactionLimit:
+    """The reactions one connection sent lately: :data:`REACTION_LIMITS` (count, seconds)
+    is how many may fall in any window that long.  ``now`` is passed in (monotonic)."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        self.sent: list[float] = []
+
+    def allow(self, now: float) -> bool:
+        """Whether one more reaction may go now; if so, it is counted."""
+        longest = max(seconds for _, seconds in REACTION_LIMITS)
+        self.sent = [t for t in self.sent if now - t < longest]
+        for count, seconds in REACTION_LIMITS:
+            if sum(1 for t in self.sent if now - t < seconds) >= count:
+                return False
+        self.sent.append(now)
+        return True

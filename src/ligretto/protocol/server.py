@@ -1,0 +1,331 @@
+"""Server messages: every message the server sends over ``/ws`` and ``/ws/lobby``.
+
+Each is a typed msgspec struct tagged by ``type`` (docs/protocol.md, Server messages),
+built by the functions below from the table's and the engine's values (seats, views,
+events, results, scores).  A message that every listener of a table receives alike is
+wrapped in a :class:`Broadcast`, encoded once for all of them.  :func:`decode_server`
+reads any server message back into its struct: for clients and tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal, Protocol
+
+import msgspec
+
+from ligretto.engine import events as ev
+from ligretto.engine.events import Refused
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import RoundScore, ScoreSheet
+from ligretto.engine.views import RoundView
+from ligretto.protocol.errors import ProtocolError
+from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event_messages, score_lines, sheet_message
+from ligretto.protocol.game import view_message as _view_message
+from ligretto.protocol.http import TableSummary
+from ligretto.protocol.limits import VERSION
+
+PhaseName = Literal["lobby", "countdown", "playing", "scoring", "over"]
+Rules = dict[str, str | int | bool]
+"""A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
+
+
+class _Server(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):
+    pass
+
+
+class Welcome(_Server, tag="welcome"):
+    """The answer to ``hello`` (or a new seat number after ``start`` closed the gaps)."""
+
+    v: int
+    code: str
+    seat: int | None
+    token: str | None
+
+
+class SeatEntry(msgspec.Struct, forbid_unknown_fields=True):
+    """One taken seat of the ``table`` message."""
+
+    seat: int
+    name: str
+    bot: str | None
+    connected: bool
+    stand_in: bool
+    ready: bool
+
+
+class TableState(_Server, tag="table"):
+    """Everything about the table that everyone may see."""
+
+    code: str
+    phase: PhaseName
+    seats: list[SeatEntry | None]
+    host: int | None
+    rules: Rules
+    public: bool
+    grace_s: float
+    round: int
+    start_at: float | None
+    sheet: SheetMsg | None
+    winners: list[int] | None
+
+
+class Snapshot(_Server, tag="snapshot"):
+    """The whole visible round as the receiver may see it."""
+
+    view: ViewMsg
+    round: int
+
+
+class Go(_Server, tag="go"):
+    """Play starts (at the countdown's ``start_at``)."""
+
+    round: int
+
+
+class Events(_Server, tag="events"):
+    """What one applied action caused, to every listener."""
+
+    round: int
+    seq: int
+    by: int
+    events: list[EventMsg]
+
+
+class Ack(_Server, tag="ack", omit_defaults=True):
+    """The answer to an ``act``, to the acting seat only; ``reason``, ``message`` and
+    ``by`` (who was faster) are left out when they do not apply."""
+
+    id: str | int
+    applied: bool
+    reason: str | None = None
+    message: str | None = None
+    by: int | None = None
+
+
+class RoundOver(_Server, tag="round_over"):
+    """The round's scores, right after the events that ended it."""
+
+    round: int
+    ending: str
+    stopped_by: int | None
+    scores: list[ScoreLine]
+    totals: list[int]
+    match_over: bool
+    winners: list[int] | None
+
+
+class Reaction(_Server, tag="reaction"):
+    """A seated player's emote, to everyone."""
+
+    seat: int
+    emote: str
+
+
+class Pong(_Server, tag="pong"):
+    """The answer to ``ping``: the client's ``t`` and the server's clock."""
+
+    t: float
+    server_t: float
+
+
+class Error(_Server, tag="error", omit_defaults=True):
+    """A message that could not be accepted, or a notice; ``id`` only when the message
+    answered had one."""
+
+    code: str
+    message: str
+    id: str | int | None = None
+
+
+class LobbyTables(_Server, tag="lobby"):
+    """The public tables that are open (``/ws/lobby``)."""
+
+    tables: list[TableSummary]
+
+
+ServerMessage = Welcome | TableState | Snapshot | Go | Events | Ack | RoundOver | Reaction | Pong | Error | LobbyTables
+SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
+    Welcome,
+    TableState,
+    Snapshot,
+    Go,
+    Events,
+    Ack,
+    Reaction,
+    RoundOver,
+    Error,
+    Pong,
+    LobbyTables,
+)
+"""Every server message, in the order of docs/protocol.md."""
+
+
+# --- encoding ----------------------------------------------------------------------------
+
+encode = msgspec.json.Encoder().encode
+"""Any message (or plain JSON-ready value) as JSON bytes."""
+
+
+class Broadcast:
+    """A server message that every listener of a table receives as it is (a ``table``
+    message, ``events``, ``go``, ``round_over``, ``reaction``): :func:`wire` encodes it
+    once, for the first connection that sends it, and the others send the same text."""
+
+    __slots__ = ("_text", "message")
+
+    def __init__(self, message: ServerMessage) -> None:
+        self.message = message
+        self._text: str | None = None
+
+    def text(self) -> str:
+        if self._text is None:
+            self._text = encode(self.message).decode()
+        return self._text
+
+
+Outgoing = ServerMessage | Broadcast
+"""What a table gives its listeners: one message, or one shared by all of them."""
+
+
+def wire(message: Outgoing) -> str:
+    """A server message as it goes out: one JSON text (a text frame)."""
+    if type(message) is Broadcast:
+        return message.text()
+    return encode(message).decode()
+
+
+def as_dict(message: Outgoing) -> dict[str, Any]:
+    """A server message as the plain dict a client reads from the wire (in-process
+    listeners: local play, tests)."""
+    data: dict[str, Any] = msgspec.to_builtins(message.message if isinstance(message, Broadcast) else message)
+    return data
+
+
+_server_decoder = msgspec.json.Decoder(ServerMessage)
+
+
+def decode_server(raw: bytes | str) -> ServerMessage:
+    """Read one server message into its struct (clients, tests); :class:`ProtocolError`
+    (``invalid`` or ``malformed``) if it is not one."""
+    try:
+        return _server_decoder.decode(raw)
+    except msgspec.ValidationError as error:
+        raise ProtocolError("invalid", f"invalid server message: {error}") from None
+    except msgspec.DecodeError as error:
+        raise ProtocolError("malformed", f"malformed JSON: {error}") from None
+
+
+# --- building messages from the table's and the engine's values --------------------------
+
+
+class SeatInfo(Protocol):
+    """What the protocol reads of a taken seat (the server's ``Seat``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def bot(self) -> object | None: ...
+    @property
+    def connected(self) -> bool: ...
+    @property
+    def stand_in(self) -> bool: ...
+    @property
+    def ready(self) -> bool: ...
+
+
+def welcome_message(code: str, seat: int | None, token: str | None) -> Welcome:
+    return Welcome(VERSION, code, seat, token)
+
+
+def seat_entry(index: int, seat: SeatInfo) -> SeatEntry:
+    """A taken seat as everyone sees it: a bot is always connected."""
+    bot = None if seat.bot is None else str(seat.bot)
+    return SeatEntry(index, seat.name, bot, seat.connected or bot is not None, seat.stand_in, seat.ready)
+
+
+def table_message(
+    *,
+    code: str,
+    phase: str,
+    seats: Sequence[SeatInfo | None],
+    host: int | None,
+    rules: RuleSet,
+    public: bool,
+    grace_s: float,
+    round: int,
+    start_at: float | None,
+    sheet: ScoreSheet | None,
+    winners: Iterable[int] | None,
+) -> TableState:
+    """The ``table`` message: seats, rules, phase, the score sheet."""
+    return TableState(
+        code=code,
+        phase=str(phase),  # type: ignore[arg-type]  # a Phase value
+        seats=[None if seat is None else seat_entry(i, seat) for i, seat in enumerate(seats)],
+        host=host,
+        rules=rules.to_dict(),
+        public=public,
+        grace_s=float(grace_s),
+        round=round,
+        start_at=start_at,
+        sheet=None if sheet is None else sheet_message(sheet),
+        winners=None if winners is None else list(winners),
+    )
+
+
+def snapshot_message(view: RoundView, round: int) -> Snapshot:
+    return Snapshot(_view_message(view), round)
+
+
+def go_message(round: int) -> Go:
+    return Go(round)
+
+
+def events_message(round: int, seq: int, by: int, events: Iterable[ev.Event]) -> Events:
+    """What an applied action caused: ``seq`` is its index in the round's log."""
+    return Events(round, seq, by, event_messages(events))
+
+
+def ack_message(id: str | int, result: ev.Applied | Refused, by: int | None = None) -> Ack:
+    """Applied, or refused with the engine's reason; ``by``: who was faster (a lost race)."""
+    if isinstance(result, Refused):
+        return Ack(id, False, result.reason.value, result.reason.text, by)
+    return Ack(id, True)
+
+
+def round_over_message(
+    *,
+    round: int,
+    ending: str,
+    stopped_by: int | None,
+    scores: Iterable[RoundScore],
+    totals: Iterable[int],
+    match_over: bool,
+    winners: Iterable[int] | None,
+) -> RoundOver:
+    return RoundOver(
+        round,
+        str(ending),
+        stopped_by,
+        score_lines(scores),
+        list(totals),
+        match_over,
+        None if winners is None else list(winners),
+    )
+
+
+def reaction_message(seat: int, emote: str) -> Reaction:
+    return Reaction(seat, emote)
+
+
+def pong_message(t: float, server_t: float) -> Pong:
+    return Pong(t, server_t)
+
+
+def error_message(code: str, message: str, id: str | int | None = None) -> Error:
+    return Error(code, message, id)
+
+
+def lobby_message(tables: Iterable[TableSummary]) -> LobbyTables:
+    return LobbyTables(list(tables))
