@@ -39,7 +39,9 @@ def test_a_record_and_its_actions_rebuild_the_same_table() -> None:
     assert again.record() == record
     assert again.phase is Phase.PLAYING and again.host == 0
     assert again.game is not None and state_to_dict(again.game) == state_to_dict(game)
-    assert [None if s is None else s.token for s in again.seats] == [None if s is None else s.token for s in table.seats]
+    assert [None if s is None else s.token for s in again.seats] == [
+        None if s is None else s.token for s in table.seats
+    ]
     assert again.seats[2] is not None and str(again.seats[2].bot) == "greedy:beginner"
 
 

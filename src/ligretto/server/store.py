@@ -27,8 +27,9 @@ from typing import Any
 
 import msgspec
 
-from ligretto.server.table import COUNTDOWN_S, Table
+from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
+from ligretto.server.timing import COUNTDOWN_S
 
 log = logging.getLogger("ligretto.store")
 

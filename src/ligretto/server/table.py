@@ -44,6 +44,7 @@ from ligretto.server.host import HostCommands
 from ligretto.server.seats import Listener, Phase, Seat, TableError
 from ligretto.server.tablebots import TableBots
 from ligretto.server.tablerecord import DealRecord, TableRecord
+from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S, DEFAULT_GRACE_S
 
 __all__ = [
     "ABANDONED_S",
@@ -60,10 +61,6 @@ __all__ = [
     "new_code",
 ]
 
-COUNTDOWN_S = 3.0
-DEFAULT_GRACE_S = 120.0
-ABANDONED_S = 3600.0
-"""A table nobody has been connected to for this long, with no match on, is closed (``Table.abandoned``)."""
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
 
