@@ -69,9 +69,6 @@ class Seat:
     def human(self) -> bool:
         return self.bot is None
 
-    def public(self, index: int) -> dict[str, Any]:
-        return messages.seat_public(self, index)
-
 
 def new_token() -> str:
     """A seat's secret token (it lets its owner come back to the seat)."""
