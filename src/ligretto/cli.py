@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from ligretto.bots.spec import BotSpecError, parse_bots
 from ligretto.engine.rules import PRESETS, RuleError, RuleSet
+from ligretto.server.timing import COUNTDOWN_S
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,7 +130,12 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument("--db", default="ligretto.db", help="SQLite file, created on first start (default ligretto.db)")
-    serve.add_argument("--countdown", type=float, default=3.0, help="seconds of countdown before a round (default 3)")
+    serve.add_argument(
+        "--countdown",
+        type=float,
+        default=COUNTDOWN_S,
+        help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
+    )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
 
     loadtest = commands.add_parser(

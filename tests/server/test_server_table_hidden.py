@@ -29,7 +29,6 @@ from ligretto import protocol
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
-
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 

@@ -14,7 +14,6 @@ import msgspec
 import pytest
 from listeners import Recorder
 
-from ligretto import protocol
 from ligretto.engine.actions import Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, parse_face
 from ligretto.engine.events import Applied, CardPlayed, Ending, HandTurned

@@ -37,11 +37,12 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import SILENCE_S, SILENT, ProtocolError
-from ligretto.server import metrics
+from ligretto.server import dispatch, metrics
 from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
-from ligretto.server.table import ABANDONED_S, DEFAULT_GRACE_S, Table, TableError, new_code
+from ligretto.server.table import Table, TableError, new_code
+from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S, DEFAULT_GRACE_S, MAX_GRACE_S
 from ligretto.server.tutorial import LEARNER, SCRIPT, TUTOR, TutorialTable
 
 log = logging.getLogger("ligretto.server")
@@ -58,7 +59,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     db: str = "ligretto.db"
-    countdown_s: float = 3.0
+    countdown_s: float = COUNTDOWN_S
     rate_per_s: float = 20.0
     """Sustained messages per second a connection may send."""
     burst: int = 40
@@ -274,7 +275,7 @@ def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) ->
 
 
 def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
-    """Validate one message and hand it to the connection's table."""
+    """Validate one message and hand it to the dispatcher (the one local play uses too)."""
     try:
         message = protocol.decode(raw)
     except ProtocolError as error:
@@ -282,75 +283,11 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
         return
     client_id = getattr(message, "id", None)
     try:
-        _dispatch(lobby, conn, message)
+        dispatch.dispatch(conn, message, lobby.tables.get)
     except ProtocolError as error:
         _bad(conn, error.code, error.message, client_id)
     except TableError as error:
         _bad(conn, error.code, error.message, client_id)
-
-
-def _dispatch(lobby: Lobby, conn: Connection, message: protocol.ClientMessage) -> None:
-    if isinstance(message, protocol.Ping):
-        conn.send(protocol.pong_message(message.t, time.time()))
-        return
-    if isinstance(message, protocol.Hello):
-        _hello(lobby, conn, message)
-        return
-    table = conn.table
-    if table is None:
-        raise ProtocolError("not_joined", "say hello first: join a table by its code")
-    if isinstance(message, protocol.Act):
-        if conn.seat is None:
-            raise TableError("not_seated", "spectators cannot play")
-        table.act(conn.seat, protocol.to_action(conn.seat, message.action), message.id)
-    elif isinstance(message, protocol.Ready):
-        table.ready(conn.seat)
-    elif isinstance(message, protocol.AddBot):
-        table.add_bot(conn.seat, f"{message.strategy}:{message.level}")
-    elif isinstance(message, protocol.RemoveSeat):
-        table.remove_seat(conn.seat, message.seat)
-    elif isinstance(message, protocol.SetRules):
-        table.set_rules(
-            conn.seat,
-            preset=message.preset,
-            options=dict(message.options),
-            seats=message.seats,
-            public=message.public,
-            grace_s=message.grace_s,
-        )
-    elif isinstance(message, protocol.Start):
-        table.start(conn.seat)
-    elif isinstance(message, protocol.React):
-        _react(table, conn, message)
-    elif isinstance(message, protocol.Leave) and conn.seat is not None:
-        table.leave(conn.seat)
-
-
-def _react(table: Table, conn: Connection, message: protocol.React) -> None:
-    """An emote: from a seat, one of the list, within the connection's reaction limit."""
-    if conn.seat is None:
-        raise TableError("not_seated", "spectators cannot react")
-    emote = protocol.check_emote(message.emote)
-    if not conn.reactions.allow(time.monotonic()):
-        raise ProtocolError("too_fast", "at most 1 reaction a second and 5 in 10 seconds")
-    table.react(conn.seat, emote)
-
-
-def _hello(lobby: Lobby, conn: Connection, message: protocol.Hello) -> None:
-    if conn.table is not None:
-        raise ProtocolError("already_joined", "this connection has already joined a table")
-    if message.v != protocol.VERSION:
-        raise ProtocolError("bad_version", f"this server speaks protocol version {protocol.VERSION}")
-    table = lobby.tables.get(message.code)
-    if table is None or table.closed:
-        raise ProtocolError("no_table", "there is no table with that code")
-    if message.watch:
-        table.watch(conn)
-    elif message.token is not None:
-        table.rejoin(conn, message.token)
-    else:
-        table.join(conn, protocol.check_name(message.name))
-    conn.table = table
 
 
 def _count_players(lobby: Lobby) -> None:
@@ -417,8 +354,8 @@ async def create_table(request: Request) -> Response:
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s
-        if not 0 <= grace_s <= 3600:
-            raise TableError("bad_grace", "the grace period is 0-3600 seconds")
+        if not 0 <= grace_s <= MAX_GRACE_S:
+            raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
         if not MIN_PLAYERS <= spec.seats <= MAX_PLAYERS:
             raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {spec.seats}")
         bots = _bots_for(spec)

@@ -14,8 +14,7 @@ from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import tablemessages as messages
 from ligretto.server.seats import Phase, Seat, Seating, TableError, new_token
-
-MAX_GRACE_S = 3600.0
+from ligretto.server.timing import MAX_GRACE_S
 
 
 class HostCommands(Seating):
@@ -85,7 +84,7 @@ class HostCommands(Seating):
             if any(seat is not None for seat in self.seats[seats:]):
                 raise TableError("bad_seats", "remove the players in the last seats first")
         if grace_s is not None and not 0 <= grace_s <= MAX_GRACE_S:
-            raise TableError("bad_grace", "the grace period is 0-3600 seconds")
+            raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
         # Every check passed: change the table.
         if seats is not None:
             self.seats = (self.seats + [None] * seats)[:seats]

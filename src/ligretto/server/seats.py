@@ -250,6 +250,23 @@ class Seating(ABC):
         humans = [i for i, s in enumerate(self.seats) if s is not None and s.human and s.connected]
         self.host = humans[0] if humans else None
 
+    def _close_gaps(self, players: list[int]) -> None:
+        """Renumber the taken seats 0..n-1 (the engine seats players so).  A connection
+        whose seat number changes is welcomed again at its new seat, with the same token
+        (a seat's token travels with it), before the round's table and snapshot."""
+        self.seats = [self.seats[i] for i in players]
+        self.size = len(players)
+        if self.host is not None:
+            self.host = players.index(self.host)
+        for listener in self.listeners:
+            if listener.seat is None:
+                continue
+            index = players.index(listener.seat)
+            seat = self.seats[index]
+            if index != listener.seat and seat is not None:
+                listener.seat = index
+                listener.send(messages.welcome(self.code, index, seat.token))
+
     # --- the table's part -------------------------------------------------------------
 
     @abstractmethod

@@ -9,7 +9,9 @@ server holds back every message of that turn until the commit is done
 (``outbox.Outbox``), so a server killed with SIGKILL loses nothing it had
 acknowledged or shown anyone.  The database runs in WAL mode.  Restoring deals
 each unfinished round again from its seed and replays its actions: the engine
-is deterministic, so the state is exactly the one that was lost.
+is deterministic, so the state is exactly the one that was lost.  The table makes
+its records and is rebuilt from them (``tablerecord``, ``Table.restore``): the store
+only writes and reads them.
 """
 
 from __future__ import annotations
@@ -25,12 +27,9 @@ from typing import Any
 
 import msgspec
 
-from ligretto.bots.spec import BotSpec
-from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import Match, ScoreSheet, round_seed
-from ligretto.engine.serial import action_from_dict
-from ligretto.engine.state import Round
-from ligretto.server.table import Phase, Seat, Table
+from ligretto.server.table import Table
+from ligretto.server.tablerecord import TableRecord
+from ligretto.server.timing import COUNTDOWN_S
 
 log = logging.getLogger("ligretto.store")
 
@@ -94,7 +93,8 @@ class SqliteStore:
         )
         self._checkpointer.start()
         self._tables: dict[str, Table] = {}
-        """Tables whose settings, seats or phase changed: written as they are at the commit."""
+        """Tables whose settings, seats or phase changed: their records are written as
+        they are at the commit."""
         self._rounds: list[tuple[str, int, int, int, float]] = []
         self._actions: list[tuple[str, int, int, int, str]] = []
         self._commit_due = False
@@ -127,14 +127,13 @@ class SqliteStore:
         self._written()
 
     def start_round(self, table: Table) -> None:
-        assert table.match is not None and table.game is not None
-        self._rounds.append((table.code, table.matches_played, table.match.round_number, table.game.seed, time.time()))
+        deal = table.deal_record()
+        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, time.time()))
         self._written()
 
     def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
-        assert table.match is not None
-        text = _encode(action).decode()
-        self._actions.append((table.code, table.matches_played, table.match.round_number, index, text))
+        deal = table.deal_record()
+        self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode()))
         self._written()
 
     @property
@@ -159,7 +158,7 @@ class SqliteStore:
         if not self.pending:
             return
         now = time.time()
-        tables = [(code, json.dumps(_config(table)), now) for code, table in self._tables.items()]
+        tables = [(code, table.record().to_json(), now) for code, table in self._tables.items()]
         try:
             self.db.execute("BEGIN")
             if tables:
@@ -192,77 +191,21 @@ class SqliteStore:
 
     # --- restoring --------------------------------------------------------------------
 
-    def load_tables(self, countdown_s: float = 3.0) -> list[Table]:
-        """Every table in the file that was not dropped, rebuilt: seats, rules, phase, score
-        sheet and the current round replayed from its seed and actions."""
+    def load_tables(self, countdown_s: float = COUNTDOWN_S) -> list[Table]:
+        """Every table in the file that was not dropped, rebuilt by ``Table.restore`` from its
+        record and the actions of its current round."""
         tables = []
         for code, config in self.db.execute("SELECT code, config FROM tables ORDER BY updated"):
-            data = json.loads(config)
-            if not data.get("dropped", False):
-                tables.append(self._load(code, data, countdown_s))
+            record = TableRecord.from_json(code, config)
+            if not record.dropped:
+                actions = self._actions_of(code, record.matches_played, record.round)
+                tables.append(Table.restore(record, actions, store=self, countdown_s=countdown_s))
         return tables
 
-    def _load(self, code: str, config: dict[str, Any], countdown_s: float) -> Table:
-        table = Table(
-            code,
-            seats=config["size"],
-            rules=RuleSet.from_dict(config["rules"]),
-            public=config["public"],
-            grace_s=config["grace_s"],
-            store=self,
-            countdown_s=countdown_s,
+    def _actions_of(self, code: str, match: int, number: int) -> list[dict[str, Any]]:
+        """The actions of one round, in order."""
+        rows = self.db.execute(
+            "SELECT action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
+            (code, match, number),
         )
-        table.seats = [None if s is None else _seat(s) for s in config["seats"]]
-        table.host = config["host"]
-        table.phase = Phase(config["phase"])
-        table.match_seed = config["match_seed"]
-        table.matches_played = config["matches_played"]
-        table.start_at = config["start_at"]
-        if config["sheet"] is not None:
-            match = Match(table.rules, table.size, table.match_seed)
-            match.sheet = ScoreSheet.from_dict(config["sheet"])
-            number = config["round"]
-            if number:
-                game = Round.deal(table.rules, table.size, round_seed(table.match_seed, number))
-                rows = self.db.execute(
-                    "SELECT action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
-                    (code, table.matches_played, number),
-                )
-                for (action,) in rows:
-                    game.apply(action_from_dict(json.loads(action)))
-                match.resume_round(game, recorded=len(match.sheet.rounds) >= number)
-            table.match = match
-        return table
-
-
-def _config(table: Table) -> dict[str, Any]:
-    return {
-        "size": table.size,
-        "rules": table.rules.to_dict(),
-        "public": table.public,
-        "grace_s": table.grace_s,
-        "host": table.host,
-        "phase": table.phase.value,
-        "seats": [None if s is None else _seat_dict(s) for s in table.seats],
-        "match_seed": table.match_seed,
-        "matches_played": table.matches_played,
-        "start_at": table.start_at,
-        "round": 0 if table.match is None else table.match.round_number,
-        "sheet": None if table.match is None else table.match.sheet.to_dict(),
-        "dropped": table.dropped,
-    }
-
-
-def _seat_dict(seat: Seat) -> dict[str, Any]:
-    return {
-        "name": seat.name,
-        "token": seat.token,
-        "bot": None if seat.bot is None else str(seat.bot),
-        "stand_in": seat.stand_in,
-        "ready": seat.ready,
-    }
-
-
-def _seat(data: dict[str, Any]) -> Seat:
-    bot = None if data["bot"] is None else BotSpec.parse(data["bot"])
-    return Seat(data["name"], data["token"], bot=bot, stand_in=data["stand_in"], ready=data["ready"])
+        return [json.loads(action) for (action,) in rows]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from ligretto import protocol
@@ -38,12 +38,14 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import Match
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
-from ligretto.server import metrics
+from ligretto.server import metrics, tablerecord
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import LoopScheduler, Scheduler
 from ligretto.server.host import HostCommands
 from ligretto.server.seats import Listener, Phase, Seat, TableError
 from ligretto.server.tablebots import TableBots
+from ligretto.server.tablerecord import DealRecord, TableRecord
+from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S, DEFAULT_GRACE_S
 
 __all__ = [
     "ABANDONED_S",
@@ -60,10 +62,6 @@ __all__ = [
     "new_code",
 ]
 
-COUNTDOWN_S = 3.0
-DEFAULT_GRACE_S = 120.0
-ABANDONED_S = 3600.0
-"""A table nobody has been connected to for this long, with no match on, is closed (``Table.abandoned``)."""
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
 
@@ -197,23 +195,6 @@ class Table(HostCommands):
                 since = seat.away_since if seat.away_since is not None else now
                 self._start_grace(index, max(0.0, self.grace_s - (now - since)), since)
 
-    def _close_gaps(self, players: list[int]) -> None:
-        """Renumber the taken seats 0..n-1 (the engine seats players so).  A connection
-        whose seat number changes is welcomed again at its new seat, with the same token
-        (a seat's token travels with it), before the round's table and snapshot."""
-        self.seats = [self.seats[i] for i in players]
-        self.size = len(players)
-        if self.host is not None:
-            self.host = players.index(self.host)
-        for listener in self.listeners:
-            if listener.seat is None:
-                continue
-            index = players.index(listener.seat)
-            seat = self.seats[index]
-            if index != listener.seat and seat is not None:
-                listener.seat = index
-                listener.send(messages.welcome(self.code, index, seat.token))
-
     # --- rounds -----------------------------------------------------------------------
 
     def _deal(self) -> Round:
@@ -326,6 +307,43 @@ class Table(HostCommands):
     def _maybe_next_round(self) -> None:
         if self.phase is Phase.SCORING and all(seat is None or seat.ready for seat in self.seats):
             self._begin_countdown()
+
+    # --- the store's records ------------------------------------------------------
+
+    def record(self) -> TableRecord:
+        """The table as the store keeps it (``tablerecord``)."""
+        return tablerecord.record_of(self)
+
+    def deal_record(self) -> DealRecord:
+        """The round being dealt or played, as the store files it and its actions."""
+        assert self.game is not None
+        return DealRecord(self.code, self.matches_played, self.round_number, self.game.seed)
+
+    @classmethod
+    def restore(
+        cls,
+        record: TableRecord,
+        actions: Iterable[dict[str, Any]],
+        *,
+        store: Store | None = None,
+        countdown_s: float = COUNTDOWN_S,
+        scheduler: Scheduler | None = None,
+    ) -> Table:
+        """The table of ``record`` rebuilt: seats, rules, phase, score sheet, and the current
+        round dealt again from its seed with ``actions`` (its own, in order) replayed.
+        Nothing runs yet: :meth:`resume` carries on."""
+        table = cls(
+            record.code,
+            seats=record.size,
+            rules=RuleSet.from_dict(record.rules),
+            public=record.public,
+            grace_s=record.grace_s,
+            store=store,
+            countdown_s=countdown_s,
+            scheduler=scheduler,
+        )
+        tablerecord.restore_state(table, record, actions)
+        return table
 
     # --- restarting -------------------------------------------------------------------
 

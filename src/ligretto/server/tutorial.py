@@ -33,6 +33,7 @@ from ligretto.protocol import ScriptStep, script_step
 from ligretto.server.clock import Scheduler
 from ligretto.server.seats import new_token
 from ligretto.server.table import Listener, Phase, Seat, Table, TableError
+from ligretto.server.timing import COUNTDOWN_S
 
 LEARNER = 0
 TUTOR = 1
@@ -116,7 +117,7 @@ class TutorialTable(Table):
         code: str,
         name: str,
         *,
-        countdown_s: float,
+        countdown_s: float = COUNTDOWN_S,
         clock: Callable[[], float] | None = None,
         scheduler: Scheduler | None = None,
         tutor_delay_s: float = TUTOR_DELAY_S,

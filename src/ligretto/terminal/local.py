@@ -2,8 +2,9 @@
 
 The bots are the server's bots, run by the same table code at their levels in real
 time, and the person's messages take the same path as over a WebSocket (validated by
-``ligretto.protocol``, ordered by ``Table.act``); only the socket is missing.  Nothing is
-stored (``NoStore``).
+``ligretto.protocol``, carried out by the server's own ``server.dispatch``, so every
+command works as it does on a server); only the socket is missing.  Nothing is stored
+(``NoStore``).
 """
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
-from ligretto.server.table import COUNTDOWN_S, NoStore, Table, TableError
+from ligretto.server import dispatch
+from ligretto.server.table import NoStore, Table, TableError
+from ligretto.server.timing import COUNTDOWN_S
 from ligretto.terminal.transport import Deliver
 
 LOCAL_CODE = "local"
 
 
 class Person:
-    """The person at the keyboard, as the table's listener."""
+    """The person at the keyboard, as the table's listener (a ``dispatch.Client``)."""
 
     def __init__(self, deliver: Deliver) -> None:
         self.seat: int | None = None
+        self.table: Table | None = None
+        self.reactions = protocol.ReactionLimit()
         self.deliver = deliver
 
     def send(self, message: protocol.Outgoing) -> None:
@@ -69,6 +74,7 @@ class LocalGame:
         """Seat the person and the bots, and start the match (needs the running loop)."""
         self.person = Person(deliver)
         self.table.join(self.person, self.name)
+        self.person.table = self.table
         for spec in self.bots:
             self.table.add_bot(self.person.seat, str(spec))
         if self.start_match:
@@ -81,15 +87,7 @@ class LocalGame:
             return
         ident = message.get("id")
         try:
-            decoded = protocol.decode(protocol.encode(message))
-            if isinstance(decoded, protocol.Act):
-                if person.seat is None:
-                    raise TableError("not_seated", "spectators cannot play")
-                self.table.act(person.seat, protocol.to_action(person.seat, decoded.action), decoded.id)
-            elif isinstance(decoded, protocol.Ready):
-                self.table.ready(person.seat)
-            elif isinstance(decoded, protocol.Start):
-                self.table.start(person.seat)
+            dispatch.dispatch(person, protocol.decode(protocol.encode(message)))
         except (ProtocolError, TableError) as error:
             person.send(protocol.error_message(error.code, error.message, ident))
 

@@ -1,0 +1,98 @@
+"""One dispatcher (``ligretto.server.dispatch``) from client message to table call: the
+WebSocket endpoint and local play both go through it, and it refuses what it must."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ligretto import protocol
+from ligretto.engine.rules import RuleSet
+from ligretto.protocol import ProtocolError
+from ligretto.server import app, dispatch
+from ligretto.server.app import Lobby, Settings
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.table import Table, TableError
+from ligretto.terminal.local import LocalGame
+
+
+class Client:
+    """A client's end as the dispatcher sees it (and a stand-in for the app's Connection)."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.table: Table | None = None
+        self.reactions = protocol.ReactionLimit()
+        self.sent: list[dict[str, Any]] = []
+        self.websocket = type("Socket", (), {"client": ("test", 0)})()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    def detach(self) -> None:
+        self.table = None
+
+
+def test_the_app_and_local_play_hand_every_message_to_the_same_dispatcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[object, str]] = []
+    original = dispatch.dispatch
+
+    def spy(client: Any, message: protocol.ClientMessage, *args: Any, **kwargs: Any) -> None:
+        calls.append((client, type(message).__name__))
+        original(client, message, *args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "dispatch", spy)
+    lobby = Lobby(Settings(), scheduler=VirtualScheduler())
+    table = lobby.create(2, RuleSet(), public=False, grace_s=60)
+    conn = Client()
+    app.handle(lobby, conn, f'{{"type": "hello", "v": 1, "code": "{table.code}", "name": "Ann"}}')  # type: ignore[arg-type]
+    assert conn.table is table and conn.seat == 0
+    app.handle(lobby, conn, '{"type": "add_bot"}')  # type: ignore[arg-type]
+
+    local = LocalGame(RuleSet(), [], table=Table("local", seats=2, scheduler=VirtualScheduler()), start_match=False)
+    local.start(lambda message: None)
+    local.send({"type": "ping", "t": 1.0})
+
+    assert calls == [(conn, "Hello"), (conn, "AddBot"), (local.person, "Ping")]
+    assert table.seats[1] is not None and table.seats[1].bot is not None
+    table.close()
+    local.table.close()
+
+
+def test_a_client_must_say_hello_first_and_only_once() -> None:
+    table = Table("HELLO", seats=2, scheduler=VirtualScheduler())
+    tables = {"HELLO": table}
+    client = Client()
+    with pytest.raises(ProtocolError, match="say hello first"):
+        dispatch.dispatch(client, protocol.Start(), tables.get)
+    with pytest.raises(ProtocolError) as no_table:
+        dispatch.dispatch(client, protocol.Hello(v=1, code="NOPE", name="Ann"), tables.get)
+    assert no_table.value.code == "no_table" and client.table is None
+    dispatch.dispatch(client, protocol.Hello(v=1, code="HELLO", name="Ann"), tables.get)
+    assert client.table is table and client.seat == 0
+    with pytest.raises(ProtocolError) as again:
+        dispatch.dispatch(client, protocol.Hello(v=1, code="HELLO", name="Ann"), tables.get)
+    assert again.value.code == "already_joined"
+    table.close()
+
+
+def test_reactions_follow_the_clients_limit_on_the_clock_given() -> None:
+    table = Table("REACT", seats=2, scheduler=VirtualScheduler())
+    client = Client()
+    dispatch.dispatch(client, protocol.Hello(v=1, code="REACT", name="Ann"), {"REACT": table}.get)
+    emote = protocol.React(emote=protocol.EMOTES[1])
+    dispatch.dispatch(client, emote, now=lambda: 100.0)
+    with pytest.raises(ProtocolError) as too_fast:
+        dispatch.dispatch(client, emote, now=lambda: 100.5)
+    assert too_fast.value.code == "too_fast"
+    dispatch.dispatch(client, emote, now=lambda: 101.0)
+    reactions = [m for m in client.sent if m["type"] == "reaction"]
+    assert len(reactions) == 2
+
+    watcher = Client()
+    dispatch.dispatch(watcher, protocol.Hello(v=1, code="REACT", watch=True), {"REACT": table}.get)
+    with pytest.raises(TableError) as not_seated:
+        dispatch.dispatch(watcher, emote)
+    assert not_seated.value.code == "not_seated"
+    table.close()

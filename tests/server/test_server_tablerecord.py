@@ -1,0 +1,76 @@
+"""The table owns its record format (``ligretto.server.tablerecord``): a table's record
+and the actions of its round rebuild the same table, the record's JSON reads back as
+the same record, and a record written before the format had a class still reads."""
+
+from __future__ import annotations
+
+import json
+
+from listeners import Quiet
+
+from ligretto.engine.actions import Turn
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.serial import action_to_dict, state_to_dict
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.table import Phase, Table
+from ligretto.server.tablerecord import SeatRecord, TableRecord
+
+
+def _table_in_play() -> Table:
+    scheduler = VirtualScheduler()
+    table = Table("REC", seats=3, rules=RuleSet.preset("expert"), scheduler=scheduler, countdown_s=1.0, grace_s=45.0)
+    table.join(Quiet(), "Ann")
+    table.join(Quiet(), "Bob")
+    table.add_bot(0, "greedy:beginner")
+    table.start(0)
+    scheduler.advance(1.0)
+    for seat in (0, 1, 0):
+        assert table.act(seat, Turn(seat)).ok
+    table.close()
+    return table
+
+
+def test_a_record_and_its_actions_rebuild_the_same_table() -> None:
+    table = _table_in_play()
+    game = table.game
+    assert game is not None and len(game.log) == 3
+    record = table.record()
+    again = Table.restore(record, [action_to_dict(a) for a in game.log], scheduler=VirtualScheduler())
+    assert again.record() == record
+    assert again.phase is Phase.PLAYING and again.host == 0
+    assert again.game is not None and state_to_dict(again.game) == state_to_dict(game)
+    assert [None if s is None else s.token for s in again.seats] == [
+        None if s is None else s.token for s in table.seats
+    ]
+    assert again.seats[2] is not None and str(again.seats[2].bot) == "greedy:beginner"
+
+
+def test_the_json_of_a_record_reads_back_as_the_same_record() -> None:
+    record = _table_in_play().record()
+    text = record.to_json()
+    assert "REC" not in text, "the code is the record's key, not part of its JSON"
+    assert TableRecord.from_json("REC", text) == record
+
+
+def test_a_record_in_the_stored_format_reads() -> None:
+    """The JSON as the store wrote it before the record had a class (no ``dropped`` yet)."""
+    stored = {
+        "size": 2,
+        "rules": RuleSet().to_dict(),
+        "public": True,
+        "grace_s": 60.0,
+        "host": 0,
+        "phase": "lobby",
+        "seats": [{"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False}, None],
+        "match_seed": 0,
+        "matches_played": 0,
+        "start_at": None,
+        "round": 0,
+        "sheet": None,
+    }
+    record = TableRecord.from_json("OLD", json.dumps(stored))
+    assert record.seats == (SeatRecord("Ann", "t0", None, False, False), None)
+    assert not record.dropped
+    table = Table.restore(record, [])
+    assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
+    assert json.loads(table.record().to_json()) == {**stored, "dropped": False}
