@@ -27,8 +27,8 @@ class Client:
         self.sent: list[dict[str, Any]] = []
         self.websocket = type("Socket", (), {"client": ("test", 0)})()
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+    def send(self, message: protocol.Outgoing) -> None:
+        self.sent.append(protocol.as_dict(message))
 
     def detach(self) -> None:
         self.table = None
