@@ -10,7 +10,7 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
-from ligretto.server import app, dispatch
+from ligretto.server import dispatch, sockets
 from ligretto.server.app import Lobby, Settings
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Table, TableError
@@ -46,9 +46,9 @@ def test_the_app_and_local_play_hand_every_message_to_the_same_dispatcher(monkey
     lobby = Lobby(Settings(), scheduler=VirtualScheduler())
     table = lobby.create(2, RuleSet(), public=False, grace_s=60)
     conn = Client()
-    app.handle(lobby, conn, f'{{"type": "hello", "v": 1, "code": "{table.code}", "name": "Ann"}}')  # type: ignore[arg-type]
+    sockets.handle(lobby, conn, f'{{"type": "hello", "v": 1, "code": "{table.code}", "name": "Ann"}}')  # type: ignore[arg-type]
     assert conn.table is table and conn.seat == 0
-    app.handle(lobby, conn, '{"type": "add_bot"}')  # type: ignore[arg-type]
+    sockets.handle(lobby, conn, '{"type": "add_bot"}')  # type: ignore[arg-type]
 
     local = LocalGame(RuleSet(), [], table=Table("local", seats=2, scheduler=VirtualScheduler()), start_match=False)
     local.start(lambda message: None)

@@ -1,7 +1,7 @@
 """Nothing reaches a client before the store has committed it (``outbox.Outbox`` and
 ``SqliteStore.commit``), and the store commits once per turn of the event loop; then a
 connection writes each message at once, or, while its client is slow to read, keeps the
-rest in order behind it (``outbox.start_eagerly``, ``app.Connection``).
+rest in order behind it (``outbox.start_eagerly``, ``sockets.Connection``).
 
 In-process, with a real SQLite file: listeners post their messages to an outbox as
 the server's connections do, and at the moment each message is *delivered* the test
@@ -24,9 +24,10 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
-from ligretto.server.app import Connection, Settings
+from ligretto.server.app import Settings
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.outbox import Outbox, start_eagerly
+from ligretto.server.sockets import Connection
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Phase, Table
 

@@ -1,0 +1,120 @@
+"""The tables of one server: :class:`Settings` (``ligretto serve``'s options) and
+:class:`Lobby` (every table by invite code, the store they write to, the sweep of
+abandoned tables)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from ligretto import protocol
+from ligretto.engine.rules import RuleSet
+from ligretto.protocol import SILENCE_S
+from ligretto.server import metrics
+from ligretto.server.clock import Scheduler
+from ligretto.server.heap import COLLECTOR
+from ligretto.server.outbox import Outbox
+from ligretto.server.table import Table, new_code
+from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S
+from ligretto.server.tutorial import TutorialTable
+
+log = logging.getLogger("ligretto.server")
+
+
+@dataclass(slots=True)
+class Settings:
+    """Server settings (``ligretto serve`` options)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    db: str = "ligretto.db"
+    countdown_s: float = COUNTDOWN_S
+    rate_per_s: float = 20.0
+    """Sustained messages per second a connection may send."""
+    burst: int = 40
+    """Messages a connection may send at once before the rate applies."""
+    abandoned_s: float = ABANDONED_S
+    """Seconds after which a table nobody is connected to, with no match on, is closed and dropped."""
+    silence_s: float = SILENCE_S
+    """Seconds without any message from a client after which its connection counts as gone
+    (within a quarter of it more, at most 1 s): it is closed (code 4002) and its seat is
+    away, as for a closed socket (clients ping)."""
+
+
+class Lobby:
+    """Every table of this server, by invite code, and the store they write to."""
+
+    def __init__(self, settings: Settings, store: Any | None = None, scheduler: Scheduler | None = None) -> None:
+        """``scheduler`` runs the timers of every table (default: each its own on the event loop)."""
+        self.settings = settings
+        self.store = store
+        self.scheduler = scheduler
+        self.tables: dict[str, Table] = {}
+        self.outbox = Outbox(None if store is None else store.commit)
+
+    def _free_code(self) -> str:
+        """An invite code no table of this lobby has."""
+        code = new_code()
+        while code in self.tables:
+            code = new_code()
+        return code
+
+    def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
+        code = self._free_code()
+        table = Table(
+            code,
+            seats=seats,
+            rules=rules,
+            public=public,
+            grace_s=grace_s,
+            store=self.store,
+            countdown_s=self.settings.countdown_s,
+            scheduler=self.scheduler,
+        )
+        self.tables[code] = table
+        if self.store is not None:
+            self.store.save_table(table)
+            self.store.commit()  # its code is about to be handed out
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
+    def create_tutorial(self, name: str) -> TutorialTable:
+        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
+        code = self._free_code()
+        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
+        self.tables[code] = table
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
+    def public_tables(self) -> list[protocol.TableSummary]:
+        return [t.summary() for t in self.tables.values() if t.public and not t.closed]
+
+    def sweep(self) -> list[str]:
+        """Close and drop the abandoned tables (``Table.abandoned``); the store keeps them
+        as dropped, so a restart does not bring them back.  Returns their codes."""
+        gone = [table for table in self.tables.values() if table.abandoned(self.settings.abandoned_s)]
+        for table in gone:
+            table.drop()
+            del self.tables[table.code]
+            if self.store is not None and table.store is self.store:
+                self.store.save_table(table)
+        if gone:
+            COLLECTOR.release(len(gone))
+            metrics.OPEN_TABLES.set(len(self.tables))
+            log.info("closed %d abandoned tables", len(gone))
+        return [table.code for table in gone]
+
+    async def sweep_forever(self) -> None:
+        period = min(60.0, self.settings.abandoned_s / 4)
+        while True:
+            await asyncio.sleep(period)
+            self.sweep()
+
+
+def count_players(lobby: Lobby) -> None:
+    """Set the connected-players gauge (walks every seat: counted when /metrics is read)."""
+    metrics.CONNECTED_PLAYERS.set(
+        sum(1 for t in lobby.tables.values() for s in t.seats if s is not None and s.human and s.connected)
+    )

@@ -1,0 +1,198 @@
+"""The WebSocket endpoints: ``/ws`` (one :class:`Connection` per client: its receiving
+loop, rate limit and silence deadline, every message validated by ``protocol.decode`` and
+handed to the one dispatcher; its messages out through the lobby's outbox, written at
+once or from a backlog if the client is slow to read) and ``/ws/lobby`` (the live list of
+public tables)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ligretto import protocol
+from ligretto.protocol import SILENT, ProtocolError
+from ligretto.server import dispatch, metrics
+from ligretto.server.heap import COLLECTOR
+from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.outbox import Outbox, start_eagerly
+from ligretto.server.table import Table, TableError
+
+log = logging.getLogger("ligretto.server")
+
+
+class Connection:
+    """One WebSocket: its seat (if any), its table, its rate limit, and its messages on
+    their way out."""
+
+    def __init__(self, websocket: WebSocket, settings: Settings, outbox: Outbox) -> None:
+        self.websocket = websocket
+        self.seat: int | None = None
+        self.table: Table | None = None
+        self.outbox = outbox
+        self.backlog: deque[str] | None = None
+        """Messages waiting behind a send the client was slow to take (``None``: none is)."""
+        self.sender: asyncio.Task[None] | None = None
+        """The task that sends the backlog, while there is one."""
+        self.closed = False
+        self.allowance = float(settings.burst)
+        self.rate = settings.rate_per_s
+        self.burst = settings.burst
+        self.last = time.monotonic()
+        self.reactions = protocol.ReactionLimit()
+
+    def send(self, message: protocol.Outgoing) -> None:
+        """Encode (a broadcast once for all its listeners) and hand to the outbox."""
+        self.outbox.post(self.write, protocol.wire(message))
+
+    def detach(self) -> None:
+        """Another connection took this one's seat: forget the table and close."""
+        self.table = None
+        self.outbox.post(self.write, "")  # the close marker, after what was sent before
+
+    def write(self, text: str) -> None:
+        """Put one message (``""``: the close) on the socket now; if the client is slow to
+        read, it waits in the backlog, behind the others, and a task sends it."""
+        if self.closed:
+            return
+        if self.backlog is not None:
+            self.backlog.append(text)
+            return
+        try:
+            rest = start_eagerly(self._write(text))
+        except Exception:  # the client is gone: its receiving loop ends the connection
+            self.closed = True
+            return
+        if rest is not None:
+            self.backlog = deque()
+            self.sender = asyncio.create_task(self._drain(rest))
+
+    async def _write(self, text: str) -> None:
+        if text:
+            await self.websocket.send_text(text)
+        else:
+            self.closed = True
+            await self.websocket.close(code=4001, reason="replaced")
+
+    async def _drain(self, rest: asyncio.Task[None]) -> None:
+        try:
+            await rest
+            while self.backlog and not self.closed:
+                await self._write(self.backlog.popleft())
+        except Exception:  # as in write
+            self.closed = True
+        finally:
+            self.backlog = None
+            self.sender = None
+
+    def within_rate(self) -> bool:
+        """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
+        now = time.monotonic()
+        self.allowance = min(self.burst, self.allowance + (now - self.last) * self.rate)
+        self.last = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    lobby: Lobby = websocket.app.state.lobby
+    await websocket.accept()
+    conn = Connection(websocket, lobby.settings, lobby.outbox)
+    metrics.CONNECTIONS.inc()
+    loop = asyncio.get_running_loop()
+    silence_s = lobby.settings.silence_s
+    # Moving the deadline costs about as much as a small message: it moves only when it is
+    # within silence_s, by a slack more, so at most a few times a second per connection.
+    slack = min(1.0, silence_s / 4)
+    silent = False
+    try:
+        # A client that says nothing for silence_s (no message, not even a ping) is gone as
+        # far as the table is concerned: a stalled network closes no socket by itself.
+        async with asyncio.timeout(silence_s + slack) as deadline:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                now = loop.time()
+                if (deadline.when() or 0.0) < now + silence_s:
+                    deadline.reschedule(now + silence_s + slack)
+                raw = message.get("text")
+                if raw is None:
+                    raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+                if not conn.within_rate():
+                    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+                    await asyncio.sleep(0.05)
+                    await websocket.close(code=1008)
+                    break
+                handle(lobby, conn, raw)
+    except TimeoutError:
+        silent = True
+    except WebSocketDisconnect:
+        pass
+    finally:
+        # The seat is away (and its grace period runs) before anything else: closing a
+        # silent socket may wait for a client that does not answer.
+        if conn.table is not None:
+            conn.table.disconnected(conn)
+        metrics.CONNECTIONS.dec()
+        COLLECTOR.release()
+        conn.closed = True  # the client is gone: nothing more to send
+        if conn.sender is not None:
+            conn.sender.cancel()
+    if silent:
+        log.info("closing silent connection from %s", websocket.client)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(websocket.close(code=SILENT, reason="silent"), 2.0)
+
+
+def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
+    metrics.BAD_MESSAGES.labels(code).inc()
+    log.info("refused message from %s: %s (%s)", conn.websocket.client, code, text)
+    conn.send(protocol.error_message(code, text, id))
+
+
+def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
+    """Validate one message and hand it to the dispatcher (the one local play uses too)."""
+    try:
+        message = protocol.decode(raw)
+    except ProtocolError as error:
+        _bad(conn, error.code, error.message)
+        return
+    client_id = getattr(message, "id", None)
+    try:
+        dispatch.dispatch(conn, message, lobby.tables.get)
+    except ProtocolError as error:
+        _bad(conn, error.code, error.message, client_id)
+    except TableError as error:
+        _bad(conn, error.code, error.message, client_id)
+
+
+async def lobby_endpoint(websocket: WebSocket) -> None:
+    """The live list of public tables: sent on connect and whenever it changes."""
+    lobby: Lobby = websocket.app.state.lobby
+    await websocket.accept()
+    gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
+    last: list[protocol.TableSummary] | None = None
+    try:
+        while not gone.done():
+            tables = lobby.public_tables()
+            if tables != last:
+                await websocket.send_text(protocol.wire(protocol.lobby_message(tables)))
+                last = tables
+            await asyncio.wait({gone}, timeout=0.5)
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        gone.cancel()
+
+
+async def _until_closed(websocket: WebSocket) -> None:
+    """Read (and ignore) what a lobby client sends until it disconnects."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass
