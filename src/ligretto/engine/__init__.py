@@ -9,7 +9,8 @@ from ligretto.engine.cards import Back, Box, Card, Colour, Symbol
 from ligretto.engine.events import Applied, Ending, Event, Reason, Refused, Result
 from ligretto.engine.notation import format_position, parse_position
 from ligretto.engine.rules import OPTIONS, PRESETS, MatchEnd, RuleError, RuleSet, Scoring, ShortTurn
-from ligretto.engine.scoring import Match, RoundScore, ScoreSheet, places, score_round, winners
+from ligretto.engine.match import Match
+from ligretto.engine.scoring import RoundScore, ScoreSheet, places, score_round, winners
 from ligretto.engine.serial import RoundRecord, replay, state_from_dict, state_to_dict
 from ligretto.engine.state import NEW_PILE, Area, Round
 from ligretto.engine.views import RoundView, view
