@@ -13,6 +13,7 @@ from setuptools import setup
 
 COMPILED = [
     "src/ligretto/engine/actions.py",
+    "src/ligretto/engine/area.py",
     "src/ligretto/engine/cards.py",
     "src/ligretto/engine/events.py",
     "src/ligretto/engine/hand.py",

@@ -26,9 +26,9 @@ from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from ligretto.engine.observation import Observation
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
 from ligretto.engine.cards import CARDS
+from ligretto.engine.observation import Observation
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

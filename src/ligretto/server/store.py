@@ -26,8 +26,8 @@ from typing import Any
 import msgspec
 
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.rules import RuleSet
 from ligretto.engine.match import Match
+from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round

@@ -27,14 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ligretto.engine.observation import Observation
 from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.events import Applied, Reason, Refused
-from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.match import Match
+from ligretto.engine.observation import Observation
+from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.serial import action_to_dict, event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view

@@ -33,8 +33,8 @@ from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any, NamedTuple
 
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.rules import RuleSet
 from ligretto.engine.match import Match
+from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.sim.table import RoundResult, simulate_round
 

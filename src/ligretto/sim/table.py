@@ -16,11 +16,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ligretto.engine.observation import Observation
 from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Vote
 from ligretto.engine.events import Refused
+from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
