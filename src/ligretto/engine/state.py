@@ -365,16 +365,19 @@ class Round:
         return self._after_card_moved(player, area, events)
 
     def _after_card_moved(self, player: int, area: Area, events: list[Event]) -> Applied:
-        """Common end of a play or placement: Stop, lapsed votes, stalemate proof."""
+        """Common end of a play or placement: lapsed votes, then Stop or the stalemate proof.
+
+        A moved card clears every vote before anything else, also the play that ends
+        the round: a stopped round keeps no vote that its events did not show."""
         area.moves += 1
-        if not area.stack:
-            self._end(Ending.STOP, player, events)
-            return Applied(tuple(events))
         if self.votes:
             for a in self.areas:
                 a.voted = False
             self.votes = 0
             events.append(VotesCleared())
+        if not area.stack:
+            self._end(Ending.STOP, player, events)
+            return Applied(tuple(events))
         self._check_stalemate(events)
         return Applied(tuple(events))
 
