@@ -7,7 +7,7 @@ and it does no I/O, reads no clock and uses no global random state.
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.area import Area
 from ligretto.engine.cards import Back, Box, Card, Colour, Symbol
-from ligretto.engine.events import Applied, Ending, Event, Reason, Refused, Result
+from ligretto.engine.events import Applied, Ending, Event, Outcome, Reason, Refused, Result
 from ligretto.engine.match import Match
 from ligretto.engine.notation import format_position, parse_position
 from ligretto.engine.rules import OPTIONS, PRESETS, MatchEnd, RuleError, RuleSet, Scoring, ShortTurn
@@ -31,6 +31,7 @@ __all__ = [
     "Event",
     "Match",
     "MatchEnd",
+    "Outcome",
     "Place",
     "Play",
     "Reason",

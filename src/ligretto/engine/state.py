@@ -29,6 +29,7 @@ from ligretto.engine.events import (
     Event,
     HandRecycled,
     HandTurned,
+    Outcome,
     PileCompleted,
     PileStarted,
     Reason,
@@ -169,6 +170,11 @@ class Round:
     @property
     def over(self) -> bool:
         return self.ending is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the round ended, or ``None`` while it is being played."""
+        return None if self.ending is None else Outcome(self.ending, self.stopped_by)
 
     def card(self, seat: int, face: int) -> Card:
         """The public card for ``face`` of ``seat``'s deck."""

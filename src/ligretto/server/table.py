@@ -599,7 +599,8 @@ class Table:
             self._stop_bot(index)
         scores = self.match.finish_round()
         game = self.game
-        assert game is not None and game.ending is not None
+        outcome = None if game is None else game.outcome
+        assert outcome is not None
         self.phase = Phase.OVER if self.match.over else Phase.SCORING
         for seat in self.seats:
             if seat is not None:
@@ -608,8 +609,7 @@ class Table:
             {
                 "type": "round_over",
                 "round": self.match.round_number,
-                "ending": game.ending.value,
-                "stopped_by": game.stopped_by,
+                **outcome.to_dict(),
                 "scores": [{"center": s.center, "stack": s.stack, "score": s.score} for s in scores],
                 "totals": list(self.match.sheet.totals()),
                 "match_over": self.match.over,

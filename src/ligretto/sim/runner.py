@@ -33,6 +33,7 @@ from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any, NamedTuple
 
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.events import Ending, Outcome
 from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
@@ -264,8 +265,7 @@ def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: 
             RoundResult(
                 seed,
                 bots.copy(),
-                ended_by,
-                stopped_by,
+                Outcome(Ending(ended_by), stopped_by),
                 scores,
                 center,
                 stack,
