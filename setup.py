@@ -13,13 +13,15 @@ from setuptools import setup
 
 COMPILED = [
     "src/ligretto/engine/actions.py",
+    "src/ligretto/engine/area.py",
     "src/ligretto/engine/cards.py",
     "src/ligretto/engine/events.py",
     "src/ligretto/engine/hand.py",
+    "src/ligretto/engine/match.py",
     "src/ligretto/engine/scoring.py",
     "src/ligretto/engine/stalemate.py",
     "src/ligretto/engine/state.py",
-    "src/ligretto/bots/observation.py",
+    "src/ligretto/engine/observation.py",
     "src/ligretto/bots/reaction.py",
     "src/ligretto/bots/strategies.py",
     "src/ligretto/sim/table.py",

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from ligretto.cli import main, rules_from_args
-from ligretto.engine import RuleError, RuleSet, ShortTurn
+from ligretto.engine import OPTIONS, PRESETS, RuleError, RuleSet, ShortTurn
 
 
 def test_demo_prints_a_score_sheet(capsys: pytest.CaptureFixture[str]) -> None:
@@ -63,6 +63,26 @@ def test_rules_json_lists_every_option_and_preset(capsys: pytest.CaptureFixture[
     data = json.loads(capsys.readouterr().out)
     assert set(data["options"]) == set(RuleSet().to_dict())
     assert {"classic", "seed-es", "seed-pt", "seed-it", "seed-fr", "seed-fi", "expert"} <= set(data["presets"])
+
+
+def test_rules_prints_values_as_written_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """``true``, not Python's ``True``: every value shown can be typed back as ``--set``."""
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "True" not in out and "False" not in out and "ShortTurn" not in out and "MatchEnd" not in out
+    options, presets = out.split("\n\n")
+    defaults = {line.split()[0]: line.rsplit("(classic: ", 1)[1].removesuffix(")") for line in options.splitlines()}
+    assert set(defaults) == set(OPTIONS)
+    assert defaults["recycle_shuffle"] == "true" and defaults["expert"] == "false"
+    assert defaults["match_end"] == "rounds:5" and defaults["scoring"] == "cards"
+    assert rules_from_args("seed-es", [f"{name}={text}" for name, text in defaults.items()]) == RuleSet()
+    shown = dict(line.split(maxsplit=1) for line in presets.splitlines())
+    assert set(shown) == set(PRESETS)
+    assert shown["expert"] == "expert=true"
+    assert shown["seed-es"] == "short_turn=recycle, recycle_shuffle=false, floor_at_zero=true"
+    for name, settings in shown.items():
+        typed = [] if settings == "every default" else settings.split(", ")
+        assert rules_from_args("classic", typed) == RuleSet.preset(name), name
 
 
 def test_bench_json_reports_engine_actions_per_second() -> None:

@@ -267,9 +267,11 @@ def _print_rules(as_json: bool) -> None:
     if as_json:
         print(json.dumps({"options": {n: o.allowed for n, o in OPTIONS.items()}, "presets": PRESETS}, indent=2))
         return
+    # Values as they are written on the command line (`--set expert=true`), not as Python prints them.
     default = RuleSet().to_dict()
     for name, option in OPTIONS.items():
-        print(f"{name:16} {option.help}; {option.allowed} (classic: {default[name]})")
+        print(f"{name:16} {option.help}; {option.allowed} (classic: {option.text(default[name])})")
     print()
     for name, changes in PRESETS.items():
-        print(f"{name:10} {', '.join(f'{k}={v}' for k, v in changes.items()) or 'every default'}")
+        settings = ", ".join(f"{k}={OPTIONS[k].text(v)}" for k, v in changes.items())
+        print(f"{name:10} {settings or 'every default'}")

@@ -32,6 +32,7 @@ from ligretto.engine import (
     Withdraw,
     parse_position,
     state_to_dict,
+    view,
 )
 from ligretto.engine.cards import NUMBERS, face_of, face_text
 from ligretto.engine.events import (
@@ -315,6 +316,33 @@ def test_turning_does_not_clear_votes() -> None:
         assert not any(isinstance(e, VotesCleared) for e in result.events)
     assert [area.voted for area in game.areas] == [True, True, False]
     assert game.apply(Vote(2)) == Applied((VoteCast(2), RoundStopped(Ending.STALEMATE_VOTE, None)))
+
+
+def _stop_by_a_play() -> tuple[Round, Play | Place]:
+    return parse_position(LAST_STACK_CARD_REFILLS_THE_ROW), Play(0, Source.ROW, None, 0)
+
+
+def _stop_by_a_placement() -> tuple[Round, Play | Place]:
+    return parse_position(EXPERT_PLACEMENT_TO_STOP, RuleSet(expert=True)), Place(0, Source.STACK, 0)
+
+
+@pytest.mark.parametrize("stop", [_stop_by_a_play, _stop_by_a_placement], ids=["play", "placement"])
+@pytest.mark.parametrize("voters", [(0,), (1,)], ids=["the-stopper-voted", "another-seat-voted"])
+def test_a_card_moved_that_stops_the_round_clears_every_vote(stop: Any, voters: tuple[int, ...]) -> None:
+    """The play (or expert placement) that empties a stack clears the votes like any
+    other card moved, before the Stop: a stopped round keeps no vote, and a client that
+    applies the events sees the engine's view."""
+    game, action = stop()
+    for seat in voters:
+        game.apply(Vote(seat))
+    assert [area.voted for area in game.areas] == [seat in voters for seat in (0, 1)]
+    result = events(game.apply(action))
+    assert result[-2:] == (VotesCleared(), RoundStopped(Ending.STOP, 0))
+    assert game.ending is Ending.STOP and game.stopped_by == 0
+    assert game.votes == 0
+    assert not any(area.voted for area in game.areas)
+    for viewer in (None, 0, 1):
+        assert not any(area.voted for area in view(game, viewer).areas)
 
 
 # --- the proven stalemate ----------------------------------------------------------------

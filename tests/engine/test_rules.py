@@ -155,6 +155,41 @@ def test_the_constructor_validates_like_from_dict(name: str, value: Any) -> None
         RuleSet(**{name: value})
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "typed", "written"),
+    [
+        ("scoring", "first_out", Scoring.FIRST_OUT, "Scoring.FIRST_OUT"),
+        ("short_turn", "recycle", ShortTurn.RECYCLE, "ShortTurn.RECYCLE"),
+        ("match_end", "target:100", MatchEnd.parse("target:100"), "MatchEnd.parse('target:100')"),
+        ("expert", "true", True, "True"),
+        ("row_size", "4", 4, "4"),
+    ],
+)
+def test_the_constructor_refuses_a_good_value_written_as_text_saying_how_to_write_it(
+    name: str, text: str, typed: Any, written: str
+) -> None:
+    """``RuleSet(scoring="first_out")``: the value is allowed, so the refusal must not say it
+    is not; it names the typed value and the text entry points, which do accept it."""
+    assert getattr(RuleSet(**{name: typed}), name) == typed
+    with pytest.raises(RuleError) as error:
+        RuleSet(**{name: text})
+    message = str(error.value)
+    assert repr(name) in message and written in message and repr(text) in message
+    assert "bad value" not in message and "allowed values" not in message
+    assert "from_dict" in message
+    assert getattr(RuleSet.from_dict({name: text}), name) == typed
+    assert getattr(RuleSet().replace(**{name: text}), name) == typed
+
+
+@pytest.mark.parametrize(("name", "value"), [("scoring", "points"), ("short_turn", "shuffle"), ("expert", "maybe")])
+def test_the_constructor_refuses_a_bad_value_listing_the_allowed_ones(name: str, value: str) -> None:
+    with pytest.raises(RuleError) as error:
+        RuleSet(**{name: value})
+    message = str(error.value)
+    assert f"bad value {value!r} for option {name!r}" in message
+    assert OPTIONS[name].allowed in message
+
+
 @pytest.mark.parametrize("source", ["from_dict", "replace"])
 def test_an_unknown_option_is_refused_listing_the_options(source: str) -> None:
     with pytest.raises(RuleError) as error:

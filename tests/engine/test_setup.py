@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ligretto.engine import Back, Box, Round, RuleError, RuleSet, Symbol, state_to_dict
+from ligretto.engine.area import Area
 from ligretto.engine.cards import boxes_needed
-from ligretto.engine.state import Area
 
 PLAYER_COUNTS = range(2, 13)
 

@@ -24,6 +24,8 @@ from ligretto.engine import (
     Back,
     Card,
     Colour,
+    Ending,
+    Outcome,
     Play,
     Round,
     RoundView,
@@ -54,6 +56,13 @@ VIEWED_EXPERT = """
 center: r:0
 0: row y9>g8>r7 b6 g10>b9 | stack r2 | hand *
 1: row b10 g5>r4 y3 | stack b9 b8 | discard g6 | hand *
+"""
+
+# Seat 0's last stack card is a 1: playing it is a Stop.
+STOPPING = """
+center:
+0: row r5 g2 b7 | stack y1 | hand *
+1: row r4 y9 b3 | stack b9 b8 | hand *
 """
 
 
@@ -95,6 +104,7 @@ def test_view_of_a_position() -> None:
         PileView(2, Colour.BLUE, 2, (b0, b0)),
     )
     assert seen.ending is None and seen.stopped_by is None
+    assert seen.outcome is None
 
 
 def test_view_to_dict_of_a_position() -> None:
@@ -311,3 +321,21 @@ def test_views_do_differ_when_a_visible_card_differs() -> None:
     area.discard[-1], area.hand[0] = area.hand[0], area.discard[-1]
     assert view(game, 0) != view(other, 0)
     assert view(game, 0).to_dict() != view(other, 0).to_dict()
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 1])
+def test_the_view_shows_the_rounds_outcome(viewer: int | None) -> None:
+    """``ending`` and ``stopped_by`` come from the round's one :class:`Outcome`, in the
+    value and in its JSON form (the ending as its string)."""
+    game = parse_position(STOPPING)
+    assert view(game, viewer).outcome is None and game.outcome is None
+    assert view(game, viewer).to_dict()["ending"] is None
+    game.apply(Play(0, Source.STACK, None))
+    assert game.outcome == Outcome(Ending.STOP, 0)
+    seen = view(game, viewer)
+    assert seen.outcome == game.outcome
+    assert (seen.ending, seen.stopped_by) == (Ending.STOP, 0)
+    data = seen.to_dict()
+    assert (data["ending"], data["stopped_by"]) == ("stop", 0)
+    assert list(data)[:4] == ["viewer", "players", "ending", "stopped_by"]
+    json.dumps(data)

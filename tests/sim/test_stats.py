@@ -7,7 +7,7 @@ import math
 import pytest
 
 from ligretto.bots import parse_bots
-from ligretto.engine import RuleSet
+from ligretto.engine import Ending, Outcome, RuleSet
 from ligretto.sim.runner import PlayedMatch, PlayedRound, SimConfig, SimReport
 from ligretto.sim.stats import mean_ci, percentile, spread, summarise, t_quantile, wilson, z_quantile
 from ligretto.sim.table import RoundResult
@@ -124,7 +124,8 @@ def result(seed: int, scores: list[int], *, rotation: int = 0, ended_by: str = "
         "refusals": 5,
         "duration_s": 30.0,
     } | more
-    return RoundResult(seed=seed, ended_by=ended_by, scores=scores, rotation=rotation, **fields)  # type: ignore[arg-type]
+    outcome = Outcome(Ending(ended_by), fields.pop("stopped_by"))  # type: ignore[arg-type]
+    return RoundResult(seed=seed, outcome=outcome, scores=scores, rotation=rotation, **fields)  # type: ignore[arg-type]
 
 
 def test_round_winners_are_every_seat_with_the_top_score() -> None:

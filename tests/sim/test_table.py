@@ -29,6 +29,8 @@ from ligretto.bots import (
 from ligretto.engine import (
     PRESETS,
     Action,
+    Ending,
+    Outcome,
     Place,
     Play,
     Refused,
@@ -234,6 +236,8 @@ def test_a_round_that_will_not_end_stops_at_the_limit(level: str) -> None:
         game = Round.deal(rules, 2, 3)
         result = simulate_round(rules, parse_bots(spec, 2), 3, game=game)
         assert result.ended_by == "time_limit"
+        assert result.outcome == Outcome(Ending.TIME_LIMIT, None)
+        assert result.to_dict()["ended_by"] == "time_limit"
         assert game.over, "the table agrees to stop"
         assert result.stopped_by is None
         assert result.scores == [line.score for line in score_round(game)]
@@ -243,6 +247,19 @@ def test_a_round_that_will_not_end_stops_at_the_limit(level: str) -> None:
         else:  # machine bots that keep turning never move the clock: the step limit ends it
             assert result.duration_s == 0.0
         conserved(game)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_result_takes_its_outcome_from_the_round(seed: int) -> None:
+    """``ended_by`` and ``stopped_by`` are the round's own outcome, the ending as its string."""
+    rules = RuleSet()
+    game = Round.deal(rules, 3, seed)
+    result = simulate_round(rules, parse_bots("smart:expert,greedy:expert,random:expert", 3), seed, game=game)
+    assert result.outcome == game.outcome
+    assert result.outcome.ending is not Ending.TIME_LIMIT
+    data = result.to_dict()
+    assert (data["ended_by"], data["stopped_by"]) == (game.outcome.ending.value, game.outcome.stopped_by)
+    assert Ending(result.ended_by) is result.outcome.ending
 
 
 # --- every preset and table size -------------------------------------------------------

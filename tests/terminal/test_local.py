@@ -10,8 +10,8 @@ from typing import Any
 import msgspec
 
 from ligretto import protocol
-from ligretto.bots.observation import Observation
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table

@@ -1,9 +1,9 @@
 """Bots: strategies that see only what a human in their seat sees, at human-like speeds."""
 
-from ligretto.bots.observation import Observation
 from ligretto.bots.reaction import LEVELS, DelaySampler, Level, Move
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
 from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, RandomStrategy, SmartStrategy, Strategy, register
+from ligretto.engine.observation import Observation
 
 __all__ = [
     "LEVELS",

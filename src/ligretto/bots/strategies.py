@@ -12,7 +12,7 @@ Write your own by subclassing :class:`Strategy` and registering it::
             plays = [a for a in actions if isinstance(a, Play)]
             return plays[-1] if plays else next((a for a in actions if isinstance(a, Turn)), None)
 
-``seen`` is an :class:`~ligretto.bots.observation.Observation` (public information only);
+``seen`` is an :class:`~ligretto.engine.observation.Observation` (public information only);
 ``self.rng`` is the bot's own seeded ``random.Random``.  Return the next intended action,
 or ``None`` to wait and look again a moment later.  One instance plays one seat for one
 round, so a strategy may keep notes on ``self``.
@@ -26,9 +26,9 @@ from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
-from ligretto.bots.observation import Observation
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
 from ligretto.engine.cards import CARDS
+from ligretto.engine.observation import Observation
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -71,6 +71,25 @@ class Ending(enum.StrEnum):
     """Every player voted to end a stalemate."""
     STALEMATE_PROVEN = "stalemate_proven"
     """The engine proved that no card can ever be played again."""
+    TIME_LIMIT = "time_limit"
+    """The simulator stopped a round that would not end (its time or step limit): never
+    reached by the rules themselves, so never in live play; the round itself then ends by
+    everyone voting (docs/simulator.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a round ended: the ending and who stopped it (the seat for ``STOP``, else ``None``).
+
+    The one value behind a view's ``ending`` and ``stopped_by``, the server's ``round_over``
+    and the simulator's ``ended_by``; its JSON form is those two fields, the ending as its
+    string."""
+
+    ending: Ending
+    stopped_by: int | None
+
+    def to_dict(self) -> dict[str, str | int | None]:
+        return {"ending": self.ending.value, "stopped_by": self.stopped_by}
 
 
 @dataclass(slots=True)

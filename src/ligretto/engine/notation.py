@@ -20,10 +20,11 @@ seat's discard pile went back into the hand: it numbers the next shuffle) and
 
 from __future__ import annotations
 
+from ligretto.engine.area import Area
 from ligretto.engine.cards import DECK_SIZE, NUMBERS, Colour, face_of, face_text, parse_face
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.state import Area, Round
+from ligretto.engine.state import Round
 
 
 class NotationError(ValueError):

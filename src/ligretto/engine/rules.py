@@ -150,6 +150,14 @@ class Option:
     def parse(self, value: Any) -> Any:
         return _PARSERS[self.name](value, self)
 
+    def text(self, value: Any) -> str:
+        """A value of this option as written on a command line (``--set name=text``):
+        ``true``, ``first_out``, ``rounds:5``, ``3``; parsing the text gives the value back."""
+        parsed = self.parse(value)
+        if isinstance(parsed, bool):
+            return "true" if parsed else "false"
+        return str(parsed)
+
     def error(self, value: Any) -> RuleError:
         return RuleError(f"bad value {value!r} for option {self.name!r}: allowed values are {self.allowed}")
 
@@ -297,9 +305,24 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 
 def _check(rules: RuleSet) -> None:
-    """Validate a directly constructed rule set with the same errors as :meth:`RuleSet.from_dict`."""
+    """Validate a directly constructed rule set: a bad value gets the same error as in
+    :meth:`RuleSet.from_dict`; a good value written as text (``scoring="first_out"``) is
+    refused saying how to write it, since the constructor takes typed values only."""
     for field in dataclasses.fields(rules):
         value = getattr(rules, field.name)
         option = OPTIONS[field.name]
-        if option.parse(value) != value or type(option.parse(value)) is not type(value):
-            raise option.error(value)
+        parsed = option.parse(value)
+        if parsed != value or type(parsed) is not type(value):
+            raise RuleError(
+                f"option {option.name!r} of RuleSet() takes typed values: write {_typed(parsed)}, not {value!r}, "
+                "or give values as text to RuleSet.from_dict() or replace()"
+            )
+
+
+def _typed(value: Any) -> str:
+    """How a parsed option value is written in Python: ``Scoring.FIRST_OUT``, ``True``, ``3``."""
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
+    if isinstance(value, MatchEnd):
+        return f"MatchEnd.parse({str(value)!r})"
+    return repr(value)

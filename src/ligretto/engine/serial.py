@@ -16,10 +16,11 @@ from typing import Any
 
 from ligretto.engine import events as ev
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
+from ligretto.engine.area import Area
 from ligretto.engine.cards import CARDS, Back, Card, face_text, parse_face
 from ligretto.engine.events import Applied, Ending, Refused, Result
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.state import Area, Round
+from ligretto.engine.state import Round
 
 FORMAT_VERSION = 1
 

@@ -22,14 +22,10 @@ ever happen.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ligretto.engine.area import Area
 from ligretto.engine.cards import NUMBERS
 from ligretto.engine.hand import reachable_tops
-
-if TYPE_CHECKING:
-    from ligretto.engine.state import Area, Round
-
+from ligretto.engine.rules import RuleSet
 
 # Kinds of witness (plain ints: checked after every action).
 ROW = 0
@@ -46,11 +42,13 @@ Witness = tuple[int, int, int, int]
 """(kind, seat, detail, moves): detail is a row position or a face."""
 
 
-def witness_holds(game: Round, witness: Witness) -> bool:
-    """Whether a witness found earlier still proves that the round can go on."""
+def witness_holds(areas: list[Area], wanted: list[list[int]], witness: Witness) -> bool:
+    """Whether a witness found earlier still proves that the round can go on.
+
+    ``areas`` and ``wanted`` are the round's (:class:`~ligretto.engine.state.Round`).
+    """
     kind, seat, detail, moves = witness
-    area = game.areas[seat]
-    wanted = game.wanted
+    area = areas[seat]
     if kind == ROW:
         return bool(wanted[area.row[detail][-1]])
     if kind == STACK:
@@ -64,10 +62,11 @@ def witness_holds(game: Round, witness: Witness) -> bool:
     return area.moves == moves
 
 
-def find_witness(game: Round) -> Witness | None:
-    """Evidence that some card can still be played, or ``None`` for a proven stalemate."""
-    wanted = game.wanted
-    areas = game.areas
+def find_witness(areas: list[Area], wanted: list[list[int]], rules: RuleSet) -> Witness | None:
+    """Evidence that some card can still be played, or ``None`` for a proven stalemate.
+
+    ``areas``, ``wanted`` and ``rules`` are the round's (:class:`~ligretto.engine.state.Round`).
+    """
     # 1. A card that can be played right now.
     for seat, area in enumerate(areas):
         for position, column in enumerate(area.row):
@@ -78,7 +77,6 @@ def find_witness(game: Round) -> Witness | None:
         if area.discard and wanted[area.discard[-1]]:
             return (DISCARD, seat, 0, 0)
     # 2. A card that turning may bring to the discard top.
-    rules = game.rules
     for seat, area in enumerate(areas):
         held = [f for f in area.hand if wanted[f]] + [f for f in area.discard if wanted[f]]
         if not held:

@@ -18,6 +18,7 @@ import functools
 from bisect import insort
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
+from ligretto.engine.area import Area
 from ligretto.engine.cards import CARDS, DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUMBERS, Card
 from ligretto.engine.events import (
     REFUSALS,
@@ -28,6 +29,7 @@ from ligretto.engine.events import (
     Event,
     HandRecycled,
     HandTurned,
+    Outcome,
     PileCompleted,
     PileStarted,
     Reason,
@@ -49,33 +51,6 @@ MAX_PILES = 4 * MAX_PLAYERS
 NEW_PILE = -1
 _TURN_PROOF = frozenset((ROW, STACK, HELD))
 """Witness kinds that the owner's turning of the hand cannot invalidate."""
-
-
-class Area:
-    """One player's cards on the table: row columns, Ligretto stack, hand and discard pile."""
-
-    __slots__ = ("row", "stack", "hand", "discard", "recycles", "voted", "moves")
-
-    def __init__(self, row: list[list[int]], stack: list[int], hand: list[int], discard: list[int]) -> None:
-        self.row = row
-        """Columns bottom first; in the base game each column holds exactly one card."""
-        self.stack = stack
-        self.hand = hand
-        self.discard = discard
-        self.recycles = 0
-        """How often the discard pile went back into the hand (numbers the shuffles)."""
-        self.voted = False
-        self.moves = 0
-        """Applied card actions of this player; lets the stalemate proof cache its witness."""
-
-    def copy(self) -> Area:
-        area = Area([list(c) for c in self.row], list(self.stack), list(self.hand), list(self.discard))
-        area.recycles, area.voted, area.moves = self.recycles, self.voted, self.moves
-        return area
-
-    def faces(self) -> list[int]:
-        """Every face this player still holds, in no meaningful order."""
-        return [f for column in self.row for f in column] + self.stack + self.hand + self.discard
 
 
 def deal_area(seed: int, seat: int, row_length: int) -> Area:
@@ -195,6 +170,11 @@ class Round:
     @property
     def over(self) -> bool:
         return self.ending is not None
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the round ended, or ``None`` while it is being played."""
+        return None if self.ending is None else Outcome(self.ending, self.stopped_by)
 
     def card(self, seat: int, face: int) -> Card:
         """The public card for ``face`` of ``seat``'s deck."""
@@ -391,16 +371,19 @@ class Round:
         return self._after_card_moved(player, area, events)
 
     def _after_card_moved(self, player: int, area: Area, events: list[Event]) -> Applied:
-        """Common end of a play or placement: Stop, lapsed votes, stalemate proof."""
+        """Common end of a play or placement: lapsed votes, then Stop or the stalemate proof.
+
+        A moved card clears every vote before anything else, also the play that ends
+        the round: a stopped round keeps no vote that its events did not show."""
         area.moves += 1
-        if not area.stack:
-            self._end(Ending.STOP, player, events)
-            return Applied(tuple(events))
         if self.votes:
             for a in self.areas:
                 a.voted = False
             self.votes = 0
             events.append(VotesCleared())
+        if not area.stack:
+            self._end(Ending.STOP, player, events)
+            return Applied(tuple(events))
         self._check_stalemate(events)
         return Applied(tuple(events))
 
@@ -427,7 +410,7 @@ class Round:
         else:
             events = self._turn_short(player, area)
         witness = self._witness
-        if witness is None or not witness_holds(self, witness):
+        if witness is None or not witness_holds(self.areas, self.wanted, witness):
             self._check_stalemate(events)
         return Applied(tuple(events))
 
@@ -474,16 +457,16 @@ class Round:
 
     def _check_stalemate(self, events: list[Event]) -> None:
         witness = self._witness
-        if witness is not None and witness_holds(self, witness):
+        if witness is not None and witness_holds(self.areas, self.wanted, witness):
             return
-        witness = find_witness(self)
+        witness = find_witness(self.areas, self.wanted, self.rules)
         self._witness = witness
         if witness is None:
             self._end(Ending.STALEMATE_PROVEN, None, events)
 
     def stalemate_proven(self) -> bool:
         """Whether the engine can prove that no card can ever be played again."""
-        return find_witness(self) is None
+        return find_witness(self.areas, self.wanted, self.rules) is None
 
     def end_if_stalemate(self) -> Result:
         """End the round now if it is a proven stalemate (for positions built by hand)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ligretto.engine.cards import CARDS, Back, Card, Colour
+from ligretto.engine.events import Ending, Outcome
 from ligretto.engine.state import Round
 
 
@@ -54,16 +55,23 @@ class RoundView:
     players: int
     areas: tuple[AreaView, ...]
     center: tuple[PileView, ...]
-    ending: str | None
-    stopped_by: int | None
+    outcome: Outcome | None
+    """How the round ended (``None`` while it is being played)."""
+
+    @property
+    def ending(self) -> Ending | None:
+        return None if self.outcome is None else self.outcome.ending
+
+    @property
+    def stopped_by(self) -> int | None:
+        return None if self.outcome is None else self.outcome.stopped_by
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form."""
         return {
             "viewer": self.viewer,
             "players": self.players,
-            "ending": self.ending,
-            "stopped_by": self.stopped_by,
+            **(_NO_OUTCOME if self.outcome is None else self.outcome.to_dict()),
             "areas": [
                 {
                     "seat": a.seat,
@@ -83,6 +91,9 @@ class RoundView:
                 for p in self.center
             ],
         }
+
+
+_NO_OUTCOME = {"ending": None, "stopped_by": None}
 
 
 def _card(card: Card | None) -> str | None:
@@ -122,6 +133,5 @@ def view(game: Round, viewer: int | None = None) -> RoundView:
         players=game.players,
         areas=tuple(areas),
         center=center,
-        ending=None if game.ending is None else game.ending.value,
-        stopped_by=game.stopped_by,
+        outcome=game.outcome,
     )

@@ -34,8 +34,8 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.events import Applied, Reason, Refused
+from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import Match
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.server import metrics, tablerecord

@@ -3,7 +3,7 @@
 Each bot seat (a bot, or a stand-in for a person away too long) is a :class:`TableBot`
 whose waiting is a timer of the table's scheduler (``ligretto.server.clock``), not a task
 of its own: in a test the bots play in virtual time.  The bot sees what its seat may see
-(an :class:`~ligretto.bots.observation.Observation`) and acts through the table's ``act``
+(an :class:`~ligretto.engine.observation.Observation`) and acts through the table's ``act``
 like any player, so its actions are ordered by arrival with everyone else's.
 """
 
@@ -13,11 +13,11 @@ import logging
 from collections.abc import Callable
 from typing import Protocol
 
-from ligretto.bots.observation import Observation
 from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action
 from ligretto.engine.events import Applied, Refused
+from ligretto.engine.observation import Observation
 from ligretto.engine.state import Round
 from ligretto.server.clock import Scheduler, Timer
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from ligretto import protocol
 from ligretto.engine.events import Applied, Event, Refused
-from ligretto.engine.scoring import Match, RoundScore
+from ligretto.engine.match import Match
+from ligretto.engine.scoring import RoundScore
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 
@@ -89,11 +90,12 @@ def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]
 
 def round_over(match: Match, game: Round, scores: Sequence[RoundScore]) -> protocol.RoundOver:
     """The round's ending, each seat's scores and the totals; the winners if the match is over."""
-    assert game.ending is not None
+    outcome = game.outcome
+    assert outcome is not None
     return protocol.round_over_message(
         round=match.round_number,
-        ending=game.ending.value,
-        stopped_by=game.stopped_by,
+        ending=outcome.ending.value,
+        stopped_by=outcome.stopped_by,
         scores=scores,
         totals=match.sheet.totals(),
         match_over=match.over,

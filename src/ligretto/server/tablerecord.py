@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import Match, ScoreSheet, round_seed
+from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.server.seats import Phase, Seat

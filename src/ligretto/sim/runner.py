@@ -10,7 +10,7 @@ for any number of workers.
 Seeds: deal ``n`` (1-based) of a run with master seed ``S`` uses
 ``round_seed(S, n)``; in matches mode that is the seed of match ``n``, whose
 round ``k`` is dealt from ``round_seed(round_seed(S, n), k)`` exactly as
-:class:`~ligretto.engine.scoring.Match` deals it.
+:class:`~ligretto.engine.match.Match` deals it.
 
 Duplicate mode: every deal (or match) is played once per rotation
 ``r = 0 .. P-1``; in rotation ``r`` seat ``s`` is taken by bot ``(s + r) % P``,
@@ -33,8 +33,10 @@ from multiprocessing.context import ForkContext, SpawnContext
 from typing import Any, NamedTuple
 
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.events import Ending, Outcome
+from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import Match, round_seed
+from ligretto.engine.scoring import round_seed
 from ligretto.sim.table import RoundResult, simulate_round
 
 MATCH_ROUND_LIMIT = 1000
@@ -263,8 +265,7 @@ def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: 
             RoundResult(
                 seed,
                 bots.copy(),
-                ended_by,
-                stopped_by,
+                Outcome(Ending(ended_by), stopped_by),
                 scores,
                 center,
                 stack,

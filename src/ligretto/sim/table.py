@@ -16,11 +16,11 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ligretto.bots.observation import Observation
 from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Vote
-from ligretto.engine.events import Refused
+from ligretto.engine.events import Ending, Outcome, Refused
+from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
@@ -28,8 +28,8 @@ from ligretto.engine.state import Round
 TIME_LIMIT = 1800.0
 """Virtual seconds after which the table agrees to stop a round that will not end."""
 STEP_LIMIT = 50_000
-"""Decisions after which the same happens (``machine`` bots do not move the clock)."""
-TIME_LIMIT_ENDING = "time_limit"
+"""Decisions after which the same happens (``machine`` bots do not move the clock);
+either limit gives the outcome ``Ending.TIME_LIMIT``."""
 
 
 @dataclass(slots=True)
@@ -38,8 +38,8 @@ class RoundResult:
 
     seed: int
     bots: list[str]
-    ended_by: str
-    stopped_by: int | None
+    outcome: Outcome
+    """How the round ended; ``Ending.TIME_LIMIT`` when the table stopped it at a limit."""
     scores: list[int]
     center: list[int]
     stack_left: list[int]
@@ -51,6 +51,15 @@ class RoundResult:
     """Virtual seconds from "Ligretto!" to the end."""
     rotation: int = 0
     """Duplicate mode: how far the bots were rotated through the seats for this deal."""
+
+    @property
+    def ended_by(self) -> str:
+        """The ending as its string: ``stop``, ``stalemate_vote``, ``stalemate_proven``, ``time_limit``."""
+        return self.outcome.ending.value
+
+    @property
+    def stopped_by(self) -> int | None:
+        return self.outcome.stopped_by
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,13 +122,12 @@ def simulate_round(
             push(heap, (now + max(delays[seat](look), LOOK_AGAIN), tie(), seat, None))
         else:
             push(heap, (now + delays[seat](moves[type(action)]), tie(), seat, action))
-    ended_by = _finish(game)
+    outcome = _finish(game)
     scores = score_round(game)
     return RoundResult(
         seed=seed,
         bots=[str(spec) for spec in bots],
-        ended_by=ended_by,
-        stopped_by=game.stopped_by,
+        outcome=outcome,
         scores=[line.score for line in scores],
         center=[line.center for line in scores],
         stack_left=[line.stack for line in scores],
@@ -130,11 +138,12 @@ def simulate_round(
     )
 
 
-def _finish(game: Round) -> str:
-    """The round's ending; a round that hit a limit is ended by everyone voting."""
-    if game.ending is not None:
-        return game.ending.value
+def _finish(game: Round) -> Outcome:
+    """The round's outcome; a round that hit a limit is ended by everyone voting."""
+    outcome = game.outcome
+    if outcome is not None:
+        return outcome
     for seat, area in enumerate(game.areas):
         if not area.voted:
             game.apply(Vote(seat))
-    return TIME_LIMIT_ENDING
+    return Outcome(Ending.TIME_LIMIT, None)

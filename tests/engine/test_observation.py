@@ -43,8 +43,8 @@ from ligretto.engine import (
     parse_position,
     view,
 )
+from ligretto.engine.area import Area
 from ligretto.engine.cards import CARDS, DECK_SIZE
-from ligretto.engine.state import Area
 from ligretto.sim import simulate_round
 
 NUMBERS = 10
