@@ -69,7 +69,10 @@ MAY_NOT_USE: dict[str, frozenset[str]] = {
 IN_PROCESS: dict[str, frozenset[str]] = {
     # local play (`ligretto play`) runs a server Table in the client's own process: the
     # in-process transport may import the table and the bot specifications it is given
-    "ligretto.terminal.local": frozenset({"ligretto.server.table", "ligretto.bots.spec"}),
+    # and hands the person's messages to the server's one dispatcher
+    "ligretto.terminal.local": frozenset(
+        {"ligretto.server.table", "ligretto.server.dispatch", "ligretto.server.timing", "ligretto.bots.spec"}
+    ),
     # the command line of `ligretto play` checks the --bots it hands to that transport
     "ligretto.terminal.commands": frozenset({"ligretto.bots.spec"}),
 }
@@ -77,11 +80,6 @@ IN_PROCESS: dict[str, frozenset[str]] = {
 
 KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
     {
-        # issue 12 point 1: the protocol moves from ligretto.server.protocol to the package
-        # ligretto.protocol; the terminal then imports that, not the server
-        ("ligretto.terminal.commands", "ligretto.server.protocol"),
-        ("ligretto.terminal.local", "ligretto.server.protocol"),
-        ("ligretto.terminal.remote", "ligretto.server.protocol"),
         # issue 12 point 6: the load-test client leaves the server for the package
         # ligretto.loadtest (a WebSocket client inside the server)
         ("ligretto.server.loadclient", "websockets"),

@@ -8,18 +8,41 @@ sheet; a seat's token goes only into the ``welcome`` of its owner.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ligretto import protocol
 from ligretto.engine.events import Applied, Event, Refused
 from ligretto.engine.match import Match
+from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import RoundScore
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 
-if TYPE_CHECKING:
-    from ligretto.server.table import Table
+
+class Table(Protocol):
+    """What the messages read of a table (``server.table.Table``; named here so this module
+    imports nothing of the table it describes)."""
+
+    @property
+    def code(self) -> str: ...
+    @property
+    def phase(self) -> enum.StrEnum: ...
+    @property
+    def seats(self) -> Sequence[protocol.SeatInfo | None]: ...
+    @property
+    def host(self) -> int | None: ...
+    @property
+    def rules(self) -> RuleSet: ...
+    @property
+    def public(self) -> bool: ...
+    @property
+    def grace_s(self) -> float: ...
+    @property
+    def match(self) -> Match | None: ...
+    @property
+    def start_at(self) -> float | None: ...
 
 
 def summary(table: Table) -> protocol.TableSummary:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.match import Match
@@ -25,8 +25,27 @@ from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.server.seats import Phase, Seat
 
-if TYPE_CHECKING:
-    from ligretto.server.table import Table
+
+class Table(Protocol):
+    """What a record is made of and put back into (``server.table.Table``; named here so
+    this module imports nothing of the table it describes)."""
+
+    code: str
+    size: int
+    rules: RuleSet
+    public: bool
+    grace_s: float
+    host: int | None
+    phase: Phase
+    seats: list[Seat | None]
+    match: Match | None
+    match_seed: int
+    matches_played: int
+    start_at: float | None
+    dropped: bool
+
+    @property
+    def round_number(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
