@@ -19,6 +19,7 @@ COMPILED = [
     "src/ligretto/engine/scoring.py",
     "src/ligretto/engine/stalemate.py",
     "src/ligretto/engine/state.py",
+    "src/ligretto/bots/driver.py",
     "src/ligretto/bots/observation.py",
     "src/ligretto/bots/reaction.py",
     "src/ligretto/bots/strategies.py",

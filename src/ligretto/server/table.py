@@ -27,8 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ligretto.bots.observation import Observation
-from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -649,17 +647,17 @@ class Table:
             task.cancel()
 
     async def _run_bot(self, index: int, spec: BotSpec) -> None:
-        """A bot at this table: decide on what it sees, wait its reaction time, act."""
-        seed = f"{self.code}:{self.match_seed}:{self.match.round_number if self.match else 0}:{index}"
-        strategy, delay = spec.build(f"{seed}:bot", f"{seed}:delay")
+        """A bot at this table, driven by its :class:`BotDriver`: wait what it plans, act."""
+        if self.game is None:
+            return
+        round_key = f"{self.code}:{self.match_seed}:{self.match.round_number if self.match else 0}"
+        driver = spec.driver(self.game, index, round_key, real_time=True)
         try:
             while self.phase is Phase.PLAYING and self.game is not None:
-                seen = Observation(self.game, index)
-                action = strategy.choose(seen)
+                delay, action = driver.plan()
+                await asyncio.sleep(delay)
                 if action is None:
-                    await asyncio.sleep(max(delay(Move.LOOK), LOOK_AGAIN))
                     continue
-                await asyncio.sleep(max(delay(MOVE_OF[type(action)]), 0.02))
                 if self.phase is not Phase.PLAYING:
                     return
                 self.act(index, action)
