@@ -37,6 +37,7 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleError, RuleSet
 from ligretto.server import metrics, protocol
+from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.protocol import SILENCE_S, SILENT, ProtocolError
@@ -73,9 +74,11 @@ class Settings:
 class Lobby:
     """Every table of this server, by invite code, and the store they write to."""
 
-    def __init__(self, settings: Settings, store: Any | None = None) -> None:
+    def __init__(self, settings: Settings, store: Any | None = None, scheduler: Scheduler | None = None) -> None:
+        """``scheduler`` runs the timers of every table (default: each its own on the event loop)."""
         self.settings = settings
         self.store = store
+        self.scheduler = scheduler
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.commit)
 
@@ -96,6 +99,7 @@ class Lobby:
             grace_s=grace_s,
             store=self.store,
             countdown_s=self.settings.countdown_s,
+            scheduler=self.scheduler,
         )
         self.tables[code] = table
         if self.store is not None:
@@ -107,7 +111,7 @@ class Lobby:
     def create_tutorial(self, name: str) -> TutorialTable:
         """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
         code = self._free_code()
-        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s)
+        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
         self.tables[code] = table
         metrics.OPEN_TABLES.set(len(self.tables))
         return table

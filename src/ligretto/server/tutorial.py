@@ -19,7 +19,6 @@ person and the tutor, are not written to the store and are not restored after a 
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -31,6 +30,8 @@ from ligretto.engine.events import Applied, Refused
 from ligretto.engine.notation import parse_position
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.server.clock import Scheduler
+from ligretto.server.seats import new_token
 from ligretto.server.table import Listener, Phase, Seat, Table, TableError
 
 LEARNER = 0
@@ -133,12 +134,15 @@ class TutorialTable(Table):
         *,
         countdown_s: float,
         clock: Callable[[], float] | None = None,
+        scheduler: Scheduler | None = None,
         tutor_delay_s: float = TUTOR_DELAY_S,
     ) -> None:
-        super().__init__(code, seats=2, rules=RULES, public=False, countdown_s=countdown_s, clock=clock)
-        self.token = secrets.token_urlsafe(24)
+        super().__init__(
+            code, seats=2, rules=RULES, public=False, countdown_s=countdown_s, clock=clock, scheduler=scheduler
+        )
+        self.token = new_token()
         self.seats[LEARNER] = Seat(name, self.token)
-        self.seats[TUTOR] = Seat(TUTOR_NAME, secrets.token_urlsafe(24), bot=BotSpec("smart", "beginner"))
+        self.seats[TUTOR] = Seat(TUTOR_NAME, new_token(), bot=BotSpec("smart", "beginner"))
         self.host = LEARNER
         self.tutor_delay_s = tutor_delay_s
         self.next_step = 0

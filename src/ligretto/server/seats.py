@@ -1,0 +1,284 @@
+"""Who is at a table: its seats and their tokens, its connections, the host, who is away.
+
+:class:`Seating` is the part of a :class:`~ligretto.server.table.Table` that seats people
+and lets them go: taking a free seat (the first person becomes host), coming back with the
+seat's token (the connection it had is let go), watching, leaving, and a connection lost.
+A person away longer than the table's grace period gets a stand-in bot, which gives the
+seat back when the person returns; the host's role passes to the next connected person.
+What it leaves to the table (the phases, the rounds, the bots, the messages) are the
+abstract methods at the end.
+"""
+
+from __future__ import annotations
+
+import enum
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ligretto.bots.spec import BotSpec
+from ligretto.server import tablemessages as messages
+from ligretto.server.clock import Scheduler, Timers
+from ligretto.server.protocol import Broadcast
+
+
+class Phase(enum.StrEnum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    PLAYING = "playing"
+    SCORING = "scoring"
+    OVER = "over"
+
+
+class TableError(Exception):
+    """A request the table refuses: ``code`` for machines, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Listener(Protocol):
+    """A connection (or test double) that receives a table's messages."""
+
+    seat: int | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def detach(self) -> None:
+        """The table lets go of this listener (its seat was taken over): close it."""
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits at a seat: a person (``bot is None``) or a bot."""
+
+    name: str
+    token: str
+    bot: BotSpec | None = None
+    connected: bool = False
+    away_since: float | None = None
+    stand_in: bool = False
+    """A bot plays for this person, who has been away longer than the grace period."""
+    ready: bool = False
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+    def public(self, index: int) -> dict[str, Any]:
+        return messages.seat_public(self, index)
+
+
+def new_token() -> str:
+    """A seat's secret token (it lets its owner come back to the seat)."""
+    return secrets.token_urlsafe(24)
+
+
+class Seating(ABC):
+    """The seats, tokens, connections and host of a table (see the module's docstring)."""
+
+    def __init__(self, code: str, size: int, scheduler: Scheduler, grace_s: float) -> None:
+        self.code = code
+        self.size = size
+        self.grace_s = grace_s
+        self.seats: list[Seat | None] = [None] * size
+        self.host: int | None = None
+        self.phase = Phase.LOBBY
+        self.listeners: list[Listener] = []
+        self.scheduler = scheduler
+        self.clock: Callable[[], float] = scheduler.now
+        """The table's clock: the scheduler's (a test may put another in its place)."""
+        self.timers = Timers(scheduler)
+        self._grace: dict[int, int] = {}
+        """Seat -> its grace period's timer (cancelled when the person is back)."""
+        self.deserted_since: float | None = self.clock()
+        """Since when no connection (player or spectator) is at the table; ``None``: someone is."""
+        self.start_on_join = False
+        """Play now: the first person to take a seat starts the match at once (kept in
+        memory only: after a restart that person lands in the waiting room as host)."""
+
+    # --- reading ----------------------------------------------------------------------
+
+    def seat_of(self, token: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat is not None and secrets.compare_digest(seat.token, token):
+                return index
+        return None
+
+    def free_seat(self) -> int | None:
+        return next((i for i, seat in enumerate(self.seats) if seat is None), None)
+
+    def abandoned(self, after_s: float) -> bool:
+        """Nobody has been connected for ``after_s`` seconds and no match is on (the lobby,
+        or a match that is over): the table may be closed and dropped."""
+        since = self.deserted_since
+        if self.listeners or since is None or self.phase not in (Phase.LOBBY, Phase.OVER):
+            return False
+        return self.clock() - since >= after_s
+
+    # --- listeners --------------------------------------------------------------------
+
+    def broadcast(self, message: dict[str, Any]) -> None:
+        """The same message to every player and spectator (encoded once for all)."""
+        shared = Broadcast(message)
+        for listener in list(self.listeners):
+            listener.send(shared)
+
+    # --- joining and leaving ----------------------------------------------------------
+
+    def join(self, listener: Listener, name: str) -> tuple[int, str]:
+        """Take a free seat (lobby only); the first person becomes host."""
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "the match has started: you can watch, or join the next one")
+        free = self.free_seat()
+        if free is None:
+            raise TableError("full", "every seat is taken: you can watch")
+        token = new_token()
+        self.seats[free] = Seat(name, token, connected=True)
+        if self.host is None:
+            self.host = free
+        self._attach(listener, free, token)
+        if self.start_on_join and self.host == free:
+            self.start_on_join = False
+            self.start(free)
+        return free, token
+
+    def rejoin(self, listener: Listener, token: str) -> int:
+        """Come back to one's seat with its token (page reload, dropped connection)."""
+        index = self.seat_of(token)
+        if index is None:
+            raise TableError("bad_token", "this seat token is not valid at this table")
+        seat = self.seats[index]
+        assert seat is not None
+        for other in [li for li in self.listeners if li.seat == index]:
+            other.send(messages.taken_over())
+            self.listeners.remove(other)
+            other.seat = None
+            other.detach()
+        seat.connected = True
+        seat.away_since = None
+        self.timers.cancel(self._grace.pop(index, None))
+        if self.host is None and seat.human:
+            self.host = index
+        if seat.stand_in:
+            seat.stand_in = False
+            self._stop_bot(index)
+        self._attach(listener, index, token)
+        return index
+
+    def watch(self, listener: Listener) -> None:
+        listener.seat = None
+        self.listeners.append(listener)
+        self.deserted_since = None
+        listener.send(messages.welcome(self.code, None, None))
+        listener.send(self.table_message())
+        snapshot = self.snapshot_message(None)
+        if snapshot:
+            listener.send(snapshot)
+
+    def _attach(self, listener: Listener, index: int, token: str) -> None:
+        """Seat a person's connection: its welcome, the change told to everyone (the
+        newcomer included: that broadcast is its one ``table`` message), its snapshot."""
+        listener.seat = index
+        self.listeners.append(listener)
+        self.deserted_since = None
+        listener.send(messages.welcome(self.code, index, token))
+        self._changed()
+        snapshot = self.snapshot_message(index)
+        if snapshot:
+            listener.send(snapshot)
+
+    def disconnected(self, listener: Listener) -> None:
+        """A connection closed: its person is away; after the grace period a bot stands in."""
+        if listener in self.listeners:
+            self.listeners.remove(listener)
+        if not self.listeners:
+            self.deserted_since = self.clock()
+        index = listener.seat
+        if index is None or any(li.seat == index for li in self.listeners):
+            return
+        seat = self.seats[index]
+        if seat is None or not seat.human:
+            return
+        seat.connected = False
+        seat.away_since = since = self.clock()
+        if self.phase is not Phase.LOBBY:
+            self._start_grace(index, self.grace_s, since)
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+
+    def _start_grace(self, index: int, seconds: float, since: float) -> None:
+        """In ``seconds`` a stand-in takes the seat of the person away since ``since``."""
+        self.timers.cancel(self._grace.pop(index, None))
+        key = self.timers.later(seconds, lambda: self._grace_over(index, since))
+        if key is not None:
+            self._grace[index] = key
+
+    def _grace_over(self, index: int, since: float | None) -> None:
+        self._grace.pop(index, None)  # this seat's timer, which just fired
+        seat = self.seats[index]
+        if seat is None or seat.connected or seat.away_since != since or self.phase is Phase.LOBBY:
+            return
+        seat.stand_in = True
+        seat.ready = True
+        if self.phase is Phase.PLAYING:
+            self._start_bot(index)
+        self._changed()
+        self._maybe_next_round()
+
+    def leave(self, index: int) -> None:
+        """A person gives up their seat: in the lobby it frees; in a match a bot takes over."""
+        seat = self.seats[index]
+        if seat is None:
+            return
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.seat = None
+        if self.phase is Phase.LOBBY:
+            self.seats[index] = None
+        else:
+            seat.connected, seat.stand_in, seat.ready = False, True, True
+            if self.phase is Phase.PLAYING:
+                self._start_bot(index)
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+        self._maybe_next_round()
+
+    def _pass_host(self) -> None:
+        humans = [i for i, s in enumerate(self.seats) if s is not None and s.human and s.connected]
+        self.host = humans[0] if humans else None
+
+    # --- the table's part -------------------------------------------------------------
+
+    @abstractmethod
+    def table_message(self) -> dict[str, Any]:
+        """Everything about the table that everyone may see."""
+
+    @abstractmethod
+    def snapshot_message(self, viewer: int | None) -> dict[str, Any] | None:
+        """The round as ``viewer`` may see it (``None``: no round)."""
+
+    @abstractmethod
+    def _changed(self) -> None:
+        """The table changed: stored, and told to everyone."""
+
+    @abstractmethod
+    def start(self, by: int | None) -> None:
+        """Host: start the match."""
+
+    @abstractmethod
+    def _start_bot(self, index: int) -> None:
+        """A bot plays seat ``index`` (a stand-in for its person) in the round being played."""
+
+    @abstractmethod
+    def _stop_bot(self, index: int) -> None:
+        """The bot at seat ``index`` stops (its person is back)."""
+
+    @abstractmethod
+    def _maybe_next_round(self) -> None:
+        """Deal the next round if every seat is ready for it."""
