@@ -154,6 +154,12 @@ class Table(HostCommands):
     def round_number(self) -> int:
         return 0 if self.match is None else self.match.round_number
 
+    @property
+    def round_key(self) -> str:
+        """The name of the round being played for its bots' seeds
+        (:func:`~ligretto.bots.driver.bot_seeds`): table, match seed, round."""
+        return f"{self.code}:{self.match_seed}:{self.round_number}"
+
     def summary(self) -> dict[str, Any]:
         """What the public lobby list shows of this table."""
         return messages.summary(self)
@@ -357,8 +363,7 @@ class Table(HostCommands):
             return
         seat = self.seats[index]
         assert seat is not None
-        round_key = f"{self.code}:{self.match_seed}:{self.round_number}"
-        self.bots.start(index, seat.bot or STAND_IN, round_key)
+        self.bots.start(index, seat.bot or STAND_IN, self.round_key)
 
     def _stop_bot(self, index: int) -> None:
         self.bots.stop(index)
