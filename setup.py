@@ -22,6 +22,7 @@ COMPILED = [
     "src/ligretto/engine/stalemate.py",
     "src/ligretto/engine/state.py",
     "src/ligretto/engine/observation.py",
+    "src/ligretto/bots/driver.py",
     "src/ligretto/bots/reaction.py",
     "src/ligretto/bots/strategies.py",
     "src/ligretto/sim/table.py",

@@ -25,6 +25,7 @@ from ligretto.bots import (
     parse_bots,
     register,
 )
+from ligretto.bots.driver import LOOK_AGAIN
 from ligretto.bots.strategies import STUCK_PASSES
 from ligretto.engine import (
     PRESETS,
@@ -40,7 +41,6 @@ from ligretto.engine import (
     parse_position,
 )
 from ligretto.sim import simulate_round
-from ligretto.sim.table import LOOK_AGAIN
 
 # Seat 0 can play the row r2 (pile 0), the stack top b2 (pile 2) and the discard top g3 (pile 1).
 STACK_ROW_DISCARD = """

@@ -9,10 +9,10 @@ import asyncio
 import pytest
 from listeners import Quiet
 
+from ligretto.bots.driver import MIN_MOVE_REAL_TIME
 from ligretto.engine.rules import RuleSet
 from ligretto.server.clock import LoopScheduler, Timers, VirtualScheduler
 from ligretto.server.table import Phase, Table
-from ligretto.server.tablebots import MIN_MOVE_S
 
 ONE_ROUND = RuleSet().replace(match_end="rounds:1")
 
@@ -171,8 +171,8 @@ def test_a_bot_waits_at_least_the_shortest_move_time() -> None:
     assert table.phase is Phase.PLAYING
     game = table.game
     assert game is not None
-    scheduler.advance(MIN_MOVE_S * 0.99)
+    scheduler.advance(MIN_MOVE_REAL_TIME * 0.99)
     assert not game.log, "no bot moved before its shortest move time"
-    scheduler.advance(MIN_MOVE_S * 0.01)
+    scheduler.advance(MIN_MOVE_REAL_TIME * 0.01)
     assert [action.player for action in game.log] == [1], "the machine bot moved first"
     table.close()

@@ -26,6 +26,7 @@ from ligretto.bots import (
     parse_bots,
     register,
 )
+from ligretto.bots.driver import LOOK_AGAIN
 from ligretto.engine import (
     PRESETS,
     Action,
@@ -46,7 +47,7 @@ from ligretto.engine import (
 )
 from ligretto.engine.events import Reason
 from ligretto.sim import RoundResult, simulate_round
-from ligretto.sim.table import LOOK_AGAIN, TIME_LIMIT
+from ligretto.sim.table import TIME_LIMIT
 
 ENDINGS = {"stop", "stalemate_vote", "stalemate_proven", "time_limit"}
 PLAYER_COUNTS = (2, 3, 4, 5, 8, 12)

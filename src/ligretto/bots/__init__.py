@@ -1,5 +1,6 @@
 """Bots: strategies that see only what a human in their seat sees, at human-like speeds."""
 
+from ligretto.bots.driver import BotDriver, bot_seeds
 from ligretto.bots.reaction import LEVELS, DelaySampler, Level, Move
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
 from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, RandomStrategy, SmartStrategy, Strategy, register
@@ -8,6 +9,7 @@ from ligretto.engine.observation import Observation
 __all__ = [
     "LEVELS",
     "STRATEGIES",
+    "BotDriver",
     "BotSpec",
     "BotSpecError",
     "DelaySampler",
@@ -18,6 +20,7 @@ __all__ = [
     "RandomStrategy",
     "SmartStrategy",
     "Strategy",
+    "bot_seeds",
     "parse_bots",
     "register",
 ]

@@ -93,10 +93,6 @@ class DelaySampler:
         return self._means[kind] * self._factors[int(self._random() * _FACTORS)]
 
 
-LOOK_AGAIN = 0.1
-"""The shortest wait before a bot with nothing to do looks again (``machine`` bots too)."""
-
-
 MOVE_OF: dict[type, Move] = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
 """The kind of move each action type is, which sets its timing."""
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from ligretto.bots.driver import BotDriver, bot_seeds
 from ligretto.bots.reaction import LEVELS, Level
 from ligretto.bots.strategies import STRATEGIES, Strategy
+from ligretto.engine.observation import Observation
+from ligretto.engine.state import Round
 
 
 class BotSpecError(ValueError):
@@ -32,11 +34,14 @@ class BotSpec:
     def reaction(self) -> Level:
         return LEVELS[self.level]
 
-    def build(self, choices: str, delays: str) -> tuple[Strategy, Callable[[int], float]]:
-        """A playing bot: its strategy and its reaction-time sampler, each with its own
-        generator seeded from a key (so a strategy's random choices never shift its times)."""
+    def driver(self, game: Round, seat: int, round_key: str, *, real_time: bool = False) -> BotDriver:
+        """This bot playing ``seat`` of ``game``: its strategy and its reaction times, each
+        with its own generator seeded by :func:`~ligretto.bots.driver.bot_seeds` from the
+        round's key and the seat; ``real_time`` for a host on a real clock (the server)."""
+        choices, delays = bot_seeds(round_key, seat)
         strategy = self.strategy_class(random.Random(choices))
-        return strategy, self.reaction.sampler(random.Random(delays)).delay
+        sampler = self.reaction.sampler(random.Random(delays))
+        return BotDriver(strategy, sampler, Observation(game, seat), real_time=real_time)
 
     @classmethod
     def parse(cls, text: str) -> BotSpec:

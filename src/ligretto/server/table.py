@@ -153,6 +153,12 @@ class Table(HostCommands):
     def round_number(self) -> int:
         return 0 if self.match is None else self.match.round_number
 
+    @property
+    def round_key(self) -> str:
+        """The name of the round being played for its bots' seeds
+        (:func:`~ligretto.bots.driver.bot_seeds`): table, match seed, round."""
+        return f"{self.code}:{self.match_seed}:{self.round_number}"
+
     def summary(self) -> protocol.TableSummary:
         """What the public lobby list shows of this table."""
         return messages.summary(self)
@@ -378,8 +384,7 @@ class Table(HostCommands):
             return
         seat = self.seats[index]
         assert seat is not None
-        seed = f"{self.code}:{self.match_seed}:{self.round_number}:{index}"
-        self.bots.start(index, seat.bot or STAND_IN, seed)
+        self.bots.start(index, seat.bot or STAND_IN, self.round_key)
 
     def _stop_bot(self, index: int) -> None:
         self.bots.stop(index)

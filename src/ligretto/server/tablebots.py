@@ -1,30 +1,29 @@
-"""The real-time bots of a table: look, wait the reaction time, act, look again.
+"""The real-time bots of a table: each a :class:`~ligretto.bots.driver.BotDriver` on the
+table's scheduler.
 
-Each bot seat (a bot, or a stand-in for a person away too long) is a :class:`TableBot`
-whose waiting is a timer of the table's scheduler (``ligretto.server.clock``), not a task
-of its own: in a test the bots play in virtual time.  The bot sees what its seat may see
-(an :class:`~ligretto.engine.observation.Observation`) and acts through the table's ``act``
-like any player, so its actions are ordered by arrival with everyone else's.
+Each bot seat (a bot, or a stand-in for a person away too long) is a :class:`TableBot`:
+its driver says what to do and after how long, the same driver the simulator runs in
+virtual time, and the waiting is a timer of the table's scheduler
+(``ligretto.server.clock``), not a task of its own, so in a test the bots play in virtual
+time.  The bot sees what its seat may see (an
+:class:`~ligretto.engine.observation.Observation`) and acts through the table's ``act`` like
+any player, so its actions are ordered by arrival with everyone else's.  A bot's timer is
+cancelled when it stops: the round is over, or its person is back.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Protocol
 
-from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
+from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action
 from ligretto.engine.events import Applied, Refused
-from ligretto.engine.observation import Observation
 from ligretto.engine.state import Round
 from ligretto.server.clock import Scheduler, Timer
 
 log = logging.getLogger("ligretto.table")
-
-MIN_MOVE_S = 0.02
-"""The shortest wait before a bot's move (a machine bot does not flood the table)."""
 
 
 class BotsTable(Protocol):
@@ -40,19 +39,23 @@ class BotsTable(Protocol):
 
 
 class TableBot:
-    """One bot seat in real time: every wait is a timer of ``scheduler``."""
+    """One bot seat in real time: every wait its driver plans is a timer of ``scheduler``."""
 
-    def __init__(self, table: BotsTable, scheduler: Scheduler, index: int, spec: BotSpec, seed: str) -> None:
+    def __init__(self, table: BotsTable, scheduler: Scheduler, game: Round, driver: BotDriver) -> None:
         self.table = table
         self.scheduler = scheduler
-        self.index = index
-        self.strategy, self.delay = spec.build(f"{seed}:bot", f"{seed}:delay")
+        self.game = game
+        self.driver = driver
         self._timer: Timer | None = None
         self.stopped = False
 
+    @property
+    def index(self) -> int:
+        return self.driver.seat
+
     def start(self) -> None:
         """The first look, on the loop's next turn (as soon as the table's call is done)."""
-        self._wait(0.0, self._look)
+        self._wait(0.0, None)
 
     def stop(self) -> None:
         self.stopped = True
@@ -60,35 +63,24 @@ class TableBot:
             self._timer.cancel()
             self._timer = None
 
-    def _wait(self, seconds: float, then: Callable[[], None]) -> None:
-        self._timer = self.scheduler.call_later(seconds, then)
+    def _wait(self, seconds: float, action: Action | None) -> None:
+        self._timer = self.scheduler.call_later(seconds, lambda: self._step(action))
 
-    def _look(self) -> None:
-        """Decide on what the seat sees: a move after its reaction time, or look again."""
+    def _step(self, action: Action | None) -> None:
+        """The wait is over: make the planned move (if any), then plan the next one."""
         self._timer = None
-        game = self.table.live_round()
-        if self.stopped or game is None:
+        if self.stopped or self.table.live_round() is not self.game:
             return
         try:
-            action = self.strategy.choose(Observation(game, self.index))
+            if action is not None:
+                self.table.act(self.index, action)
+                if self.stopped:  # that move ended the round
+                    return
+            seconds, planned = self.driver.plan()
         except Exception:  # a bot must never take the table down
             log.exception("bot at %s seat %s failed", self.table.code, self.index)
             return
-        if action is None:
-            self._wait(max(self.delay(Move.LOOK), LOOK_AGAIN), self._look)
-        else:
-            self._wait(max(self.delay(MOVE_OF[type(action)]), MIN_MOVE_S), lambda: self._move(action))
-
-    def _move(self, action: Action) -> None:
-        self._timer = None
-        if self.stopped or self.table.live_round() is None:
-            return
-        try:
-            self.table.act(self.index, action)
-        except Exception:  # a bot must never take the table down
-            log.exception("bot at %s seat %s failed", self.table.code, self.index)
-            return
-        self._look()
+        self._wait(seconds, planned)
 
 
 class TableBots:
@@ -102,12 +94,14 @@ class TableBots:
     def __contains__(self, index: int) -> bool:
         return index in self._bots
 
-    def start(self, index: int, spec: BotSpec, seed: str) -> None:
-        """A bot plays seat ``index`` (nothing if one already does); ``seed`` names its
-        choices and reaction times."""
-        if index in self._bots:
+    def start(self, index: int, spec: BotSpec, round_key: str) -> None:
+        """A bot plays seat ``index`` in the round being played (nothing if one already
+        does, or no round is); ``round_key`` names the round for its seeds
+        (:func:`~ligretto.bots.driver.bot_seeds`)."""
+        game = self.table.live_round()
+        if index in self._bots or game is None:
             return
-        bot = TableBot(self.table, self.scheduler, index, spec, seed)
+        bot = TableBot(self.table, self.scheduler, game, spec.driver(game, index, round_key, real_time=True))
         self._bots[index] = bot
         bot.start()
 

@@ -4,7 +4,9 @@ A discrete-event simulation.  Each bot looks at the table, decides its next
 intended action and schedules it at ``now + delay`` (its reaction time); when
 that moment comes the action is applied, whatever happened meanwhile -- a play
 whose pile was taken is refused ("beaten to it"), exactly as for a human -- and
-the bot decides again.  Actions take effect in the order of their virtual times;
+the bot decides again.  The bots are driven as on the server: one
+:class:`~ligretto.bots.driver.BotDriver` per seat says what to do and after how long;
+the heap below does the waiting.  Actions take effect in the order of their virtual times;
 exact ties (``machine`` bots) are broken by a generator drawn from the seed.
 No wall clock is read: the same (rules, bots, seed) always give the same round.
 """
@@ -16,11 +18,10 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ligretto.bots.reaction import LOOK_AGAIN, MOVE_OF, Move
+from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Vote
 from ligretto.engine.events import Ending, Outcome, Refused
-from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
@@ -90,17 +91,10 @@ def simulate_round(
     elif game.players != players or game.rules != rules:
         raise ValueError(f"the game has {game.players} players and its own rules; the bots or rules given differ")
     key = f"ligretto:{seed}:{rotation}"
-    strategies = []
-    delays = []
-    for seat, spec in enumerate(bots):
-        strategy, delay = spec.build(f"{key}:bot:{seat}", f"{key}:delay:{seat}")
-        strategies.append(strategy)
-        delays.append(delay)
-    seen = [Observation(game, seat) for seat in range(players)]
+    drivers: list[BotDriver] = [spec.driver(game, seat, key) for seat, spec in enumerate(bots)]
     tie = random.Random(f"{key}:ties").random
-    moves = MOVE_OF
-    look = Move.LOOK
     apply = game.apply
+    # (virtual time it takes effect, seeded tie-break, seat, intended action or None: a look)
     heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(players)]
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
@@ -117,11 +111,8 @@ def simulate_round(
                 applied += 1
                 if game.ending is not None:
                     break
-        action = strategies[seat].choose(seen[seat])
-        if action is None:
-            push(heap, (now + max(delays[seat](look), LOOK_AGAIN), tie(), seat, None))
-        else:
-            push(heap, (now + delays[seat](moves[type(action)]), tie(), seat, action))
+        delay, action = drivers[seat].plan()
+        push(heap, (now + delay, tie(), seat, action))
     outcome = _finish(game)
     scores = score_round(game)
     return RoundResult(
