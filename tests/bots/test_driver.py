@@ -10,7 +10,7 @@ import pytest
 from ligretto.bots import LEVELS, BotSpec, DelaySampler, Level, Move, Observation, Strategy
 from ligretto.bots.driver import LOOK_AGAIN, MIN_MOVE_REAL_TIME, BotDriver, bot_seeds
 from ligretto.bots.reaction import MOVE_OF
-from ligretto.engine import Action, Place, Play, Round, RuleSet, Turn, Vote, Withdraw
+from ligretto.engine import Action, Place, Play, Round, RuleSet, Source, Turn, Vote, Withdraw
 
 KEY = "ligretto:7:0"
 
@@ -44,7 +44,7 @@ def driver(script: list[Action | None], level: str | Level, *, real_time: bool =
 
 
 def test_a_move_waits_the_reaction_time_of_its_kind() -> None:
-    script: list[Action | None] = [Turn(1), Vote(1), Withdraw(1), Place(1, 0, 2), Turn(1)]
+    script: list[Action | None] = [Turn(1), Vote(1), Withdraw(1), Place(1, Source.STACK, 2), Turn(1)]
     bot = driver(script, "casual", seat=1)
     expected = sampler_for("casual", seat=1)
     for action in list(script):

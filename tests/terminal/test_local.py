@@ -11,7 +11,6 @@ import msgspec
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
@@ -41,11 +40,11 @@ def _last(received: list[dict[str, Any]], kind: str) -> dict[str, Any]:
 
 def _play_out_the_round(table: Table, scheduler: VirtualScheduler) -> None:
     """The person's moves (a smart bot's choices, straight to the table) until the round is over."""
-    strategy, _ = BotSpec("smart", "machine").build("local:bot", "local:delay")
+    game = table.game
+    assert game is not None
+    driver = BotSpec("smart", "machine").driver(game, 0, "local")
     while table.phase is Phase.PLAYING:
-        game = table.game
-        assert game is not None
-        action = strategy.choose(Observation(game, 0))
+        _, action = driver.plan()
         if action is not None:
             table.act(0, action)
         scheduler.advance(0.05)
