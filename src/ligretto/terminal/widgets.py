@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ligretto.terminal.faces import card_text, pile_text
-from ligretto.terminal.mirror import Area
+from ligretto.client.mirror import Area
 from ligretto.terminal.model import Notice, Phase, TableModel
 
 ENDINGS = {
