@@ -36,7 +36,10 @@ def same_answers(engine: Observation, client: MirrorObservation) -> None:
     for seat in range(engine.players):
         assert client.row(seat) == engine.row(seat)
         assert (client.stack_top(seat), client.stack_size(seat)) == (engine.stack_top(seat), engine.stack_size(seat))
-        assert (client.discard_top(seat), client.discard_size(seat)) == (engine.discard_top(seat), engine.discard_size(seat))
+        assert (client.discard_top(seat), client.discard_size(seat)) == (
+            engine.discard_top(seat),
+            engine.discard_size(seat),
+        )
         assert (client.hand_size(seat), client.voted(seat)) == (engine.hand_size(seat), engine.voted(seat))
     for source in Source:
         card = engine.card_at(source)
@@ -86,4 +89,3 @@ def test_an_action_is_written_as_the_protocols_act_and_names_its_card() -> None:
             assert decoded.card is not None and str(decoded.card) == message["card"]
             expected = Play(action.player, action.source, action.pile, action.position, decoded.card)
         assert decoded == expected
-

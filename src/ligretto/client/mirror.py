@@ -242,7 +242,9 @@ class Mirror:
         card, source = event["card"], event["source"]
         if source == "row":
             column = area.row[event["position"]]
-            self._check(bool(column) and column[-1] == card, "the card played was not shown at that row position", event)
+            self._check(
+                bool(column) and column[-1] == card, "the card played was not shown at that row position", event
+            )
             if column:
                 column.pop()
             self._check((column[-1] if column else None) == event["uncovered"], "wrong uncovered row card", event)
@@ -261,7 +263,9 @@ class Mirror:
 
     def _row_refilled(self, event: Message) -> None:
         area = self._area(event)
-        self._check(area.stack_top == event["card"], "the row was refilled with something else than the stack top", event)
+        self._check(
+            area.stack_top == event["card"], "the row was refilled with something else than the stack top", event
+        )
         area.row[event["position"]].append(event["card"])
         area.stack_size -= 1
         area.stack_top = event["stack_top"]
