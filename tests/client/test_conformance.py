@@ -56,8 +56,8 @@ async (streams) => {
         if (viewer === null) continue;
         const area = view.areas[stream.seat];
         const targets = Object.fromEntries(playableCards(area).map(({ card }) => [card, targetPile(view, card)]));
-        const columns = Object.fromEntries(
-          [area.stack_top, area.discard_top].filter(Boolean).map((card) => [card, area.row.map((c) => fitsColumn(card, c))]));
+        const tops = [area.stack_top, area.discard_top].filter(Boolean);
+        const columns = Object.fromEntries(tops.map((card) => [card, area.row.map((c) => fitsColumn(card, c))]));
         if (canonical(targets) !== canonical(step.targets) || canonical(columns) !== canonical(step.columns)) {
           failures.push({ stream: stream.name, viewer, step: number, got: { targets, columns },
                           expected: { targets: step.targets, columns: step.columns } });
@@ -103,7 +103,9 @@ def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: the conformance test needs Debian's Chromium (apt-get install chromium)")
     with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        launched = driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
         try:
             yield launched
         finally:
