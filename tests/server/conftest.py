@@ -35,7 +35,7 @@ import pytest
 import websockets
 
 import realserver
-from ligretto.client.mirror import Mirror, wire_pile
+from ligretto.client.mirror import Area, Mirror, wire_pile
 from realserver import COUNTDOWN_S, running
 from wire import CARD, apply_events, hidden_keys
 
@@ -68,13 +68,8 @@ def center_total(view: dict[str, Any]) -> int:
 
 
 def visible_cards(area: dict[str, Any]) -> list[tuple[str, int, str]]:
-    """(source, position, card) of every card an area may play to the center."""
-    cards = [("row", i, column[-1]) for i, column in enumerate(area["row"]) if column]
-    if area["stack_top"]:
-        cards.append(("stack", 0, area["stack_top"]))
-    if area["discard_top"]:
-        cards.append(("discard", 0, area["discard_top"]))
-    return cards
+    """(source, position, card) of every card an area may play to the center (the client model's)."""
+    return Area.from_dict(area).playable()
 
 
 def fitting_piles(view: dict[str, Any], card: str) -> list[int | None]:
