@@ -78,16 +78,9 @@ IN_PROCESS: dict[str, frozenset[str]] = {
 }
 """Single modules allowed an import their part may not make, each named exactly."""
 
-KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        # issue 12 point 6: the load-test client leaves the server for the package
-        # ligretto.loadtest (a WebSocket client inside the server)
-        ("ligretto.server.loadclient", "websockets"),
-        ("ligretto.server.loadtest", "websockets"),
-    }
-)
-"""(module, what it imports) pairs that break the rules today and are being removed.
-After issue 12's branches are merged this list must be empty."""
+KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset()
+"""(module, what it imports) pairs that break the rules and are being removed: none since
+issue 12 (an entry here must name the issue that removes it)."""
 
 
 # --- reading the package -----------------------------------------------------------------

@@ -217,8 +217,8 @@ class _OutputError(ValueError):
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["loadtest"]:  # its own parser, options and help (server/loadtest.py)
-        loadtest = importlib.import_module("ligretto.server.loadtest")
+    if argv[:1] == ["loadtest"]:  # its own parser, options and help (ligretto.loadtest)
+        loadtest = importlib.import_module("ligretto.loadtest")
         return int(loadtest.main(argv[1:]))
     parser = build_parser()
     try:

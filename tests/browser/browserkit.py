@@ -24,6 +24,7 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, WebSocketRoute
 
+from ligretto.client.mirror import Pile, number
 from wire import CARD
 
 CHROMIUM = "/usr/bin/chromium"
@@ -106,7 +107,8 @@ def center_of(page: Page) -> list[tuple[int, str, int]]:
 
 
 def fits(card: str, pile: dict[str, Any]) -> bool:
-    return bool(pile["colour"][0] == card[0] and pile["top"] == int(card[1:]) - 1)
+    """Whether ``card`` fits a pile as the page shows it (the client model's rule)."""
+    return Pile(int(pile["index"]), pile["colour"], int(pile["top"]), []).takes(card)
 
 
 def key_of(source: str, position: int) -> str:
@@ -120,7 +122,7 @@ def fitting(state: dict[str, Any]) -> list[tuple[str, int, str, int | None]]:
         card = slot["card"]
         if not card:
             continue
-        if card[1:] == "1":
+        if number(card) == 1:
             plays.append((slot["source"], slot["position"], card, None))
             continue
         plays += [(slot["source"], slot["position"], card, p["index"]) for p in state["piles"] if fits(card, p)]

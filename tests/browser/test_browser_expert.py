@@ -13,6 +13,8 @@ from typing import Any
 from browserkit import host_table, press, read_board, start_match, wait_settled
 from playwright.sync_api import Page, expect
 
+from ligretto.client.mirror import Mirror
+
 
 def placement(state: dict[str, Any]) -> tuple[str, int, str, str] | None:
     """(source, column, card, covered card) of a stack or discard top that fits a row column."""
@@ -20,7 +22,7 @@ def placement(state: dict[str, Any]) -> tuple[str, int, str, str] | None:
     for source, card in tops.items():
         for slot in state["own"]:
             under = slot["card"]
-            if slot["source"] == "row" and under and int(card[1:]) == int(under[1:]) - 1 and card[0] != under[0]:
+            if slot["source"] == "row" and under and Mirror.goes_on(card, [under]):
                 return source, slot["position"], card, under
     return None
 
@@ -33,10 +35,7 @@ def legal_columns(state: dict[str, Any], source: str) -> list[int]:
     return [
         slot["position"]
         for slot in state["own"]
-        if slot["source"] == "row"
-        and slot["card"]
-        and int(card[1:]) == int(slot["card"][1:]) - 1
-        and card[0] != slot["card"][0]
+        if slot["source"] == "row" and slot["card"] and Mirror.goes_on(card, [slot["card"]])
     ]
 
 

@@ -42,8 +42,9 @@ import websockets
 
 import realserver
 from ligretto import protocol
+from ligretto.client.mirror import Area, Mirror, wire_pile
 from realserver import COUNTDOWN_S, running
-from wire import CARD, apply_events, card_number, colour_letter, hidden_keys
+from wire import CARD, apply_events, hidden_keys
 
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
@@ -76,24 +77,13 @@ def center_total(view: dict[str, Any]) -> int:
 
 
 def visible_cards(area: dict[str, Any]) -> list[tuple[str, int, str]]:
-    """(source, position, card) of every card an area may play to the center."""
-    cards = [("row", i, column[-1]) for i, column in enumerate(area["row"]) if column]
-    if area["stack_top"]:
-        cards.append(("stack", 0, area["stack_top"]))
-    if area["discard_top"]:
-        cards.append(("discard", 0, area["discard_top"]))
-    return cards
+    """(source, position, card) of every card an area may play to the center (the client model's)."""
+    return Area.from_dict(area).playable()
 
 
 def fitting_piles(view: dict[str, Any], card: str) -> list[int | None]:
-    """The piles a card fits (``None``: it is a 1 and starts a new pile)."""
-    if card_number(card) == 1:
-        return [None]
-    return [
-        pile["index"]
-        for pile in view["center"]
-        if colour_letter(pile["colour"]) == card[0] and pile["top"] == card_number(card) - 1
-    ]
+    """The piles a card fits (``None``: it is a 1 and starts a new pile), by the client model."""
+    return [wire_pile(pile) for pile in Mirror.from_view(view).piles_for(card)]
 
 
 def play_action(source: str, position: int, pile: int | None, card: str) -> Message:

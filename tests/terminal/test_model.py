@@ -6,13 +6,13 @@ import random
 
 import pytest
 
+from ligretto.client.mirror import NEW_PILE, Mirror
 from ligretto.engine.actions import Vote, Withdraw
 from ligretto.engine.events import Applied
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
-from ligretto.terminal.mirror import RoundView
 from ligretto.terminal.model import Notice, Phase, TableModel
 
 
@@ -37,7 +37,7 @@ def test_the_mirror_follows_the_engine_through_a_whole_round(preset: str, player
         if isinstance(result, Applied):
             events = [event_to_dict(event) for event in result.events]
             model.receive({"type": "events", "round": 1, "seq": steps, "by": seat, "events": events})
-        assert model.view == RoundView.from_dict(view(game, 0).to_dict()), f"step {steps}"
+        assert model.view == Mirror.from_view(view(game, 0).to_dict()), f"step {steps}"
         steps += 1
     assert steps > 50
 
@@ -53,7 +53,7 @@ def test_a_play_aims_at_an_existing_pile_and_a_one_starts_a_new_one() -> None:
     game = Round.deal(RuleSet(), 2, 7)
     model = playing(TableModel(), game)
     assert model.view is not None
-    model.view.center = RoundView.from_dict(
+    model.view.center = Mirror.from_view(
         {
             "viewer": 0,
             "players": 2,
@@ -67,9 +67,9 @@ def test_a_play_aims_at_an_existing_pile_and_a_one_starts_a_new_one() -> None:
             ],
         }
     ).center
-    assert model.view.pile_for("r5") == 1  # the first pile that takes it
-    assert model.view.pile_for("r1") is None  # a 1 starts a new pile
-    assert model.view.pile_for("g5") == -1  # nothing takes it
+    assert model.view.target_pile("r5") == 1  # the first pile that takes it
+    assert model.view.target_pile("r1") == NEW_PILE  # a 1 starts a new pile
+    assert model.view.target_pile("g5") is None  # nothing takes it
     me = model.me
     assert me is not None
     me.row[0] = ["r5"]

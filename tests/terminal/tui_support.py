@@ -54,10 +54,10 @@ class Policy:
             return None
         for position in range(len(area.row)):
             card = area.exposed(position)
-            if card is not None and view.pile_for(card) != -1:
+            if card is not None and view.target_pile(card) is not None:
                 return str(position + 1)
         for key, card in (("s", area.stack_top), ("d", area.discard_top)):
-            if card is not None and view.pile_for(card) != -1:
+            if card is not None and view.target_pile(card) is not None:
                 return key
         total = sum(pile.top for pile in view.center)
         if total != self.center:

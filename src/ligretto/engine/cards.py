@@ -129,6 +129,19 @@ def parse_face(text: str) -> int:
     return face_of(Colour.from_letter(text[0]), number)
 
 
+def fits(face: int, pile_colour: int, pile_top: int) -> bool:
+    """Whether a card goes onto a center pile: same colour, one higher than the pile's top
+    number (``pile_top`` 0: no card yet; a complete pile, top 10, takes nothing).  The
+    one rule of "fits", for the engine and every Python client."""
+    return face // NUMBERS == pile_colour and face % NUMBERS == pile_top
+
+
+def goes_on(face: int, exposed: int) -> bool:
+    """Expert variant: whether a card goes onto a row column whose exposed card is
+    ``exposed``: one lower, another colour."""
+    return face % NUMBERS + 1 == exposed % NUMBERS and face // NUMBERS != exposed // NUMBERS
+
+
 def face_text(face: int) -> str:
     """``r5`` for the face code of red 5."""
     return f"{'rgyb'[face // NUMBERS]}{face % NUMBERS + 1}"

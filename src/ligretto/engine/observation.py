@@ -11,6 +11,8 @@ information as a plain value (slower; for bots that want everything at once).
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from ligretto.engine.actions import Action, Source
 from ligretto.engine.cards import CARDS, Card
 from ligretto.engine.rules import RuleSet
@@ -18,6 +20,7 @@ from ligretto.engine.state import Round
 from ligretto.engine.views import RoundView, view
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the client's MirrorObservation
 class Observation:
     """Seat ``seat``'s view of a live round, read on demand."""
 

@@ -19,7 +19,7 @@ from bisect import insort
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.area import Area
-from ligretto.engine.cards import CARDS, DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUMBERS, Card
+from ligretto.engine.cards import CARDS, DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUMBERS, Card, fits, goes_on
 from ligretto.engine.events import (
     REFUSALS,
     Applied,
@@ -240,7 +240,7 @@ class Round:
             if pile:
                 face = pile[-1]
                 for c, column in enumerate(area.row):
-                    if _goes_on(face, column[-1]):
+                    if goes_on(face, column[-1]):
                         actions.append(table[src][c])
 
     # --- applying actions --------------------------------------------------------------
@@ -302,7 +302,7 @@ class Round:
             top = len(self.pile_seats[pile])
             if top == NUMBERS:
                 return REFUSALS[Reason.PILE_COMPLETE]
-            if top != number - 1 or self.pile_colours[pile] != face // NUMBERS:
+            if not fits(face, self.pile_colours[pile], top):
                 return REFUSALS[Reason.DOES_NOT_FIT]
         # 3. Move the card.
         cards.pop()
@@ -361,7 +361,7 @@ class Round:
             if refusal is not None:
                 return refusal
         column = area.row[action.column]
-        if not _goes_on(face, column[-1]):
+        if not goes_on(face, column[-1]):
             return REFUSALS[Reason.DOES_NOT_FIT]
         column.append(cards.pop())
         deck = CARDS[player]
@@ -474,11 +474,6 @@ class Round:
         if self.ending is None:
             self._check_stalemate(events)
         return Applied(tuple(events))
-
-
-def _goes_on(face: int, exposed: int) -> bool:
-    """Expert variant: one lower than the exposed card and of another colour."""
-    return face % NUMBERS + 1 == exposed % NUMBERS and face // NUMBERS != exposed // NUMBERS
 
 
 def _check_meant(card: Card, player: int, face: int) -> Refused | None:

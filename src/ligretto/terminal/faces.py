@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from ligretto.engine.cards import Colour
+from ligretto.client.mirror import face, number
+from ligretto.engine.cards import NUMBERS, Colour, face_of, face_text
 
 SYMBOLS = {Colour.RED: "◆", Colour.GREEN: "▲", Colour.YELLOW: "●", Colour.BLUE: "■"}
 """One shape per face colour, as in the browser: red diamond, green triangle, yellow circle, blue square."""
@@ -16,36 +17,27 @@ SYMBOLS = {Colour.RED: "◆", Colour.GREEN: "▲", Colour.YELLOW: "●", Colour.
 STYLES = {Colour.RED: "bold red", Colour.GREEN: "bold green", Colour.YELLOW: "bold yellow", Colour.BLUE: "bold blue"}
 
 
-def number_of(card: str) -> int:
-    """``5`` for ``r5`` (cards are written as in the protocol: colour letter and number)."""
-    return int(card[1:])
-
-
-def letter_of(card: str) -> str:
-    """``r`` for ``r5``: the colour letter."""
-    return card[0]
-
-
-def colour_of(letter: str) -> Colour:
-    return Colour.from_letter(letter)
+def colour_of(card: str) -> Colour:
+    """The colour of a card written as in the protocol (``r5``)."""
+    return Colour(face(card) // NUMBERS)
 
 
 def label(card: str) -> str:
     """``●5`` for the red 5: symbol and number, no colour needed."""
-    return f"{SYMBOLS[colour_of(letter_of(card))]}{number_of(card)}"
+    return f"{SYMBOLS[colour_of(card)]}{number(card)}"
 
 
 def card_text(card: str | None, *, dim: bool = False) -> Text:
     """A card as coloured text; ``None`` (no card) is a dash."""
     if card is None:
         return Text("–", style="dim")
-    style = STYLES[colour_of(letter_of(card))]
+    style = STYLES[colour_of(card)]
     return Text(label(card), style=f"{style} dim" if dim else style)
 
 
 def pile_text(colour: str, top: int) -> Text:
     """A center pile: its colour's symbol and top number; a complete pile is dim and ticked."""
-    card = f"{colour[0]}{top}"
+    card = face_text(face_of(Colour[colour.upper()], top))
     text = card_text(card, dim=top == 10)
     if top == 10:
         text.append("✓", style="dim")

@@ -12,8 +12,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from ligretto.terminal.faces import label, letter_of, number_of
-from ligretto.terminal.mirror import Area, RoundView
+from ligretto.client.mirror import NEW_PILE, Area, Mirror, wire_pile
+from ligretto.terminal.faces import label
 
 Message = dict[str, Any]
 
@@ -96,7 +96,7 @@ class TableModel:
     start_at: float | None = None
     sheet: list[SheetRound] = field(default_factory=list)
     winners: tuple[int, ...] | None = None
-    view: RoundView | None = None
+    view: Mirror | None = None
     result: RoundResult | None = None
     notice: str = ""
     notice_kind: Notice = Notice.INFO
@@ -168,7 +168,7 @@ class TableModel:
         elif kind == "table":
             self._table(message)
         elif kind == "snapshot":
-            self.view = RoundView.from_dict(message["view"])
+            self.view = Mirror.from_view(message["view"])
             self.round_number = int(message["round"])
             self.seat = self.view.viewer
             self.result = None
@@ -302,13 +302,13 @@ class TableModel:
             place = f"row position {position + 1}" if source == "row" else f"your {source}"
             self.say(f"there is no card at {place}", Notice.ERROR)
             return None
-        pile = self.view.pile_for(card)
-        if pile == -1:
+        pile = self.view.target_pile(card)
+        if pile is None:
             self.say(f"{label(card)} fits no pile", Notice.ERROR)
             return None
-        what = f"{label(card)} to a new pile" if pile is None else f"{label(card)} to pile {pile + 1}"
+        what = f"{label(card)} to a new pile" if pile == NEW_PILE else f"{label(card)} to pile {pile + 1}"
         self.say(f"playing {what}")
-        action = {"kind": "play", "source": source, "position": position, "pile": pile, "card": card}
+        action = {"kind": "play", "source": source, "position": position, "pile": wire_pile(pile), "card": card}
         return self._act(action, what)
 
     def turn(self) -> Message | None:
@@ -354,7 +354,7 @@ class TableModel:
         if target is None:
             self.say(f"there is no row column {column + 1}", Notice.ERROR)
             return None
-        if not goes_on(card, target):
+        if not Mirror.goes_on(card, area.row[column]):
             self.say(f"{label(card)} cannot go on {label(target)}: only one lower of another colour", Notice.ERROR)
             return None
         what = f"{label(card)} onto column {column + 1}"
@@ -382,11 +382,6 @@ class TableModel:
             return None
         strategy, _, level = spec.partition(":")
         return {"type": "add_bot", "strategy": strategy, "level": level or "skilled"}
-
-
-def goes_on(card: str, target: str) -> bool:
-    """Expert variant: whether ``card`` may go onto ``target`` (one lower, another colour)."""
-    return number_of(card) == number_of(target) - 1 and letter_of(card) != letter_of(target)
 
 
 def _sheet_round(row: Message) -> SheetRound:

@@ -8,8 +8,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from ligretto.client.mirror import Area
 from ligretto.terminal.faces import card_text, pile_text
-from ligretto.terminal.mirror import Area
 from ligretto.terminal.model import Notice, Phase, TableModel
 
 ENDINGS = {

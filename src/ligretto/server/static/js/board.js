@@ -261,7 +261,7 @@ export class Board {
     const pending = session.isPending(source, position);
     const refusal = this.refusalAt(source, position);
     const slot = source === "row" ? `row-${position}` : source;
-    const fits = Boolean(card) && aidOn() && targetPile(session.view, card) !== undefined; // beginner aid
+    const fits = Boolean(card) && aidOn() && targetPile(session.view, card) !== null; // beginner aid
     // The button's name is words inside it, not an aria-label: they contain the card's
     // number, and a refusal bubble shown in the button is part of its name too (speech
     // input says what it sees: WCAG 2.5.3). The face and the key hint are decoration here.

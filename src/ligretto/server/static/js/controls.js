@@ -6,7 +6,7 @@ import { cardFace } from "./cards.js";
 import { h, toast, typing } from "./dom.js";
 import { t } from "./i18n.js";
 import { KEYS } from "./keys.js";
-import { fitsColumn, fitsPile, targetPile } from "./mirror.js";
+import { NEW_PILE, fitsColumn, fitsPile, targetPile, wirePile } from "./mirror.js";
 
 const DRAG_START_PX = 8;
 
@@ -50,22 +50,22 @@ export class Controls {
     const card = this.cardAt(source, position);
     if (!card || this.session.isPending(source, position)) return;
     const pile = targetPile(this.session.view, card);
-    if (pile === undefined) {
+    if (pile === null) {
       this.board.refused({ source, position, card }, t("play.nowhere"), null);
       return;
     }
-    this.session.play(source, position, pile, card);
+    this.session.play(source, position, wirePile(pile), card);
     this.board.render();
   }
 
-  /** Drag and drop: play the card onto that pile (`null`: a new pile). */
+  /** Drag and drop: play the card onto that pile (`NEW_PILE`: a new pile). */
   playOnto(source, position, pile) {
     if (!this.ready()) return;
     const card = this.cardAt(source, position);
     if (!card || this.session.isPending(source, position)) return;
     const view = this.session.view;
-    if (pile === null) {
-      if (!card.endsWith("1") || card.endsWith("10")) {
+    if (pile === NEW_PILE) {
+      if (targetPile(view, card) !== NEW_PILE) {
         this.board.refused({ source, position, card }, t("play.not_a_one"), null);
         return;
       }
@@ -73,7 +73,7 @@ export class Controls {
       this.board.refused({ source, position, card }, t(view.center[pile].top === 10 ? "refused.complete" : "play.no_fit"), null);
       return;
     }
-    this.session.play(source, position, pile, card);
+    this.session.play(source, position, wirePile(pile), card);
     this.board.render();
   }
 
@@ -211,7 +211,7 @@ export class Controls {
     const target = this.dropTarget(event.clientX, event.clientY, drag.source);
     if (!target) return;
     if (target.classList.contains("pile")) {
-      const pile = target.dataset.pile === "new" ? null : Number(target.dataset.pile);
+      const pile = target.dataset.pile === "new" ? NEW_PILE : Number(target.dataset.pile);
       this.playOnto(drag.source, drag.position, pile);
     } else if (target.dataset.column !== undefined) {
       this.placeOnto(drag.source, Number(target.dataset.column));

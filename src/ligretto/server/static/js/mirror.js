@@ -1,7 +1,12 @@
 // The client's copy of the round: the last snapshot's view with every later event
-// applied (docs/protocol.md, "events"), and what can be played where.
+// applied (docs/protocol.md, "events"), and what can be played where.  The JS twin of
+// the Python client model (ligretto/client/mirror.py), pinned to it and to the engine by
+// tests/client/test_conformance.py: change both or neither.
 
 import { colourOfLetter, parseCard } from "./cards.js";
+
+/** Where a 1 goes: it starts a new pile (the engine's NEW_PILE; `pile: null` on the wire). */
+export const NEW_PILE = -1;
 
 /**
  * Apply one `events` message to a view, in place.  Returns what happened, for the
@@ -95,13 +100,18 @@ export function fitsPile(card, pile) {
 }
 
 /**
- * Where a card goes when it is clicked: the first pile it fits, `null` for a 1
- * (a new pile), or `undefined` when it fits nowhere.
+ * Where a card goes when it is clicked: the first pile it fits, `NEW_PILE` for a 1
+ * (it starts a new pile), or `null` when it fits nowhere.
  */
 export function targetPile(view, card) {
-  if (parseCard(card).number === 1) return null;
+  if (parseCard(card).number === 1) return NEW_PILE;
   const pile = view.center.find((each) => fitsPile(card, each));
-  return pile ? pile.index : undefined;
+  return pile ? pile.index : null;
+}
+
+/** A target pile as a play names it on the wire: `null` for a new pile. */
+export function wirePile(pile) {
+  return pile === NEW_PILE ? null : pile;
 }
 
 /** Expert variant: whether `card` may go onto a row column (one lower, another colour). */

@@ -1,10 +1,9 @@
-"""The load test tool (``ligretto.server.loadtest`` and ``loadclient``): the clients' card
-mirror against the engine, and small real runs against a real server process."""
+"""``ligretto loadtest`` (``ligretto.loadtest.run``): small real runs against a real
+server process, with ``http://`` and ``ws://`` URLs."""
 
 from __future__ import annotations
 
 import json
-import random
 import socket
 import subprocess
 import sys
@@ -14,78 +13,28 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
 import pytest
 
-from ligretto import protocol
-from ligretto.engine import RuleSet
-from ligretto.engine.events import Applied
-from ligretto.engine.serial import event_to_dict
-from ligretto.engine.state import Round
-from ligretto.engine.views import view
-from ligretto.server.loadclient import Mirror
-from ligretto.server.loadtest import _server_gc, main, parse_metrics, percentiles
-
-MIRRORED = ("seat", "row", "stack_top", "stack_size", "discard_top", "discard_size", "hand_size", "voted", "piles")
+from ligretto.loadtest.run import main, server_urls
 
 
-def fields(mirror: Mirror) -> dict[str, object]:
-    return {name: getattr(mirror, name) for name in MIRRORED}
-
-
-@pytest.mark.parametrize(("preset", "players", "seed"), [("classic", 4, 1), ("classic", 2, 7), ("seed-es", 3, 5)])
-def test_the_mirror_follows_the_engine_and_chooses_only_applicable_actions(
-    preset: str, players: int, seed: int
-) -> None:
-    game = Round.deal(RuleSet.preset(preset), players, seed)
-    mirrors = [Mirror.from_view(view(game, seat).to_dict()) for seat in range(players)]
-    rng = random.Random(seed)
-    decoder = msgspec.json.Decoder(protocol.ActionMsg)
-    steps = 0
-    while not game.over and steps < 5000:
-        steps += 1
-        seat = rng.randrange(players)
-        choice = mirrors[seat].choose()
-        if choice is None:
-            continue
-        _, message = choice
-        action = protocol.to_action(seat, decoder.decode(msgspec.json.encode(message)))
-        result = game.apply(action)
-        assert isinstance(result, Applied), (message, result)  # one at a time: no races, no stale mirror
-        events = [event_to_dict(event) for event in result.events]
-        for mirror in mirrors:
-            mirror.apply(events)
-        for other in range(players):
-            assert fields(mirrors[other]) == fields(Mirror.from_view(view(game, other).to_dict()))
-    assert game.over
-
-
-def test_percentiles_and_metrics_parsing() -> None:
-    figures = percentiles([i / 1000 for i in range(1, 101)])
-    assert (figures["p50"], figures["p95"], figures["p99"], figures["max"], figures["n"]) == (50, 95, 99, 100, 100)
-    assert percentiles([])["p99"] is None
-    text = '# HELP x\nligretto_actions_total 12.0\nligretto_action_latency_seconds_bucket{le="0.001"} 3.0\n'
-    assert parse_metrics(text) == {
-        "ligretto_actions_total": 12.0,
-        'ligretto_action_latency_seconds_bucket{le="0.001"}': 3.0,
-    }
-
-
-def test_the_servers_gc_pauses_are_read_from_its_histogram() -> None:
-    name = "ligretto_gc_pause_seconds"
-    before = parse_metrics(
-        f'{name}_bucket{{generation="2",le="0.01"}} 1.0\n{name}_bucket{{generation="2",le="0.025"}} 2.0\n'
-        f'{name}_bucket{{generation="2",le="+Inf"}} 2.0\n{name}_count{{generation="2"}} 2.0\n'
-        f'{name}_sum{{generation="2"}} 0.03\n'
+def test_the_server_is_named_by_its_http_or_its_websocket_url() -> None:
+    assert server_urls("http://127.0.0.1:8000") == ("http://127.0.0.1:8000", "ws://127.0.0.1:8000/ws")
+    assert server_urls("ws://127.0.0.1:8000/") == ("http://127.0.0.1:8000", "ws://127.0.0.1:8000/ws")
+    assert server_urls("ws://h:1/ws") == ("http://h:1", "ws://h:1/ws")
+    assert server_urls("wss://example.org/ligretto") == (
+        "https://example.org/ligretto",
+        "wss://example.org/ligretto/ws",
     )
-    after = parse_metrics(
-        f'{name}_bucket{{generation="2",le="0.01"}} 1.0\n{name}_bucket{{generation="2",le="0.025"}} 4.0\n'
-        f'{name}_bucket{{generation="2",le="+Inf"}} 4.0\n{name}_count{{generation="2"}} 4.0\n'
-        f'{name}_sum{{generation="2"}} 0.07\n'
-    )
-    report = _server_gc(before, after)
-    assert report["2"] == {"collections": 2, "total_ms": 40.0, "longest_under_ms": 25.0}
-    assert report["0"] == {"collections": 0, "total_ms": 0.0, "longest_under_ms": None}
+    assert server_urls("https://example.org") == ("https://example.org", "wss://example.org/ws")
+    for bad in ("ftp://h", "127.0.0.1:8000", "ws://"):
+        with pytest.raises(ValueError, match="bad server URL"):
+            server_urls(bad)
+
+
+def test_a_bad_url_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--url", "ftp://127.0.0.1", "--duration", "1"]) == 2
+    assert "ligretto loadtest: error: bad server URL" in capsys.readouterr().err
 
 
 # --- a real run ----------------------------------------------------------------------------
@@ -188,6 +137,17 @@ def test_rounds_go_on_after_round_over(load_server: Served, capsys: pytest.Captu
     assert report["server_memory"]["source"] is None
     assert report["targets"]["memory_under_100KiB_per_connection"] is None
     assert "pass --server-pid" in captured.err
+
+
+def test_a_websocket_url_names_the_server_too(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ws://`` used to make every table fail with ``unknown url type``."""
+    ws_url = "ws" + load_server.url.removeprefix("http") + "/ws"
+    argv = ["--url", ws_url, "--tables", "1", "--players", "2", "--duration", "2", "--speed", "5", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["tables_created"], report["tables_started"], report["connections"]) == (1, 1, 2)
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["actions"] > 0
 
 
 def test_an_unreachable_server_is_counted_not_raised(capsys: pytest.CaptureFixture[str]) -> None:

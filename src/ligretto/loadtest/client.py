@@ -1,9 +1,10 @@
 """The clients of ``ligretto loadtest``: one real WebSocket per player, playing like a person.
 
-A :class:`Client` joins a table, keeps a :class:`Mirror` of its own cards and the center
-from its snapshot and the ``events`` it receives, chooses like the greedy bot (a card
-that fits a pile: row, then stack, then discard; else turn the hand; vote once the whole
-hand went by without a play), waits a human reaction time for that kind of move, sends
+A :class:`Client` joins a table, keeps the client model of the round
+(:class:`ligretto.client.Mirror`) from its snapshot and the ``events`` it receives,
+chooses with the greedy bot's own strategy (``bots.strategies``, through
+:class:`ligretto.client.MirrorObservation`: a card that fits a pile, row, then stack, then
+discard; else turn the hand; vote once stuck), waits a human reaction time for that kind of move, sends
 the action and waits for its ack and, if applied, its events before choosing again: one
 action in flight per client, as a person sees their card land before reaching for the
 next.  Every client counts what it measures into the run's shared :class:`Figures`
@@ -16,15 +17,19 @@ import asyncio
 import contextlib
 import random
 import time
-from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from ligretto.bots.reaction import LEVELS, DelaySampler, Move
+from ligretto.bots.reaction import LEVELS, MOVE_OF, DelaySampler, Move
+from ligretto.bots.strategies import GreedyStrategy, Strategy
+from ligretto.client.mirror import Mirror
+from ligretto.client.observation import MirrorObservation, action_message
+from ligretto.engine.rules import RuleSet
+from ligretto.loadtest.figures import Figures
 from ligretto.protocol import KEEPALIVE_S
 
 MIN_DELAY_S = 0.06
@@ -33,174 +38,19 @@ RECENT = 8
 """Applied actions per seat whose send times are kept for the fan-out measure."""
 BENIGN = frozenset(("not_playing", "countdown"))
 """Errors answering an act that only mean the round ended while it was on its way."""
-COLOURS = {"red": "r", "green": "g", "yellow": "y", "blue": "b"}
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
 
-# --- a client's picture of its own cards and the center ----------------------------------
-
-
-@dataclass(slots=True)
-class Mirror:
-    """What one seat knows of its own cards and the center, kept up to date from events.
-
-    Cards are written as on the wire (``"r5"``); ``row`` holds the exposed card of each
-    column; ``piles`` the colour letter and top number of each center pile.
-    """
-
-    seat: int
-    row: list[str | None]
-    stack_top: str | None
-    stack_size: int
-    discard_top: str | None
-    discard_size: int
-    hand_size: int
-    voted: bool
-    piles: list[list[Any]]
-    watch_center: int = -1
-    turned: int = 0
-
-    @classmethod
-    def from_view(cls, data: dict[str, Any]) -> Mirror:
-        seat = int(data["viewer"])
-        area = data["areas"][seat]
-        return cls(
-            seat=seat,
-            row=[column[-1] if column else None for column in area["row"]],
-            stack_top=area["stack_top"],
-            stack_size=area["stack_size"],
-            discard_top=area["discard_top"],
-            discard_size=area["discard_size"],
-            hand_size=area["hand_size"],
-            voted=area["voted"],
-            piles=[[COLOURS[p["colour"]], p["top"]] for p in data["center"]],
-        )
-
-    @property
-    def center(self) -> int:
-        return sum(top for _, top in self.piles)
-
-    def apply(self, events: list[dict[str, Any]]) -> None:
-        """Follow one action's events (anyone's: the center; mine: my cards)."""
-        for event in events:
-            kind = event["type"]
-            mine = event.get("player") == self.seat
-            if kind == "pile_started":
-                self.piles.append([COLOURS[event["colour"]], 0])
-            elif kind == "card_played":
-                self.piles[event["pile"]][1] = int(event["card"][1:])
-                if mine:
-                    self._uncover(event["source"], event["position"], event["uncovered"])
-            elif kind == "row_refilled" and mine:
-                self.row[event["position"]] = event["card"]
-                self.stack_top = event["stack_top"]
-                self.stack_size -= 1
-            elif kind == "hand_turned" and mine:
-                self.hand_size -= event["count"]
-                self.discard_size += event["count"]
-                self.discard_top = event["discard_top"]
-            elif kind == "hand_recycled" and mine:
-                self.hand_size += event["cards"]
-                self.discard_size, self.discard_top = 0, None
-            elif kind == "card_placed" and mine:
-                self.row[event["column"]] = event["card"]
-                self._uncover(event["source"], 0, event["uncovered"])
-            elif kind == "vote_cast" and mine:
-                self.voted = True
-            elif (kind == "vote_withdrawn" and mine) or kind == "votes_cleared":
-                self.voted = False
-
-    def _uncover(self, source: str, position: int, uncovered: str | None) -> None:
-        if source == "row":
-            self.row[position] = uncovered
-        elif source == "stack":
-            self.stack_top, self.stack_size = uncovered, self.stack_size - 1
-        else:
-            self.discard_top, self.discard_size = uncovered, self.discard_size - 1
-
-    def choose(self) -> tuple[Move, dict[str, Any]] | None:
-        """Like the greedy bot: the first card that fits (row, stack, discard), else turn;
-        vote once the whole hand went by with no play; ``None``: wait and look again."""
-        for source, position, card in self._cards():
-            pile = self._pile_for(card)
-            if pile is not False:
-                action = {"kind": "play", "source": source, "pile": pile, "position": position, "card": card}
-                return Move.PLAY, action
-        center = self.center
-        if center != self.watch_center:
-            self.watch_center, self.turned = center, 0
-        stuck = self.turned * 3 >= self.hand_size + self.discard_size + 3
-        if stuck or not self.hand_size + self.discard_size:
-            return None if self.voted else (Move.VOTE, {"kind": "vote"})
-        self.turned += 1
-        return Move.TURN, {"kind": "turn"}
-
-    def _cards(self) -> list[tuple[str, int, str]]:
-        cards = [("row", i, card) for i, card in enumerate(self.row) if card is not None]
-        if self.stack_top is not None:
-            cards.append(("stack", 0, self.stack_top))
-        if self.discard_top is not None:
-            cards.append(("discard", 0, self.discard_top))
-        return cards
-
-    def _pile_for(self, card: str) -> int | bool | None:
-        """The pile a card fits (``None``: it starts a new pile), or ``False``."""
-        colour, number = card[0], int(card[1:])
-        if number == 1:
-            return None
-        for index, (pile_colour, top) in enumerate(self.piles):
-            if top == number - 1 and pile_colour == colour:
-                return index
-        return False
-
-
-# --- the run's figures -------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Figures:
-    """Everything counted during a run (shared by every client: one event loop)."""
-
-    # Samples live in flat arrays of floats, which the garbage collector never scans:
-    # hundreds of thousands of tuples or lists would make this process pause, and its
-    # pauses would show up as latency.
-    sent: array[float] = field(default_factory=lambda: array("d"))
-    """Send time of every action."""
-    ack_sent: array[float] = field(default_factory=lambda: array("d"))
-    ack_latency: array[float] = field(default_factory=lambda: array("d"))
-    """Send time and ack latency of every acknowledged action."""
-    fanout_sent: array[float] = field(default_factory=lambda: array("d"))
-    fanout_latency: array[float] = field(default_factory=lambda: array("d"))
-    """Send time of an applied action and the latency to one other client of its table."""
-    unmatched_events: int = 0
-    """Events of another seat with no known send time (should stay 0)."""
-    refusals: dict[str, int] = field(default_factory=dict)
-    errors: dict[str, int] = field(default_factory=dict)
-    error_samples: list[str] = field(default_factory=list)
-    late: int = 0
-    """Actions answered ``not_playing``/``countdown``: the round ended while they travelled."""
-    connections_opened: int = 0
-    connections_failed: int = 0
-    connect_errors: dict[str, int] = field(default_factory=dict)
-    tables_created: int = 0
-    tables_failed: int = 0
-    tables_started: int = 0
-    rounds_completed: int = 0
-    messages_received: int = 0
-
-    def error(self, kind: str, detail: str = "") -> None:
-        self.errors[kind] = self.errors.get(kind, 0) + 1
-        if len(self.error_samples) < 20:
-            self.error_samples.append(f"{kind}: {detail}" if detail else kind)
-
-    def connect_error(self, error: BaseException) -> None:
-        self.connections_failed += 1
-        kind = type(error).__name__
-        self.connect_errors[kind] = self.connect_errors.get(kind, 0) + 1
-        if len(self.error_samples) < 20:
-            self.error_samples.append(f"connect: {kind}: {error}")
+def choose(strategy: Strategy, mirror: Mirror, seat: int, rules: RuleSet) -> tuple[Move, dict[str, Any]] | None:
+    """The strategy's next action on the round as ``seat``'s client sees it, as the ``act``
+    message's action, with the kind of move it is (for the reaction time); ``None``: wait
+    and look again."""
+    action = strategy.choose(MirrorObservation(mirror, seat, rules))
+    if action is None:
+        return None
+    return MOVE_OF[type(action)], action_message(action, mirror)
 
 
 @dataclass(slots=True)
@@ -286,6 +136,8 @@ class Client:
         self.seat: int | None = None
         self.round = 0
         self.mirror: Mirror | None = None
+        self.rules = RuleSet()
+        self.strategy: Strategy = GreedyStrategy(random.Random(0))
         self.playing = asyncio.Event()
         self.joined: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.stopping = False
@@ -376,7 +228,9 @@ class Client:
         elif kind == "snapshot":
             self.round = message["round"]
             self.mirror = Mirror.from_view(message["view"])
-            self.seat = self.mirror.seat
+            self.seat = self.mirror.viewer
+            # One strategy instance plays one seat for one round (bots/strategies.py).
+            self.strategy = GreedyStrategy(random.Random(f"{self.settings.seed}:{self.name}:{self.round}"))
         elif kind == "go":
             self.playing.set()
         elif kind == "round_over":
@@ -387,6 +241,8 @@ class Client:
                 asyncio.create_task(self._ready())  # noqa: RUF006 (short-lived, errors handled inside)
         elif kind == "table":
             self.table.host_seat = message["host"]
+            with contextlib.suppress(ValueError, TypeError, KeyError):  # a RuleError is a ValueError
+                self.rules = RuleSet.from_dict(message["rules"])
         elif kind == "welcome":
             self.seat = message["seat"]
             if not self.joined.done():
@@ -436,7 +292,7 @@ class Client:
                 await asyncio.sleep(0.05)
                 continue
             round_number = self.round
-            choice = self.mirror.choose()
+            choice = self._choose()
             if choice is None:
                 await asyncio.sleep(max(delay(Move.LOOK) / speed, MIN_DELAY_S))
                 continue
@@ -448,6 +304,11 @@ class Client:
                 await self._act(action)
             except ConnectionClosed:
                 return
+
+    def _choose(self) -> tuple[Move, dict[str, Any]] | None:
+        if self.mirror is None or self.seat is None:
+            return None
+        return choose(self.strategy, self.mirror, self.seat, self.rules)
 
     async def _act(self, action: dict[str, Any]) -> None:
         """Send one action and wait for its ack (and, if applied, its events)."""

@@ -1,0 +1,150 @@
+"""Conformance: the Python client model and the browser's ``mirror.js`` are one model.
+
+Event streams recorded from engine-played rounds (every preset, the expert variant with
+its placements, 2-12 seats, refusals, reconnection snapshots mid-round) are replayed
+through :class:`ligretto.client.Mirror` and through ``static/js/mirror.js`` in Chromium;
+after every event message both must equal the engine's own view for the seat and for a
+spectator, and both must say the same about where each of the seat's cards goes
+(``targetPile`` / ``target_pile``: a pile, ``NEW_PILE`` for a 1, ``null``/``None`` for
+nowhere) and which row columns the stack and discard tops go on (expert).
+"""
+
+from __future__ import annotations
+
+import copy
+import mimetypes
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Route, sync_playwright
+from recorded_streams import Stream, as_seen_by, streams
+
+import ligretto.server
+from ligretto.client.mirror import NEW_PILE, Mirror
+
+STATIC = Path(ligretto.server.__file__).parent / "static"
+ORIGIN = "http://ligretto.test"
+CHROMIUM = "/usr/bin/chromium"
+
+REPLAY_JS = """
+async (streams) => {
+  const { NEW_PILE, applyEvents, fitsColumn, playableCards, targetPile } = await import("/js/mirror.js");
+  const canonical = (value) => JSON.stringify(value, (key, inner) =>
+    inner && typeof inner === "object" && !Array.isArray(inner)
+      ? Object.fromEntries(Object.keys(inner).sort().map((k) => [k, inner[k]]))
+      : inner);
+  const clone = (value) => JSON.parse(JSON.stringify(value));
+  const failures = [];
+  let checked = 0;
+  for (const stream of streams) {
+    for (const viewer of [stream.seat, null]) {
+      let view = clone({ ...stream.snapshot, viewer });
+      for (const [number, step] of stream.steps.entries()) {
+        if (step.snapshot) {
+          view = clone({ ...step.snapshot, viewer });
+          continue;
+        }
+        applyEvents(view, clone(step.events));
+        checked += 1;
+        const expected = { ...step.view, viewer };
+        if (canonical(view) !== canonical(expected)) {
+          failures.push({ stream: stream.name, viewer, step: number, got: view, expected });
+          break;
+        }
+        if (viewer === null) continue;
+        const area = view.areas[stream.seat];
+        const targets = Object.fromEntries(playableCards(area).map(({ card }) => [card, targetPile(view, card)]));
+        const tops = [area.stack_top, area.discard_top].filter(Boolean);
+        const columns = Object.fromEntries(tops.map((card) => [card, area.row.map((c) => fitsColumn(card, c))]));
+        if (canonical(targets) !== canonical(step.targets) || canonical(columns) !== canonical(step.columns)) {
+          failures.push({ stream: stream.name, viewer, step: number, got: { targets, columns },
+                          expected: { targets: step.targets, columns: step.columns } });
+          break;
+        }
+      }
+    }
+  }
+  return { failures, checked, newPile: NEW_PILE };
+}
+"""
+
+
+def with_answers(stream: Stream) -> dict[str, Any]:
+    """The stream as the page gets it, with the Python model's answers to "where does
+    each of the seat's cards go" after every step (checked against the engine by
+    tests/client/test_mirror.py); the Python model is replayed here too."""
+    data = stream.to_dict()
+    mirror = Mirror.from_view(as_seen_by(stream.snapshot, stream.seat), strict=True)
+    spectator = Mirror.from_view(stream.snapshot, strict=True)
+    for step in data["steps"]:
+        if "snapshot" in step:
+            mirror = Mirror.from_view(as_seen_by(step["snapshot"], stream.seat), strict=True)
+            spectator = Mirror.from_view(step["snapshot"], strict=True)
+            continue
+        mirror.apply(copy.deepcopy(step["events"]))
+        spectator.apply(copy.deepcopy(step["events"]))
+        assert mirror.problems == [] and spectator.problems == [], stream.name
+        assert mirror.to_dict() == as_seen_by(step["view"], stream.seat), stream.name
+        assert spectator.to_dict() == step["view"], stream.name
+        area = mirror.areas[stream.seat]
+        step["targets"] = {card: mirror.target_pile(card) for _, _, card in area.playable()}
+        step["columns"] = {
+            card: [Mirror.goes_on(card, column) for column in area.row]
+            for card in (area.stack_top, area.discard_top)
+            if card is not None
+        }
+    return data
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: the conformance test needs Debian's Chromium (apt-get install chromium)")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def serve_static(route: Route) -> None:
+    """The browser client's files, as the server serves them, without a server."""
+    path = route.request.url.removeprefix(ORIGIN).split("?")[0]
+    if path == "/conformance.html":
+        route.fulfill(status=200, content_type="text/html", body="<!doctype html><title>conformance</title>")
+        return
+    file = (STATIC / path.lstrip("/")).resolve()
+    if STATIC.resolve() not in file.parents or not file.is_file():
+        route.fulfill(status=404, body="")
+        return
+    kind = "text/javascript" if file.suffix == ".js" else mimetypes.guess_type(file.name)[0] or "text/plain"
+    route.fulfill(status=200, content_type=kind, body=file.read_bytes())
+
+
+def test_mirror_js_and_the_python_model_follow_the_engine_event_by_event(browser: Browser) -> None:
+    recorded = streams()
+    assert {s.name.split("/")[0] for s in recorded} >= {"classic", "seed-es", "seed-pt", "expert"}
+    assert {int(s.name.split("/")[1]) for s in recorded} == set(range(2, 13))
+    assert sum(s.refusals for s in recorded) > 0
+    assert any("snapshot" in step for s in recorded for step in s.steps)
+    assert any(e["type"] == "card_placed" for s in recorded for step in s.steps for e in step.get("events", []))
+    payload = [with_answers(stream) for stream in recorded]
+    assert any(None in step.get("targets", {}).values() for s in payload for step in s["steps"])
+    assert any(NEW_PILE in step.get("targets", {}).values() for s in payload for step in s["steps"])
+
+    page = browser.new_page()
+    try:
+        page.route(f"{ORIGIN}/**", serve_static)
+        page.goto(f"{ORIGIN}/conformance.html")
+        result = page.evaluate(REPLAY_JS, payload)
+    finally:
+        page.close()
+    assert result["newPile"] == NEW_PILE
+    assert result["failures"] == []
+    replayed = sum(1 for s in payload for step in s["steps"] if "events" in step)
+    assert result["checked"] == 2 * replayed  # every step, for the seat and for a spectator
