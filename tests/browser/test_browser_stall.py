@@ -91,15 +91,30 @@ def test_a_stalled_connection_is_lost_within_3_s_and_comes_back_with_every_actio
     net = alice.locator("#net")
     expect(net).to_have_text(re.compile(r"\d+ ms"))
 
-    # Alice turns her hand until she has a card to play (nobody else plays: it stays so).
-    for _ in range(30):
+    # Alice turns her hand until she has a card to play (then nobody else plays: it stays
+    # so). Turning shows only every third card of her hand, so a deal may show her no 1 at
+    # all: every third turn Bob plays a card if he has one, and opens piles for her.
+    for turn in range(60):
         state = read_board(alice)
         assert state is not None and state["live"]
         if fitting(state):
             break
         press(alice, " ")
+        bobs = read_board(bob)
+        if turn % 3 == 2 and bobs is not None and (bob_plays := fitting(bobs)):
+            press(bob, key_of(bob_plays[0][0], bob_plays[0][1]))
+            wait_settled(alice)
+    bobs = read_board(bob)
+    assert bobs is not None
+    alice.wait_for_function(  # Bob's last play has reached Alice's board too
+        "(n) => [...document.querySelectorAll('.center .pile[data-colour]')]"
+        ".reduce((sum, p) => sum + Number(p.dataset.top), 0) === n",
+        arg=sum(pile["top"] for pile in bobs["piles"]),
+    )
+    state = read_board(alice)
+    assert state is not None
     plays = fitting(state)
-    assert plays, "no card to play after 30 turns"
+    assert plays, "no card to play after 60 turns"
     source, position, card, _ = plays[0]
     before = read_board(alice)
     assert before is not None

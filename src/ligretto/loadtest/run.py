@@ -58,6 +58,11 @@ DESCRIPTION = "Many real WebSocket clients playing at a human pace against a lig
 _HTTP_OF = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
 
 
+CLIENT_GC_THRESHOLDS = (20_000, 10, 10)
+"""``gc.set_threshold`` of the load test's own process during the window (Python's default:
+700, 10, 10): its collections' pauses are inside the latencies it measures."""
+
+
 def server_urls(url: str) -> tuple[str, str]:
     """The server's HTTP base and its WebSocket endpoint, from either kind of URL:
     ``http://h:8000`` or ``ws://h:8000`` (``https``/``wss`` alike); a ``/ws`` path is the
@@ -178,6 +183,10 @@ async def run_loadtest(
     metrics_before = await metrics(base)
     gc.collect()
     gc.freeze()  # the clients and tables live all along: no collection needs to scan them
+    thresholds = gc.get_threshold()
+    # Young collections less often, as the server does (server/heap.py): each client's
+    # round model and its strategy's legal actions make short-lived garbage at every event.
+    gc.set_threshold(*CLIENT_GC_THRESHOLDS)
     cpu = Cpu(server_pid)
     window_start = time.perf_counter()
     lag = asyncio.create_task(_loop_lag(window_start + duration))
@@ -189,6 +198,7 @@ async def run_loadtest(
     await memory.read("after")
     metrics_after = await metrics(base)
 
+    gc.set_threshold(*thresholds)
     gc.unfreeze()
 
     # 3. Let the actions in flight come back, then close everything.
