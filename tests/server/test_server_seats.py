@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 from listeners import Recorder
 
+from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
@@ -88,6 +89,31 @@ def test_a_seat_left_on_the_score_sheet_is_the_stand_ins_in_the_next_round() -> 
     scheduler.advance(COUNTDOWN)
     assert table.phase is Phase.PLAYING and 1 in table.bots
     assert ann.of("table")[-1]["seats"][1]["stand_in"] is True
+    table.close()
+
+
+def test_a_seat_left_is_the_stand_ins_in_the_rematch_too() -> None:
+    scheduler = VirtualScheduler()
+    table, _, _, _, token = _playing(scheduler)
+    table.leave(1)
+    table.leave(1)  # again (from another old connection): nothing changes
+    game = table.game
+    assert game is not None
+    ann_plays = BotSpec("smart", "machine").driver(game, 0, table.round_key)
+    while table.phase is Phase.PLAYING:  # Ann plays a bot's choices, the stand-in its own
+        _, action = ann_plays.plan()
+        if action is not None:
+            table.act(0, action)
+        scheduler.advance(0.25)
+        assert scheduler.now() < 3600, "the round never ended"
+    assert table.phase is Phase.OVER
+    _refused(table, token)
+    table.start(0)
+    scheduler.advance(COUNTDOWN)
+    assert table.phase is Phase.PLAYING and table.matches_played == 2
+    seat = table.seats[1]
+    assert seat is not None and seat.left and seat.stand_in and 1 in table.bots
+    _refused(table, token)
     table.close()
 
 
