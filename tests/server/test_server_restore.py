@@ -278,3 +278,47 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
         store.close()
 
     asyncio.run(restore())
+
+
+def test_a_seat_given_up_in_a_match_stays_given_up_after_a_restart(server: Any, match_starter: Any, arun: Any) -> None:
+    """``leave`` during a match spends the seat's token: coming back with it is refused
+    with ``bad_token`` and the stand-in plays on, before a SIGKILL and after the restart."""
+
+    async def before_kill() -> tuple[str, str, str]:
+        code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"])
+        assert ann.token is not None and bob.token is not None
+        mark = len(ann.messages)
+        await bob.send({"type": "leave"})
+        left = await ann.wait_for(lambda m: m["type"] == "table" and m["seats"][1]["stand_in"], since=mark)
+        assert left["seats"][1]["connected"] is False
+        await ann.wait_for(lambda m: m["type"] == "events" and m["by"] == 1, since=mark, timeout=10)  # a stand-in
+        again = server.client("Bob-again")
+        await again.connect()
+        answer = await again.hello(code, token=bob.token)
+        assert answer["type"] == "error" and answer["code"] == "bad_token", answer
+        await ann.barrier()
+        assert ann.table is not None and ann.table["seats"][1]["stand_in"], "the refused token changed the seat"
+        for client in (ann, bob, again):
+            await client.close()
+        return code, ann.token, bob.token
+
+    code, ann_token, bob_token = arun(before_kill())
+    server.kill()
+    server.start()
+
+    async def after_restart() -> None:
+        bob = server.client("Bob-restored")
+        await bob.connect()
+        answer = await bob.hello(code, token=bob_token)
+        assert answer["type"] == "error" and answer["code"] == "bad_token", answer
+        ann = server.client("Ann-restored")
+        await ann.connect()
+        welcome = await ann.hello(code, token=ann_token)
+        assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
+        table = await ann.wait_for("table")
+        assert table["seats"][1]["stand_in"] and not table["seats"][1]["connected"]
+        for client in (ann, bob):
+            await client.close()
+
+    arun(after_restart())
+    assert server.healthy()

@@ -53,7 +53,8 @@ def test_the_json_of_a_record_reads_back_as_the_same_record() -> None:
 
 
 def test_a_record_in_the_stored_format_reads() -> None:
-    """The JSON as the store wrote it before the record had a class (no ``dropped`` yet)."""
+    """The JSON as the store wrote it before the record had a class (no ``dropped``, no
+    seat's ``left`` yet)."""
     stored = {
         "size": 2,
         "rules": RuleSet().to_dict(),
@@ -73,4 +74,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
     assert not record.dropped
     table = Table.restore(record, [])
     assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
-    assert json.loads(table.record().to_json()) == {**stored, "dropped": False}
+    seats = [{"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False}, None]
+    assert json.loads(table.record().to_json()) == {**stored, "seats": seats, "dropped": False}

@@ -2,7 +2,8 @@
 
 :class:`Seating` is the part of a :class:`~ligretto.server.table.Table` that seats people
 and lets them go: taking a free seat (the first person becomes host), coming back with the
-seat's token (the connection it had is let go), watching, leaving, and a connection lost.
+seat's token (the connection it had is let go), watching, leaving (for good: in a match
+the seat's token is spent), and a connection lost.
 A person away longer than the table's grace period gets a stand-in bot, which gives the
 seat back when the person returns; the host's role passes to the next connected person.
 What it leaves to the table (the phases, the rounds, the bots, the messages) are the
@@ -62,8 +63,11 @@ class Seat:
     connected: bool = False
     away_since: float | None = None
     stand_in: bool = False
-    """A bot plays for this person, who has been away longer than the grace period."""
+    """A bot plays for this person, who has been away longer than the grace period (or left)."""
     ready: bool = False
+    left: bool = False
+    """The person gave the seat up during a match (``leave``): its token lets nobody back,
+    and the stand-in keeps the seat."""
 
     @property
     def human(self) -> bool:
@@ -101,8 +105,9 @@ class Seating(ABC):
     # --- reading ----------------------------------------------------------------------
 
     def seat_of(self, token: str) -> int | None:
+        """The seat ``token`` brings its owner back to (``None``: no seat, or one given up)."""
         for index, seat in enumerate(self.seats):
-            if seat is not None and secrets.compare_digest(seat.token, token):
+            if seat is not None and not seat.left and secrets.compare_digest(seat.token, token):
                 return index
         return None
 
@@ -229,7 +234,8 @@ class Seating(ABC):
         self._maybe_next_round()
 
     def leave(self, index: int) -> None:
-        """A person gives up their seat: in the lobby it frees; in a match a bot takes over."""
+        """A person gives up their seat for good: in the lobby it frees; in a match a bot
+        takes over and keeps it (the seat's token lets nobody back: ``bad_token``)."""
         seat = self.seats[index]
         if seat is None:
             return
@@ -238,7 +244,8 @@ class Seating(ABC):
         if self.phase is Phase.LOBBY:
             self.seats[index] = None
         else:
-            seat.connected, seat.stand_in, seat.ready = False, True, True
+            seat.connected, seat.stand_in, seat.ready, seat.left = False, True, True, True
+            self.timers.cancel(self._grace.pop(index, None))
             if self.phase is Phase.PLAYING:
                 self._start_bot(index)
         if self.host == index:

@@ -4,8 +4,9 @@ The table makes its records (:meth:`~ligretto.server.table.Table.record`,
 :meth:`~ligretto.server.table.Table.deal_record`) and is rebuilt from them
 (:meth:`~ligretto.server.table.Table.restore`); the store (``ligretto.server.store``)
 only writes and reads them.  A :class:`TableRecord` is a table's settings, seats (with
-their tokens), phase and score sheet, written as JSON; a :class:`DealRecord` names a round
-and its seed, under which the store files the round's actions.  The round itself is never
+their tokens, and whether their person left for good), phase and score sheet, written as
+JSON; a :class:`DealRecord` names a round and its seed, under which the store files the
+round's actions.  The round itself is never
 stored: it is dealt again from its seed and its actions replayed (the engine is
 deterministic).
 """
@@ -50,29 +51,40 @@ class Table(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
-    """A seat as stored: who sits there, their token, and whether a stand-in plays."""
+    """A seat as stored: who sits there, their token, whether a stand-in plays, and whether
+    the person left for good (their token then lets nobody back, after a restart too)."""
 
     name: str
     token: str
     bot: str | None
     stand_in: bool
     ready: bool
+    left: bool = False
 
     @classmethod
     def of(cls, seat: Seat) -> SeatRecord:
-        return cls(seat.name, seat.token, None if seat.bot is None else str(seat.bot), seat.stand_in, seat.ready)
+        bot = None if seat.bot is None else str(seat.bot)
+        return cls(seat.name, seat.token, bot, seat.stand_in, seat.ready, seat.left)
 
     def seat(self) -> Seat:
         """The seat again (nobody is connected to a restored table yet)."""
         bot = None if self.bot is None else BotSpec.parse(self.bot)
-        return Seat(self.name, self.token, bot=bot, stand_in=self.stand_in, ready=self.ready)
+        return Seat(self.name, self.token, bot=bot, stand_in=self.stand_in, ready=self.ready, left=self.left)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "token": self.token, "bot": self.bot, "stand_in": self.stand_in, "ready": self.ready}
+        return {
+            "name": self.name,
+            "token": self.token,
+            "bot": self.bot,
+            "stand_in": self.stand_in,
+            "ready": self.ready,
+            "left": self.left,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SeatRecord:
-        return cls(data["name"], data["token"], data["bot"], data["stand_in"], data["ready"])
+        """A stored seat; one written before ``left`` was recorded had not been left."""
+        return cls(data["name"], data["token"], data["bot"], data["stand_in"], data["ready"], data.get("left", False))
 
 
 @dataclass(frozen=True, slots=True)

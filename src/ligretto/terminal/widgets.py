@@ -1,5 +1,10 @@
 """The table's widgets.  Each one draws a part of the ``TableModel`` when ``show`` is called;
-none of them holds game state of its own."""
+none of them holds game state of its own.
+
+Names, error messages, rule values and table codes come from the network: every such
+text reaches Rich through :func:`literal`, as a ``Text`` (never a markup string, which
+Rich would read: a player named ``[/x]`` would crash the screen, ``[red]x`` would be red).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,12 @@ ENDINGS = {
     "stalemate_vote": "stalemate (vote)",
     "stalemate_proven": "stalemate (no play left)",
 }
+
+
+def literal(text: object, style: str = "") -> Text:
+    """Text shown exactly as written: Rich reads no markup in it (names, server messages,
+    rule values, codes; a table's cells too, where a plain string would be markup)."""
+    return Text(str(text), style=style)
 
 
 def column_text(column: list[str], *, key: str = "") -> Text:
@@ -50,26 +61,25 @@ class TitleBar(TableWidget):
         if model.round_number:
             parts.append(f"round {model.round_number}")
         if model.rules:
-            parts.append(f"match {model.rules['match_end'].replace(':', ' ')}")
+            parts.append(f"match {str(model.rules['match_end']).replace(':', ' ')}")
             if model.expert:
                 parts.append("expert variant")
         parts.append(self.app.sub_title or "")
-        text.append("  " + " · ".join(p for p in parts if p))
-        return text
+        return text.append_text(literal("  " + " · ".join(p for p in parts if p)))
 
 
 class LobbyView(TableWidget):
     """Who sits at the table before the match, and what the host can do."""
 
     def draw(self, model: TableModel, now: float) -> RenderableType:
-        lines = [Text(f"Table {model.code}: waiting for the match to start", style="bold")]
+        lines = [literal(f"Table {model.code}: waiting for the match to start", "bold")]
         for index, person in enumerate(model.people):
             if person is None:
                 lines.append(Text(f"  seat {index + 1}: free", style="dim"))
                 continue
             role = f" (bot {person.bot})" if person.bot else (" (host)" if index == model.host else "")
             you = "  ← you" if index == model.seat else ""
-            lines.append(Text(f"  seat {index + 1}: {person.name}{role}{you}"))
+            lines.append(literal(f"  seat {index + 1}: {person.name}{role}{you}"))
         if model.is_host:
             lines.append(Text("You are the host: b adds a bot, Enter starts the match.", style="italic"))
         else:
@@ -117,7 +127,7 @@ def opponent_cells(model: TableModel, area: Area, score: int) -> list[Text]:
     stack = Text("stack ").append_text(card_text(area.stack_top)).append(f" ×{area.stack_size}")
     discard = Text("discard ").append_text(card_text(area.discard_top))
     return [
-        Text(model.name(area.seat), style="bold"),
+        literal(model.name(area.seat), "bold"),
         joined([column_text(column) for column in area.row], " "),
         stack,
         discard,
@@ -136,7 +146,7 @@ class OwnArea(TableWidget):
             return Text("You are watching this table." if model.seat is None else "", style="italic")
         totals = model.totals()
         score = totals[area.seat] if area.seat < len(totals) else 0
-        head = Text(f"{model.name(area.seat)} · score {score}", style="bold")
+        head = literal(f"{model.name(area.seat)} · score {score}", "bold")
         if area.voted:
             head.append(" · you voted stalemate (v withdraws)", style="italic")
         row = Text("Row      ").append_text(
@@ -156,14 +166,14 @@ class StatusLine(TableWidget):
         lines = []
         left = model.countdown(now)
         if model.banner is not None:
-            lines.append(Text(f" {model.banner} ", style="bold reverse"))
+            lines.append(literal(f" {model.banner} ", "bold reverse"))
         elif left is not None:
             lines.append(Text(f"Round {model.round_number} starts in {left:.1f} s", style="bold"))
         elif model.phase is Phase.PLAYING:
             lines.append(Text("Playing: no turns, play as fast as you can!", style="bold"))
         if model.notice:
             style = {Notice.INFO: "", Notice.REFUSED: "bold reverse red", Notice.ERROR: "bold red"}[model.notice_kind]
-            lines.append(Text(model.notice, style=style))
+            lines.append(literal(model.notice, style))
         return Text("\n").join(lines)
 
 
@@ -178,7 +188,7 @@ class ScoreSheetView(TableWidget):
         number = len(model.sheet)
         stopper = f" by {model.name(last.stopped_by)}" if last.stopped_by is not None else ""
         ending = ENDINGS.get(last.ending, last.ending)
-        title = Text(f"Score sheet: round {number} ended with {ending}{stopper}", style="bold")
+        title = literal(f"Score sheet: round {number} ended with {ending}{stopper}", "bold")
         table = Table()
         table.add_column("Player")
         table.add_column("Center", justify="right")
@@ -188,12 +198,11 @@ class ScoreSheetView(TableWidget):
             table.add_column(f"R{earlier}", justify="right")
         table.add_column("Total", justify="right", style="bold")
         for seat, line in enumerate(last.lines):
-            earlier_scores = [str(model.sheet[i].lines[seat].score) for i in range(number - 1)]
+            earlier_scores = [model.sheet[i].lines[seat].score for i in range(number - 1)]
             name = model.name(seat) + (" (you)" if seat == model.seat else "")
-            table.add_row(
-                name, str(line.center), str(line.stack), str(line.score), *earlier_scores, str(last.totals[seat])
-            )
-        return Group(title, table, Text(self.footer(model), style="bold"))
+            cells = [name, line.center, line.stack, line.score, *earlier_scores, last.totals[seat]]
+            table.add_row(*(literal(cell) for cell in cells))
+        return Group(title, table, literal(self.footer(model), "bold"))
 
     @staticmethod
     def footer(model: TableModel) -> str:
