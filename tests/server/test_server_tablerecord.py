@@ -73,4 +73,4 @@ def test_a_record_in_the_stored_format_reads() -> None:
     assert not record.dropped
     table = Table.restore(record, [])
     assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
-    assert json.loads(table.record().to_json()) == {**stored, "dropped": False}
+    assert json.loads(table.record().to_json()) == {**stored, "dropped": False, "dropped_because": None}
