@@ -231,9 +231,7 @@ def test_the_sweep_drops_abandoned_tables_and_the_file_keeps_them_dropped_and_wh
 
         again = SqliteStore(tmp_path / "sweep.db")
         assert [t.code for t in again.load_tables()] == [kept.code]
-        records = {
-            code: json.loads(config) for code, config in again.db.execute("SELECT code, config FROM tables")
-        }
+        records = {code: json.loads(config) for code, config in again.db.execute("SELECT code, config FROM tables")}
         again.close()
         assert {code: (r["dropped"], r["dropped_because"], r["phase"]) for code, r in records.items()} == {
             empty.code: (True, "nobody_seated", "lobby"),
