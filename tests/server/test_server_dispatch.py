@@ -13,7 +13,7 @@ from ligretto.protocol import ProtocolError
 from ligretto.server import dispatch, sockets
 from ligretto.server.app import Lobby, Settings
 from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Table, TableError
+from ligretto.server.table import Abandoned, Table, TableError
 from ligretto.terminal.local import LocalGame
 
 
@@ -75,6 +75,18 @@ def test_a_client_must_say_hello_first_and_only_once() -> None:
         dispatch.dispatch(client, protocol.Hello(v=1, code="HELLO", name="Ann"), tables.get)
     assert again.value.code == "already_joined"
     table.close()
+
+
+def test_a_client_of_a_closed_table_is_refused_and_nothing_changes() -> None:
+    table = Table("SHUT", seats=2, scheduler=VirtualScheduler())
+    client = Client()
+    dispatch.dispatch(client, protocol.Hello(v=1, code="SHUT", name="Ann"), {"SHUT": table}.get)
+    table.drop(Abandoned.AWAY)
+    assert client.sent[-1]["type"] == "error" and client.sent[-1]["code"] == "no_table", "told it is gone"
+    with pytest.raises(ProtocolError) as refused:
+        dispatch.dispatch(client, protocol.Leave())
+    assert refused.value.code == "no_table"
+    assert table.seats[0] is not None, "the seat was not given up"
 
 
 def test_reactions_follow_the_clients_limit_on_the_clock_given() -> None:

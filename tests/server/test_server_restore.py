@@ -8,7 +8,8 @@ acknowledged is lost.
   receive a snapshot identical to the last view they knew, and the round can be played
   on and finished.
 * Between rounds: the score sheet survives and round 2 is dealt from the match's seed.
-* With a bot: the bot plays on after the restart.
+* With a bot: the bot plays on after the restart, but not before the person is back (the
+  restored round waits in ``countdown``, then counts down afresh).
 * In-process, a crash between the last action of a round and the table's new phase.
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
+from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 
@@ -69,7 +71,8 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
 
     status, summary = server.http("GET", f"/api/tables/{code}")
     assert status == 200, summary
-    assert summary["code"] == code and summary["phase"] == "playing" and summary["taken"] == 2
+    # The restored round waits for its people in ``countdown`` (test_server_resume.py).
+    assert summary["code"] == code and summary["phase"] == "countdown" and summary["taken"] == 2
     assert summary["rules"] == last_table["rules"]
     status, lobby_summary = server.http("GET", f"/api/tables/{waiting}")
     assert status == 200 and lobby_summary["phase"] == "lobby" and lobby_summary["taken"] == 1
@@ -87,11 +90,14 @@ def test_kill_9_and_restore_mid_round(server: Any, match_starter: Any, arun: Any
             assert snapshot["round"] == 1
             assert snapshot["view"] == {**last_view, "viewer": seat}, "the restored round is not the one lost"
             table = await client.wait_for("table")
-            assert table["phase"] == "playing" and table["host"] == last_table["host"]
+            # The restored round waits for its people, then counts down afresh (test_server_resume.py).
+            assert table["phase"] == "countdown" and table["host"] == last_table["host"]
             assert [s["name"] for s in table["seats"]] == [s["name"] for s in last_table["seats"]]
             assert table["sheet"] == last_table["sheet"]
             clients.append(client)
         ann, bob = clients
+        for client in clients:
+            await client.wait_for("go")
         # The round goes on: plays, the event numbers carry on, and it can be finished.
         await ann.play(4)
         await bob.play(4)
@@ -123,18 +129,18 @@ def test_an_acknowledged_action_survives_a_kill_right_after_its_ack(server: Any,
     the moment the last ack arrives, and the restored round still holds every action that
     was acknowledged (the next action gets the next index of the round's log)."""
 
-    async def before_kill() -> tuple[str, str]:
-        code, (ann, _bob), _ = await match_starter(server, ["Ann", "Bob"])
+    async def before_kill() -> tuple[str, str, str]:
+        code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"])
         for _ in range(4):
             ident = ann.next_id()
             await ann.send({"type": "act", "id": ident, "action": {"kind": "turn"}})
             answer = await ann.answer(ident)
             assert answer["type"] == "ack" and answer["applied"], answer
         server.kill()  # right away: not even the events of the last turn are awaited
-        assert ann.token is not None
-        return code, ann.token
+        assert ann.token is not None and bob.token is not None
+        return code, ann.token, bob.token
 
-    code, token = arun(before_kill())
+    code, token, bob_token = arun(before_kill())
     server.start()
 
     async def after_restart() -> None:
@@ -142,11 +148,16 @@ def test_an_acknowledged_action_survives_a_kill_right_after_its_ack(server: Any,
         await ann.connect()
         assert (await ann.hello(code, token=token))["seat"] == 0
         snapshot = await ann.wait_for("snapshot")
+        bob = server.client("Bob-back")  # the restored round waits for him too
+        await bob.connect()
+        assert (await bob.hello(code, token=bob_token))["seat"] == 1
+        await ann.wait_for("go")
         assert snapshot["view"]["areas"][0]["discard_size"] == 4 * 3, "a turn that was acknowledged is lost"
         answer = await ann.act({"kind": "turn"})
         assert answer["type"] == "ack" and answer["applied"], answer
         assert ann.all("events")[-1]["seq"] == 4
         await ann.close()
+        await bob.close()
 
     arun(after_restart())
 
@@ -229,6 +240,60 @@ def test_bots_play_on_after_a_restart(server: Any, match_starter: Any, arun: Any
         await ann.close()
 
     arun(after_restart())
+
+
+def _stored_actions(db: Path, code: str) -> list[dict[str, Any]]:
+    """The actions of the table's first round in the file, in order."""
+    connection = sqlite3.connect(db)
+    try:
+        rows = connection.execute(
+            "SELECT action FROM actions WHERE code = ? AND match = 1 AND round = 1 ORDER BY idx", (code,)
+        ).fetchall()
+    finally:
+        connection.close()
+    return [json.loads(action) for (action,) in rows]
+
+
+def test_after_a_restart_nothing_happens_until_the_person_is_back(server: Any, match_starter: Any, arun: Any) -> None:
+    """Ann and an expert bot (which acts about every half second when it may), killed
+    mid-round.  After the restart no action reaches the file for two seconds; Ann, back,
+    finds the round exactly as the file left it, in ``countdown``; after a fresh countdown
+    (``go``) the bot is back at work."""
+
+    async def before_kill() -> tuple[str, str]:
+        code, (ann,), _ = await match_starter(server, ["Ann"], bots=["smart:expert"])
+        await ann.wait_for("events", by=1, timeout=10)
+        assert ann.token is not None
+        return code, ann.token
+
+    code, token = arun(before_kill())
+    server.kill()
+    server.start()
+    stored = _stored_actions(server.db, code)
+    assert stored, "the bot's actions were stored"
+
+    async def after_restart() -> None:
+        await asyncio.sleep(2.0)  # what the bot would need, four times over, to act
+        assert _stored_actions(server.db, code) == stored, "an action was applied before Ann was back"
+        ann = server.client("Ann-back")
+        await ann.connect()
+        assert (await ann.hello(code, token=token))["seat"] == 0
+        table = await ann.wait_for("table")
+        assert table["phase"] == "countdown" and table["start_at"] is not None
+        answer = await ann.act({"kind": "turn"})  # within the countdown (0.5 s)
+        assert answer["type"] == "error" and answer["code"] == "countdown", answer
+        snapshot = await ann.wait_for("snapshot")
+        game = _deal(server.db, code, 1)
+        for action in stored:
+            game.apply(action_from_dict(action))
+        assert snapshot["view"] == view(game, 0).to_dict(), "the round is not the one the file holds"
+        go = ann.messages.index(await ann.wait_for("go"))
+        await ann.wait_for("events", by=1, since=go, timeout=10)  # the bot is back at work
+        assert not ann.problems
+        await ann.close()
+
+    arun(after_restart())
+    assert len(_stored_actions(server.db, code)) > len(stored)
 
 
 def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: Path) -> None:

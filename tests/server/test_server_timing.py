@@ -1,6 +1,7 @@
 """The countdown's default is written once (``server.timing.COUNTDOWN_S``): the table, the
 server's settings, ``ligretto serve``, the store's restore, the tutorial and local play
-all take it from there."""
+all take it from there; so are the times after which a table ends and a restored round
+stops waiting."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ligretto.cli import build_parser
 from ligretto.server.app import Settings
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Table
-from ligretto.server.timing import COUNTDOWN_S
+from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
 from ligretto.server.tutorial import TutorialTable
 from ligretto.terminal.local import LocalGame
 
@@ -29,3 +30,11 @@ def test_every_countdown_default_is_the_one_constant() -> None:
 def test_a_table_counts_down_the_default_when_given_none() -> None:
     table = Table("DEFAULT", seats=2)
     assert table.countdown_s == COUNTDOWN_S
+
+
+def test_the_ending_and_catch_up_figures_are_written_once() -> None:
+    settings = Settings()
+    assert (settings.abandoned_s, settings.deserted_s, settings.catch_up_s) == (ABANDONED_S, DESERTED_S, CATCH_UP_S)
+    assert _default(Table.resume, "catch_up_s") == CATCH_UP_S
+    assert CATCH_UP_S < DEFAULT_GRACE_S, "a person away after a restart gets the round back before a stand-in"
+    assert DESERTED_S < ABANDONED_S

@@ -6,13 +6,16 @@ import random
 
 import pytest
 
+from ligretto import protocol
 from ligretto.client.mirror import NEW_PILE, Mirror
-from ligretto.engine.actions import Vote, Withdraw
+from ligretto.engine.actions import Turn, Vote, Withdraw
 from ligretto.engine.events import Applied
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.serial import event_to_dict
+from ligretto.engine.serial import action_to_dict, event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.table import Table
 from ligretto.terminal.model import Notice, Phase, TableModel
 
 
@@ -153,3 +156,50 @@ def test_expert_placement_checks_colour_and_number_first() -> None:
     assert model.place(0, "discard") is None and "cannot go on" in model.notice
     classic = playing(TableModel(), Round.deal(RuleSet(), 2, 7))
     assert classic.placeable("stack") is None and "expert variant" in classic.notice
+
+
+class _ModelListener:
+    """A table's listener that feeds the terminal client's model, as the transport does."""
+
+    def __init__(self, model: TableModel) -> None:
+        self.seat: int | None = None
+        self.model = model
+
+    def send(self, message: object) -> None:
+        self.model.receive(protocol.as_dict(message))  # type: ignore[arg-type]
+
+    def detach(self) -> None:
+        self.seat = None
+
+
+def test_a_restored_round_counts_down_over_the_board_it_left() -> None:
+    """After a server restart the round waits for its people in ``countdown`` with a
+    half-played snapshot, and ``start_at`` moves earlier when the last one is back: the
+    model shows the board as it was, counts down to the latest ``start_at`` and refuses to
+    act until ``go``."""
+    scheduler = VirtualScheduler()
+    before = Table("RESTORED", seats=2, countdown_s=3.0, scheduler=scheduler, match_seeds=lambda n: 5)
+    tokens = [before.join(_ModelListener(TableModel()), name)[1] for name in ("Tess", "Alice")]
+    before.start(0)
+    scheduler.advance(3.0)
+    assert before.act(0, Turn(0)).ok and before.act(1, Turn(1)).ok
+    before.close()
+    assert before.game is not None
+    actions = [action_to_dict(action) for action in before.game.log]
+
+    scheduler = VirtualScheduler(start=2000.0)
+    table = Table.restore(before.record(), actions, countdown_s=3.0, scheduler=scheduler)
+    table.resume(15.0)
+    model = TableModel()
+    table.rejoin(_ModelListener(model), tokens[0])
+    assert model.phase is Phase.COUNTDOWN and model.view is not None
+    assert table.game is not None and model.view == Mirror.from_view(view(table.game, 0).to_dict())
+    assert model.view.areas[0].discard_size == 3, "the board as it was left"
+    assert model.countdown(now=2000.0) == 18.0, "Alice is awaited: the catch-up time and a countdown"
+    assert model.turn() is None and "countdown" in model.notice
+    scheduler.advance(4.0)
+    table.rejoin(_ModelListener(TableModel()), tokens[1])
+    assert model.countdown(now=2004.0) == 3.0, "a fresh countdown once Alice is back"
+    scheduler.advance(3.0)
+    assert model.phase is Phase.PLAYING and model.turn() is not None
+    table.close()

@@ -51,7 +51,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         if store is not None:
             for table in store.load_tables(countdown_s=settings.countdown_s):
                 lobby.tables[table.code] = table
-                table.resume()
+                table.resume(settings.catch_up_s)
             metrics.OPEN_TABLES.set(len(lobby.tables))
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it

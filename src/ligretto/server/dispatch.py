@@ -58,6 +58,8 @@ def dispatch(
     table = client.table
     if table is None:
         raise ProtocolError("not_joined", "say hello first: join a table by its code")
+    if table.closed:
+        raise ProtocolError("no_table", "this table was closed")
     seat = client.seat
     if isinstance(message, protocol.Act):
         if seat is None:

@@ -17,7 +17,7 @@ from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox
 from ligretto.server.table import Table, new_code
-from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S
+from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DESERTED_S
 from ligretto.server.tutorial import TutorialTable
 
 log = logging.getLogger("ligretto.server")
@@ -36,7 +36,14 @@ class Settings:
     burst: int = 40
     """Messages a connection may send at once before the rate applies."""
     abandoned_s: float = ABANDONED_S
-    """Seconds after which a table nobody is connected to, with no match on, is closed and dropped."""
+    """Seconds after which a table in its lobby or with its match over, whose seated people
+    are all away, is closed and dropped (spectators do not count)."""
+    deserted_s: float = DESERTED_S
+    """Seconds after which a table with a match on, or with no person in any seat, that no
+    seated person is connected to is closed and dropped (its match abandoned)."""
+    catch_up_s: float = CATCH_UP_S
+    """After a restart, the longest a restored round waits for its people before its fresh
+    countdown (``Table.resume``)."""
     silence_s: float = SILENCE_S
     """Seconds without any message from a client after which its connection counts as gone
     (within a quarter of it more, at most 1 s): it is closed (code 4002) and its seat is
@@ -92,11 +99,16 @@ class Lobby:
         return [t.summary() for t in self.tables.values() if t.public and not t.closed]
 
     def sweep(self) -> list[str]:
-        """Close and drop the abandoned tables (``Table.abandoned``); the store keeps them
-        as dropped, so a restart does not bring them back.  Returns their codes."""
-        gone = [table for table in self.tables.values() if table.abandoned(self.settings.abandoned_s)]
-        for table in gone:
-            table.drop()
+        """Close and drop the abandoned tables (``Table.abandoned``, in any phase: a match
+        with no person connected is abandoned); the store keeps them as dropped, and why,
+        so a restart does not bring them back.  Returns their codes."""
+        gone = []
+        for table in list(self.tables.values()):
+            because = table.abandoned(self.settings.abandoned_s, self.settings.deserted_s)
+            if because is None:
+                continue
+            table.drop(because)
+            gone.append(table)
             del self.tables[table.code]
             if self.store is not None and table.store is self.store:
                 self.store.save_table(table)
@@ -107,7 +119,7 @@ class Lobby:
         return [table.code for table in gone]
 
     async def sweep_forever(self) -> None:
-        period = min(60.0, self.settings.abandoned_s / 4)
+        period = min(60.0, self.settings.abandoned_s / 4, self.settings.deserted_s / 4)
         while True:
             await asyncio.sleep(period)
             self.sweep()

@@ -33,6 +33,17 @@ class Phase(enum.StrEnum):
     OVER = "over"
 
 
+class Abandoned(enum.StrEnum):
+    """Why a table was closed for good (``Table.abandoned``; its record keeps it)."""
+
+    MATCH = "match_abandoned"
+    """A match was on and no seated person was connected for ``deserted_s``."""
+    NOBODY_SEATED = "nobody_seated"
+    """No person held a seat (nobody ever joined, or everyone left) for ``deserted_s``."""
+    AWAY = "away"
+    """In the lobby or with the match over, every seated person was away for ``abandoned_s``."""
+
+
 class TableError(Exception):
     """A request the table refuses: ``code`` for machines, ``message`` for people."""
 
@@ -96,8 +107,9 @@ class Seating(ABC):
         self.timers = Timers(scheduler)
         self._grace: dict[int, int] = {}
         """Seat -> its grace period's timer (cancelled when the person is back)."""
-        self.deserted_since: float | None = self.clock()
-        """Since when no connection (player or spectator) is at the table; ``None``: someone is."""
+        self.idle_since: float | None = self.clock()
+        """Since when no seated person has been connected (spectators do not count: they
+        cannot keep a table alive for ever); ``None``: one is."""
         self.start_on_join = False
         """Play now: the first person to take a seat starts the match at once (kept in
         memory only: after a restart that person lands in the waiting room as host)."""
@@ -114,13 +126,27 @@ class Seating(ABC):
     def free_seat(self) -> int | None:
         return next((i for i, seat in enumerate(self.seats) if seat is None), None)
 
-    def abandoned(self, after_s: float) -> bool:
-        """Nobody has been connected for ``after_s`` seconds and no match is on (the lobby,
-        or a match that is over): the table may be closed and dropped."""
-        since = self.deserted_since
-        if self.listeners or since is None or self.phase not in (Phase.LOBBY, Phase.OVER):
-            return False
-        return self.clock() - since >= after_s
+    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+        """Why the table may be closed and dropped now (``None``: it may not): no seated
+        person has been connected for ``deserted_s`` seconds while a match is on or while no
+        person holds a seat at all, or for ``abandoned_s`` in the lobby or with the match
+        over (people who keep a seat may come back to their waiting room)."""
+        since = self.idle_since
+        if since is None:
+            return None
+        idle = self.clock() - since
+        if self.phase not in (Phase.LOBBY, Phase.OVER):
+            return Abandoned.MATCH if idle >= deserted_s else None
+        if not any(seat is not None and seat.human for seat in self.seats):
+            return Abandoned.NOBODY_SEATED if idle >= deserted_s else None
+        return Abandoned.AWAY if idle >= abandoned_s else None
+
+    def _note_presence(self) -> None:
+        """Keep ``idle_since``: a connection took, left or gave up a seat."""
+        if any(listener.seat is not None for listener in self.listeners):
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = self.clock()
 
     # --- listeners --------------------------------------------------------------------
 
@@ -175,7 +201,6 @@ class Seating(ABC):
     def watch(self, listener: Listener) -> None:
         listener.seat = None
         self.listeners.append(listener)
-        self.deserted_since = None
         listener.send(messages.welcome(self.code, None, None))
         listener.send(self.table_message())
         snapshot = self.snapshot_message(None)
@@ -187,7 +212,7 @@ class Seating(ABC):
         newcomer included: that broadcast is its one ``table`` message), its snapshot."""
         listener.seat = index
         self.listeners.append(listener)
-        self.deserted_since = None
+        self._note_presence()
         listener.send(messages.welcome(self.code, index, token))
         self._changed()
         snapshot = self.snapshot_message(index)
@@ -198,8 +223,7 @@ class Seating(ABC):
         """A connection closed: its person is away; after the grace period a bot stands in."""
         if listener in self.listeners:
             self.listeners.remove(listener)
-        if not self.listeners:
-            self.deserted_since = self.clock()
+        self._note_presence()
         index = listener.seat
         if index is None or any(li.seat == index for li in self.listeners):
             return
@@ -241,6 +265,7 @@ class Seating(ABC):
             return
         for listener in [li for li in self.listeners if li.seat == index]:
             listener.seat = None
+        self._note_presence()
         if self.phase is Phase.LOBBY:
             self.seats[index] = None
         else:

@@ -16,7 +16,8 @@ Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
 ``over`` (the match result; the host may start a rematch).
 
 The table is made of parts, one module each: the seats, tokens, connections and host
-(``seats.Seating``), the host's commands (``host.HostCommands``), the real-time bots
+(``seats.Seating``), the host's commands (``host.HostCommands``), resuming after a restart
+(``resume.Resuming``: the restored round waits for its people), the real-time bots
 (``tablebots``), the clock and timers (``clock``: the scheduler is injected, so tests run
 countdowns, grace periods and bots in virtual time) and the messages (``tablemessages``);
 this module holds the phases and rounds.
@@ -41,17 +42,20 @@ from ligretto.engine.state import Round
 from ligretto.server import metrics, tablerecord
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import LoopScheduler, Scheduler
-from ligretto.server.host import HostCommands
-from ligretto.server.seats import Listener, Phase, Seat, TableError
+from ligretto.server.resume import Resuming
+from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError
 from ligretto.server.tablebots import TableBots
 from ligretto.server.tablerecord import DealRecord, TableRecord
-from ligretto.server.timing import ABANDONED_S, COUNTDOWN_S, DEFAULT_GRACE_S
+from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
 
 __all__ = [
     "ABANDONED_S",
+    "CATCH_UP_S",
     "COUNTDOWN_S",
     "DEFAULT_GRACE_S",
+    "DESERTED_S",
     "STAND_IN",
+    "Abandoned",
     "Listener",
     "NoStore",
     "Phase",
@@ -98,7 +102,7 @@ def new_code() -> str:
     return secrets.token_urlsafe(8)
 
 
-class Table(HostCommands):
+class Table(Resuming):
     """One table of 2-12 seats, its match and its listeners."""
 
     def __init__(
@@ -135,9 +139,13 @@ class Table(HostCommands):
         self.matches_played = 0
         self.start_at: float | None = None
         self.bots = TableBots(self, scheduler)
+        self._go_timer: int | None = None
+        self.catching_up = False
         self.closed = False
         self.dropped = False
         """Closed for good (abandoned): the store does not restore it."""
+        self.dropped_because: Abandoned | None = None
+        """Why it was dropped (its record keeps it)."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -175,6 +183,10 @@ class Table(HostCommands):
         return messages.snapshot_message(self.match, viewer)
 
     def _changed(self) -> None:
+        """Seats, connections, rules or phase changed: stored, and told to everyone.  A
+        restored round waiting for its people gets its fresh countdown here, in the same
+        message, once the last of them is back (or has a stand-in)."""
+        self._caught_up()
         self.store.save_table(self)
         self.broadcast(self.table_message())
 
@@ -221,11 +233,13 @@ class Table(HostCommands):
             snapshot = self.snapshot_message(listener.seat)
             if snapshot:
                 listener.send(snapshot)
-        self._later(self.countdown_s, self._go)
+        self._go_timer = self._later(self.countdown_s, self._go)
 
     def _go(self) -> None:
+        self._go_timer = None
         if self.phase is not Phase.COUNTDOWN:
             return
+        self.catching_up = False
         self.phase = Phase.PLAYING
         self.store.save_table(self)
         self.broadcast(messages.go(self.round_number))
@@ -351,32 +365,6 @@ class Table(HostCommands):
         tablerecord.restore_state(table, record, actions)
         return table
 
-    # --- restarting -------------------------------------------------------------------
-
-    def resume(self) -> None:
-        """Carry on after a restart (the table was rebuilt from the store): nobody is
-        connected yet, so every person's grace period starts now; bots and the countdown
-        pick up where they were."""
-        now = self.clock()
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.human:
-                seat.connected = False
-                seat.away_since = now
-                if self.phase is not Phase.LOBBY and not seat.stand_in:
-                    self._start_grace(index, self.grace_s, now)
-        game = self.game
-        if self.phase in (Phase.COUNTDOWN, Phase.PLAYING) and game is not None and game.over:
-            # The action that ended the round was stored, the round's end was not: score it now.
-            self._round_over()
-            return
-        if self.phase is Phase.COUNTDOWN:
-            remaining = max(0.0, (self.start_at or now) - now)
-            self._later(remaining, self._go)
-        elif self.phase is Phase.PLAYING:
-            for index, seat in enumerate(self.seats):
-                if seat is not None and (seat.bot is not None or seat.stand_in):
-                    self._start_bot(index)
-
     # --- bots -------------------------------------------------------------------------
 
     def _start_bot(self, index: int) -> None:
@@ -405,7 +393,13 @@ class Table(HostCommands):
         self.bots.stop_all()
         self.timers.cancel_all()
 
-    def drop(self) -> None:
-        """Close for good (``abandoned``): not restored after a restart."""
+    def drop(self, because: Abandoned | None = None) -> None:
+        """Close for good (abandoned, ``because``): not restored after a restart.  Whoever
+        is still connected (spectators) is told the table is gone and let go."""
         self.close()
         self.dropped = True
+        self.dropped_because = because
+        listeners, self.listeners = self.listeners, []
+        for listener in listeners:
+            listener.send(messages.closed())
+            listener.seat = None

@@ -96,6 +96,10 @@ def removed() -> protocol.Error:
     return protocol.error_message("removed", "the host removed you from the table")
 
 
+def closed() -> protocol.Error:
+    return protocol.error_message("no_table", "this table was closed: nobody played at it for a long while")
+
+
 def go(round_number: int) -> protocol.Go:
     return protocol.go_message(round_number)
 

@@ -24,7 +24,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
-from ligretto.server.seats import Phase, Seat
+from ligretto.server.seats import Abandoned, Phase, Seat
 
 
 class Table(Protocol):
@@ -44,6 +44,7 @@ class Table(Protocol):
     matches_played: int
     start_at: float | None
     dropped: bool
+    dropped_because: Abandoned | None
 
     @property
     def round_number(self) -> int: ...
@@ -108,6 +109,8 @@ class TableRecord:
     """The match's score sheet (``None``: no match yet)."""
     dropped: bool
     """Closed for good (abandoned): not restored."""
+    dropped_because: str | None = None
+    """Why (an ``Abandoned`` value: ``match_abandoned``, ``nobody_seated``, ``away``)."""
 
     def to_json(self) -> str:
         return json.dumps(
@@ -125,6 +128,7 @@ class TableRecord:
                 "round": self.round,
                 "sheet": self.sheet,
                 "dropped": self.dropped,
+                "dropped_because": self.dropped_because,
             }
         )
 
@@ -146,6 +150,7 @@ class TableRecord:
             round=data["round"],
             sheet=data["sheet"],
             dropped=data.get("dropped", False),
+            dropped_because=data.get("dropped_because"),
         )
 
 
@@ -177,6 +182,7 @@ def record_of(table: Table) -> TableRecord:
         round=table.round_number,
         sheet=None if match is None else match.sheet.to_dict(),
         dropped=table.dropped,
+        dropped_because=None if table.dropped_because is None else table.dropped_because.value,
     )
 
 

@@ -12,4 +12,12 @@ DEFAULT_GRACE_S = 120.0
 MAX_GRACE_S = 3600.0
 """The longest grace period a host may set."""
 ABANDONED_S = 3600.0
-"""A table nobody has been connected to for this long, with no match on, is closed (``Table.abandoned``)."""
+"""A table with no match on (lobby, over) whose seated people have all been away this long
+is closed (``Table.abandoned``).  Spectators do not count."""
+DESERTED_S = 600.0
+"""A table with a match on (countdown, playing, scoring; its bots would play for nobody),
+or with no person in any seat (nobody ever joined, or everyone left), that no seated person
+has been connected to for this long is closed, its match recorded as abandoned."""
+CATCH_UP_S = 15.0
+"""After a restart, the longest a restored round waits for its seated people to come back
+before its fresh countdown runs anyway (no bot or stand-in acts meanwhile)."""

@@ -32,7 +32,7 @@ from ligretto.engine.state import Round
 from ligretto.protocol import ScriptStep, script_step
 from ligretto.server.clock import Scheduler
 from ligretto.server.seats import new_token
-from ligretto.server.table import Listener, Phase, Seat, Table, TableError
+from ligretto.server.table import Abandoned, Listener, Phase, Seat, Table, TableError
 from ligretto.server.timing import COUNTDOWN_S
 
 LEARNER = 0
@@ -175,7 +175,10 @@ class TutorialTable(Table):
     def _start_bot(self, index: int) -> None:
         """The tutor plays its script only; nobody stands in for an absent learner."""
 
-    def abandoned(self, after_s: float) -> bool:
-        """Nobody connected for ``after_s`` seconds, whatever the phase: a tutorial is not resumed."""
-        since = self.deserted_since
-        return not self.listeners and since is not None and self.clock() - since >= after_s
+    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+        """The learner away for the shorter of the two, whatever the phase: a tutorial is
+        not resumed."""
+        since = self.idle_since
+        if since is None or self.clock() - since < min(abandoned_s, deserted_s):
+            return None
+        return Abandoned.MATCH if self.phase not in (Phase.LOBBY, Phase.OVER) else Abandoned.AWAY

@@ -1,0 +1,65 @@
+"""A server killed mid-round (SIGKILL) and started again: the page reconnects by itself
+to its seat and shows the round as it left it under a countdown (phase ``countdown`` with
+a half-played snapshot: the restored round waits for its people, here for Bob, whose page
+was closed), and once Bob's page is back a fresh countdown ends in ``go``, the board goes
+live and Alice plays on.  The browser needs nothing special for it: this test checks so."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browserkit import host_table, press, read_board, start_match
+from playwright.sync_api import Page, expect
+
+from realserver import ServerProcess, running
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server of this module's own: it is killed and started again."""
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("restart-server"))) as process:
+        yield process
+
+
+def join_by_link(page: Page, name: str) -> None:
+    page.fill("#prompt-name", name)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".seat .badge.me")
+
+
+def test_after_a_restart_the_page_counts_down_over_the_board_it_left(pages: Any, server: ServerProcess) -> None:
+    alice = pages.open()
+    code = host_table(alice, "Alice", seats=2)
+    bobs = pages.context()
+    bob = pages.open(f"/#/t/{code}", context=bobs)
+    join_by_link(bob, "Bob")
+    start_match(alice, bob)
+    press(alice, " ")  # turn the hand: the board is no longer the deal's
+    before = read_board(alice)
+    assert before is not None and before["live"] and before["hand"] > 0
+    bob.close()  # Bob is away when the server goes down
+
+    server.kill()
+    server.start()
+
+    screen = alice.locator(".table-screen")
+    expect(screen).to_have_attribute("data-phase", "countdown", timeout=20_000)
+    overlay = alice.locator("#countdown")
+    expect(overlay).to_have_text(re.compile(r"^\d+$"))
+    assert int(overlay.text_content() or 0) >= 10, "the round waits for Bob: the catch-up time and a countdown"
+    after = read_board(alice)
+    assert after is not None and not after["live"]
+    assert (after["own"], after["hand"], after["sizes"]) == (before["own"], before["hand"], before["sizes"]), (
+        "the page does not show the round as it was"
+    )
+
+    pages.open(f"/#/t/{code}", context=bobs)  # Bob's page again: back at his seat with its token
+    expect(alice.locator(".board.live")).to_be_visible(timeout=10_000)
+    expect(screen).to_have_attribute("data-phase", "playing")
+    press(alice, " ")
+    again = read_board(alice)
+    assert again is not None and again["hand"] != before["hand"], "the hand did not turn after go"
+    assert not pages.errors
