@@ -143,9 +143,12 @@ def test_a_restored_table_still_refuses_the_token_of_a_seat_left_in_its_match() 
     actions = [action_to_dict(action) for action in game.log]
     table.close()
 
-    again = Table.restore(record, actions, scheduler=VirtualScheduler())
+    later = VirtualScheduler()
+    again = Table.restore(record, actions, scheduler=later)
     assert again.record() == record
     again.resume()
+    _refused(again, bob_token)
+    later.run_until(lambda: again.phase is Phase.PLAYING)  # the restored round waits, then goes on
     _refused(again, bob_token)
     seat = again.seats[1]
     assert seat is not None and seat.left and seat.stand_in and 1 in again.bots, "the stand-in plays on"
