@@ -201,6 +201,7 @@ def test_a_real_server_refuses_connections_over_its_caps(server_with: Callable[.
 
     arun(scenario())
     assert server.healthy()
+    assert "ERROR" not in server.log_text(), "a refusal is no error of the server's"
 
 
 def test_a_full_real_server_answers_503(server_with: Callable[..., Any], arun: Run) -> None:
