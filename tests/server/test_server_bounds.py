@@ -6,10 +6,17 @@ a newcomer sees the same table and round before and after, ``/healthz`` answers.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
+
+from ligretto.engine.rules import RuleSet
+from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.store import SqliteStore
 
 HUGE = 2**70
 """Beyond any 64-bit integer."""
@@ -126,3 +133,28 @@ def test_numbers_out_of_bounds_in_a_match_are_refused(server: Any, match_starter
             await client.close()
 
     arun(scenario())
+
+
+def test_a_stored_table_whose_rules_lost_their_bounds_is_left_behind(tmp_path: Path) -> None:
+    """A file written before ``match_end`` had its bounds (the audit's ``rounds:10^20``)
+    still starts the server: that table is not restored, the others are."""
+
+    async def scenario() -> None:
+        store = SqliteStore(tmp_path / "old.db")
+        lobby = Lobby(Settings(), store)
+        old = lobby.create(2, RuleSet(), public=True, grace_s=60)
+        kept = lobby.create(2, RuleSet(), public=True, grace_s=60)
+        await asyncio.sleep(0)  # the store commits on the loop's next turn
+        store.close()
+        with sqlite3.connect(tmp_path / "old.db") as db:
+            (config,) = db.execute("SELECT config FROM tables WHERE code = ?", (old.code,)).fetchone()
+            record = json.loads(config)
+            record["rules"]["match_end"] = "rounds:99999999999999999999"
+            db.execute("UPDATE tables SET config = ? WHERE code = ?", (json.dumps(record), old.code))
+        again = SqliteStore(tmp_path / "old.db")
+        assert [t.code for t in again.load_tables()] == [kept.code]
+        again.close()
+        for table in (old, kept):
+            table.close()
+
+    asyncio.run(scenario())
