@@ -21,6 +21,10 @@ from typing import Any, Self
 
 COUNTDOWN_S = 0.5
 STARTUP_S = 20.0
+OPEN_LIMITS = {"connections_per_address": 0, "tables_per_minute": 0}
+"""The per-address limits, off unless a test sets them: every test client comes from
+127.0.0.1, and a session of tests makes far more tables than a person (docs/protocol.md,
+Limits; the tests of those limits set them)."""
 
 
 def free_port() -> int:
@@ -60,16 +64,18 @@ class ServerProcess:
 
     def start(self) -> None:
         if self.settings:
+            settings = {**OPEN_LIMITS, **self.settings}
             code = (
                 "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
                 f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}"
-                + "".join(f", {name}={value!r}" for name, value in self.settings.items())
+                + "".join(f", {name}={value!r}" for name, value in settings.items())
                 + "), 'warning')"
             )
             command = [sys.executable, "-c", code]
         else:
             command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
             command += ["--countdown", str(self.countdown_s), "--log-level", "warning"]
+            command += ["--connections-per-address", "0", "--tables-per-minute", "0"]
         self.starts += 1
         with self.log.open("ab") as out:
             out.write(f"--- start {self.starts} ---\n".encode())

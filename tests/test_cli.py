@@ -119,3 +119,29 @@ def test_a_reader_that_goes_away_is_not_an_error() -> None:
     errors = process.stderr.read().decode()
     assert process.wait(timeout=60) == 1
     assert errors == ""
+
+
+def test_serve_takes_every_admission_limit_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ligretto.server import serve
+    from ligretto.server.lobby import Settings
+
+    started: list[Settings] = []
+    monkeypatch.setattr(serve, "run", lambda settings, log_level: started.append(settings))
+    argv = ["serve", "--port", "8123", "--hello-timeout", "2.5", "--max-connections", "7"]
+    argv += ["--connections-per-address", "0", "--tables-per-minute", "3", "--lobby-tables", "9"]
+    argv += ["--request-timeout", "4"]
+    assert main(argv) == 0
+    (settings,) = started
+    assert (settings.port, settings.hello_s, settings.max_connections) == (8123, 2.5, 7)
+    assert (settings.connections_per_address, settings.tables_per_minute, settings.lobby_tables) == (0, 3, 9)
+    assert settings.request_timeout_s == 4.0
+    assert main(["serve"]) == 0
+    assert started[1] == Settings(), "the options' defaults are the settings' own"
+
+
+@pytest.mark.parametrize("option", ["--max-connections", "--hello-timeout", "--tables-per-minute"])
+@pytest.mark.parametrize("value", ["-1", "many", "inf"])
+def test_serve_refuses_a_limit_that_is_no_count(option: str, value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", option, value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ligretto: error: argument {option}:") and len(err.strip().splitlines()) == 1

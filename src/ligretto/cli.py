@@ -7,12 +7,14 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from ligretto.bots.spec import BotSpecError, parse_bots
 from ligretto.engine.rules import PRESETS, RuleError, RuleSet
+from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES
+from ligretto.server import limits
 from ligretto.server.timing import COUNTDOWN_S
 
 
@@ -25,6 +27,49 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         print(f"ligretto: error: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+
+def _not_negative(kind: type[int] | type[float]) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not 0 <= value < float("inf"):
+            raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+        return value
+
+    return parse
+
+
+LIMITS: tuple[tuple[str, str, type[int] | type[float], float, str], ...] = (
+    ("--hello-timeout", "hello_s", float, HELLO_S, "seconds a connection has to join a table"),
+    ("--max-connections", "max_connections", int, limits.MAX_CONNECTIONS, "open WebSockets in all"),
+    (
+        "--connections-per-address",
+        "connections_per_address",
+        int,
+        limits.CONNECTIONS_PER_ADDRESS,
+        "open WebSockets from one address",
+    ),
+    (
+        "--tables-per-minute",
+        "tables_per_minute",
+        int,
+        limits.TABLES_PER_MINUTE,
+        "tables one address may create a minute",
+    ),
+    ("--lobby-tables", "lobby_tables", int, LOBBY_TABLES, "tables in a lobby list at most"),
+    (
+        "--request-timeout",
+        "request_timeout_s",
+        float,
+        limits.REQUEST_TIMEOUT_S,
+        "seconds an HTTP request may take to arrive whole",
+    ),
+)
+"""``ligretto serve``'s admission limits (docs/protocol.md, Limits): option, ``Settings``
+field, type, default, help.  0 turns a limit off."""
 
 
 def _at_least_one(text: str) -> int:
@@ -137,6 +182,14 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
         help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
     )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    for option, field, kind, default, text in LIMITS:
+        serve.add_argument(
+            option,
+            dest=field,
+            type=_not_negative(kind),
+            default=default,
+            help=f"{text} (default {default:g}; 0: no limit)",
+        )
 
     loadtest = commands.add_parser(
         "loadtest", help="play many tables with real WebSocket clients and report latencies", add_help=False
@@ -243,7 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ligretto.server.app import Settings
             from ligretto.server.serve import run
 
-            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level)
+            given = {field: getattr(args, field) for _, field, _, _, _ in LIMITS}
+            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown, **given), args.log_level)
         elif args.command in ("play", "join"):
             return _terminal(args)
     except (RuleError, BotSpecError, _OutputError) as error:

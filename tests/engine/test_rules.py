@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ligretto.engine import OPTIONS, PRESETS, MatchEnd, RuleError, RuleSet, Scoring, ShortTurn
-from ligretto.engine.rules import OptionKind
+from ligretto.engine.rules import MatchEndKind, OptionKind
 
 # --- every option and every allowed value --------------------------------------------------
 
@@ -36,6 +36,8 @@ ACCEPTED: list[tuple[str, Any, Any]] = [
     ("match_end", "target:1", "target:1"),
     ("match_end", "rounds:1", "rounds:1"),
     ("match_end", "rounds:5", "rounds:5"),
+    ("match_end", "rounds:1000", "rounds:1000"),
+    ("match_end", "target:10000", "target:10000"),
     ("match_end", MatchEnd.parse("rounds:7"), "rounds:7"),
 ]
 
@@ -124,6 +126,18 @@ REJECTED: list[tuple[str, Any, tuple[str, ...]]] = [
     ("match_end", "points:100", ("target:N", "rounds:N")),
     ("match_end", 100, ("target:N", "rounds:N")),
     ("match_end", None, ("target:N", "rounds:N")),
+    # bounds on every number (issue 13): the audit's match of 10^20 rounds, and digits
+    # that str.isdigit() takes but int() does not (they once escaped as a bare ValueError)
+    ("match_end", "rounds:99999999999999999999", ("'rounds:N' (N 1-1000)",)),
+    ("match_end", "rounds:1001", ("'rounds:N' (N 1-1000)",)),
+    ("match_end", "target:10001", ("'target:N' (N 1-10000)",)),
+    ("match_end", "rounds:" + "9" * 5000, ("rounds:N",)),
+    ("match_end", "rounds:\u00b2", ("rounds:N",)),
+    ("match_end", "rounds:\u0663", ("rounds:N",)),
+    ("match_end", MatchEnd(MatchEndKind.ROUNDS, 10**20), ("'rounds:N' (N 1-1000)",)),
+    ("stack_penalty", "\u00b2", ("0-10",)),
+    ("stack_penalty", "9" * 5000, ("0-10",)),
+    ("row_size", "\u0663", ("1-5",)),
 ]
 
 
@@ -334,10 +348,13 @@ def test_an_options_description_agrees_with_its_parser(name: str) -> None:
             with pytest.raises(RuleError):
                 option.parse(beyond)
     if option.kind is OptionKind.MATCH_END:
+        assert set(data["max"]) == set(data["values"])
         for kind in data["values"]:
-            assert str(option.parse(f"{kind}:{data['min']}")) == f"{kind}:{data['min']}"
-            with pytest.raises(RuleError):
-                option.parse(f"{kind}:{data['min'] - 1}")
+            for n in (data["min"], data["max"][kind]):
+                assert str(option.parse(f"{kind}:{n}")) == f"{kind}:{n}"
+            for beyond in (data["min"] - 1, data["max"][kind] + 1):
+                with pytest.raises(RuleError):
+                    option.parse(f"{kind}:{beyond}")
 
 
 def test_from_dict_fills_missing_options_with_classic() -> None:

@@ -43,9 +43,25 @@ _ROW_SIZES = {
 }
 
 
+MATCH_END_MAX = {MatchEndKind.ROUNDS: 1000, MatchEndKind.TARGET: 10_000}
+"""The largest ``N`` of each kind of ``match_end``: a match of 1,000 rounds outlasts any
+sitting (the load test plays one that never ends while it measures, the simulator cuts a
+match off there), and 10,000 points is a target no table reaches by playing."""
+
+
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number written in ASCII digits (``"²"`` and ``"٣"`` are digits
+    to ``str.isdigit`` but not numbers anyone writes), or ``None``."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        return None
+    return int(text)
+
+
 @dataclass(frozen=True, slots=True)
 class MatchEnd:
-    """When a match ends: ``target:N`` (a total reaches N) or ``rounds:N``."""
+    """When a match ends: ``target:N`` (a total reaches N) or ``rounds:N``, ``N`` from 1
+    to :data:`MATCH_END_MAX` of its kind."""
 
     kind: MatchEndKind
     n: int
@@ -56,9 +72,15 @@ class MatchEnd:
     @classmethod
     def parse(cls, text: str) -> MatchEnd:
         kind, _, number = str(text).partition(":")
-        if kind not in ("target", "rounds") or not number.isdigit() or int(number) < 1:
-            raise RuleError(f"bad value {text!r} for option 'match_end': expected 'target:N' or 'rounds:N' with N >= 1")
-        return cls(MatchEndKind(kind), int(number))
+        n = _whole_number(number)
+        if kind not in ("target", "rounds") or n is None or not 1 <= n <= MATCH_END_MAX[MatchEndKind(kind)]:
+            raise RuleError(f"bad value {text!r} for option 'match_end': expected {MATCH_END_ALLOWED}")
+        return cls(MatchEndKind(kind), n)
+
+
+MATCH_END_ALLOWED = (
+    f"'target:N' (N 1-{MATCH_END_MAX[MatchEndKind.TARGET]}) or 'rounds:N' (N 1-{MATCH_END_MAX[MatchEndKind.ROUNDS]})"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +154,8 @@ class OptionKind(enum.StrEnum):
     NUMBER = "number"
     """A whole number from ``Option.low`` to ``Option.high``."""
     MATCH_END = "match_end"
-    """``kind:N``: a kind from ``Option.choices`` and a whole number ``N >= Option.low``."""
+    """``kind:N``: a kind from ``Option.choices`` and a whole number ``N`` from
+    ``Option.low`` to the kind's :data:`MATCH_END_MAX`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +194,8 @@ class Option:
             data["min"] = self.low
         if self.high is not None:
             data["max"] = self.high
+        if self.kind is OptionKind.MATCH_END:
+            data["max"] = {kind.value: high for kind, high in MATCH_END_MAX.items()}
         data["default"] = RuleSet().to_dict()[self.name]
         data["help"] = self.help
         return data
@@ -198,9 +223,10 @@ def _as_int(value: Any, option: Option) -> int:
         raise option.error(value)
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    raise option.error(value)
+    number = _whole_number(value) if isinstance(value, str) else None
+    if number is None:
+        raise option.error(value)
+    return number
 
 
 def _parse_penalty(value: Any, option: Option) -> int:
@@ -221,10 +247,8 @@ def _parse_enum(kind: type[enum.StrEnum]) -> Any:
 
 
 def _parse_match_end(value: Any, option: Option) -> MatchEnd:
-    if isinstance(value, MatchEnd):
-        return value
     try:
-        return MatchEnd.parse(value)
+        return MatchEnd.parse(str(value) if isinstance(value, MatchEnd) else value)
     except RuleError:
         raise option.error(value) from None
 
@@ -281,7 +305,7 @@ OPTIONS: dict[str, Option] = {
         ),
         Option(
             "match_end",
-            "'target:N' or 'rounds:N' (N >= 1)",
+            MATCH_END_ALLOWED,
             "when a match ends",
             OptionKind.MATCH_END,
             (MatchEndKind.ROUNDS.value, MatchEndKind.TARGET.value),

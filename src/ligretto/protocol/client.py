@@ -7,14 +7,19 @@ table.  ``docs/protocol.md`` shows every message.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.cards import CARDS, parse_face
 from ligretto.protocol.errors import ProtocolError
-from ligretto.protocol.limits import MAX_MESSAGE_BYTES
+from ligretto.protocol.limits import MAX_CLOCK, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES
+
+ClientId = Annotated[str, msgspec.Meta(max_length=MAX_ID_LENGTH)] | Annotated[int, msgspec.Meta(ge=-MAX_ID, le=MAX_ID)]
+"""A client's own id of an ``act``: echoed in the ``ack``, so bounded (``MAX_ID_LENGTH``)."""
+Clock = Annotated[float, msgspec.Meta(ge=-MAX_CLOCK, le=MAX_CLOCK)]
+"""A client's clock reading (``ping``): finite, so the ``pong`` can carry it back."""
 
 # --- actions inside an "act" message ------------------------------------------------------
 
@@ -71,14 +76,14 @@ class Hello(_Client, tag="hello"):
 class Act(_Client, tag="act"):
     """A game action; ``id`` is the client's own id, echoed in the acknowledgement."""
 
-    id: str | int
+    id: ClientId
     action: ActionMsg
 
 
 class Ping(_Client, tag="ping"):
     """Clock sync: the server answers with its own time."""
 
-    t: float
+    t: Clock
 
 
 class Ready(_Client, tag="ready"):

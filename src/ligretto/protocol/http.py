@@ -74,9 +74,11 @@ class TableDetails(_Body):
 
 
 class TableList(_Body):
-    """``GET /api/tables``: the public tables."""
+    """``GET /api/tables``: the public tables, at most ``LOBBY_TABLES`` of them (those
+    waiting for players first, newest first), and how many there are in all."""
 
     tables: list[TableSummary]
+    total: int
 
 
 class ScriptPlay(_Body, tag_field="kind", tag="play"):

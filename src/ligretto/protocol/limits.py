@@ -1,5 +1,6 @@
-"""The protocol's figures: its version, the size of a message, the heartbeat, the emotes
-and how often a connection may send one (docs/protocol.md, Heartbeats and Limits)."""
+"""The protocol's figures: its version, the size of a message, the heartbeat, the close
+codes, the emotes and how often a connection may send one, the length of a lobby list
+(docs/protocol.md, Heartbeats and Limits)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,21 @@ SILENCE_S = 6.0
 long (no message, not even a ping) counts as gone."""
 SILENT = 4002
 """The close code of a connection that said nothing for the server's ``silence_s``."""
+HELLO_S = 10.0
+"""The server's default ``Settings.hello_s``: a connection that has not joined a table
+(a ``hello`` answered by ``welcome``) this long after it opened is closed."""
+NO_HELLO = 4003
+"""The close code of a connection that did not join a table within the server's ``hello_s``."""
+LOBBY_TABLES = 50
+"""At most this many tables in a lobby list (``GET /api/tables``, ``/ws/lobby``), with the
+number of public tables in all: the message stays a few kilobytes however many there are."""
+MAX_ID_LENGTH = 64
+"""The longest ``id`` of an ``act`` as a string; as a number it is a whole number of at
+most 2^53 in size (what a JavaScript number holds exactly)."""
+MAX_ID = 2**53
+MAX_CLOCK = 1e15
+"""The largest ``t`` of a ``ping`` in size: any clock in seconds or milliseconds since 1970
+fits, infinity does not (a ``pong`` could not carry it back)."""
 EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
 """The reactions a player may send (``react``): thumbs up, surprised, tears of joy,
 sweat smile, party popper.  A fixed list, so no client can send text to the table;

@@ -22,7 +22,7 @@ from ligretto.engine.views import RoundView
 from ligretto.protocol.errors import ProtocolError
 from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event_messages, score_lines, sheet_message
 from ligretto.protocol.game import view_message as _view_message
-from ligretto.protocol.http import TableSummary
+from ligretto.protocol.http import TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 
 PhaseName = Literal["lobby", "countdown", "playing", "scoring", "over"]
@@ -139,9 +139,11 @@ class Error(_Server, tag="error", omit_defaults=True):
 
 
 class LobbyTables(_Server, tag="lobby"):
-    """The public tables that are open (``/ws/lobby``)."""
+    """The public tables that are open (``/ws/lobby``): as ``GET /api/tables``, at most
+    ``LOBBY_TABLES`` and the number in all."""
 
     tables: list[TableSummary]
+    total: int
 
 
 ServerMessage = Welcome | TableState | Snapshot | Go | Events | Ack | RoundOver | Reaction | Pong | Error | LobbyTables
@@ -327,5 +329,6 @@ def error_message(code: str, message: str, id: str | int | None = None) -> Error
     return Error(code, message, id)
 
 
-def lobby_message(tables: Iterable[TableSummary]) -> LobbyTables:
-    return LobbyTables(list(tables))
+def lobby_message(listing: TableList) -> LobbyTables:
+    """The lobby list (``Lobby.public_listing``) as the ``/ws/lobby`` message."""
+    return LobbyTables(listing.tables, listing.total)

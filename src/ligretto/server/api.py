@@ -5,12 +5,13 @@ book as HTML, ``/healthz`` and ``/metrics``.  Bodies in and out are protocol str
 from __future__ import annotations
 
 import io
+import time
 from typing import TypeVar
 
 import msgspec
 import segno
 from markdown_it import MarkdownIt
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 
 from ligretto import protocol, rulebook
@@ -19,6 +20,7 @@ from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError
 from ligretto.server import metrics
+from ligretto.server.admission import Refusal, address_of
 from ligretto.server.lobby import Lobby, count_players
 from ligretto.server.table import Table, TableError
 from ligretto.server.timing import DEFAULT_GRACE_S, MAX_GRACE_S
@@ -31,7 +33,10 @@ async def _body(request: Request, kind: type[_T]) -> _T | Response:
     """An HTTP request's JSON body as ``kind`` (a protocol struct; empty means ``{}``), or
     the error answer: too large, not JSON at all (``malformed``, as on the WebSocket) or
     JSON of the wrong shape (``invalid``)."""
-    body = await request.body()
+    try:
+        body = await request.body()
+    except ClientDisconnect:  # gone, or cut off by the request deadline: nobody to answer
+        return Response(status_code=400)
     if len(body) > protocol.MAX_MESSAGE_BYTES:
         return _error(413, "too_large", "request too large")
     try:
@@ -51,6 +56,16 @@ def _error(status_code: int, code: str, message: str) -> Response:
     return _answer(protocol.HttpError(code, message), status_code)
 
 
+def _over_quota(request: Request) -> Refusal | None:
+    """Count one more table from the request's address (``Settings.tables_per_minute``);
+    the 429 answer if it is one too many."""
+    lobby: Lobby = request.app.state.lobby
+    refusal = lobby.quota.allow(address_of(request.client), time.monotonic())
+    if refusal is not None:
+        metrics.REFUSED.labels(refusal.code).inc()
+    return refusal
+
+
 async def create_table(request: Request) -> Response:
     """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
     lobby: Lobby = request.app.state.lobby
@@ -65,6 +80,9 @@ async def create_table(request: Request) -> Response:
         if not MIN_PLAYERS <= spec.seats <= MAX_PLAYERS:
             raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {spec.seats}")
         bots = _bots_for(spec)
+        refusal = _over_quota(request)
+        if refusal is not None:
+            return refusal.response()
         table = lobby.create(spec.seats, rules, spec.public, grace_s)
     except RuleError as error:
         return _error(400, "bad_rules", str(error))
@@ -101,12 +119,16 @@ async def create_tutorial(request: Request) -> Response:
         name = protocol.check_name(spec.name)
     except ProtocolError as error:
         return _error(400, error.code, error.message)
+    refusal = _over_quota(request)
+    if refusal is not None:
+        return refusal.response()
     table = lobby.create_tutorial(name)
     return _answer(protocol.tutorial_created(table.code, table.token, LEARNER, TUTOR, SCRIPT), 201)
 
 
 async def list_tables(request: Request) -> Response:
-    return _answer(protocol.TableList(request.app.state.lobby.public_tables()))
+    """The lobby list: the public tables, capped (``Lobby.public_listing``)."""
+    return _answer(request.app.state.lobby.public_listing())
 
 
 def _table_of(request: Request) -> Table | None:

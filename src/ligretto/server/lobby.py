@@ -11,12 +11,13 @@ from typing import Any
 
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
-from ligretto.protocol import SILENCE_S
-from ligretto.server import metrics
+from ligretto.protocol import HELLO_S, LOBBY_TABLES, SILENCE_S
+from ligretto.server import limits, metrics
+from ligretto.server.admission import ConnectionCount, TableQuota
 from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox
-from ligretto.server.table import Table, new_code
+from ligretto.server.table import Phase, Table, new_code
 from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DESERTED_S
 from ligretto.server.tutorial import TutorialTable
 
@@ -48,6 +49,25 @@ class Settings:
     """Seconds without any message from a client after which its connection counts as gone
     (within a quarter of it more, at most 1 s): it is closed (code 4002) and its seat is
     away, as for a closed socket (clients ping)."""
+    # --- admission control (docs/protocol.md, Limits; server/limits.py); 0: no limit ---
+    hello_s: float = HELLO_S
+    """Seconds after it opens by which a ``/ws`` connection must have joined a table
+    (``hello``), else it is closed (code 4003)."""
+    max_connections: int = limits.MAX_CONNECTIONS
+    """Open WebSockets (``/ws`` and ``/ws/lobby``) in all; one more is refused (503)."""
+    connections_per_address: int = limits.CONNECTIONS_PER_ADDRESS
+    """Open WebSockets from one client address; one more is refused (429)."""
+    tables_per_minute: int = limits.TABLES_PER_MINUTE
+    """Tables (and tutorials) one client address may create in any 60 seconds (429)."""
+    lobby_tables: int = LOBBY_TABLES
+    """Tables in a lobby list at most (``GET /api/tables``, ``/ws/lobby``)."""
+    request_timeout_s: float = limits.REQUEST_TIMEOUT_S
+    """Seconds an HTTP request may take to arrive whole (line, headers, body), counted from
+    the connection's opening or the previous response (``server/httpdeadline.py``)."""
+    max_header_bytes: int = limits.MAX_HEADER_BYTES
+    """Bytes of an HTTP request line and headers at most (400 beyond)."""
+    keep_alive_s: int = limits.KEEP_ALIVE_S
+    """Seconds an idle HTTP keep-alive connection stays open (uvicorn's ``timeout_keep_alive``)."""
 
 
 class Lobby:
@@ -60,6 +80,8 @@ class Lobby:
         self.scheduler = scheduler
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.commit)
+        self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
+        self.quota = TableQuota(settings.tables_per_minute)
 
     def _free_code(self) -> str:
         """An invite code no table of this lobby has."""
@@ -96,7 +118,18 @@ class Lobby:
         return table
 
     def public_tables(self) -> list[protocol.TableSummary]:
-        return [t.summary() for t in self.tables.values() if t.public and not t.closed]
+        """The lobby list's tables (:meth:`public_listing`)."""
+        return self.public_listing().tables
+
+    def public_listing(self) -> protocol.TableList:
+        """The public tables that are open, at most ``Settings.lobby_tables`` of them:
+        those still waiting for players (in their lobby, with a free seat) first, the
+        newest first in each group; and how many there are in all."""
+        public = [t for t in self.tables.values() if t.public and not t.closed]
+        newest_first = public[::-1]  # tables are kept in the order they were made
+        newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
+        shown = newest_first[: self.settings.lobby_tables] if self.settings.lobby_tables else newest_first
+        return protocol.TableList([t.summary() for t in shown], len(public))
 
     def sweep(self) -> list[str]:
         """Close and drop the abandoned tables (``Table.abandoned``, in any phase: a match

@@ -59,6 +59,12 @@ REGISTRY.register(ACTIONS)
 BAD_MESSAGES = Counter(
     "ligretto_bad_messages", "Client messages rejected before reaching a table", ["code"], registry=REGISTRY
 )
+REFUSED = Counter(
+    "ligretto_refused",
+    "Connections and requests refused by admission control (docs/protocol.md, Limits), by error code",
+    ["code"],
+    registry=REGISTRY,
+)
 GC_PAUSES = Histogram(
     "ligretto_gc_pause_seconds",
     "Pauses of Python's garbage collector, by generation (2: a full collection)",

@@ -7,6 +7,7 @@ import logging
 import uvicorn
 
 from ligretto.server.app import Settings, create_app
+from ligretto.server.httpdeadline import DenialWebSocketProtocol, deadline_protocol
 from ligretto.server.store import SqliteStore
 
 
@@ -21,6 +22,11 @@ def run(settings: Settings, log_level: str = "info") -> None:
         host=settings.host,
         port=settings.port,
         log_level=log_level,
+        # uvicorn times only idle keep-alive connections: a request that never arrives
+        # whole is cut off by the protocol's own deadline (docs/protocol.md, Limits).
+        http=deadline_protocol(settings.request_timeout_s, settings.max_header_bytes),
+        ws=DenialWebSocketProtocol,
+        timeout_keep_alive=settings.keep_alive_s,
         ws_max_size=64 * 1024,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
         # seventh of the server's time and its zlib state half of each connection's memory.

@@ -1,8 +1,9 @@
 """The WebSocket endpoints: ``/ws`` (one :class:`Connection` per client: its receiving
-loop, rate limit and silence deadline, every message validated by ``protocol.decode`` and
-handed to the one dispatcher; its messages out through the lobby's outbox, written at
-once or from a backlog if the client is slow to read) and ``/ws/lobby`` (the live list of
-public tables)."""
+loop, rate limit, ``hello`` and silence deadlines, every message validated by
+``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
+outbox, written at once or from a backlog if the client is slow to read) and ``/ws/lobby``
+(the live list of public tables).  Both are counted against the connection caps
+(``server/admission.py``): one over them is refused before the upgrade."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from collections import deque
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import protocol
-from ligretto.protocol import SILENT, ProtocolError
+from ligretto.protocol import NO_HELLO, SILENT, ProtocolError
 from ligretto.server import dispatch, metrics
+from ligretto.server.admission import Refusal, address_of
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.outbox import Outbox, start_eagerly
@@ -100,9 +102,33 @@ class Connection:
         return True
 
 
+async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
+    """Refuse a WebSocket before the upgrade: the HTTP answer (503 or 429 with an error
+    body), or, on a server without the denial-response extension, a close (403)."""
+    metrics.REFUSED.labels(refusal.code).inc()
+    log.debug("refused connection from %s: %s", websocket.client, refusal.code)
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(refusal.response())
+    else:
+        await websocket.close(code=1013, reason=refusal.code)
+
+
 async def websocket_endpoint(websocket: WebSocket) -> None:
     lobby: Lobby = websocket.app.state.lobby
-    await websocket.accept()
+    address = address_of(websocket.client)
+    refusal = lobby.connections.admit(address)
+    if refusal is not None:
+        await refuse(websocket, refusal)
+        return
+    try:
+        await websocket.accept()
+        await _serve(lobby, websocket)
+    finally:
+        lobby.connections.release(address)
+
+
+async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
+    """One accepted ``/ws`` connection, until it closes."""
     conn = Connection(websocket, lobby.settings, lobby.outbox)
     metrics.CONNECTIONS.inc()
     loop = asyncio.get_running_loop()
@@ -110,18 +136,17 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
     # Moving the deadline costs about as much as a small message: it moves only when it is
     # within silence_s, by a slack more, so at most a few times a second per connection.
     slack = min(1.0, silence_s / 4)
-    silent = False
+    # Until it has joined a table, the connection must do so by hello_by (None: it has).
+    hello_by: float | None = loop.time() + lobby.settings.hello_s if lobby.settings.hello_s else None
+    closing: tuple[int, str] | None = None
     try:
         # A client that says nothing for silence_s (no message, not even a ping) is gone as
         # far as the table is concerned: a stalled network closes no socket by itself.
-        async with asyncio.timeout(silence_s + slack) as deadline:
+        async with asyncio.timeout_at(_deadline(loop.time(), silence_s + slack, hello_by)) as deadline:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                now = loop.time()
-                if (deadline.when() or 0.0) < now + silence_s:
-                    deadline.reschedule(now + silence_s + slack)
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
@@ -131,8 +156,14 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
                     await websocket.close(code=1008)
                     break
                 handle(lobby, conn, raw)
+                if hello_by is not None and conn.table is not None:
+                    hello_by = None
+                now = loop.time()
+                if (deadline.when() or 0.0) < now + silence_s:
+                    deadline.reschedule(_deadline(now, silence_s + slack, hello_by))
     except TimeoutError:
-        silent = True
+        no_hello = hello_by is not None and loop.time() >= hello_by
+        closing = (NO_HELLO, "no hello") if no_hello else (SILENT, "silent")
     except WebSocketDisconnect:
         pass
     finally:
@@ -145,10 +176,18 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         conn.closed = True  # the client is gone: nothing more to send
         if conn.sender is not None:
             conn.sender.cancel()
-    if silent:
-        log.info("closing silent connection from %s", websocket.client)
+    if closing is not None:
+        code, reason = closing
+        log.info("closing connection from %s: %s", websocket.client, reason)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(websocket.close(code=SILENT, reason="silent"), 2.0)
+            await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
+
+
+def _deadline(now: float, quiet_s: float, hello_by: float | None) -> float:
+    """When a connection is closed if nothing more arrives: ``quiet_s`` from ``now``, or
+    earlier at ``hello_by`` if it still has to join a table."""
+    when = now + quiet_s
+    return when if hello_by is None else min(when, hello_by)
 
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
@@ -176,15 +215,27 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
 async def lobby_endpoint(websocket: WebSocket) -> None:
     """The live list of public tables: sent on connect and whenever it changes."""
     lobby: Lobby = websocket.app.state.lobby
-    await websocket.accept()
+    address = address_of(websocket.client)
+    refusal = lobby.connections.admit(address)
+    if refusal is not None:
+        await refuse(websocket, refusal)
+        return
+    try:
+        await websocket.accept()
+        await _stream_lobby(lobby, websocket)
+    finally:
+        lobby.connections.release(address)
+
+
+async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:
     gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
-    last: list[protocol.TableSummary] | None = None
+    last: protocol.TableList | None = None
     try:
         while not gone.done():
-            tables = lobby.public_tables()
-            if tables != last:
-                await websocket.send_text(protocol.wire(protocol.lobby_message(tables)))
-                last = tables
+            listing = lobby.public_listing()
+            if listing != last:
+                await websocket.send_text(protocol.wire(protocol.lobby_message(listing)))
+                last = listing
             await asyncio.wait({gone}, timeout=0.5)
     except (WebSocketDisconnect, RuntimeError):
         return

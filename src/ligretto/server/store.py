@@ -27,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from ligretto.engine.rules import RuleError
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
@@ -199,7 +200,10 @@ class SqliteStore:
             record = TableRecord.from_json(code, config)
             if not record.dropped:
                 actions = self._actions_of(code, record.matches_played, record.round)
-                tables.append(Table.restore(record, actions, store=self, countdown_s=countdown_s))
+                try:
+                    tables.append(Table.restore(record, actions, store=self, countdown_s=countdown_s))
+                except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
+                    log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
         return tables
 
     def _actions_of(self, code: str, match: int, number: int) -> list[dict[str, Any]]:

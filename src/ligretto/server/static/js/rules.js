@@ -7,7 +7,8 @@ import { has, t } from "./i18n.js";
 
 /**
  * What GET /api/presets answered: `options`, each {name, type, values?, min?, max?,
- * default, help} (type "choice", "flag", "number" or "match_end"), and `presets`, each
+ * default, help} (type "choice", "flag", "number" or "match_end"; a match_end's `max` is
+ * per kind: {rounds: N, target: N}), and `presets`, each
  * {name, rules} with every option, classic first.
  */
 let catalog = { options: [], presets: [] };
@@ -242,14 +243,20 @@ function matchEndField(option, { id, disabled, onValue, label, help }) {
     id: id(option.name),
     type: "number",
     min: option.min,
-    max: option.max,
+    max: option.max?.[option.values[0]],
     step: 1,
     disabled,
     "aria-label": t("match_end.n"),
     "aria-describedby": help.id,
   });
+  // The largest N depends on the kind (`max` is {rounds: .., target: ..}).
+  const highest = () => option.max?.[kind.value] ?? Infinity;
+  const bound = () => {
+    if (Number.isFinite(highest())) n.max = String(highest());
+  };
   const changed = () => {
-    const number = Math.max(option.min ?? 1, Number.parseInt(n.value, 10) || 1);
+    bound();
+    const number = Math.min(highest(), Math.max(option.min ?? 1, Number.parseInt(n.value, 10) || 1));
     onValue(`${kind.value}:${number}`);
   };
   kind.addEventListener("change", changed);
@@ -260,6 +267,7 @@ function matchEndField(option, { id, disabled, onValue, label, help }) {
       const [chosen, number] = String(value).split(":");
       if (document.activeElement !== kind) kind.value = chosen;
       if (document.activeElement !== n) n.value = number;
+      bound();
     },
   };
 }

@@ -1,0 +1,40 @@
+"""Client messages are bounded on arrival (``protocol/client.py``, docs/protocol.md
+Limits): an ``act``'s ``id`` and a ``ping``'s ``t`` within their limits decode; beyond
+them, or beyond what a float holds, they are ``invalid``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ligretto import protocol
+from ligretto.protocol.limits import MAX_CLOCK, MAX_ID, MAX_ID_LENGTH
+
+TURN = '{"kind": "turn"}'
+
+
+@pytest.mark.parametrize("ident", ["x" * MAX_ID_LENGTH, "", MAX_ID, -MAX_ID, 0, 17])
+def test_an_id_within_its_bounds_decodes(ident: str | int) -> None:
+    message = protocol.decode(f'{{"type": "act", "id": {json.dumps(ident)}, "action": {TURN}}}')
+    assert isinstance(message, protocol.Act) and message.id == ident
+
+
+@pytest.mark.parametrize("ident", ['"' + "x" * (MAX_ID_LENGTH + 1) + '"', str(MAX_ID + 1), str(-MAX_ID - 1), "1e999"])
+def test_an_id_beyond_its_bounds_is_invalid(ident: str) -> None:
+    with pytest.raises(protocol.ProtocolError) as error:
+        protocol.decode(f'{{"type": "act", "id": {ident}, "action": {TURN}}}')
+    assert error.value.code == "invalid"
+
+
+@pytest.mark.parametrize("t", [0.0, -1.0, 1795962800.8167422, 1.7e12, MAX_CLOCK])
+def test_a_clock_within_its_bounds_decodes(t: float) -> None:
+    message = protocol.decode(json.dumps({"type": "ping", "t": t}))
+    assert isinstance(message, protocol.Ping) and message.t == t
+
+
+@pytest.mark.parametrize("t", ["1e16", "-1e16", "1e999", "-1e999"])
+def test_a_clock_beyond_its_bounds_is_invalid(t: str) -> None:
+    with pytest.raises(protocol.ProtocolError) as error:
+        protocol.decode(f'{{"type": "ping", "t": {t}}}')
+    assert error.value.code == "invalid"

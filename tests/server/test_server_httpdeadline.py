@@ -1,0 +1,111 @@
+"""HTTP request deadlines and the header cap (``server/httpdeadline.py``, docs/protocol.md
+Limits), against a real server with a short ``request_timeout_s``: a request that never
+arrives whole (half a header, half a body) is cut off while ``/healthz`` keeps answering;
+a whole request, even one sent in pieces, is answered; headers over the cap get 400.
+
+These wait on the wall clock on purpose: what they check is uvicorn's real sockets being
+closed by the protocol's real timer."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+TIMEOUT_S = 0.5
+WAIT_S = 5.0
+
+
+def _connect(server: Any) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port), timeout=WAIT_S)
+    return sock
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes (a timeout fails the test)."""
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def test_half_sent_headers_are_cut_off_and_healthz_still_answers(server_with: Callable[..., Any]) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S)
+    stalled = [_connect(server) for _ in range(50)]
+    for sock in stalled:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    assert server.healthy(), "the stalled requests hold nothing up"
+    opened = time.monotonic()
+    for sock in stalled:
+        assert _read_all(sock) == b"", "closed without an answer"
+        sock.close()
+    assert time.monotonic() - opened < TIMEOUT_S + WAIT_S
+    assert server.healthy()
+
+
+def test_a_connection_that_sends_nothing_is_cut_off(server_with: Callable[..., Any]) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S)
+    with _connect(server) as sock:
+        assert _read_all(sock) == b""
+
+
+def test_a_half_sent_body_is_cut_off(server_with: Callable[..., Any]) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S)
+    with _connect(server) as sock:
+        sock.sendall(
+            b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 100\r\n\r\n{"seats": '
+        )
+        answer = _read_all(sock)
+    assert b"201" not in answer, "no table is made of half a body"
+    assert server.http("GET", "/healthz")[1]["tables"] == 0
+
+
+def test_a_whole_request_sent_in_pieces_is_answered(server_with: Callable[..., Any]) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S * 4)
+    with _connect(server) as sock:
+        for piece in (b"GET /healthz HTTP/1.1\r\n", b"Host: x\r\n", b"Connection: close\r\n\r\n"):
+            sock.sendall(piece)
+            time.sleep(TIMEOUT_S / 2)
+        answer = _read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 200") and b'"status":"ok"' in answer
+
+
+def test_the_deadline_runs_again_for_the_next_request_on_a_kept_alive_connection(
+    server_with: Callable[..., Any],
+) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S)
+    with _connect(server) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = sock.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # the next request, never finished
+        assert _read_all(sock) == b""
+
+
+def test_headers_over_the_cap_are_refused(server_with: Callable[..., Any]) -> None:
+    server = server_with(max_header_bytes=2048)
+    with _connect(server) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Big: " + b"a" * 4096 + b"\r\n\r\n")
+        answer = _read_all(sock)
+    assert answer.startswith(b"HTTP/1.1 400")
+    status, body = server.http("GET", "/healthz")
+    assert status == 200 and body["status"] == "ok", "an ordinary request passes"
+
+
+def test_a_websocket_is_not_cut_off_by_the_request_deadline(server_with: Callable[..., Any], arun: Any) -> None:
+    server = server_with(request_timeout_s=TIMEOUT_S)
+
+    async def scenario() -> None:
+        code = server.create_table(2)
+        client = await server.client("Ann", keepalive=0.3).join(code)
+        await asyncio.sleep(TIMEOUT_S * 3)  # well past the deadline, pinging all along
+        await client.barrier()
+        assert not client.closed
+        await client.close()
+
+    arun(scenario())
