@@ -137,6 +137,9 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
         help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
     )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument(
+        "--log-format", default="text", choices=("text", "json"), help="json: one JSON object per line (default text)"
+    )
 
     loadtest = commands.add_parser(
         "loadtest", help="play many tables with real WebSocket clients and report latencies", add_help=False
@@ -243,7 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ligretto.server.app import Settings
             from ligretto.server.serve import run
 
-            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level)
+            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown), args.log_level, args.log_format)
         elif args.command in ("play", "join"):
             return _terminal(args)
     except (RuleError, BotSpecError, _OutputError) as error:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import logging
-
 import uvicorn
 
+from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.store import SqliteStore
 
 
-def run(settings: Settings, log_level: str = "info") -> None:
-    """Serve until interrupted; the database file is created on first start."""
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
+    """Serve until interrupted; the database file is created on first start.  Every log
+    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``)."""
+    logs.configure(log_level, log_format)
     store = SqliteStore(settings.db)
     app = create_app(settings, store)
     print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
@@ -21,6 +21,7 @@ def run(settings: Settings, log_level: str = "info") -> None:
         host=settings.host,
         port=settings.port,
         log_level=log_level,
+        log_config=None,  # logs.configure set up the one handler
         ws_max_size=64 * 1024,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
         # seventh of the server's time and its zlib state half of each connection's memory.

@@ -19,10 +19,14 @@ from ligretto.protocol import SILENT, ProtocolError
 from ligretto.server import dispatch, metrics
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.logs import Sampled
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.table import Table, TableError
 
 log = logging.getLogger("ligretto.server")
+SAMPLED = Sampled()
+"""What clients cause at will (refused messages, silent connections) is logged through
+this: a few lines a second per cause at most (``server/logs.py``); ``/metrics`` counts all."""
 
 
 class Connection:
@@ -146,14 +150,14 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         if conn.sender is not None:
             conn.sender.cancel()
     if silent:
-        log.info("closing silent connection from %s", websocket.client)
+        SAMPLED.log(log, "silent", logging.INFO, "closing silent connection from %s", websocket.client)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(websocket.close(code=SILENT, reason="silent"), 2.0)
 
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
     metrics.BAD_MESSAGES.labels(code).inc()
-    log.info("refused message from %s: %s (%s)", conn.websocket.client, code, text)
+    SAMPLED.log(log, code, logging.INFO, "refused message from %s: %s (%s)", conn.websocket.client, code, text)
     conn.send(protocol.error_message(code, text, id))
 
 
