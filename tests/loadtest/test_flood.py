@@ -19,7 +19,9 @@ def test_a_flooder_is_cut_off_by_the_rate_limit_and_comes_back(tmp_path: Path) -
         assert server.healthy()
         _status, text = server.http("GET", "/metrics")
     assert report["clients"] == 1 and report["errors"] == {}, report
-    # The burst is 40 messages: a flooder offers many more, is closed with 1008, comes back.
-    assert report["offered"] > 40 * report["close_codes"].get("1008", 0) > 0, report
-    assert report["connections"] >= 1 + report["close_codes"]["1008"], report
+    # The burst is 40 messages: a flooder offers many more and is cut off (it never reads
+    # the server's close frame, so it sees the connection drop: 1006), and comes back.
+    closed = sum(report["close_codes"].values())
+    assert report["offered"] > 40 * closed > 0, report
+    assert report["connections"] >= 1 + closed, report
     assert 'ligretto_bad_messages_total{code="rate_limited"}' in text

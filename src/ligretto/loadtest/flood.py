@@ -2,12 +2,13 @@
 table of its own (with a bot) who sends game actions as fast as its socket takes them.
 
 The server lets a connection send a burst, then a steady rate, and closes it past that
-(``rate_limited``, code 1008); the flooder then comes straight back with its seat token
-and floods again, so the server sees a client offering as many messages as it can write,
-all the time.  The flooders run in a process of their own (``python -m
-ligretto.loadtest.flood``), so their CPU does not slow the measuring clients'
-event loop; that process prints ``ready`` once every flooder is at its table, floods for
-``--duration`` seconds and prints its figures as one JSON line.
+(``rate_limited``, code 1008); the flooder reads only while its socket is full, so it
+notices when its connection drops, and comes straight back with its seat token and floods again: the
+server sees a client offering as many messages as it can write, all the time.  The
+flooders run in a process of their own (``python -m ligretto.loadtest.flood``) at the
+lowest priority (``--nice``), so they take no CPU the measuring clients want; that process
+prints ``ready`` once every flooder is at its table, floods for ``--duration`` seconds and
+prints its figures as one JSON line.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -144,7 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--clients", type=int, default=1)
     parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--nice", type=int, default=19, help="lower this process's priority (default 19)")
     args = parser.parse_args(argv)
+    # On a shared machine the measuring clients come first: the flooders take what is left.
+    os.nice(args.nice)
     base, ws_url = server_urls(args.url)
     report = asyncio.run(run_flood(base, ws_url, args.clients, args.duration))
     print(json.dumps(report), flush=True)

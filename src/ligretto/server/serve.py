@@ -7,6 +7,7 @@ import uvicorn
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.store import SqliteStore
+from ligretto.server.wsprotocol import WebSocketProtocol
 
 
 def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
@@ -22,6 +23,7 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         port=settings.port,
         log_level=log_level,
         log_config=None,  # logs.configure set up the one handler
+        ws=WebSocketProtocol,  # uvicorn's, reading a closed connection no further than needed
         ws_max_size=64 * 1024,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
         # seventh of the server's time and its zlib state half of each connection's memory.
