@@ -79,7 +79,9 @@ class Flooder:
             await ws.close()
 
     async def _join(self) -> ClientConnection:
-        ws = await connect(self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
+        ws = await connect(
+            self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None, close_timeout=0.5
+        )
         self.figures.connections += 1
         hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
         if self.token is None:
