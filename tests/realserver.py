@@ -39,10 +39,22 @@ class ServerProcess:
     command line does not offer (``abandoned_s=1.0``), ``ligretto.server.serve.run`` --
     what the command calls -- is started with them instead."""
 
-    def __init__(self, db: Path, log: Path, countdown_s: float = COUNTDOWN_S, **settings: Any) -> None:
+    def __init__(
+        self,
+        db: Path,
+        log: Path,
+        countdown_s: float = COUNTDOWN_S,
+        *,
+        log_level: str = "warning",
+        log_format: str = "text",
+        **settings: Any,
+    ) -> None:
         self.db = db
         self.log = log
         self.countdown_s = countdown_s
+        self.log_level = log_level
+        self.log_format = log_format
+        """``ligretto serve``'s ``--log-level`` and ``--log-format``."""
         self.settings = settings
         """More ``app.Settings`` fields (``abandoned_s=1.0``)."""
         self.port = free_port()
@@ -69,12 +81,13 @@ class ServerProcess:
                 "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
                 f"run(Settings(port={self.port}, db={str(self.db)!r}, countdown_s={self.countdown_s}"
                 + "".join(f", {name}={value!r}" for name, value in settings.items())
-                + "), 'warning')"
+                + f"), {self.log_level!r}, {self.log_format!r})"
             )
             command = [sys.executable, "-c", code]
         else:
             command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
-            command += ["--countdown", str(self.countdown_s), "--log-level", "warning"]
+            command += ["--countdown", str(self.countdown_s), "--log-level", self.log_level]
+            command += ["--log-format", self.log_format]
             command += ["--connections-per-address", "0", "--tables-per-minute", "0"]
         self.starts += 1
         with self.log.open("ab") as out:

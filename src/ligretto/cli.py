@@ -190,6 +190,9 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
             default=default,
             help=f"{text} (default {default:g}; 0: no limit)",
         )
+    serve.add_argument(
+        "--log-format", default="text", choices=("text", "json"), help="json: one JSON object per line (default text)"
+    )
 
     loadtest = commands.add_parser(
         "loadtest", help="play many tables with real WebSocket clients and report latencies", add_help=False
@@ -297,7 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ligretto.server.serve import run
 
             given = {field: getattr(args, field) for _, field, _, _, _ in LIMITS}
-            run(Settings(args.host, args.port, args.db, countdown_s=args.countdown, **given), args.log_level)
+            run(
+                Settings(args.host, args.port, args.db, countdown_s=args.countdown, **given),
+                args.log_level,
+                args.log_format,
+            )
         elif args.command in ("play", "join"):
             return _terminal(args)
     except (RuleError, BotSpecError, _OutputError) as error:

@@ -157,3 +157,19 @@ def test_an_unreachable_server_is_counted_not_raised(capsys: pytest.CaptureFixtu
     assert "tables started 0/2" in out
     assert "errors        2 {'create_table': 2}" in out
     assert "server memory unknown" in out
+
+
+def test_a_flooding_client_runs_beside_the_measured_tables(
+    load_server: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--flood 1``: one flooding client at a table of its own, in its own process; the
+    measured tables still play without an error, and the report says what it offered."""
+    argv = ["--url", load_server.url, "--tables", "1", "--players", "2", "--duration", "2"]
+    argv += ["--speed", "5", "--flood", "1", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["actions"] > 0
+    flood = report["flood"]
+    assert flood["clients"] == 1 and flood["errors"] == {}, flood
+    assert flood["offered"] > 40 and sum(flood["close_codes"].values()) >= 1, flood

@@ -66,6 +66,9 @@ def test_healthz_and_metrics(server: Any, match_starter: Any, arun: Any) -> None
     assert _metric(text, "ligretto_open_tables") == 1
     assert _metric(text, "ligretto_actions_total") == len(acks)
     assert _metric(text, "ligretto_refusals_total") == len(refused)
+    for reason in {a["reason"] for a in refused} | {"no_such_card", "not_voted"}:
+        count = sum(a["reason"] == reason for a in refused)
+        assert _metric(text, f'ligretto_refusals_by_reason_total{{reason="{reason}"}}') == count, reason
     assert _metric(text, "ligretto_action_latency_seconds_count") == len(acks)
     assert _metric(text, 'ligretto_action_latency_seconds_bucket{le="+Inf"}') == len(acks)
     status, health = server.http("GET", "/healthz")

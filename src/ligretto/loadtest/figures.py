@@ -186,6 +186,12 @@ def format_report(report: dict[str, Any]) -> str:
         f"errors        {report['errors']} {report['error_kinds'] or ''}",
     ]
     lines.extend(f"              {sample}" for sample in report["error_samples"][:5])
+    flood = report.get("flood")
+    if flood:
+        lines.append(
+            f"flood         {flood['clients']} flooding clients offered {flood['offered_per_s']:,} messages/s "
+            f"over {flood['connections_per_s']} connections/s (closed: {flood['close_codes']})"
+        )
     if memory["source"] is None:
         lines.append(
             "server memory unknown: the server does not export process_resident_memory_bytes; "

@@ -149,6 +149,7 @@ async def run_loadtest(
     connect_rate: float = 200.0,
     connect_concurrency: int = 64,
     seed: int = 0,
+    flood: int = 0,
 ) -> dict[str, Any]:
     """Run one load test against the server at ``url`` and return its report (see module doc)."""
     if level not in LEVELS:
@@ -179,7 +180,8 @@ async def run_loadtest(
     figures.tables_started = sum(started)
     setup_s = time.perf_counter() - setup_start
 
-    # 2. The measuring window.
+    # 2. The measuring window (with ``flood`` flooding clients at tables of their own).
+    flooders = await _start_flood(base, flood, duration) if flood else None
     metrics_before = await metrics(base)
     gc.collect()
     gc.freeze()  # the clients and tables live all along: no collection needs to scan them
@@ -197,6 +199,7 @@ async def run_loadtest(
     cpu.stop()
     await memory.read("after")
     metrics_after = await metrics(base)
+    flood_report = None if flooders is None else await _flood_report(flooders, figures)
 
     gc.set_threshold(*thresholds)
     gc.unfreeze()
@@ -221,10 +224,43 @@ async def run_loadtest(
         cpu=cpu,
         server_latency=server_latency(metrics_before, metrics_after),
         server_gc=server_gc(metrics_before, metrics_after),
-        extra={"speed": speed, "compression": compression, "file_limit": file_limit},
+        extra={"speed": speed, "compression": compression, "file_limit": file_limit, "flood": flood_report},
         lags=lags,
         gc_pauses=gc_pauses.pauses,
     )
+
+
+async def _start_flood(base: str, clients: int, duration: float) -> asyncio.subprocess.Process:
+    """The flooding clients in a process of their own (``loadtest/flood.py``), once ready."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ligretto.loadtest.flood",
+        "--url",
+        base,
+        "--clients",
+        str(clients),
+        "--duration",
+        str(duration),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    line = await process.stdout.readline()
+    if line.strip() != b"ready":
+        raise RuntimeError(f"the flooding clients did not start: {line!r}")
+    return process
+
+
+async def _flood_report(process: asyncio.subprocess.Process, figures: Figures) -> dict[str, Any] | None:
+    assert process.stdout is not None
+    out = await process.stdout.read()
+    await process.wait()
+    try:
+        report: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        figures.error("flood", f"the flooding clients exited with {process.returncode}")
+        return None
+    return report
 
 
 LAG_TICK_S = 0.05
@@ -268,6 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-compression", action="store_true", help="do not offer permessage-deflate")
     parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections a second (default 200)")
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply (default 10)")
+    parser.add_argument(
+        "--flood", type=int, default=0, help="also run this many flooding clients, each at a table of its own"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -295,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 timeout=args.timeout,
                 compression=not args.no_compression,
                 connect_rate=args.connect_rate,
+                flood=args.flood,
             )
         )
     except ValueError as error:

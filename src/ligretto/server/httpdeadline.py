@@ -10,20 +10,15 @@ protocol with two more limits (docs/protocol.md, Limits):
   parser alone would keep every header it is sent).
 
 A WebSocket upgrade ends the deadline: from then on the socket's own limits apply.
-
-:class:`DenialWebSocketProtocol` is uvicorn's WebSocket protocol with one fix: a
-connection refused before the upgrade (``server/admission.py``: 429 or 503) is a handshake
-done, not "ASGI callable returned without completing handshake" logged at ERROR for each
-(Kludex/uvicorn pull request 3138, open)."""
+The WebSocket side (a refusal before the upgrade, parsing as the application reads) is
+``server/wsprotocol.py``."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 
 class HeaderTooLarge(Exception):
@@ -108,12 +103,3 @@ def deadline_protocol(timeout_s: float, max_header_bytes: int) -> type[RequestDe
     Configured.timeout_s = timeout_s
     Configured.max_header_bytes = max_header_bytes
     return Configured
-
-
-class DenialWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, for which a denial response completes the handshake."""
-
-    async def send(self, message: ASGISendEvent) -> None:
-        await super().send(message)
-        if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
-            self.handshake_complete = True

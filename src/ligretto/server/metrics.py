@@ -22,7 +22,8 @@ LATENCY_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 class _Actions(Collector):
     """Every game action, counted in plain numbers on the way (no lock: everything runs
     on one event loop, ``/metrics`` too) and exported when ``/metrics`` is scraped as
-    ``ligretto_actions_total``, ``ligretto_refusals_total`` and the histogram
+    ``ligretto_actions_total``, ``ligretto_refusals_total`` (and by the engine's reason,
+    ``ligretto_refusals_by_reason_total{reason}``) and the histogram
     ``ligretto_action_latency_seconds`` (time from an action's arrival to its
     acknowledgement being queued)."""
 
@@ -31,11 +32,15 @@ class _Actions(Collector):
         self.counts = [0] * (len(buckets) + 1)
         self.total = 0
         self.refused = 0
+        self.reasons: dict[str, int] = {}
         self.seconds = 0.0
 
-    def add(self, latency_s: float, refused: bool) -> None:
+    def add(self, latency_s: float, reason: str | None) -> None:
+        """One action; ``reason``: the engine's reason if it was refused."""
         self.total += 1
-        self.refused += refused
+        if reason is not None:
+            self.refused += 1
+            self.reasons[reason] = self.reasons.get(reason, 0) + 1
         self.seconds += latency_s
         self.counts[bisect_left(self.buckets, latency_s)] += 1
 
@@ -44,6 +49,12 @@ class _Actions(Collector):
         yield CounterMetricFamily(
             "ligretto_refusals", "Game actions refused by the engine (beaten to it, ...)", value=self.refused
         )
+        by_reason = CounterMetricFamily(
+            "ligretto_refusals_by_reason", "Game actions refused by the engine, by its reason", labels=["reason"]
+        )
+        for reason, count in sorted(self.reasons.items()):
+            by_reason.add_metric([reason], count)
+        yield by_reason
         cumulative = list(accumulate(self.counts))
         buckets = [(str(bound), float(n)) for bound, n in zip(self.buckets, cumulative, strict=False)]
         yield HistogramMetricFamily(
@@ -57,7 +68,10 @@ class _Actions(Collector):
 ACTIONS = _Actions()
 REGISTRY.register(ACTIONS)
 BAD_MESSAGES = Counter(
-    "ligretto_bad_messages", "Client messages rejected before reaching a table", ["code"], registry=REGISTRY
+    "ligretto_bad_messages",
+    "Client messages answered with an error (malformed, invalid, refused by the table, rate limited, invalid UTF-8)",
+    ["code"],
+    registry=REGISTRY,
 )
 REFUSED = Counter(
     "ligretto_refused",
@@ -100,9 +114,10 @@ ACTIONS_PER_SECOND = Gauge(
 ACTIONS_PER_SECOND.set_function(ACTION_RATE.rate)
 
 
-def action(latency_s: float, refused: bool) -> None:
-    """Count one game action (called by the table for every action, bots' included)."""
-    ACTIONS.add(latency_s, refused)
+def action(latency_s: float, reason: str | None = None) -> None:
+    """Count one game action (called by the table for every action, bots' included);
+    ``reason``: the engine's, if it refused the action."""
+    ACTIONS.add(latency_s, reason)
     ACTION_RATE.add()
 
 

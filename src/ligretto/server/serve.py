@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import logging
-
 import uvicorn
 
+from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
-from ligretto.server.httpdeadline import DenialWebSocketProtocol, deadline_protocol
+from ligretto.server.httpdeadline import deadline_protocol
 from ligretto.server.store import SqliteStore
+from ligretto.server.wsprotocol import WebSocketProtocol
 
 
-def run(settings: Settings, log_level: str = "info") -> None:
-    """Serve until interrupted; the database file is created on first start."""
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
+    """Serve until interrupted; the database file is created on first start.  Every log
+    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``)."""
+    logs.configure(log_level, log_format)
     store = SqliteStore(settings.db)
     app = create_app(settings, store)
     print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
@@ -25,8 +26,11 @@ def run(settings: Settings, log_level: str = "info") -> None:
         # uvicorn times only idle keep-alive connections: a request that never arrives
         # whole is cut off by the protocol's own deadline (docs/protocol.md, Limits).
         http=deadline_protocol(settings.request_timeout_s, settings.max_header_bytes),
-        ws=DenialWebSocketProtocol,
+        # uvicorn's, parsing as the app reads, a closed connection read no further than
+        # needed, a refusal before the upgrade a finished handshake (server/wsprotocol.py)
+        ws=WebSocketProtocol,
         timeout_keep_alive=settings.keep_alive_s,
+        log_config=None,  # logs.configure set up the one handler
         ws_max_size=64 * 1024,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
         # seventh of the server's time and its zlib state half of each connection's memory.

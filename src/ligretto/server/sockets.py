@@ -21,10 +21,14 @@ from ligretto.server import dispatch, metrics
 from ligretto.server.admission import Refusal, address_of
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.logs import Sampled
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.table import Table, TableError
 
 log = logging.getLogger("ligretto.server")
+SAMPLED = Sampled()
+"""What clients cause at will (refused messages, silent connections) is logged through
+this: a few lines a second per cause at most (``server/logs.py``); ``/metrics`` counts all."""
 
 
 class Connection:
@@ -178,7 +182,7 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
             conn.sender.cancel()
     if closing is not None:
         code, reason = closing
-        log.info("closing connection from %s: %s", websocket.client, reason)
+        SAMPLED.log(log, reason, logging.INFO, "closing connection from %s: %s", websocket.client, reason)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
 
@@ -192,7 +196,7 @@ def _deadline(now: float, quiet_s: float, hello_by: float | None) -> float:
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
     metrics.BAD_MESSAGES.labels(code).inc()
-    log.info("refused message from %s: %s (%s)", conn.websocket.client, code, text)
+    SAMPLED.log(log, code, logging.INFO, "refused message from %s: %s (%s)", conn.websocket.client, code, text)
     conn.send(protocol.error_message(code, text, id))
 
 

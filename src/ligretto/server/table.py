@@ -269,7 +269,7 @@ class Table(Resuming):
             self.broadcast(messages.events(self.round_number, count, index, result.events))
             if game.over:
                 self._round_over()
-        metrics.action(time.perf_counter() - start, isinstance(result, Refused))
+        metrics.action(time.perf_counter() - start, result.reason.value if isinstance(result, Refused) else None)
         return result
 
     @staticmethod
