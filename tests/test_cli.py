@@ -126,7 +126,7 @@ def test_serve_takes_every_admission_limit_as_an_option(monkeypatch: pytest.Monk
     from ligretto.server.lobby import Settings
 
     started: list[Settings] = []
-    monkeypatch.setattr(serve, "run", lambda settings, log_level: started.append(settings))
+    monkeypatch.setattr(serve, "run", lambda settings, log_level, log_format: started.append(settings))
     argv = ["serve", "--port", "8123", "--hello-timeout", "2.5", "--max-connections", "7"]
     argv += ["--connections-per-address", "0", "--tables-per-minute", "3", "--lobby-tables", "9"]
     argv += ["--request-timeout", "4"]
