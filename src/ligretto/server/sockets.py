@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -117,7 +118,9 @@ async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
         await websocket.close(code=1013, reason=refusal.code)
 
 
-async def websocket_endpoint(websocket: WebSocket) -> None:
+async def _admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
+    """Admit a WebSocket under the lobby's connection caps (else refuse it before the
+    upgrade), accept it and ``serve`` it until it closes; its place is given back after."""
     lobby: Lobby = websocket.app.state.lobby
     address = address_of(websocket.client)
     refusal = lobby.connections.admit(address)
@@ -126,9 +129,14 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         return
     try:
         await websocket.accept()
-        await _serve(lobby, websocket)
+        await serve(lobby, websocket)
     finally:
         lobby.connections.release(address)
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    """``/ws``: one client's connection to a table."""
+    await _admitted(websocket, _serve)
 
 
 async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
@@ -218,17 +226,7 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
 
 async def lobby_endpoint(websocket: WebSocket) -> None:
     """The live list of public tables: sent on connect and whenever it changes."""
-    lobby: Lobby = websocket.app.state.lobby
-    address = address_of(websocket.client)
-    refusal = lobby.connections.admit(address)
-    if refusal is not None:
-        await refuse(websocket, refusal)
-        return
-    try:
-        await websocket.accept()
-        await _stream_lobby(lobby, websocket)
-    finally:
-        lobby.connections.release(address)
+    await _admitted(websocket, _stream_lobby)
 
 
 async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:
