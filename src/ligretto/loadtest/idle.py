@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,7 +31,7 @@ OPENING = 100
 class Held:
     """What became of the connections of one kind: opened, refused at the door, closed by
     the server (and how many of those within the deadline), the close codes, and the
-    longest any stayed open."""
+    shortest and longest time any stayed open."""
 
     def __init__(self, deadline_s: float) -> None:
         self.deadline_s = deadline_s
@@ -42,12 +43,14 @@ class Held:
         self.in_time = 0
         self.codes: dict[str, int] = {}
         self.longest_s = 0.0
+        self.shortest_s = math.inf
 
     def closed(self, opened: float, code: int | None) -> None:
         held = time.monotonic() - opened
         self.closed_by_server += 1
         self.in_time += held <= self.deadline_s
         self.longest_s = max(self.longest_s, held)
+        self.shortest_s = min(self.shortest_s, held)
         if code is not None:
             self.codes[str(code)] = self.codes.get(str(code), 0) + 1
 
@@ -59,6 +62,7 @@ class Held:
             "closed_in_time": self.in_time,
             "close_codes": dict(sorted(self.codes.items())),
             "deadline_s": self.deadline_s,
+            "shortest_open_s": round(self.shortest_s, 2) if self.closed_by_server else None,
             "longest_open_s": round(self.longest_s, 2),
         }
 

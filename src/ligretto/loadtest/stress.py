@@ -1,5 +1,7 @@
-"""``python -m ligretto.loadtest.stress``: the start of the stress harness (issue 13,
-"Measured"): malformed messages against a real server with live tables.
+"""``python -m ligretto.loadtest.stress``: the stress harness (issue 13, "Measured")
+against a real server.  ``--scenario malformed`` (the default, this module): malformed
+messages at live tables; ``idle``: idle and half-open connections (``loadtest/idle.py``);
+``tables``: a table-creation flood from one address (``loadtest/tableflood.py``).
 
 Each attacker is one seated person at a table of its own whose round is being played (the
 other seat a person who only keeps their connection alive, so nothing else changes the
