@@ -1,5 +1,7 @@
-"""``python -m ligretto.loadtest.stress``: the start of the stress harness (issue 13,
-"Measured"): malformed messages against a real server with live tables.
+"""``python -m ligretto.loadtest.stress``: the stress harness (issue 13, "Measured")
+against a real server.  ``--scenario malformed`` (the default, this module): malformed
+messages at live tables; ``idle``: idle and half-open connections (``loadtest/idle.py``);
+``tables``: a table-creation flood from one address (``loadtest/tableflood.py``).
 
 Each attacker is one seated person at a table of its own whose round is being played (the
 other seat a person who only keeps their connection alive, so nothing else changes the
@@ -27,8 +29,10 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from ligretto.loadtest.idle import run_idle
 from ligretto.loadtest.probes import http, rss_of
 from ligretto.loadtest.run import server_urls
+from ligretto.loadtest.tableflood import run_table_flood
 
 Message = str | bytes
 
@@ -257,12 +261,49 @@ async def run_stress(
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ligretto.loadtest.stress", description=__doc__)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument(
+        "--scenario",
+        choices=("malformed", "idle", "tables"),
+        default="malformed",
+        help="malformed messages at live tables (default); idle and half-open connections "
+        "(loadtest/idle.py); a table-creation flood from one address (loadtest/tableflood.py)",
+    )
     parser.add_argument("--tables", type=int, default=10, help="live tables, one attacker each (default 10)")
     parser.add_argument("--count", type=int, default=1000, help="malformed messages per table (default 1000)")
     parser.add_argument("--rate", type=float, default=9.0, help="messages a second per table, 0: unpaced (default 9)")
     parser.add_argument("--utf8", type=int, default=10, help="connections sending invalid UTF-8 (default 10)")
+    parser.add_argument("--sockets", type=int, default=1000, help="idle: WebSockets that never say hello")
+    parser.add_argument("--half-open", type=int, default=1000, help="idle: HTTP connections with half a header")
+    parser.add_argument("--ping", type=float, default=3.0, help="idle: seconds between an idle socket's pings")
+    parser.add_argument("--hello-timeout", type=float, default=10.0, help="idle: the server's hello deadline")
+    parser.add_argument("--request-timeout", type=float, default=10.0, help="idle: the server's HTTP deadline")
+    parser.add_argument("--creations", type=int, default=1000, help="tables: tables asked for (default 1000)")
     parser.add_argument("--server-pid", type=int, help="the server's process id, for its memory")
     args = parser.parse_args(argv)
+    report: dict[str, Any]
+    if args.scenario == "idle":
+        report = asyncio.run(
+            run_idle(
+                args.url,
+                args.sockets,
+                args.half_open,
+                ping_s=args.ping,
+                hello_s=args.hello_timeout,
+                request_timeout_s=args.request_timeout,
+                server_pid=args.server_pid,
+            )
+        )
+        print(json.dumps(report, indent=2))
+        kinds = (report["websockets_without_hello"], report["half_open_http"])
+        return (
+            1
+            if report["crashes"] or any(k["closed_in_time"] + sum(k["refused"].values()) < k["tried"] for k in kinds)
+            else 0
+        )
+    if args.scenario == "tables":
+        report = asyncio.run(run_table_flood(args.url, args.creations, server_pid=args.server_pid))
+        print(json.dumps(report, indent=2))
+        return 1 if report["crashes"] else 0
     report = asyncio.run(
         run_stress(args.url, args.tables, args.count, rate=args.rate, utf8=args.utf8, server_pid=args.server_pid)
     )
