@@ -136,6 +136,32 @@ def test_uvicorns_invalid_utf8_traceback_becomes_one_counted_line() -> None:
     assert later.getMessage() == logs.INVALID_UTF8_TEXT + " (and 3 more like it)"
 
 
+def _line(name: str, level: int, msg: str, *args: object) -> logging.LogRecord:
+    return logging.LogRecord(name, level, __file__, 1, msg, args, None)
+
+
+def test_uvicorns_info_lines_come_a_few_a_second_per_kind_warnings_always() -> None:
+    clock = Clock()
+    sampled = logs.SampledInfo(logs.Sampled(lines=2, per_s=1.0, now=clock))
+    opened = [_line("uvicorn.error", logging.INFO, "connection open") for _ in range(5)]
+    assert [sampled.filter(r) for r in opened] == [True, True, False, False, False]
+    access = _line("uvicorn.access", logging.INFO, '%s - "WebSocket %s" %s', "127.0.0.1:1", "/ws", "[accepted]")
+    assert sampled.filter(access), "another kind of line has its own share"
+    warning = _line("uvicorn.error", logging.WARNING, "connection open")
+    assert sampled.filter(warning), "warnings are never left out"
+    clock.t += 1.0
+    again = _line("uvicorn.error", logging.INFO, "connection open")
+    assert sampled.filter(again) and again.getMessage() == "connection open (and 3 more like it)"
+
+
+def test_configure_samples_uvicorns_loggers_once_however_often_it_runs() -> None:
+    for _ in range(2):
+        logs.configure("info", "text", io.StringIO())
+    for name in logs.UVICORN_LOGGERS:
+        kinds = [type(f) for f in logging.getLogger(name).filters]
+        assert kinds.count(logs.SampledInfo) == 1, name
+
+
 def test_an_unknown_log_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown log format 'xml'"):
         logs.configure("info", "xml")

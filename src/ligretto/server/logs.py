@@ -6,7 +6,9 @@ What a client can cause at will (a refused message, a text frame that is not UTF
 counted in ``/metrics`` and logged through :class:`Sampled`: at most a few lines a second
 per cause, the next line saying how many were left out, so a flood of bad messages cannot
 fill the disk.  uvicorn logs a text frame with invalid UTF-8 as an error with a library
-traceback; :class:`InvalidUtf8` makes it one counted, sampled line.
+traceback; :class:`InvalidUtf8` makes it one counted, sampled line.  uvicorn's own INFO
+lines (one per connection opened and closed, one per request) are sampled per kind of line
+too (:class:`SampledInfo`).
 """
 
 from __future__ import annotations
@@ -118,6 +120,32 @@ class InvalidUtf8(logging.Filter):
         return True
 
 
+class SampledInfo(logging.Filter):
+    """On uvicorn's loggers: its INFO lines come a few a second per kind at most (a line
+    per connection opened and closed, an access line per request: what a client makes at
+    will, 10,000 connections would write 20,000 lines); the first line let through after
+    some were left out says how many.  Warnings and errors always pass."""
+
+    def __init__(self, sampled: Sampled) -> None:
+        super().__init__()
+        self.sampled = sampled
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno != logging.INFO:
+            return True
+        skipped = self.sampled.allow(f"{record.name}:{record.msg}")
+        if skipped is None:
+            return False
+        if skipped:
+            record.msg = f"{record.getMessage()} (and {skipped} more like it)"
+            record.args = ()
+        return True
+
+
+UVICORN_LOGGERS = ("uvicorn.error", "uvicorn.access")
+"""The loggers of uvicorn that :func:`configure` samples."""
+
+
 def configure(level: str = "info", log_format: str = "text", stream: IO[str] | None = None) -> logging.Handler:
     """Send every logger's lines (uvicorn's too: start it with ``log_config=None``) to one
     handler on ``stream`` (default standard error) in ``log_format`` (``text``, ``json``)."""
@@ -130,9 +158,13 @@ def configure(level: str = "info", log_format: str = "text", stream: IO[str] | N
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level.upper())
+    for name in UVICORN_LOGGERS:
+        logger = logging.getLogger(name)
+        for old_filter in logger.filters[:]:
+            if isinstance(old_filter, InvalidUtf8 | SampledInfo):
+                logger.removeFilter(old_filter)
     uvicorn_error = logging.getLogger("uvicorn.error")
-    for old_filter in uvicorn_error.filters[:]:
-        if isinstance(old_filter, InvalidUtf8):
-            uvicorn_error.removeFilter(old_filter)
     uvicorn_error.addFilter(InvalidUtf8(Sampled()))
+    for name in UVICORN_LOGGERS:
+        logging.getLogger(name).addFilter(SampledInfo(Sampled()))
     return handler
