@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import positions
 from ligretto.bots import (
     STRATEGIES,
     GreedyStrategy,
@@ -141,19 +142,7 @@ def test_random_takes_stalemate_votes_and_withdrawals_too() -> None:
 
 def play_some(rules: RuleSet, players: int, seed: int, steps: int) -> Round:
     """A dealt round after ``steps`` random actions (plays favoured, no votes)."""
-    game = Round.deal(rules, players, seed)
-    rng = random.Random(f"positions:{seed}")
-    for _ in range(steps):
-        if game.over:
-            break
-        seat = rng.randrange(players)
-        actions = [a for a in game.legal_actions(seat) if not isinstance(a, (Vote, Withdraw))]
-        plays = [a for a in actions if isinstance(a, (Play, Place))]
-        if plays and rng.random() < 0.5:
-            game.apply(rng.choice(plays))
-        elif actions:
-            game.apply(rng.choice(actions))
-    return game
+    return positions.play_some(rules, players, seed, steps, key="positions", plays_share=0.5)
 
 
 def smart_rank(action: Action) -> int | None:

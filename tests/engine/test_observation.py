@@ -32,13 +32,9 @@ from ligretto.engine import (
     PRESETS,
     Action,
     Card,
-    Place,
-    Play,
     Round,
     RuleSet,
     Source,
-    Vote,
-    Withdraw,
     format_position,
     parse_position,
     view,
@@ -46,6 +42,7 @@ from ligretto.engine import (
 from ligretto.engine.area import Area
 from ligretto.engine.cards import CARDS, DECK_SIZE
 from ligretto.sim import simulate_round
+from positions import play_some
 
 NUMBERS = 10
 KEEP = (15, 4, 4)
@@ -53,24 +50,6 @@ KEEP = (15, 4, 4)
 cards and the top four discard cards, so the twins stay publicly equal for a while."""
 
 # --- positions -------------------------------------------------------------------------
-
-
-def play_some(rules: RuleSet, players: int, seed: int, steps: int) -> Round:
-    """A dealt round after ``steps`` random actions (plays favoured, no votes): discard
-    piles, center piles and, in the expert variant, columns of several cards."""
-    game = Round.deal(rules, players, seed)
-    rng = random.Random(f"play-some:{seed}")
-    for _ in range(steps):
-        if game.over:
-            break
-        seat = rng.randrange(players)
-        actions = [a for a in game.legal_actions(seat) if not isinstance(a, (Vote, Withdraw))]
-        plays = [a for a in actions if isinstance(a, (Play, Place))]
-        if plays and rng.random() < 0.6:
-            game.apply(rng.choice(plays))
-        elif actions:
-            game.apply(rng.choice(actions))
-    return game
 
 
 def hidden_twin(game: Round, rng: random.Random, keep: tuple[int, int, int] = (0, 1, 1)) -> Round:
