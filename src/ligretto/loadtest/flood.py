@@ -26,7 +26,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from ligretto.loadtest.probes import http
+from ligretto.loadtest.probes import drain, http
 from ligretto.loadtest.run import server_urls
 
 MATCH_END = "rounds:1000"
@@ -108,7 +108,7 @@ class Flooder:
                 figures.errors[type(error).__name__] = figures.errors.get(type(error).__name__, 0) + 1
                 await asyncio.sleep(0.01)
                 continue
-            reader = asyncio.create_task(_drain(ws))
+            reader = asyncio.create_task(drain(ws))
             try:
                 while time.monotonic() < until:
                     self.ids += 1
@@ -120,15 +120,6 @@ class Flooder:
             finally:
                 reader.cancel()
                 await ws.close()
-
-
-async def _drain(ws: ClientConnection) -> None:
-    """Read (and drop) what the server answers, so its sends never wait on this client."""
-    try:
-        async for _ in ws:
-            pass
-    except ConnectionClosed:
-        pass
 
 
 async def run_flood(base: str, ws_url: str, clients: int, duration: float) -> dict[str, Any]:

@@ -15,6 +15,19 @@ import time
 import urllib.request
 from typing import Any
 
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+
+async def drain(ws: ClientConnection) -> None:
+    """Read (and drop) what the server sends a connection until it closes, so the
+    server's sends to it never wait on this client."""
+    try:
+        async for _ in ws:
+            pass
+    except ConnectionClosed:
+        pass
+
 
 def http(url: str, body: dict[str, Any] | None = None, timeout: float = 10.0) -> bytes:
     data = None if body is None else json.dumps(body).encode()

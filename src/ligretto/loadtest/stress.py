@@ -30,7 +30,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.loadtest.idle import run_idle
-from ligretto.loadtest.probes import http, rss_of
+from ligretto.loadtest.probes import drain, http, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.tableflood import run_table_flood
 
@@ -125,7 +125,7 @@ class Attacker:
         self.code = json.loads(reply)["code"]
         self.ws = await self._join("attacker")
         self.quiet = await self._join("quiet")
-        self.keeper = asyncio.create_task(_drain(self.quiet))
+        self.keeper = asyncio.create_task(drain(self.quiet))
         await self.ws.send(json.dumps({"type": "start"}))
         await _until(self.ws, lambda m: m["type"] == "go")
 
@@ -192,15 +192,6 @@ async def _until(ws: ClientConnection, match: Callable[[dict[str, Any]], bool]) 
         message = json.loads(await asyncio.wait_for(ws.recv(), 10.0))
         if match(message):
             return message  # type: ignore[no-any-return]
-
-
-async def _drain(ws: ClientConnection) -> None:
-    """Read (and drop) what the quiet person is sent."""
-    try:
-        async for _ in ws:
-            pass
-    except ConnectionClosed:
-        pass
 
 
 async def _pinging(ws: ClientConnection) -> None:
