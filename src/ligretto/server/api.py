@@ -16,14 +16,14 @@ from starlette.responses import HTMLResponse, Response
 
 from ligretto import protocol, rulebook
 from ligretto.bots.spec import BotSpec, BotSpecError
-from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError
 from ligretto.server import metrics
 from ligretto.server.admission import Refusal, address_of
 from ligretto.server.lobby import Lobby, count_players
+from ligretto.server.seats import check_grace, check_seats
 from ligretto.server.table import Table, TableError
-from ligretto.server.timing import DEFAULT_GRACE_S, MAX_GRACE_S
+from ligretto.server.timing import DEFAULT_GRACE_S
 from ligretto.server.tutorial import LEARNER, SCRIPT, TUTOR
 
 _T = TypeVar("_T")
@@ -74,11 +74,8 @@ async def create_table(request: Request) -> Response:
         return spec
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
-        grace_s = DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s
-        if not 0 <= grace_s <= MAX_GRACE_S:
-            raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
-        if not MIN_PLAYERS <= spec.seats <= MAX_PLAYERS:
-            raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {spec.seats}")
+        grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
+        check_seats(spec.seats)
         bots = _bots_for(spec)
         refusal = _over_quota(request)
         if refusal is not None:

@@ -10,11 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ligretto.bots.spec import BotSpec, BotSpecError
-from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import tablemessages as messages
-from ligretto.server.seats import Phase, Seat, Seating, TableError, new_token
-from ligretto.server.timing import MAX_GRACE_S
+from ligretto.server.seats import Phase, Seat, Seating, TableError, check_grace, check_seats, new_token
 
 
 class HostCommands(Seating):
@@ -79,12 +77,11 @@ class HostCommands(Seating):
         except RuleError as error:
             raise TableError("bad_rules", str(error)) from None
         if seats is not None:
-            if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-                raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+            check_seats(seats)
             if any(seat is not None for seat in self.seats[seats:]):
                 raise TableError("bad_seats", "remove the players in the last seats first")
-        if grace_s is not None and not 0 <= grace_s <= MAX_GRACE_S:
-            raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
+        if grace_s is not None:
+            check_grace(grace_s)
         # Every check passed: change the table.
         if seats is not None:
             self.seats = (self.seats + [None] * seats)[:seats]

@@ -21,8 +21,10 @@ from typing import Protocol
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import Scheduler, Timers
+from ligretto.server.timing import MAX_GRACE_S
 
 
 class Phase(enum.StrEnum):
@@ -83,6 +85,20 @@ class Seat:
     @property
     def human(self) -> bool:
         return self.bot is None
+
+
+def check_seats(seats: int) -> int:
+    """A table's number of seats, 2-12, else :class:`TableError` ``bad_seats``."""
+    if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+        raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+    return seats
+
+
+def check_grace(grace_s: float) -> float:
+    """A grace period, 0-``MAX_GRACE_S`` seconds, else :class:`TableError` ``bad_grace``."""
+    if not 0 <= grace_s <= MAX_GRACE_S:
+        raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
+    return grace_s
 
 
 def new_token() -> str:

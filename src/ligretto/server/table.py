@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play
-from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.cards import MIN_PLAYERS
 from ligretto.engine.events import Applied, Reason, Refused
 from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
@@ -43,7 +43,7 @@ from ligretto.server import metrics, tablerecord
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import LoopScheduler, Scheduler
 from ligretto.server.resume import Resuming
-from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError
+from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError, check_seats
 from ligretto.server.tablebots import TableBots
 from ligretto.server.tablerecord import DealRecord, TableRecord
 from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
@@ -123,8 +123,7 @@ class Table(Resuming):
         default a fresh random one.  Every deal and every bot's choices follow from it.
         ``scheduler`` runs every timer of the table (by default the running event loop's,
         on ``clock``, the wall clock unless given; a test gives a ``VirtualScheduler``)."""
-        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+        check_seats(seats)
         if scheduler is not None and clock is not None:
             raise ValueError("give a scheduler or a clock, not both (the scheduler has its clock)")
         scheduler = scheduler or LoopScheduler(clock or time.time)
