@@ -1,0 +1,169 @@
+"""A real ``ligretto serve`` process on a free port of 127.0.0.1 with its own SQLite file,
+ready once ``/healthz`` answers; it can be killed with SIGKILL and started again on the
+same port and database, and it keeps its log.  The stress harness (``ligretto stress``)
+starts its servers with it, and so do the end-to-end tests (``tests/realserver.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Self
+
+STARTUP_S = 20.0
+OPEN_LIMITS = {"connections_per_address": 0, "tables_per_minute": 0}
+"""The per-address limits, off unless a test sets them: every harness and test client
+comes from 127.0.0.1, and a session of tests makes far more tables than a person (docs/protocol.md,
+Limits; the tests of those limits set them)."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``ligretto serve`` in a subprocess (``countdown_s`` ``None``: the server's own).
+    With extra ``app.Settings`` fields that the command line does not offer
+    (``abandoned_s=1.0``), ``ligretto.server.serve.run`` -- what the command calls -- is
+    started with them instead."""
+
+    def __init__(
+        self,
+        db: Path,
+        log: Path,
+        countdown_s: float | None = None,
+        *,
+        log_level: str = "warning",
+        log_format: str = "text",
+        **settings: Any,
+    ) -> None:
+        self.db = db
+        self.log = log
+        self.countdown_s = countdown_s
+        self.log_level = log_level
+        self.log_format = log_format
+        """``ligretto serve``'s ``--log-level`` and ``--log-format``."""
+        self.settings = settings
+        """More ``app.Settings`` fields (``abandoned_s=1.0``)."""
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @classmethod
+    def in_folder(cls, folder: Path, **options: Any) -> Self:
+        """A server whose database and log are ``ligretto.db`` and ``server.log`` in ``folder``."""
+        return cls(folder / "ligretto.db", folder / "server.log", **options)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self) -> None:
+        if self.settings:
+            settings = {**OPEN_LIMITS, **self.settings}
+            code = (
+                "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
+                f"run(Settings(port={self.port}, db={str(self.db)!r}"
+                + ("" if self.countdown_s is None else f", countdown_s={self.countdown_s}")
+                + "".join(f", {name}={value!r}" for name, value in settings.items())
+                + f"), {self.log_level!r}, {self.log_format!r})"
+            )
+            command = [sys.executable, "-c", code]
+        else:
+            command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
+            if self.countdown_s is not None:
+                command += ["--countdown", str(self.countdown_s)]
+            command += ["--log-level", self.log_level]
+            command += ["--log-format", self.log_format]
+            command += ["--connections-per-address", "0", "--tables-per-minute", "0"]
+        self.starts += 1
+        with self.log.open("ab") as out:
+            out.write(f"--- start {self.starts} ---\n".encode())
+            out.flush()
+            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
+            try:
+                status, body = self.http("GET", "/healthz", timeout=1.0)
+            except OSError:
+                time.sleep(0.05)
+                continue
+            if status == 200 and body.get("status") == "ok":
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flushing -- what a crash looks like."""
+        if self.process is None:
+            raise RuntimeError("the server was never started")
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    # --- HTTP ---------------------------------------------------------------------------
+
+    def http(self, method: str, path: str, body: Any = None, timeout: float = 5.0) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+                status = response.status
+                kind = response.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as error:
+            raw, status, kind = error.read(), error.code, error.headers.get("Content-Type", "")
+        return status, json.loads(raw) if "json" in kind else raw.decode()
+
+    def healthy(self) -> bool:
+        status, body = self.http("GET", "/healthz")
+        return status == 200 and body.get("status") == "ok"
+
+    def create_table(
+        self,
+        seats: int = 2,
+        *,
+        public: bool = False,
+        grace_s: float = 60.0,
+        preset: str = "classic",
+        options: dict[str, Any] | None = None,
+    ) -> str:
+        body = {"seats": seats, "preset": preset, "options": options or {}, "public": public, "grace_s": grace_s}
+        status, answer = self.http("POST", "/api/tables", body)
+        assert status == 201, (status, answer)
+        code: str = answer["code"]
+        return code
