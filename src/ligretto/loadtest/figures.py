@@ -91,8 +91,8 @@ def build_report(
 ) -> dict[str, Any]:
     start, end = window
     seconds = end - start
-    acks = _within(figures.ack_sent, figures.ack_latency, start, end)
-    fanout = _within(figures.fanout_sent, figures.fanout_latency, start, end)
+    acks = within(figures.ack_sent, figures.ack_latency, start, end)
+    fanout = within(figures.fanout_sent, figures.fanout_latency, start, end)
     sent_in_window = sum(1 for sent in figures.sent if start <= sent < end)
     errors = sum(figures.errors.values()) + figures.connections_failed
     before, after = memory.values.get("before"), memory.values.get("after")
@@ -143,7 +143,7 @@ def build_report(
     return report
 
 
-def _within(sent: array[float], latency: array[float], start: float, end: float) -> list[float]:
+def within(sent: array[float], latency: array[float], start: float, end: float) -> list[float]:
     """The latencies of the actions sent within [start, end)."""
     return [late for at, late in zip(sent, latency, strict=True) if start <= at < end]
 

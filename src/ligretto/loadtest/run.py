@@ -81,7 +81,7 @@ def server_urls(url: str) -> tuple[str, str]:
 # --- setting up a table ------------------------------------------------------------------
 
 
-async def _seat_table(table: TableRun, players: int, settings: ClientSettings, figures: Figures, pacer: Pacer) -> bool:
+async def seat_table(table: TableRun, players: int, settings: ClientSettings, figures: Figures, pacer: Pacer) -> bool:
     """Connect a table's clients (the host first), set the rules, start, wait for "go"."""
     clients = [Client(table, i, settings, figures) for i in range(players)]
     table.clients = clients
@@ -104,13 +104,18 @@ async def _seat_table(table: TableRun, players: int, settings: ClientSettings, f
     return True
 
 
-async def _create_tables(base: str, count: int, players: int, figures: Figures) -> list[TableRun]:
+async def create_tables(
+    base: str, count: int, players: int, figures: Figures, *, source: str | None = None
+) -> list[TableRun]:
+    """``count`` tables of ``players`` seats over the HTTP API (from the address ``source``
+    if given: the stress harness's measuring tables come from another loopback address than
+    its attack, so the per-address quota of tables counts only the attack)."""
     slots = asyncio.Semaphore(8)
 
     async def create() -> TableRun | None:
         async with slots:
             try:
-                reply = await asyncio.to_thread(http, f"{base}/api/tables", {"seats": players})
+                reply = await asyncio.to_thread(http, f"{base}/api/tables", {"seats": players}, source=source)
                 code = json.loads(reply)["code"]
             except Exception as error:
                 figures.tables_failed += 1
@@ -174,9 +179,9 @@ async def run_loadtest(
 
     # 1. Tables, connections, every match started.
     setup_start = time.perf_counter()
-    runs = await _create_tables(base, tables, players, figures)
+    runs = await create_tables(base, tables, players, figures)
     pacer = Pacer(connect_rate, connect_concurrency)
-    started = await asyncio.gather(*(_seat_table(t, players, settings, figures, pacer) for t in runs))
+    started = await asyncio.gather(*(seat_table(t, players, settings, figures, pacer) for t in runs))
     figures.tables_started = sum(started)
     setup_s = time.perf_counter() - setup_start
 

@@ -58,6 +58,8 @@ class ServerProcess:
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.cpus: set[int] = set()
+        """The CPUs the server runs on (each time it starts; empty: any)."""
 
     @classmethod
     def in_folder(cls, folder: Path, **options: Any) -> Self:
@@ -95,6 +97,8 @@ class ServerProcess:
             out.write(f"--- start {self.starts} ---\n".encode())
             out.flush()
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        if self.cpus:
+            os.sched_setaffinity(self.process.pid, self.cpus)
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -108,6 +112,11 @@ class ServerProcess:
                 return
             time.sleep(0.05)
         raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
+
+    @property
+    def pid(self) -> int | None:
+        """The running server's process id (a new one after each start)."""
+        return None if self.process is None else self.process.pid
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flushing -- what a crash looks like."""
