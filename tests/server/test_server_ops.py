@@ -144,7 +144,14 @@ def test_lobby_streams_public_tables(server: Any, arun: Any) -> None:
     arun(scenario())
 
 
+def _bad_requests(server: Any) -> dict[str, float]:
+    text = server.http("GET", "/metrics")[1]
+    found = re.findall(r'^ligretto_bad_requests_total\{code="(\w+)"\} (\S+)$', text, re.MULTILINE)
+    return {code: float(value) for code, value in found}
+
+
 def test_create_table_validates_its_input(server: Any) -> None:
+    before = _bad_requests(server)
     for body, error in (
         ({"seats": 1}, "bad_seats"),
         ({"seats": 13}, "bad_seats"),
@@ -158,6 +165,17 @@ def test_create_table_validates_its_input(server: Any) -> None:
     status, answer = server.http("POST", "/api/tables", {"pad": "x" * 5000})
     assert status == 413 and answer["error"] == "too_large"
     assert server.http("GET", "/healthz")[1]["tables"] == 0
+    assert server.http("GET", "/api/tables/NOPE")[0] == 404
+    after = _bad_requests(server)
+    counted = {code: after.get(code, 0) - before.get(code, 0) for code in after}
+    assert {code: n for code, n in counted.items() if n} == {
+        "bad_seats": 2,
+        "bad_rules": 2,
+        "bad_grace": 1,
+        "invalid": 1,
+        "too_large": 1,
+        "no_table": 1,
+    }, counted
 
 
 def test_create_table_tells_bytes_that_are_not_json_from_json_that_does_not_fit(server: Any) -> None:

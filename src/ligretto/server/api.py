@@ -48,7 +48,10 @@ async def _body(request: Request, kind: type[_T]) -> _T | Response:
 
 
 def _answer(body: msgspec.Struct, status_code: int = 200) -> Response:
-    """A typed body of the HTTP API (``protocol.http``) as JSON."""
+    """A typed body of the HTTP API (``protocol.http``) as JSON; an error answer counted
+    in ``/metrics`` by its code."""
+    if isinstance(body, protocol.HttpError):
+        metrics.BAD_REQUESTS.labels(body.error).inc()
     return Response(protocol.encode(body), status_code=status_code, media_type="application/json")
 
 

@@ -73,6 +73,12 @@ BAD_MESSAGES = Counter(
     ["code"],
     registry=REGISTRY,
 )
+BAD_REQUESTS = Counter(
+    "ligretto_bad_requests",
+    "HTTP API requests answered with an error (malformed, invalid, bad_rules, no_table, ...), by code",
+    ["code"],
+    registry=REGISTRY,
+)
 REFUSED = Counter(
     "ligretto_refused",
     "Connections and requests refused by admission control (docs/protocol.md, Limits), by error code",
