@@ -45,6 +45,8 @@ export class LobbyScreen {
   constructor(root) {
     this.root = root;
     this.tables = null;
+    /** How many public tables there are: the list shows the first few (Limits, lobby_tables). */
+    this.total = 0;
     this.settings = { preset: "classic", options: {}, seats: 4, public: true };
     this.socket = null;
     this.closed = false;
@@ -60,6 +62,7 @@ export class LobbyScreen {
       const message = JSON.parse(event.data);
       if (message.type === "lobby") {
         this.tables = message.tables;
+        this.total = message.total;
         this.renderList();
       }
     });
@@ -241,6 +244,10 @@ export class LobbyScreen {
       this.list.replaceChildren(h("p", { class: "muted" }, t("lobby.public.none")));
       return;
     }
+    const more = this.total > this.tables.length
+      ? [h("p", { class: "muted", id: "public-tables-more" },
+          t("lobby.public.more", { shown: this.tables.length, total: this.total }))]
+      : [];
     this.list.replaceChildren(
       h("ul", { class: "tables" },
         this.tables.map((table) => {
@@ -265,6 +272,7 @@ export class LobbyScreen {
           );
         }),
       ),
+      ...more,
     );
   }
 }
