@@ -15,7 +15,7 @@ from realserver import ServerProcess, running
 def test_a_flooder_is_cut_off_by_the_rate_limit_and_comes_back(tmp_path: Path) -> None:
     with running(ServerProcess.in_folder(tmp_path)) as server:
         base, ws_url = server_urls(server.url)
-        report = asyncio.run(run_flood(base, ws_url, clients=1, duration=1.5))
+        report = asyncio.run(run_flood(base, ws_url, clients=1, duration=3.0))
         assert server.healthy()
         _status, text = server.http("GET", "/metrics")
     assert report["clients"] == 1 and report["errors"] == {}, report
@@ -24,4 +24,6 @@ def test_a_flooder_is_cut_off_by_the_rate_limit_and_comes_back(tmp_path: Path) -
     closed = sum(report["close_codes"].values())
     assert report["offered"] > 40 * closed > 0, report
     assert report["connections"] >= 1 + closed, report
+    # Straight back after a close, the seat is cooling down (2 s): refused, then let in.
+    assert report["cooling"] > 0 and closed >= 2, report
     assert 'ligretto_bad_messages_total{code="rate_limited"}' in text

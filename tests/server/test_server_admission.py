@@ -264,3 +264,36 @@ def test_a_real_servers_lobby_list_is_capped(server_with: Callable[..., Any], ar
         await watcher.close()
 
     arun(scenario())
+
+
+def test_a_seat_whose_connection_flooded_cannot_come_straight_back(server_with: Callable[..., Any], arun: Run) -> None:
+    """Coming back at once with the seat's token would refill the rate limit: for
+    ``cool_down_s`` after the rate limit closed it, the token is refused with
+    ``rate_limited`` (closed 1008, nothing changes at the table); then it is welcome."""
+    server = server_with(cool_down_s=1.0)
+    code = server.create_table(2)
+
+    async def scenario() -> None:
+        flooder = await server.client("flooder").join(code, "Flo")
+        token = flooder.find("welcome")["token"]
+        watcher = await server.client("watcher").watch(code)
+        try:
+            for i in range(200):
+                await flooder.ws.send(f'{{"type": "ping", "t": {i}}}')
+        except websockets.ConnectionClosed:
+            pass
+        assert await flooder.wait_closed() == 1008
+        back = server.client("back")
+        await back.connect()
+        refused = await back.hello(code, token=token)
+        assert refused["type"] == "error" and refused["code"] == "rate_limited", refused
+        assert await back.wait_closed() == 1008
+        await asyncio.sleep(1.1)
+        again = await server.client("again").join(code, token=token)
+        assert again.find("welcome")["seat"] == 0
+        seats = (await watcher.wait_for(lambda m: m["type"] == "table" and m["seats"][0]["connected"]))["seats"]
+        assert seats[0]["name"] == "Flo"
+        for client in (watcher, again):
+            await client.close()
+
+    arun(scenario())

@@ -154,3 +154,22 @@ def test_a_restored_table_still_refuses_the_token_of_a_seat_left_in_its_match() 
     assert seat is not None and seat.left and seat.stand_in and 1 in again.bots, "the stand-in plays on"
     assert again.rejoin(Recorder(), ann_token) == 0, "the person who stayed comes back"
     again.close()
+
+
+def test_a_seat_cooling_down_after_a_flood_refuses_its_token_until_the_time_is_up() -> None:
+    scheduler = VirtualScheduler()
+    table, _, bob, _, token = _playing(scheduler)
+    table.disconnected(bob)
+    table.cool_down(1, 2.0)
+    early = Recorder()
+    scheduler.advance(1.5)
+    with pytest.raises(TableError) as refusal:
+        table.rejoin(early, token)
+    assert refusal.value.code == "rate_limited" and "0.5 s" in refusal.value.message
+    assert early.messages == [] and early not in table.listeners
+    seat = table.seats[1]
+    assert seat is not None and not seat.connected
+    scheduler.advance(0.5)
+    back = Recorder()
+    assert table.rejoin(back, token) == 1 and back in table.listeners
+    assert seat.connected and seat.cooling_until is None

@@ -36,6 +36,9 @@ class Settings:
     """Sustained messages per second a connection may send."""
     burst: int = 40
     """Messages a connection may send at once before the rate applies."""
+    cool_down_s: float = 2.0
+    """Seconds a seat's token is refused (``rate_limited``) after the rate limit closed a
+    connection of that seat: the time the burst takes to come back at ``rate_per_s``."""
     abandoned_s: float = ABANDONED_S
     """Seconds after which a table in its lobby or with its match over, whose seated people
     are all away, is closed and dropped (spectators do not count)."""

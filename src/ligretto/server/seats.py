@@ -81,6 +81,10 @@ class Seat:
     left: bool = False
     """The person gave the seat up during a match (``leave``): its token lets nobody back,
     and the stand-in keeps the seat."""
+    cooling_until: float | None = None
+    """A connection of this seat was closed for sending too fast (``rate_limited``): its
+    token brings nobody back before this moment (the table's clock), so coming straight
+    back does not refill the rate limit (docs/protocol.md, Limits)."""
 
     @property
     def human(self) -> bool:
@@ -198,6 +202,11 @@ class Seating(ABC):
             raise TableError("bad_token", "this seat token is not valid at this table")
         seat = self.seats[index]
         assert seat is not None
+        if seat.cooling_until is not None:
+            wait = seat.cooling_until - self.clock()
+            if wait > 0:
+                raise TableError("rate_limited", f"too many messages: come back in {wait:.1f} s")
+            seat.cooling_until = None
         for other in [li for li in self.listeners if li.seat == index]:
             other.send(messages.taken_over())
             self.listeners.remove(other)
@@ -272,6 +281,13 @@ class Seating(ABC):
             self._start_bot(index)
         self._changed()
         self._maybe_next_round()
+
+    def cool_down(self, index: int, seconds: float) -> None:
+        """The rate limit closed a connection of seat ``index``: its token is refused
+        (``rate_limited``) for ``seconds``."""
+        seat = self.seats[index]
+        if seat is not None and seconds > 0:
+            seat.cooling_until = self.clock() + seconds
 
     def leave(self, index: int) -> None:
         """A person gives up their seat for good: in the lobby it frees; in a match a bot

@@ -162,12 +162,10 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
-                if not conn.within_rate():
-                    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+                if _over_rate(lobby, conn, raw):
                     await asyncio.sleep(0.05)
                     await websocket.close(code=1008)
                     break
-                handle(lobby, conn, raw)
                 if hello_by is not None and conn.table is not None:
                     hello_by = None
                 now = loop.time()
@@ -195,6 +193,18 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
             await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
 
 
+def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
+    """Handle one message within the connection's rate limit; ``True``: it was refused
+    ``rate_limited`` (too fast, or back with a seat's token too soon after that), and the
+    connection is to be closed."""
+    if conn.within_rate():
+        return handle(lobby, conn, raw) == "rate_limited"
+    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+    if conn.table is not None and conn.seat is not None:
+        conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
+    return True
+
+
 def _deadline(now: float, quiet_s: float, hello_by: float | None) -> float:
     """When a connection is closed if nothing more arrives: ``quiet_s`` from ``now``, or
     earlier at ``hello_by`` if it still has to join a table."""
@@ -208,20 +218,21 @@ def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) ->
     conn.send(protocol.error_message(code, text, id))
 
 
-def handle(lobby: Lobby, conn: Connection, raw: str) -> None:
-    """Validate one message and hand it to the dispatcher (the one local play uses too)."""
+def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
+    """Validate one message and hand it to the dispatcher (the one local play uses too);
+    the code of the error it was answered with, if any."""
     try:
         message = protocol.decode(raw)
     except ProtocolError as error:
         _bad(conn, error.code, error.message)
-        return
+        return error.code
     client_id = getattr(message, "id", None)
     try:
         dispatch.dispatch(conn, message, lobby.tables.get)
-    except ProtocolError as error:
+    except (ProtocolError, TableError) as error:
         _bad(conn, error.code, error.message, client_id)
-    except TableError as error:
-        _bad(conn, error.code, error.message, client_id)
+        return error.code
+    return None
 
 
 async def lobby_endpoint(websocket: WebSocket) -> None:
