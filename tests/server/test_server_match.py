@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_cards import hidden_cards, public_cards
 
 from ligretto.engine.events import Applied
 from ligretto.engine.rules import RuleSet
@@ -37,6 +36,7 @@ from ligretto.engine.scoring import round_seed, score_round, winners
 from ligretto.engine.serial import action_from_dict, event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.loadtest.scans import hidden_cards, public_cards
 
 
 @dataclass
