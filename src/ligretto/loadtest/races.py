@@ -112,17 +112,24 @@ class Listener:
         self.last_views: dict[int, dict[str, Any]] = {}
         self.mirror_problems: list[str] = []
         self.table: dict[str, Any] | None = None
-        self.pongs = 0
+        self.pongs: set[float] = set()
+        """The ``t`` of every pong (a barrier's ping is marked with a negative one)."""
+        self.barriers = 0
         self.changed = asyncio.Event()
         self.last_sent = time.monotonic()
+        self.closing = False
+        self.closed_by_server: int | None = None
+        """The close code, if the server closed this connection before the harness did."""
         self.reader = asyncio.create_task(self._read())
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Send, unless the connection is gone (the reader notes how it went)."""
         self.last_sent = time.monotonic()
-        await self.ws.send(json.dumps(message))
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(json.dumps(message))
 
     async def _read(self) -> None:
-        with contextlib.suppress(ConnectionClosed):
+        try:
             async for raw in self.ws:
                 text = raw if isinstance(raw, str) else raw.decode()
                 message = json.loads(text)
@@ -131,6 +138,10 @@ class Listener:
                 self.frames.append(Frame(self.code, self.seat, text))
                 self.receive(message)
                 self.changed.set()
+        except ConnectionClosed:
+            pass
+        if not self.closing:
+            self.closed_by_server = self.ws.close_code
 
     def receive(self, message: dict[str, Any]) -> None:
         kind = message["type"]
@@ -143,7 +154,7 @@ class Listener:
         elif kind == "table":
             self.table = message
         elif kind == "pong":
-            self.pongs += 1
+            self.pongs.add(message["t"])
 
     def _keep_last_view(self) -> None:
         if self.mirror is not None:
@@ -153,11 +164,10 @@ class Listener:
     async def barrier(self) -> None:
         """Wait until everything the server had queued for this connection arrived (a ping:
         its pong comes after all of it)."""
-        expected = self.pongs + 1
-        await self.send({"type": "ping", "t": 0.0})
-        while self.pongs < expected:
-            self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), TIMEOUT_S)
+        self.barriers += 1
+        mark = -float(self.barriers)
+        await self.send({"type": "ping", "t": mark})
+        await self.wait_for(lambda: mark in self.pongs)
 
     async def wait_for(self, test: Any) -> None:
         deadline = time.monotonic() + TIMEOUT_S
@@ -171,6 +181,7 @@ class Listener:
         self.mirror = None
 
     async def close(self) -> None:
+        self.closing = True
         await self.ws.close()
         with contextlib.suppress(asyncio.CancelledError, TimeoutError):
             await asyncio.wait_for(self.reader, 2.0)
@@ -274,8 +285,10 @@ class RaceTable:
             await asyncio.gather(*(racer.tick() for racer in self.racers))
             if self.spectator.ws.state.name == "OPEN" and time.monotonic() - self.spectator.last_sent > 1.0:
                 await self.spectator.send({"type": "ping", "t": 0.0})
-            tick += 1.0 / rate
-            await asyncio.sleep(max(0.0, tick - time.monotonic()))
+            # The next tick; ticks missed while this process was busy are skipped, never
+            # sent in a burst that the rate limit would close.
+            tick = max(tick + 1.0 / rate, time.monotonic())
+            await asyncio.sleep(tick - time.monotonic())
 
     async def settle(self) -> None:
         """Wait for the answers still on their way, then everything the server queued."""
@@ -362,6 +375,7 @@ async def run_races(
             "views_checked": len(views),
             "ack_timeouts": sum(r.ack_timeouts for r in racers),
             "mirror_problems": sum(len(listener.mirror_problems) for listener in listeners),
+            "closed_by_server": sum(listener.closed_by_server is not None for listener in listeners),
             "frames": len(frames),
         },
         frames=frames,
