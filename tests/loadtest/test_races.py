@@ -32,6 +32,7 @@ def test_racers_contest_the_same_piles_and_nothing_is_lost(tmp_path: Path) -> No
     assert (report.crashes, report.cards_lost, report.acks_lost) == (0, 0, 0), details
     assert details["views_checked"] >= 2 * (3 + 1 + 1), details  # each racer, spectator, newcomer
     assert (details["mirror_problems"], details["ack_timeouts"], details["closed_by_server"]) == (0, 0, 0), details
+    assert details["tables_never_started"] == 0, details
     assert report.rss_before and report.rss_after
     assert scan.frames_scanned == len(report.frames) > 0 and scan.cards_checked > 0
     assert (scan.hidden_cards, scan.leaks, scan.unplaced) == (0, 0, 0), scan.problems

@@ -47,6 +47,8 @@ messages a second per connection."""
 CONTESTED = frozenset(("does_not_fit", "pile_complete"))
 """Refusals of a play onto a pile someone else reached first (with ``by``)."""
 TIMEOUT_S = 10.0
+START_S = 30.0
+"""Seconds a table may take from ``start`` to its first ``go`` (the server's countdown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +263,7 @@ class RaceTable:
         self.code = code
         self.racers = racers
         self.spectator = spectator
+        self.started = False
 
     @classmethod
     async def open(cls, base: str, ws_url: str, players: int, index: int, frames: list[Frame]) -> RaceTable:
@@ -278,10 +281,17 @@ class RaceTable:
         await racers[0].send({"type": "start"})
         return cls(code, racers, spectator)
 
-    async def race(self, until: float, rate: float) -> None:
-        """Tick until ``until`` (monotonic): every racer's move at the same moment."""
-        tick = time.monotonic()
-        while tick < until:
+    async def race(self, seconds: float, rate: float) -> None:
+        """Tick for ``seconds`` from the first round's ``go`` (pinging meanwhile): every
+        racer's move at the same moment."""
+        tick = begin = time.monotonic()
+        until: float | None = None
+        while until is None or tick < until:
+            if until is None and all(racer.playing for racer in self.racers):
+                until = tick + seconds
+                self.started = True
+            elif until is None and tick - begin > START_S:
+                return  # never started: counted
             await asyncio.gather(*(racer.tick() for racer in self.racers))
             if self.spectator.ws.state.name == "OPEN" and time.monotonic() - self.spectator.last_sent > 1.0:
                 await self.spectator.send({"type": "ping", "t": 0.0})
@@ -329,8 +339,9 @@ async def run_races(
     server_pid: int | None = None,
     rate: float = RATE,
 ) -> ScenarioReport:
-    """Race at ``tables`` tables of ``players`` (2-4) for ``seconds``; ``rate`` ticks a
-    second (raise it only with the server's rate limit).  ``seed`` names the run's tables'
+    """Race at ``tables`` tables of ``players`` (2-4) for ``seconds`` from each table's first
+    ``go`` (the report's ``seconds`` include the countdown); ``rate`` ticks a second (raise
+    it only with the server's rate limit).  ``seed`` names the run's tables'
     players only: the race itself is decided by the server's order of arrival."""
     if not 2 <= players <= 4:
         raise ValueError(f"a race takes 2-4 players, not {players}")
@@ -339,7 +350,7 @@ async def run_races(
     frames: list[Frame] = []
     race_tables = [await RaceTable.open(base, ws_url, players, seed * 10_000 + i, frames) for i in range(tables)]
     start = time.monotonic()
-    await asyncio.gather(*(t.race(start + seconds, rate) for t in race_tables))
+    await asyncio.gather(*(t.race(seconds, rate) for t in race_tables))
     elapsed = time.monotonic() - start
     await asyncio.gather(*(t.settle() for t in race_tables))
     fresh = [await t.fresh_view(ws_url, frames) for t in race_tables]
@@ -367,6 +378,7 @@ async def run_races(
         rss_after=rss_of(server_pid)[0] if server_pid else None,
         details={
             "tables": tables,
+            "tables_never_started": sum(not t.started for t in race_tables),
             "players": players,
             "applied_plays": sum(len(r.applied) for r in racers),
             "turns": sum(r.turns for r in racers),
