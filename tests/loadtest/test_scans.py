@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.loadtest.races import run_races
-from ligretto.loadtest.scans import HiddenScan, cards_lost, hidden_cards_sent
+from ligretto.loadtest.scans import HiddenScan, cards_lost, hidden_cards_sent, stored_rounds
 from ligretto.loadtest.scenario import Frame
 from positions import play_some
 from realserver import ServerProcess, running
@@ -71,18 +70,8 @@ def raced(tmp_path_factory: pytest.TempPathFactory) -> Raced:
 
 def _round_of(db: Path, code: str, number: int) -> tuple[Round, list[Action]]:
     """Round ``number`` of table ``code`` as dealt, and its recorded actions."""
-    connection = sqlite3.connect(db)
-    try:
-        (config,) = connection.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
-        (seed,) = connection.execute("SELECT seed FROM rounds WHERE code = ? AND number = ?", (code, number)).fetchone()
-        rows = connection.execute(
-            "SELECT action FROM actions WHERE code = ? AND round = ? ORDER BY idx", (code, number)
-        ).fetchall()
-    finally:
-        connection.close()
-    data = json.loads(config)
-    game = Round.deal(RuleSet.from_dict(data["rules"]), data["size"], seed)
-    return game, [action_from_dict(json.loads(a)) for (a,) in rows]
+    (stored,) = stored_rounds(db)[(code, number)]
+    return Round.deal(stored.rules, stored.players, stored.seed), [action_from_dict(a) for a in stored.actions]
 
 
 def _first(raced: Raced, test: Any) -> tuple[Frame, dict[str, Any]]:

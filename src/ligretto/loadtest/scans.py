@@ -19,13 +19,13 @@ import json
 import re
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ligretto.engine.cards import DECK_SIZE
-from ligretto.engine.events import Applied
+from ligretto.engine.events import Applied, Result
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
@@ -213,19 +213,23 @@ class _Sent:
 
 
 @dataclass(frozen=True, slots=True)
-class _StoredRound:
+class StoredRound:
+    """A round as the server's SQLite file holds it: its match (1-based), rules, players,
+    seed and every action the engine was given, in order."""
+
+    match: int
     rules: RuleSet
     players: int
     seed: int
     actions: list[dict[str, Any]]
 
-    def replay(self) -> Iterable[tuple[int, Round, bool]]:
-        """(index of the action just given, the round after it, whether it was applied),
-        starting with (-1, the round as dealt, True)."""
+    def replay(self) -> Iterator[tuple[int, Round, Result | None]]:
+        """(index of the action just given, the round after it, the engine's answer),
+        starting with (-1, the round as dealt, ``None``); the same round each time, moved on."""
         game = Round.deal(self.rules, self.players, self.seed)
-        yield -1, game, True
+        yield -1, game, None
         for index, action in enumerate(self.actions):
-            yield index, game, isinstance(game.apply(action_from_dict(action)), Applied)
+            yield index, game, game.apply(action_from_dict(action))
 
 
 def hidden_cards_sent(db: Path, frames: Iterable[Frame]) -> HiddenScan:
@@ -255,7 +259,7 @@ def hidden_cards_sent(db: Path, frames: Iterable[Frame]) -> HiddenScan:
         sent = _read_frame(frame, scan)
         if sent is not None:
             waiting[(frame.code, sent.message["round"])].append(sent)
-    stored = _stored_rounds(db) if waiting else {}
+    stored = stored_rounds(db) if waiting else {}
     for key, sents in waiting.items():
         candidates = stored.get(key, [])
         if not candidates:
@@ -314,7 +318,7 @@ def _shape(data: dict[str, Any]) -> str:
     return json.dumps({**data, "viewer": None, "areas": areas}, sort_keys=True)
 
 
-def _place(candidates: list[_StoredRound], sents: list[_Sent]) -> None:
+def _place(candidates: list[StoredRound], sents: list[_Sent]) -> None:
     """Judge each frame at every moment of the candidate rounds it fits."""
     events: dict[int, list[_Sent]] = defaultdict(list)
     snapshots: dict[str, list[_Sent]] = defaultdict(list)
@@ -324,8 +328,8 @@ def _place(candidates: list[_StoredRound], sents: list[_Sent]) -> None:
         else:
             snapshots[_shape(sent.message["view"])].append(sent)
     for stored in candidates:
-        for index, game, applied in stored.replay():
-            if not applied:
+        for index, game, result in stored.replay():
+            if result is not None and not isinstance(result, Applied):
                 continue  # the round is as it was: a snapshot fitting it fitted already
             here = [s for s in events.get(index, ()) if s.message["by"] == _player(stored, index)]
             if snapshots:
@@ -336,21 +340,21 @@ def _place(candidates: list[_StoredRound], sents: list[_Sent]) -> None:
                     sent.judge(public)
 
 
-def _player(stored: _StoredRound, index: int) -> int:
+def _player(stored: StoredRound, index: int) -> int:
     return int(stored.actions[index]["player"])
 
 
-def _ever_public(candidates: list[_StoredRound]) -> set[Card]:
+def _ever_public(candidates: list[StoredRound]) -> set[Card]:
     ever: set[Card] = set()
     for stored in candidates:
-        for _index, game, _applied in stored.replay():
+        for _index, game, _result in stored.replay():
             ever |= public_cards(game)
     return ever
 
 
-def _stored_rounds(db: Path) -> dict[tuple[str, int], list[_StoredRound]]:
-    """Every round in the file by (table, number): its rules, players, seed and actions,
-    read in one read-only transaction (WAL: the server writes on meanwhile)."""
+def stored_rounds(db: Path) -> dict[tuple[str, int], list[StoredRound]]:
+    """Every round in the file by (table, round number), one per match that had it, read
+    in one read-only transaction (WAL: a running server writes on meanwhile)."""
     connection = sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True)
     try:
         connection.execute("BEGIN")
@@ -360,12 +364,13 @@ def _stored_rounds(db: Path) -> dict[tuple[str, int], list[_StoredRound]]:
             "SELECT code, match, round, action FROM actions ORDER BY code, match, round, idx"
         ):
             actions[(code, match, number)].append(json.loads(action))
-        rounds: dict[tuple[str, int], list[_StoredRound]] = defaultdict(list)
+        rounds: dict[tuple[str, int], list[StoredRound]] = defaultdict(list)
         for code, match, number, seed in connection.execute("SELECT code, match, number, seed FROM rounds"):
             config = tables.get(code)
             if config is not None:
                 rules = RuleSet.from_dict(config["rules"])
-                rounds[(code, number)].append(_StoredRound(rules, config["size"], seed, actions[(code, match, number)]))
+                stored = StoredRound(match, rules, config["size"], seed, actions[(code, match, number)])
+                rounds[(code, number)].append(stored)
         connection.execute("COMMIT")
     finally:
         connection.close()
