@@ -19,7 +19,7 @@ import json
 import re
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -259,7 +259,7 @@ def hidden_cards_sent(db: Path, frames: Iterable[Frame]) -> HiddenScan:
         sent = _read_frame(frame, scan)
         if sent is not None:
             waiting[(frame.code, sent.message["round"])].append(sent)
-    stored = stored_rounds(db) if waiting else {}
+    stored = stored_rounds(db, {code for code, _ in waiting}) if waiting else {}
     for key, sents in waiting.items():
         candidates = stored.get(key, [])
         if not candidates:
@@ -352,9 +352,10 @@ def _ever_public(candidates: list[StoredRound]) -> set[Card]:
     return ever
 
 
-def stored_rounds(db: Path) -> dict[tuple[str, int], list[StoredRound]]:
-    """Every round in the file by (table, round number), one per match that had it, read
-    in one read-only transaction (WAL: a running server writes on meanwhile)."""
+def stored_rounds(db: Path, codes: Collection[str] | None = None) -> dict[tuple[str, int], list[StoredRound]]:
+    """Every round in the file (of the tables ``codes`` only, if given) by (table, round
+    number), one per match that had it, read in one read-only transaction (WAL: a running
+    server writes on meanwhile)."""
     connection = sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True)
     try:
         connection.execute("BEGIN")
@@ -363,11 +364,12 @@ def stored_rounds(db: Path) -> dict[tuple[str, int], list[StoredRound]]:
         for code, match, number, action in connection.execute(
             "SELECT code, match, round, action FROM actions ORDER BY code, match, round, idx"
         ):
-            actions[(code, match, number)].append(json.loads(action))
+            if codes is None or code in codes:
+                actions[(code, match, number)].append(json.loads(action))
         rounds: dict[tuple[str, int], list[StoredRound]] = defaultdict(list)
         for code, match, number, seed in connection.execute("SELECT code, match, number, seed FROM rounds"):
             config = tables.get(code)
-            if config is not None:
+            if config is not None and (codes is None or code in codes):
                 rules = RuleSet.from_dict(config["rules"])
                 stored = StoredRound(match, rules, config["size"], seed, actions[(code, match, number)])
                 rounds[(code, number)].append(stored)
