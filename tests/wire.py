@@ -1,18 +1,17 @@
 """What travels on the wire, checked the same way by the server and browser tests: card
-names, the keys that would carry hidden cards, and the public mirror of a round kept from
-``events`` messages (``ligretto.client``'s model in strict mode: each event checked
-against what the view showed before it)."""
+names and the keys that would carry hidden cards (both the stress harness's,
+``loadtest/scans.py``), and the public mirror of a round kept from ``events`` messages
+(``ligretto.client``'s model in strict mode: each event checked against what the view
+showed before it)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ligretto.client.mirror import Mirror
+from ligretto.loadtest.scans import CARD, HIDDEN_KEYS, hidden_keys
 
-CARD = re.compile(r"^[rgyb](?:10|[1-9])$")
-HIDDEN_KEYS = frozenset({"hand", "stack", "discard", "deck", "log", "seed", "hands", "stacks", "match_seed"})
-"""Keys that would carry hidden cards or the seed a client could deal the round from."""
+__all__ = ["CARD", "HIDDEN_KEYS", "apply_events", "hidden_keys"]
 
 
 def apply_events(view: dict[str, Any], events: list[dict[str, Any]], problems: list[str]) -> None:
@@ -23,19 +22,3 @@ def apply_events(view: dict[str, Any], events: list[dict[str, Any]], problems: l
     problems += mirror.problems or []
     view.clear()
     view.update(mirror.to_dict())
-
-
-def hidden_keys(message: Any, path: str = "") -> list[str]:
-    """Paths of keys that would carry hidden cards (hand, stack, discard as lists or cards,
-    the action log, a seed)."""
-    found = []
-    if isinstance(message, dict):
-        for key, value in message.items():
-            # A count (``"stack": 2`` on the score sheet) is public; cards or a seed are not.
-            if key in HIDDEN_KEYS and (key in ("seed", "match_seed", "log") or not isinstance(value, int)):
-                found.append(f"{path}.{key}")
-            found += hidden_keys(value, f"{path}.{key}")
-    elif isinstance(message, list):
-        for i, value in enumerate(message):
-            found += hidden_keys(value, f"{path}[{i}]")
-    return found

@@ -43,8 +43,9 @@ import websockets
 import realserver
 from ligretto import protocol
 from ligretto.client.mirror import Area, Mirror, wire_pile
+from ligretto.loadtest.scans import card_mentions
 from realserver import COUNTDOWN_S, running
-from wire import CARD, apply_events, hidden_keys
+from wire import apply_events, hidden_keys
 
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
@@ -410,66 +411,6 @@ def _matches(message: Message, match: Matcher, fields: dict[str, Any]) -> bool:
     elif match is not None and not match(message):
         return False
     return all(message.get(key) == value for key, value in fields.items())
-
-
-# --- scanning messages for cards ---------------------------------------------------------
-
-
-def card_mentions(message: Any) -> tuple[list[tuple[int, str]], list[str]]:
-    """Every card a server message names, as (owner seat, card), and every card-like
-    string it holds where no owner can be told (should be none)."""
-    owned: list[tuple[int, str]] = []
-    stray: list[str] = []
-
-    def strays(value: Any, path: str) -> None:
-        if isinstance(value, str):
-            if CARD.match(value):
-                stray.append(f"{path}={value}")
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                strays(item, f"{path}.{key}")
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                strays(item, f"{path}[{i}]")
-
-    def area_cards(area: dict[str, Any], path: str) -> None:
-        seat = area["seat"]
-        for key, value in area.items():
-            if key == "row":
-                for column in value:
-                    owned.extend((seat, card) for card in column)
-            elif key in ("stack_top", "discard_top"):
-                if value is not None:
-                    owned.append((seat, value))
-            else:
-                strays(value, f"{path}.{key}")
-
-    kind = message.get("type") if isinstance(message, dict) else None
-    if kind == "snapshot":
-        view = message["view"]
-        for key, value in message.items():
-            if key != "view":
-                strays(value, key)
-        for key, value in view.items():
-            if key == "areas":
-                for i, area in enumerate(value):
-                    area_cards(area, f"view.areas[{i}]")
-            else:
-                strays(value, f"view.{key}")
-    elif kind == "events":
-        for key, value in message.items():
-            if key != "events":
-                strays(value, key)
-        for i, event in enumerate(message["events"]):
-            for key, value in event.items():
-                if key in ("card", "uncovered", "stack_top", "discard_top") and "player" in event:
-                    if value is not None:
-                        owned.append((event["player"], value))
-                else:
-                    strays(value, f"events[{i}].{key}")
-    else:
-        strays(message, kind or "?")
-    return owned, stray
 
 
 # --- fixtures ----------------------------------------------------------------------------

@@ -22,21 +22,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_cards import hidden_cards, public_cards
 
 from ligretto.engine.events import Applied
-from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import round_seed, score_round, winners
-from ligretto.engine.serial import action_from_dict, event_to_dict
+from ligretto.engine.scoring import score_round, winners
+from ligretto.engine.serial import event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.loadtest.scans import hidden_cards, public_cards, stored_rounds
 
 
 @dataclass
@@ -91,28 +89,14 @@ class Replayed:
 
 
 def replay_round(db: Path, code: str, number: int) -> Replayed:
-    connection = sqlite3.connect(db)
-    try:
-        (config,) = connection.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
-        config = json.loads(config)
-        actions = [
-            action_from_dict(json.loads(a))
-            for (a,) in connection.execute(
-                "SELECT action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
-                (code, config["matches_played"], number),
-            )
-        ]
-    finally:
-        connection.close()
-    game = Round.deal(RuleSet.from_dict(config["rules"]), config["size"], round_seed(config["match_seed"], number))
-    states = [game.copy()]
+    (stored,) = stored_rounds(db)[(code, number)]  # one match
+    states = []
     events = {}
-    for index, action in enumerate(actions):
-        result = game.apply(action)
+    for index, game, result in stored.replay():
         if isinstance(result, Applied):
-            events[index] = (action.player, [event_to_dict(e) for e in result.events])
+            events[index] = (stored.actions[index]["player"], [event_to_dict(e) for e in result.events])
         states.append(game.copy())
-    return Replayed(config["size"], states, events)
+    return Replayed(stored.players, states, events)
 
 
 # --- the match ---------------------------------------------------------------------------

@@ -23,12 +23,12 @@ import random
 from typing import Any
 
 import pytest
-from server_cards import hidden_cards, public_cards
 
 from ligretto import protocol
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.loadtest.scans import hidden_cards, public_cards
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 
