@@ -116,6 +116,7 @@ class Attacker:
         self.window_end = 0.0
         self.barrier = 0
         self.sent = 0
+        """Messages sent so far, then frames too big."""
 
     # --- the table in its phase ------------------------------------------------------
 
@@ -182,11 +183,15 @@ class Attacker:
         pause), then ``closes`` frames too big; the views before and after compared."""
         before = await self.view()
         kinds = list(KINDS)
-        while self.sent < count:
+        while self.sent < count + closes:
             if self.phase == "countdown" and time.time() >= self.window_end:
                 await self._compare(before)
                 await self._next_countdown()
                 before = await self.view()
+                continue
+            if self.sent >= count:
+                self.sent += 1
+                await self.frame_too_big()
                 continue
             start = time.monotonic()
             n = min(batch, count - self.sent)
@@ -195,8 +200,6 @@ class Attacker:
             await self._batch([(kind, KINDS[kind](self.rng, self.phase)) for kind in chosen])
             if rate > 0:
                 await asyncio.sleep(max(0.0, (n + 1) / rate - (time.monotonic() - start)))
-        for _ in range(closes):
-            await self.frame_too_big()
         await self._compare(before)
 
     async def _compare(self, before: Any) -> None:
