@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ligretto.loadtest.client import Client, ClientSettings, Pacer, TableRun
 from ligretto.loadtest.figures import Figures, percentiles
-from ligretto.loadtest.probes import http, rss_of
+from ligretto.loadtest.probes import cpu_seconds_of, http, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scans import cards_lost
 from ligretto.loadtest.scenario import Frame, ScenarioReport
@@ -141,9 +141,12 @@ async def run_table_floods(
     flood.stdin.write(b"go\n")
     await flood.stdin.drain()
     start = time.monotonic()
+    cpu_before = cpu_seconds_of(server_pid) if server_pid else None
     out = await flood.stdout.read()
     await flood.wait()
     elapsed = time.monotonic() - start
+    cpu_after = cpu_seconds_of(server_pid) if server_pid else None
+    server_cpu = None if cpu_before is None or cpu_after is None else round(100 * (cpu_after - cpu_before) / elapsed, 1)
     # 3. The players stop, the spectators too; each table's round looked at afresh.
     clients = [c for run in runs for c in run.clients]
     for client in clients:
@@ -184,6 +187,7 @@ async def run_table_floods(
             "players_actions": len(figures.ack_latency),
             "players_errors": dict(sorted(figures.errors.items())),
             "spectator_frames": len(frames),
+            "server_cpu_percent": server_cpu,
         },
         frames=frames,
     )
