@@ -114,6 +114,8 @@ class Attacker:
         self.keeper: asyncio.Task[None] | None = None
         self.start_at = 0.0
         self.window_end = 0.0
+        self.go_seen = False
+        """The countdown's *go* came (among a batch's answers)."""
         self.barrier = 0
         self.sent = 0
         """Messages sent so far, then frames too big."""
@@ -141,6 +143,7 @@ class Attacker:
         assert self.ws is not None
         table = await until(self.ws, lambda m: m["type"] == "table" and m["phase"] == "countdown")
         now = time.time()
+        self.go_seen = False
         self.start_at = float(table["start_at"])
         # Attack until well before go (a batch and a spectator's look must fit before it).
         self.window_end = self.start_at - max(0.15, 0.4 * (self.start_at - now))
@@ -155,7 +158,8 @@ class Attacker:
     async def _next_countdown(self) -> None:
         """From a countdown that ran out: the round played to its end, the next dealt."""
         assert self.ws is not None and self.quiet is not None
-        await until(self.ws, lambda m: m["type"] == "go")
+        if not self.go_seen:  # (a batch past the window may have read it)
+            await until(self.ws, lambda m: m["type"] == "go")
         await self._vote_round_over()
         await self.ws.send(json.dumps({"type": "ready"}))
         await self.quiet.send(json.dumps({"type": "ready"}))
@@ -244,7 +248,7 @@ class Attacker:
             if kind == "pong" and message["t"] == self.barrier:
                 return answers, others, go
             if kind == "go":
-                go = True
+                go = self.go_seen = True
             elif (code := refusal(message)) is not None:
                 answers.append(code)
             else:

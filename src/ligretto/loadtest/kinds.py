@@ -16,15 +16,17 @@ import json
 import random
 from collections.abc import Callable
 
+from ligretto.protocol import MAX_MESSAGE_BYTES
+
 Message = str | bytes
 Kind = Callable[[random.Random, str], Message]
 """A kind of malformed message: one drawn from ``rng`` for a table in ``phase``."""
 
 PHASES = ("lobby", "countdown", "playing", "scoring", "over")
 """Every phase of a table (``server/seats.py``'s ``Phase``), an attacker in each."""
-MESSAGE_BYTES = 4096
-"""The largest message the server reads (``protocol.MAX_MESSAGE_BYTES``): longer ones are
-refused (``too_large``) before they are parsed."""
+MESSAGE_BYTES = MAX_MESSAGE_BYTES
+"""The largest message the server reads: longer ones are refused (``too_large``) before
+they are parsed."""
 FRAME_BYTES = 64 * 1024
 """The largest frame the server reads (``ligretto serve``'s ``ws_max_size``): a longer
 one closes the connection (1009, message too big)."""
