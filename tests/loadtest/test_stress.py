@@ -90,3 +90,15 @@ def test_the_command_runs_a_scenario_and_exits_0_when_nothing_is_wrong(tmp_path:
     details = report["details"]
     assert code == 0 and (details["made"], details["refused"]) == (2, {"too_many_tables": 1}), report
     assert (report["scenario"], report["tried"], report["failures"]) == ("tables", 3, []), report
+
+
+def test_an_attacker_cut_off_by_the_rate_limit_is_reported_and_the_command_exits_1(tmp_path: Path, capsys: Any) -> None:
+    # The default limit (a burst of 40) closes an unpaced attacker: not a server fault, but
+    # not a clean run either, and the report must say so rather than end in a traceback.
+    with running(ServerProcess.in_folder(tmp_path)) as server:
+        code = main(["--url", server.url, "--tables", "1", "--count", "200", "--rate", "0", "--utf8", "1"])
+        assert server.healthy()
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["crashes"] == 0, report
+    assert report["details"]["not_refused_once"] == {"attacker_lost": 5}, report
+    assert all("1008" in lost for lost in report["details"]["attackers_lost"]), report

@@ -280,7 +280,10 @@ class Attacker:
 
     async def invalid_utf8(self) -> int | None:
         """A text frame that is not UTF-8, on a fresh connection: the close code."""
-        ws = await connect(self.ws_url, compression=None, ping_interval=None, proxy=None)
+        try:
+            ws = await connect(self.ws_url, compression=None, ping_interval=None, proxy=None)
+        except OSError:
+            return None
         await ws.send(b'{"type": "ping", "t": 1, "x": "\xff\xfe"}', text=True)
         with contextlib.suppress(ConnectionClosed, TimeoutError):
             while True:

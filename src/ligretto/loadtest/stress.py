@@ -83,10 +83,15 @@ async def run_malformed(
     ]
     await asyncio.gather(*(a.seat() for a in attackers))
     start = time.monotonic()
-    await asyncio.gather(*(a.attack(count, batch, rate, closes) for a in attackers))
+    outcomes = await asyncio.gather(*(a.attack(count, batch, rate, closes) for a in attackers), return_exceptions=True)
+    # An attacker whose connection was lost (or who waited in vain) is counted, not raised:
+    # the report says what happened, and whether the server still answers.
+    lost = [(a, o) for a, o in zip(attackers, outcomes, strict=True) if isinstance(o, BaseException)]
+    for attacker, _ in lost:
+        tally.count(tally.odd, attacker.phase, "attacker_lost")
     codes = [await attackers[i % len(attackers)].invalid_utf8() for i in range(utf8)]
     seconds = time.monotonic() - start
-    await asyncio.gather(*(a.close() for a in attackers))
+    await asyncio.gather(*(a.close() for a in attackers), return_exceptions=True)
     if codes:
         tally.count(tally.tried, "fresh connection", "invalid_utf8", len(codes))
     if odd_utf8 := sum(code != 1007 for code in codes):
@@ -111,6 +116,7 @@ async def run_malformed(
             "views_compared": tally.views_compared,
             "countdowns_attacked": tally.countdowns + (tables if "countdown" in phases else 0),
             "batches_past_go": tally.past_go,
+            "attackers_lost": [f"{a.phase}: {type(o).__name__}: {o}" for a, o in lost][:10],
             "messages_per_s": round(sum(tried.values()) / seconds) if seconds else None,
         },
     )
