@@ -1,6 +1,8 @@
 """The flooding clients of ``ligretto loadtest --flood`` (``loadtest/flood.py``) against a
 real server: cut off by its rate limit, they come back with their seat token and flood
-again, and the table they flood stays playable for its own people."""
+again, and the table they flood stays playable for its own people; one flooder at each
+of several live tables (``loadtest/floodedtables.py``) among players who play on, no card
+lost."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 from ligretto.loadtest.flood import run_flood
+from ligretto.loadtest.floodedtables import run_table_floods
 from ligretto.loadtest.run import server_urls
 from realserver import ServerProcess, running
 
@@ -27,3 +30,25 @@ def test_a_flooder_is_cut_off_by_the_rate_limit_and_comes_back(tmp_path: Path) -
     # Straight back after a close, the seat is cooling down (2 s): refused, then let in.
     assert report["cooling"] > 0 and closed >= 2, report
     assert 'ligretto_bad_messages_total{code="rate_limited"}' in text
+
+
+def test_one_flooder_at_each_live_table_is_cut_off_and_comes_back_while_its_players_play_on(tmp_path: Path) -> None:
+    with running(ServerProcess.in_folder(tmp_path)) as server:
+        assert server.process is not None
+        report = asyncio.run(
+            run_table_floods(server.url, tables=2, players=2, seconds=2.0, speed=5.0, server_pid=server.process.pid)
+        )
+        assert server.healthy()
+    details = report.details
+    assert (report.scenario, report.failures, report.cards_lost) == ("table_floods", [], 0), report
+    assert details["flooders"]["clients"] == 2 and details["flooders"]["errors"] == {}, report
+    # Each flooder offered far more than its burst and was cut off, again and again.
+    assert report.tried > 40 * details["closed_by_rate_limit"] > 0, report
+    assert details["tables_with_a_round"] == 2, report
+    # The flooded tables' own players played, unhindered by errors.
+    assert details["players_actions"] > 0 and details["players_errors"] == {}, report
+    assert details["players_ack_ms"]["p99"] is not None, report
+    # The spectators' frames, for the hidden-card scan: every table's events among them.
+    assert {frame.code for frame in report.frames if '"events"' in frame.text} == set(details["codes"]), report
+    assert all(frame.seat is None for frame in report.frames)
+    assert report.rss_before is not None and report.rss_after is not None

@@ -33,6 +33,8 @@ from ligretto.loadtest.run import server_urls
 MATCH_END = "rounds:1000"
 ACT = '{"type": "act", "id": %d, "action": {"kind": "turn"}}'
 """What a flooder sends: a valid game action, the most a message can ask of a table."""
+READY = '{"type": "ready"}'
+"""What a flooder sends first on each connection."""
 
 
 @dataclass(slots=True)
@@ -86,6 +88,13 @@ class Flooder:
         finally:
             await ws.close()
 
+    async def take_seat(self, code: str) -> None:
+        """A seat at table ``code`` (in its lobby), someone else's to start; the connection
+        let go at once (the seat stays, away), so the first player to join is the host."""
+        self.code = code
+        ws = await self._join()
+        await ws.close()
+
     async def _join(self) -> ClientConnection:
         ws = await connect(
             self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None, close_timeout=0.5
@@ -124,6 +133,10 @@ class Flooder:
                 continue
             reader = asyncio.create_task(drain(ws))
             try:
+                # Ready for the next round first (else a table waits at its score sheet for
+                # a person whose connection never stays long enough to say so).
+                await ws.send(READY)
+                figures.offered += 1
                 while time.monotonic() < until:
                     self.ids += 1
                     await ws.send(ACT % self.ids)
@@ -136,12 +149,21 @@ class Flooder:
                 await ws.close()
 
 
-async def run_flood(base: str, ws_url: str, clients: int, duration: float) -> dict[str, Any]:
-    """Seat ``clients`` flooders, say ``ready``, flood for ``duration`` seconds; the figures."""
-    figures = FloodFigures(clients=clients)
-    flooders = [Flooder(base, ws_url, figures) for _ in range(clients)]
-    await asyncio.gather(*(f.seat() for f in flooders))
+async def run_flood(
+    base: str, ws_url: str, clients: int, duration: float, *, codes: Sequence[str] = (), wait: bool = False
+) -> dict[str, Any]:
+    """Seat ``clients`` flooders (at tables of their own with a bot, or one at each table
+    of ``codes``, in its lobby), say ``ready``, (``wait``: once a line comes on standard
+    input) flood for ``duration`` seconds; the figures."""
+    figures = FloodFigures(clients=len(codes) if codes else clients)
+    flooders = [Flooder(base, ws_url, figures) for _ in range(figures.clients)]
+    if codes:
+        await asyncio.gather(*(f.take_seat(code) for f, code in zip(flooders, codes, strict=True)))
+    else:
+        await asyncio.gather(*(f.seat() for f in flooders))
     print("ready", flush=True)
+    if wait:
+        await asyncio.to_thread(sys.stdin.readline)
     start = time.monotonic()
     await asyncio.gather(*(f.flood(start + duration) for f in flooders))
     figures.seconds = time.monotonic() - start
@@ -153,12 +175,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     parser.add_argument("--clients", type=int, default=1)
     parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--tables", default="", help="invite codes, comma-separated: one flooder seated at each")
+    parser.add_argument("--wait", action="store_true", help="after ready, flood once a line comes on stdin")
     parser.add_argument("--nice", type=int, default=19, help="lower this process's priority (default 19)")
     args = parser.parse_args(argv)
     # On a shared machine the measuring clients come first: the flooders take what is left.
     os.nice(args.nice)
     base, ws_url = server_urls(args.url)
-    report = asyncio.run(run_flood(base, ws_url, args.clients, args.duration))
+    codes = [code for code in args.tables.split(",") if code]
+    report = asyncio.run(run_flood(base, ws_url, args.clients, args.duration, codes=codes, wait=args.wait))
     print(json.dumps(report), flush=True)
     return 0
 

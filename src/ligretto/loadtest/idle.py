@@ -22,6 +22,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from ligretto.loadtest.probes import rss_of
 from ligretto.loadtest.run import server_urls
+from ligretto.loadtest.scenario import ScenarioReport
 from ligretto.sim.stats import percentile
 
 OPENING = 100
@@ -161,9 +162,10 @@ async def run_idle(
     request_timeout_s: float = 10.0,
     margin_s: float = 2.0,
     server_pid: int | None = None,
-) -> dict[str, Any]:
+) -> ScenarioReport:
     """Idle WebSockets and half-open HTTP connections held against the server at ``url``
-    (whose deadlines are ``hello_s`` and ``request_timeout_s``); the report."""
+    (whose deadlines are ``hello_s`` and ``request_timeout_s``); the report (tried: the
+    connections asked for; details: each kind's, ``/healthz`` before, while held, after)."""
     base, ws_url = server_urls(url)
     parts = urlsplit(base)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -192,15 +194,20 @@ async def run_idle(
         alive = True
     except (OSError, TimeoutError):
         after, alive = [], False
-    return {
-        "websockets_without_hello": sockets_held.report() | {"ping_s": ping_s},
-        "half_open_http": half_held.report(),
-        "healthz_before": _latency(before),
-        "healthz_during": _latency(during),
-        "healthz_after": _latency(after),
-        "crashes": 0 if alive else 1,
-        "seconds": round(seconds, 1),
-        "server_rss_before_bytes": rss_before,
-        "server_rss_held_bytes": rss_held,
-        "server_rss_after_bytes": rss_of(server_pid)[0] if server_pid else None,
-    }
+    return ScenarioReport(
+        scenario="idle",
+        what="idle and half-open connections",
+        tried=sockets + half_open,
+        seconds=round(seconds, 1),
+        crashes=0 if alive else 1,
+        rss_before=rss_before,
+        rss_after=rss_of(server_pid)[0] if server_pid else None,
+        details={
+            "websockets_without_hello": sockets_held.report() | {"ping_s": ping_s},
+            "half_open_http": half_held.report(),
+            "healthz_before": _latency(before),
+            "healthz_during": _latency(during),
+            "healthz_after": _latency(after),
+            "server_rss_held_bytes": rss_held,
+        },
+    )

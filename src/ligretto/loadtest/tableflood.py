@@ -11,12 +11,12 @@ import asyncio
 import json
 import time
 import urllib.error
-from typing import Any
 
 from websockets.asyncio.client import connect
 
 from ligretto.loadtest.probes import http, rss_of
 from ligretto.loadtest.run import server_urls
+from ligretto.loadtest.scenario import ScenarioReport
 
 
 def _create(base: str) -> str:
@@ -47,8 +47,10 @@ async def lobby_sizes(base: str, ws_url: str) -> dict[str, int]:
     }
 
 
-async def run_table_flood(url: str, count: int, *, server_pid: int | None = None) -> dict[str, Any]:
-    """Ask for ``count`` public tables from this one address, one after another; the report."""
+async def run_table_flood(url: str, count: int, *, server_pid: int | None = None) -> ScenarioReport:
+    """Ask for ``count`` public tables from this one address, one after another; the
+    report (tried: the tables asked for; details: made, refused by code, the lobby list
+    before and after)."""
     base, ws_url = server_urls(url)
     rss_before = rss_of(server_pid)[0] if server_pid else None
     lobby_before = await lobby_sizes(base, ws_url)
@@ -63,14 +65,18 @@ async def run_table_flood(url: str, count: int, *, server_pid: int | None = None
     except OSError:
         lobby_after = None
     made = answers.pop("made", 0)
-    return {
-        "tried": count,
-        "made": made,
-        "refused": dict(sorted(answers.items())),
-        "seconds": round(seconds, 1),
-        "lobby_before": lobby_before,
-        "lobby_after": lobby_after,
-        "crashes": 0 if lobby_after is not None else 1,
-        "server_rss_before_bytes": rss_before,
-        "server_rss_after_bytes": rss_of(server_pid)[0] if server_pid else None,
-    }
+    return ScenarioReport(
+        scenario="tables",
+        what="tables asked for",
+        tried=count,
+        seconds=round(seconds, 1),
+        crashes=0 if lobby_after is not None else 1,
+        rss_before=rss_before,
+        rss_after=rss_of(server_pid)[0] if server_pid else None,
+        details={
+            "made": made,
+            "refused": dict(sorted(answers.items())),
+            "lobby_before": lobby_before,
+            "lobby_after": lobby_after,
+        },
+    )
