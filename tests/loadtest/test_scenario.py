@@ -20,9 +20,9 @@ def test_the_table_shows_what_was_measured_and_a_dash_for_what_was_not() -> None
         "kills", "kill -9", 50, 120.25, cards_lost=0, acks_lost=0, hidden_cards=0, frames_scanned=12_345,
         rss_before=44_100_000, rss_after=52_250_000, frames=[Frame("AB", 0, "{}")],
     )  # fmt: skip
-    idle = ScenarioReport("idle", "connections", 12_000, 53.9, other_p99_ms=3.25)
+    idle = ScenarioReport("idle", "connections", 12_000, 53.9, wrong_answers=0, other_p99_ms=3.25)
     lines = markdown_table([kills, idle]).splitlines()
-    assert len(lines) == 4 and lines[0].count("|") == lines[2].count("|") == lines[3].count("|") == 11
-    assert lines[2] == "| kills | 50 kill -9 | 0 | - | 0 | 0 | 0 (12,345) | 44.1 / 52.2 | - | 120.2 |"
-    assert lines[3] == "| idle | 12,000 connections | 0 | - | - | - | - | - / - | 3.2 | 53.9 |"
+    assert len(lines) == 4 and lines[0].count("|") == lines[2].count("|") == lines[3].count("|") == 12
+    assert lines[2] == "| kills | 50 kill -9 | 0 | - | - | 0 | 0 | 0 (12,345) | 44.1 / 52.2 | - | 120.2 |"
+    assert lines[3] == "| idle | 12,000 connections | 0 | 0 | - | - | - | - | - / - | 3.2 | 53.9 |"
     assert "frames" not in kills.to_dict() and kills.to_dict()["failures"] == []

@@ -200,6 +200,8 @@ async def run_idle(
         tried=sockets + half_open,
         seconds=round(seconds, 1),
         crashes=0 if alive else 1,
+        # left open past the deadline and its margin, or closed for another reason
+        wrong_answers=sum(held.tried - held.in_time - sum(held.refused.values()) for held in (sockets_held, half_held)),
         rss_before=rss_before,
         rss_after=rss_of(server_pid)[0] if server_pid else None,
         details={

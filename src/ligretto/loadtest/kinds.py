@@ -16,7 +16,7 @@ import json
 import random
 from collections.abc import Callable
 
-from ligretto.protocol import MAX_MESSAGE_BYTES
+from ligretto.protocol import MAX_FRAME_BYTES, MAX_MESSAGE_BYTES
 
 Message = str | bytes
 Kind = Callable[[random.Random, str], Message]
@@ -27,7 +27,7 @@ PHASES = ("lobby", "countdown", "playing", "scoring", "over")
 MESSAGE_BYTES = MAX_MESSAGE_BYTES
 """The largest message the server reads: longer ones are refused (``too_large``) before
 they are parsed."""
-FRAME_BYTES = 64 * 1024
+FRAME_BYTES = MAX_FRAME_BYTES
 """The largest frame the server reads (``ligretto serve``'s ``ws_max_size``): a longer
 one closes the connection (1009, message too big)."""
 

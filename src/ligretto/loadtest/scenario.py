@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-MUST_BE_ZERO = ("crashes", "state_changes", "cards_lost", "acks_lost", "hidden_cards")
+MUST_BE_ZERO = ("crashes", "wrong_answers", "state_changes", "cards_lost", "acks_lost", "hidden_cards")
 """The figures whose only right answer is zero."""
 
 
@@ -40,6 +40,10 @@ class ScenarioReport:
     seconds: float
     crashes: int = 0
     """Times the server stopped answering (or exited) when nothing killed it."""
+    wrong_answers: int | None = None
+    """What the server did not answer as it must: a malformed message not refused exactly
+    once, invalid UTF-8 not closed with 1007, an idle connection left open past its
+    deadline, a table made over the quota."""
     state_changes: int | None = None
     """Rounds a refused message changed (a spectator's view before and after)."""
     cards_lost: int | None = None
@@ -82,14 +86,15 @@ def _figure(value: int | float | None) -> str:
 def markdown_table(reports: list[ScenarioReport]) -> str:
     """The reports as the table of docs/reliability.md, one scenario a row."""
     lines = [
-        "| scenario | tried | crashes | state changes | cards lost | acks lost | hidden cards (frames) "
-        "| server RSS before / after (MB) | other tables' p99 ack (ms) | seconds |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | tried | crashes | wrong answers | state changes | cards lost | acks lost "
+        "| hidden cards (frames) | server RSS before / after (MB) | other tables' p99 ack (ms) | seconds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in reports:
         hidden = _figure(r.hidden_cards) + ("" if r.frames_scanned is None else f" ({r.frames_scanned:,})")
         lines.append(
-            f"| {r.scenario} | {r.tried:,} {r.what} | {r.crashes} | {_figure(r.state_changes)} "
+            f"| {r.scenario} | {r.tried:,} {r.what} | {r.crashes} | {_figure(r.wrong_answers)} "
+            f"| {_figure(r.state_changes)} "
             f"| {_figure(r.cards_lost)} | {_figure(r.acks_lost)} | {hidden} "
             f"| {_mb(r.rss_before)} / {_mb(r.rss_after)} | {_figure(r.other_p99_ms)} | {r.seconds:,.1f} |"
         )

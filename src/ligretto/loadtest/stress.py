@@ -103,6 +103,7 @@ async def run_malformed(
         tried=sum(tried.values()),
         seconds=round(seconds, 1),
         crashes=0 if await alive(base) else 1,
+        wrong_answers=sum(_sum(tally.odd).values()),
         state_changes=tally.state_changes,
         rss_before=rss_before,
         rss_after=rss_of(server_pid)[0] if server_pid else None,
@@ -159,11 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 server_pid=args.server_pid,
             )
         )
-        kinds = (report.details["websockets_without_hello"], report.details["half_open_http"])
-        bad = any(k["closed_in_time"] + sum(k["refused"].values()) < k["tried"] for k in kinds)
     elif args.scenario == "tables":
         report = asyncio.run(run_table_flood(args.url, args.creations, server_pid=args.server_pid))
-        bad = False
     else:
         report = asyncio.run(
             run_malformed(
@@ -177,9 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 server_pid=args.server_pid,
             )
         )
-        bad = bool(report.details["not_refused_once"])
     print(json.dumps(report.to_dict(), indent=2))
-    return 1 if report.failures or bad else 0
+    return 1 if report.failures else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,10 @@ from ligretto.protocol.errors import ProtocolError
 
 VERSION = 1
 MAX_MESSAGE_BYTES = 4096
+MAX_FRAME_BYTES = 64 * 1024
+"""The largest WebSocket frame the server reads (uvicorn's ``ws_max_size``): a longer one
+closes the connection (1009, message too big); one up to this size but over
+``MAX_MESSAGE_BYTES`` is refused unparsed (``too_large``)."""
 KEEPALIVE_S = 2.0
 """The heartbeat (docs/protocol.md, Heartbeats): a client pings whenever it has sent
 nothing for this long (the browser pings every second anyway)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uvicorn
 
+from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.httpdeadline import deadline_protocol
@@ -31,7 +32,7 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         ws=WebSocketProtocol,
         timeout_keep_alive=settings.keep_alive_s,
         log_config=None,  # logs.configure set up the one handler
-        ws_max_size=64 * 1024,
+        ws_max_size=protocol.MAX_FRAME_BYTES,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
         # seventh of the server's time and its zlib state half of each connection's memory.
         ws_per_message_deflate=False,
