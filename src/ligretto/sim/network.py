@@ -61,7 +61,10 @@ class Latency:
             raise LatencyError(f"{len(delays)} delays but {len(jitters)} jitters: give one per seat")
         object.__setattr__(self, "delay_s", delays)
         object.__setattr__(self, "jitter_s", jitters)
-        object.__setattr__(self, "arbitration", Arbitration(self.arbitration))
+        try:
+            object.__setattr__(self, "arbitration", Arbitration(self.arbitration))
+        except ValueError:
+            raise LatencyError(f"the arbitration must be arrival or fair, not {self.arbitration!r}") from None
         object.__setattr__(self, "window_s", _seconds("the window", self.window_s))
         object.__setattr__(self, "cap_s", _seconds("the cap", self.cap_s))
 
