@@ -3,7 +3,8 @@ judged by arrival or fairly, races counted per seat (docs/fairness.md).
 
 The round without latency is ``tests/sim/test_table.py``; here: the same round when every
 delay is 0, determinism with delays and jitter, plays arriving in one order and judged in
-the other, a play that cannot be contested never held, and the unfairness measured.
+the other, a play that cannot be contested never held, and the unfairness measured on a
+fixed set of deals.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def first_race(latency: Latency | None) -> tuple[RoundResult, int]:
 def test_plays_arriving_in_one_order_are_judged_in_the_other() -> None:
     """Seat 0 is quicker (0.3 s) but 100 ms away; seat 1 slower (0.45 s) at the table.  Seat
     0 sends its r4 at 0.4 s and it arrives at 0.5 s; seat 1's arrives at 0.45 s."""
-    at_table, winner = first_race(None)
+    _, winner = first_race(None)
     assert winner == 0, "at the table the quicker seat wins"
     by_arrival, winner = first_race(Latency((0.1, 0.0), arbitration=ARRIVAL))
     assert winner == 1, "by arrival the near seat wins: its play came in first"
@@ -163,7 +164,7 @@ def test_races_are_counted_for_both_seats_in_every_round() -> None:
 # --- the unfairness, measured on a fixed set of deals ----------------------------------
 
 
-def far_share(arbitration: Arbitration, window_s: float, rounds: int = 300) -> float:
+def far_share(arbitration: Arbitration, window_s: float, rounds: int = 600) -> float:
     """Share of the races won by the seat 100 ms away from two equally fast bots, the other 10 ms."""
     rules, bots = RuleSet(), parse_bots("smart:expert", 2)
     latency = Latency((0.010, 0.100), arbitration=arbitration, window_s=window_s)
@@ -171,15 +172,19 @@ def far_share(arbitration: Arbitration, window_s: float, rounds: int = 300) -> f
     for deal in range(1, rounds + 1):
         result = simulate_round(rules, bots, round_seed(1, deal), latency=latency)
         won, lost = won + result.races_won[1], lost + result.races_lost[1]
-    assert won + lost > 500, "enough races to tell"
+    assert won + lost > 1000, "enough races to tell"
     return won / (won + lost)
 
 
-def test_by_arrival_the_far_seat_wins_clearly_fewer_races() -> None:
-    assert far_share(ARRIVAL, 0.080) < 0.45  # measured 0.39 on these deals
+def test_by_arrival_the_far_seat_wins_clearly_fewer_races_and_fair_judging_wins_some_back() -> None:
+    """Measured on these 600 deals: 0.40 by arrival, 0.44 fair (80 ms), 0.46 fair (100 ms).
 
-
-def test_fair_judging_with_a_window_as_long_as_the_far_delay_gives_about_half() -> None:
-    share = far_share(FAIR, 0.100)
-    assert 0.45 <= share <= 0.55  # measured 0.49 on these deals
-    assert share > far_share(ARRIVAL, 0.100) + 0.05
+    Fair judging ranks a play by its send time, so the 90 ms more on the far seat's way up
+    no longer counts once the window covers it; the 90 ms more on its way down (it sees
+    every change later) still does, so no window gives it half (docs/fairness.md)."""
+    by_arrival = far_share(ARRIVAL, 0.080)
+    fair, fair_longer = far_share(FAIR, 0.080), far_share(FAIR, 0.100)
+    assert by_arrival < 0.43
+    assert fair > by_arrival + 0.025
+    assert fair_longer > fair, "a window as long as the far delay wins back more"
+    assert fair_longer < 0.49, "the way down is not compensated"
