@@ -169,6 +169,11 @@ def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     )
     simulate.add_argument("--window", type=float, metavar="MS", help="fair: hold a contested play at most MS (80)")
     simulate.add_argument("--cap", type=float, metavar="MS", help="fair: compensate at most MS of delay (150)")
+    simulate.add_argument(
+        "--stamp",
+        choices=("sent", "seen"),
+        help="fair: plays stamped with their send time (default) or the time their seat saw the table",
+    )
     simulate.add_argument("--json", type=Path, metavar="FILE", help="write config, every round and the summary")
     simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
     simulate.add_argument("--plot", type=Path, metavar="FILE.png", help="write score and round-length plots")
@@ -273,6 +278,7 @@ def _simulate(args: argparse.Namespace) -> None:
             arbitration=args.arbitration,
             window=args.window,
             cap=args.cap,
+            stamp=args.stamp,
         )
     except LatencyError as error:
         raise _UsageError(str(error)) from None

@@ -30,6 +30,17 @@ class Arbitration(enum.StrEnum):
     """By compensated send time, a contested play held up to the window for earlier rivals."""
 
 
+class Stamp(enum.StrEnum):
+    """What an honest client stamps its play with (``fair`` judging; docs/fairness.md)."""
+
+    SENT = "sent"
+    """Its send time on the table's clock; the table compensates the one-way delay (issue 14)."""
+    SEEN = "seen"
+    """The table's time of the state it decided on, plus its reaction: the time it would have
+    played at the table; the table compensates the round trip (an experiment: it needs a
+    window as long as the far seat's round trip)."""
+
+
 class LatencyError(ValueError):
     """A latency that cannot be simulated (a negative delay, a wrong number of seats, ...)."""
 
@@ -51,6 +62,7 @@ class Latency:
     arbitration: Arbitration = Arbitration.ARRIVAL
     window_s: float = WINDOW_S
     cap_s: float = CAP_S
+    stamp: Stamp = Stamp.SENT
 
     def __post_init__(self) -> None:
         delays = tuple(_seconds("a delay", d) for d in self.delay_s)
@@ -65,6 +77,10 @@ class Latency:
             object.__setattr__(self, "arbitration", Arbitration(self.arbitration))
         except ValueError:
             raise LatencyError(f"the arbitration must be arrival or fair, not {self.arbitration!r}") from None
+        try:
+            object.__setattr__(self, "stamp", Stamp(self.stamp))
+        except ValueError:
+            raise LatencyError(f"the stamp must be sent or seen, not {self.stamp!r}") from None
         object.__setattr__(self, "window_s", _seconds("the window", self.window_s))
         object.__setattr__(self, "cap_s", _seconds("the cap", self.cap_s))
 
@@ -92,6 +108,7 @@ class Latency:
             "arbitration": self.arbitration.value,
             "window_ms": _ms(self.window_s),
             "cap_ms": _ms(self.cap_s),
+            "stamp": self.stamp.value,
         }
 
 
@@ -102,7 +119,7 @@ def _ms(seconds: float) -> float:
 class Link:
     """One round's network: the delay of each message between a seat and the table."""
 
-    __slots__ = ("_delay", "_jitter", "_random", "cap", "estimate", "fair", "window")
+    __slots__ = ("_delay", "_jitter", "_random", "cap", "estimate", "fair", "seen", "window")
 
     def __init__(self, latency: Latency, rng: random.Random) -> None:
         self._delay = latency.delay_s
@@ -111,8 +128,11 @@ class Link:
         self.fair = latency.fair
         self.window = latency.window_s
         self.cap = latency.cap_s
-        self.estimate = latency.delay_s
-        """The table's estimate of each seat's one-way delay: the mean, without jitter."""
+        self.seen = latency.stamp is Stamp.SEEN
+        """Stamps are the time the seat saw the table plus its reaction (else its send time)."""
+        self.estimate = tuple(2 * d for d in latency.delay_s) if self.seen else latency.delay_s
+        """The delay the table compensates, per seat: its estimate of the one-way delay (the
+        mean, without jitter), or of the round trip for ``seen`` stamps."""
 
     def delay(self, seat: int) -> float:
         """One message's delay between ``seat`` and the table (a draw only where there is jitter)."""
@@ -149,18 +169,23 @@ def latency_from_ms(
     arbitration: str | None = None,
     window: float | None = None,
     cap: float | None = None,
+    stamp: str | None = None,
 ) -> Latency | None:
     """``ligretto simulate``'s ``--latency``, ``--jitter`` (ms per seat), ``--arbitration``,
-    ``--window`` and ``--cap`` (ms); ``None`` when none is given (every seat at the table).
+    ``--window``, ``--cap`` (ms) and ``--stamp``; ``None`` when none is given (every seat at the table).
     Any of them alone puts every seat 0 ms away unless ``--latency`` says otherwise."""
-    if delay is None and jitter is None and arbitration is None and window is None and cap is None:
+    if all(option is None for option in (delay, jitter, arbitration, window, cap, stamp)):
         return None
     try:
         mode = Arbitration(arbitration or Arbitration.ARRIVAL)
     except ValueError:
         raise LatencyError(f"--arbitration: {arbitration!r} is not one of arrival, fair") from None
-    if mode is not Arbitration.FAIR and (window is not None or cap is not None):
-        raise LatencyError("--window and --cap are for --arbitration fair")
+    if mode is not Arbitration.FAIR and (window is not None or cap is not None or stamp is not None):
+        raise LatencyError("--window, --cap and --stamp are for --arbitration fair")
+    try:
+        stamped = Stamp(stamp or Stamp.SENT)
+    except ValueError:
+        raise LatencyError(f"--stamp: {stamp!r} is not one of sent, seen") from None
     for option, value in (("--window", window), ("--cap", cap)):
         if value is not None and (not math.isfinite(value) or value < 0):
             raise LatencyError(f"{option}: {value:g} is not a number of milliseconds, 0 or more")
@@ -170,4 +195,5 @@ def latency_from_ms(
         mode,
         WINDOW_S if window is None else window / 1000,
         CAP_S if cap is None else cap / 1000,
+        stamped,
     )

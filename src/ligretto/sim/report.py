@@ -166,7 +166,8 @@ def headline(report: SimReport) -> str:
         network = f", latency {delays} ms" + (f" + jitter {jitters} ms" if jitters else "")
         network += f", {latency.arbitration.value} judging"
         if latency.fair:
-            network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms)"
+            network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms"
+            network += ", stamped when seen)" if latency.stamp.value == "seen" else ")"
         if config.duplicate:
             network += " (the delays stay with the seats)"
     return (

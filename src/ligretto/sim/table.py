@@ -192,8 +192,9 @@ def _play_over_network(
     first.  Returns (the virtual time it ended, applied, refused actions)."""
     apply = game.apply
     delay_of = link.delay
-    fair, window, cap, estimate = link.fair, link.window, link.cap, link.estimate
-    # (virtual time it arrives, seeded tie-break, seat, intended action or None: a look, its stamp)
+    fair, window, cap, estimate, seen = link.fair, link.window, link.cap, link.estimate, link.seen
+    # (virtual time it arrives, seeded tie-break, seat, intended action or None: a look, its stamp:
+    # its send time, or for ``seen`` stamps the time it looked plus its reaction)
     heap: list[tuple[float, float, int, Action | None, float]] = [
         (0.0, tie(), seat, None, 0.0) for seat in range(game.players)
     ]
@@ -236,7 +237,7 @@ def _play_over_network(
             push(heap, (now + delay, tie(), seat, None, 0.0))
         else:
             sent = now + delay_of(seat) + delay
-            push(heap, (sent + delay_of(seat), tie(), seat, action, sent))
+            push(heap, (sent + delay_of(seat), tie(), seat, action, now + delay if seen else sent))
     return now, applied, refused
 
 
