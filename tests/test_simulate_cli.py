@@ -59,6 +59,49 @@ def test_the_same_seed_gives_the_same_rounds_on_any_number_of_workers(tmp_path: 
     assert len(outputs[0]["rounds"]) == 5 * 4
 
 
+def test_latency_and_fair_judging_from_the_command_line(tmp_path: Path) -> None:
+    path, table = tmp_path / "run.json", tmp_path / "run.csv"
+    args = ("--players", "2", "--rounds", "20", "--bots", "smart:expert", "--seed", "3", "--quiet", "--workers", "1")
+    done = ligretto(
+        "simulate", *args, "--latency", "10,100", "--jitter", "0,5", "--arbitration", "fair", "--window", "100",
+        "--json", path, "--csv", table,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "latency 10,100 ms + jitter 0,5 ms, fair judging (window 100 ms, cap 150 ms)" in done.stdout
+    for text in ("Per seat: races for a pile", "races won", "share won"):
+        assert text in done.stdout
+    data = json.loads(path.read_text())
+    assert data["config"]["latency"] == {
+        "delay_ms": [10.0, 100.0],
+        "jitter_ms": [0.0, 5.0],
+        "arbitration": "fair",
+        "window_ms": 100.0,
+        "cap_ms": 150.0,
+        "stamp": "sent",
+    }
+    seats = data["summary"]["seats"]
+    assert [seat["delay_ms"] for seat in seats] == [10.0, 100.0]
+    for seat in (0, 1):
+        assert seats[seat]["races_won"] == sum(item["races_won"][seat] for item in data["rounds"])
+        assert seats[seat]["races_lost"] == sum(item["races_lost"][seat] for item in data["rounds"])
+    assert sum(seat["races_won"] for seat in seats) > 0
+    rows = list(csv.DictReader(table.open(newline="")))
+    assert sum(int(row["races_won"]) for row in rows) == sum(seat["races_won"] for seat in seats)
+    # without --latency: the same deals at the table, another round
+    plain = ligretto("simulate", *args, "--json", tmp_path / "plain.json")
+    assert plain.returncode == 0, plain.stderr
+    assert json.loads((tmp_path / "plain.json").read_text())["rounds"] != data["rounds"]
+
+
+def test_in_duplicate_mode_the_heading_says_the_delays_stay_with_the_seats() -> None:
+    done = ligretto(
+        "simulate", "--players", "2", "--rounds", "2", "--bots", "smart:expert,greedy:expert", "--duplicate",
+        "--latency", "10,100", "--quiet", "--workers", "1",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "(the delays stay with the seats)" in done.stdout
+
+
 def test_matches_mode_plays_until_match_end(tmp_path: Path) -> None:
     path = tmp_path / "matches.json"
     done = ligretto(
@@ -119,6 +162,14 @@ def test_help_still_works() -> None:
         (["simulate", "--workers", "-3"], "argument --workers: must be at least 1, not -3"),
         (["simulate", "--json", "/no/such/dir/run.json"], "no such directory '/no/such/dir'"),
         (["simulate", "--colour"], "unrecognized arguments: --colour"),
+        (["simulate", "--latency", "10,100"], "--latency: 2 values for 4 players: give one per seat, or one for all"),
+        (["simulate", "--latency", "10,10,-5,100"], "--latency: -5 is not a number of milliseconds, 0 or more"),
+        (["simulate", "--latency", "near"], "--latency: not a number of milliseconds: 'near'"),
+        (["simulate", "--latency", "10", "--jitter", "1,2"], "--jitter: 2 values for 4 players"),
+        (["simulate", "--latency", "10", "--window", "50"], "--window, --cap and --stamp are for --arbitration fair"),
+        (["simulate", "--latency", "10", "--stamp", "seen"], "--window, --cap and --stamp are for --arbitration fair"),
+        (["simulate", "--arbitration", "fair", "--cap", "-1"], "--cap: -1 is not a number of milliseconds"),
+        (["simulate", "--arbitration", "first"], "argument --arbitration: invalid choice: 'first'"),
         (["simulate", "--matches"], "argument --matches: expected one argument"),
         (["demo", "--players", "x"], "argument --players: invalid int value: 'x'"),
         (["bench", "--only", "gpu"], "argument --only: invalid choice: 'gpu'"),

@@ -156,6 +156,24 @@ def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     simulate.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     simulate.add_argument("--workers", type=_at_least_one, help="worker processes (default: all cores)")
     simulate.add_argument("--duplicate", action="store_true", help="replay every deal with the bots rotated")
+    simulate.add_argument(
+        "--latency",
+        metavar="MS",
+        help="one-way network delay per seat in ms, comma-separated, or one for all (default: none)",
+    )
+    simulate.add_argument("--jitter", metavar="MS", help="each message's extra delay U(0, MS) per seat, or one for all")
+    simulate.add_argument(
+        "--arbitration",
+        choices=("arrival", "fair"),
+        help="how races for a pile are judged: by arrival, or fair (compensated send times; docs/fairness.md)",
+    )
+    simulate.add_argument("--window", type=float, metavar="MS", help="fair: hold a contested play at most MS (80)")
+    simulate.add_argument("--cap", type=float, metavar="MS", help="fair: compensate at most MS of delay (150)")
+    simulate.add_argument(
+        "--stamp",
+        choices=("sent", "seen"),
+        help="fair: plays stamped with their send time (default) or the time their seat saw the table",
+    )
     simulate.add_argument("--json", type=Path, metavar="FILE", help="write config, every round and the summary")
     simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
     simulate.add_argument("--plot", type=Path, metavar="FILE.png", help="write score and round-length plots")
@@ -240,6 +258,7 @@ def _terminal(args: argparse.Namespace) -> int:
 
 def _simulate(args: argparse.Namespace) -> None:
     from ligretto.sim import report
+    from ligretto.sim.network import LatencyError, latency_from_ms
     from ligretto.sim.runner import SimConfig
 
     # every check before the first round, so a typo never costs a long run
@@ -251,6 +270,18 @@ def _simulate(args: argparse.Namespace) -> None:
     rules = rules_from_args(args.rules, args.settings)
     rules.row_length(args.players)  # 2-12 players
     bots = parse_bots(args.bots, args.players)
+    try:
+        latency = latency_from_ms(
+            args.players,
+            args.latency,
+            jitter=args.jitter,
+            arbitration=args.arbitration,
+            window=args.window,
+            cap=args.cap,
+            stamp=args.stamp,
+        )
+    except LatencyError as error:
+        raise _UsageError(str(error)) from None
     for option in ("json", "csv", "plot"):
         path: Path | None = getattr(args, option)
         if path is not None and not path.parent.is_dir():
@@ -263,12 +294,17 @@ def _simulate(args: argparse.Namespace) -> None:
         seed=args.seed,
         duplicate=args.duplicate,
         workers=args.workers,
+        latency=latency,
     )
     report.simulate(config, json_path=args.json, csv_path=args.csv, plot_path=args.plot, quiet=args.quiet)
 
 
 class _OutputError(ValueError):
     """An output file that cannot be written."""
+
+
+class _UsageError(ValueError):
+    """Options that do not go together or do not fit the table (e.g. ``--latency``)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -307,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         elif args.command in ("play", "join"):
             return _terminal(args)
-    except (RuleError, BotSpecError, _OutputError) as error:
+    except (RuleError, BotSpecError, _OutputError, _UsageError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader went away (`ligretto rules | head -1`): nothing to report

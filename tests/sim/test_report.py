@@ -18,7 +18,7 @@ from ligretto.sim.runner import SimConfig, SimReport, run
 from ligretto.sim.stats import summarise
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-CONFIG_KEYS = {"rules", "players", "bots", "rounds", "matches", "seed", "duplicate", "workers"}
+CONFIG_KEYS = {"rules", "players", "bots", "rounds", "matches", "seed", "duplicate", "workers", "latency"}
 ROUND_KEYS = {
     "round",
     "deal",
@@ -34,6 +34,8 @@ ROUND_KEYS = {
     "actions",
     "refusals",
     "duration_s",
+    "races_won",
+    "races_lost",
 }
 MATCH_ROUND_KEYS = ROUND_KEYS | {"match", "match_round"}
 MATCH_KEYS = {
@@ -53,6 +55,7 @@ BOT_KEYS = {"bot", "label", "spec", "rounds", "score", "win_rate", "center", "st
 MEAN_KEYS = {"mean", "low", "high", "n", "sd"}
 RATE_KEYS = {"rate", "low", "high", "successes", "n"}
 SPREAD_KEYS = {"mean", "p50", "p90", "min", "max"}
+SEAT_KEYS = {"seat", "delay_ms", "races_won", "races_lost", "share_won", "score"}
 BOTS = "smart:expert,greedy:machine,random:expert"
 
 
@@ -68,7 +71,7 @@ def matches_report() -> SimReport:
 
 
 def check_summary(summary: dict[str, Any], bots: int, matches: bool) -> None:
-    assert set(summary) == {"confidence", "bots", "rounds"}
+    assert set(summary) == {"confidence", "bots", "rounds", "seats"}
     assert summary["confidence"] == 0.95
     assert len(summary["bots"]) == bots
     for bot in summary["bots"]:
@@ -85,6 +88,13 @@ def check_summary(summary: dict[str, Any], bots: int, matches: bool) -> None:
         assert set(rounds[key]) == SPREAD_KEYS
     assert (rounds["match_rounds"] is not None) == matches
     assert sum(rounds["ended_by"].values()) == rounds["rounds"]
+    assert [seat["seat"] for seat in summary["seats"]] == list(range(bots))
+    for seat in summary["seats"]:
+        assert set(seat) == SEAT_KEYS
+        assert set(seat["share_won"]) == RATE_KEYS
+        assert set(seat["score"]) == MEAN_KEYS
+        assert seat["share_won"]["successes"] == seat["races_won"]
+        assert seat["share_won"]["n"] == seat["races_won"] + seat["races_lost"]
 
 
 def test_json_of_a_rounds_run_is_exactly_the_documented_schema(rounds_report: SimReport, tmp_path: Path) -> None:
@@ -102,7 +112,7 @@ def test_json_of_a_rounds_run_is_exactly_the_documented_schema(rounds_report: Si
         assert item["round"] == number
         assert item["deal"] == (number - 1) // 3 + 1
         assert item["rotation"] == (number - 1) % 3
-        for key in ("bots", "bot_index", "scores", "center", "stack_left"):
+        for key in ("bots", "bot_index", "scores", "center", "stack_left", "races_won", "races_lost"):
             assert len(item[key]) == 3
         labels = ["1 smart:expert", "2 greedy:machine", "3 random:expert"]
         assert item["bots"] == [labels[b] for b in item["bot_index"]]
@@ -143,6 +153,8 @@ def test_csv_has_one_row_per_round_per_seat(rounds_report: SimReport, tmp_path: 
         "actions",
         "refusals",
         "duration_s",
+        "races_won",
+        "races_lost",
     ]
     body = [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
     assert len(body) == len(rounds_report.rounds) * 3 == 36

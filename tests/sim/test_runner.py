@@ -16,6 +16,7 @@ from ligretto.engine import PRESETS, Round, RuleError, RuleSet, state_to_dict
 from ligretto.engine.scoring import round_seed, winners
 from ligretto.engine.state import STACK_SIZE
 from ligretto.sim import runner
+from ligretto.sim.network import Arbitration, Latency
 from ligretto.sim.runner import MATCH_ROUND_LIMIT, SimConfig, SimConfigError, SimReport, run
 from ligretto.sim.table import RoundResult, simulate_round
 
@@ -37,7 +38,20 @@ def fingerprint(report: SimReport) -> list[Any]:
 # --- determinism -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [{"rounds": 40}, {"rounds": 12, "duplicate": True}, {"matches": 6}])
+NETWORK = Latency((0.01, 0.01, 0.1, 0.1), (0.0, 0.005, 0.0, 0.02), Arbitration.FAIR)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"rounds": 40},
+        {"rounds": 12, "duplicate": True},
+        {"matches": 6},
+        {"rounds": 40, "latency": NETWORK},
+        {"rounds": 12, "duplicate": True, "latency": Latency((0.01, 0.01, 0.1, 0.1))},
+        {"matches": 6, "latency": NETWORK},
+    ],
+)
 def test_any_number_of_workers_gives_identical_results(options: dict[str, Any]) -> None:
     results = [fingerprint(run(config(workers=workers, seed=7, **options))) for workers in (1, 2, 3)]
     assert results[0] == results[1] == results[2]
@@ -278,9 +292,23 @@ def test_every_preset_and_table_size_simulates_to_completion(preset: str, player
 # --- configuration --------------------------------------------------------------------
 
 
+def test_with_a_latency_the_delays_stay_with_the_seats_as_the_bots_rotate() -> None:
+    latency = Latency((0.01, 0.01, 0.1, 0.1))
+    cfg = config(rounds=2, seed=4, duplicate=True, workers=1, latency=latency)
+    report = run(cfg)
+    assert cfg.to_dict()["latency"] == latency.to_dict()
+    assert len({p.seating for p in report.rounds}) == 4
+    for played in report.rounds:
+        bots = [cfg.bots[bot] for bot in played.seating]
+        alone = simulate_round(cfg.rules, bots, played.result.seed, rotation=played.result.rotation, latency=latency)
+        assert played.result.to_dict() == alone.to_dict()
+    assert config(rounds=1).to_dict()["latency"] is None
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
+        ({"rounds": 5, "latency": Latency((0.0, 0.1))}, "2 delays for 4 players"),
         ({"rounds": 5, "matches": 5}, "either rounds or matches"),
         ({}, "either rounds or matches"),
         ({"rounds": 0}, "at least 1"),

@@ -9,7 +9,16 @@ import pytest
 from ligretto.bots import parse_bots
 from ligretto.engine import Ending, Outcome, RuleSet
 from ligretto.sim.runner import PlayedMatch, PlayedRound, SimConfig, SimReport
-from ligretto.sim.stats import mean_ci, percentile, spread, summarise, t_quantile, wilson, z_quantile
+from ligretto.sim.stats import (
+    mean_ci,
+    percentile,
+    share_over_rounds,
+    spread,
+    summarise,
+    t_quantile,
+    wilson,
+    z_quantile,
+)
 from ligretto.sim.table import RoundResult
 
 
@@ -206,3 +215,57 @@ def test_match_wins_and_round_summary() -> None:
     data = summary.to_dict()
     assert data["bots"][0]["match_win_rate"]["successes"] == 2
     assert data["rounds"]["ended_by"] == {"stop": 3, "stalemate_vote": 1}
+
+
+# --- races: a share over rounds -------------------------------------------------------
+
+
+def test_a_share_of_races_is_the_ratio_with_the_round_as_the_unit() -> None:
+    even = share_over_rounds([1, 2, 3], [2, 4, 6])
+    assert (even.successes, even.n, even.rate) == (6, 12, 0.5)
+    assert even.low == even.high == 0.5, "every round won exactly half: no spread between rounds"
+    # by hand: R = 0.5, residuals (0 - 1)² + (3 - 1.5)² + (1 - 2)² + (1 - 0.5)² = 4.5 per 4 rounds
+    share = share_over_rounds([0, 3, 1, 1] * 5, [2, 3, 4, 1] * 5)
+    se = math.sqrt(4.5 * 5 / (20 * 19)) / 2.5
+    assert share.rate == pytest.approx(0.5)
+    assert share.high - share.rate == pytest.approx(t_quantile(0.95, 19) * se)
+    assert share.rate - share.low == pytest.approx(share.high - share.rate)
+
+
+def test_races_won_together_give_a_wider_interval_than_independent_races() -> None:
+    """Ten races a round, each round all won or all lost: 20 rounds are worth 20 samples,
+    not 200; Wilson's interval over the races would claim far too much."""
+    won = [10, 0] * 10
+    share = share_over_rounds(won, [10] * 20)
+    independent = wilson(100, 200)
+    assert share.rate == independent.rate == 0.5
+    assert share.high - share.low > 2.5 * (independent.high - independent.low)
+
+
+def test_a_share_stays_in_zero_to_one_and_refuses_impossible_counts() -> None:
+    assert share_over_rounds([5, 0], [5, 1]).low >= 0.0
+    assert share_over_rounds([5, 1], [5, 1]).high == 1.0
+    none = share_over_rounds([0, 0], [0, 0])
+    assert (none.rate, none.low, none.high, none.n) == (0.0, 0.0, 1.0, 0)
+    one = share_over_rounds([2], [3])
+    assert (one.rate, one.low, one.high) == (pytest.approx(2 / 3), 0.0, 1.0)
+    for won, races in (([3], [2]), ([1, 1], [2]), ([], []), ([-1], [2])):
+        with pytest.raises(ValueError, match="0 <= won <= races"):
+            share_over_rounds(won, races)
+
+
+def test_the_summary_counts_each_seats_races_and_score() -> None:
+    config = SimConfig(RuleSet(), tuple(parse_bots("smart:expert,greedy:casual", 2)), rounds=3)
+    report = SimReport(
+        config,
+        [
+            PlayedRound(result(1, [10, -2], races_won=[3, 1], races_lost=[1, 3]), 1, (0, 1)),
+            PlayedRound(result(2, [4, 6], races_won=[0, 2], races_lost=[2, 0]), 2, (0, 1)),
+            PlayedRound(result(3, [8, 0], races_won=[0, 0], races_lost=[0, 0]), 3, (0, 1)),
+        ],
+    )
+    seats = summarise(report).seats
+    assert seats is not None
+    assert [(s.seat, s.delay_ms, s.races_won, s.races_lost) for s in seats] == [(0, 0.0, 3, 3), (1, 0.0, 3, 3)]
+    assert seats[0].share_won.rate == 0.5 and seats[0].share_won.n == 6
+    assert seats[0].score.mean == pytest.approx(22 / 3) and seats[1].score.mean == pytest.approx(4 / 3)

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from ligretto.engine.rules import RuleSet
 from ligretto.sim.runner import ProgressCallback, SimConfig, SimReport, run
-from ligretto.sim.stats import MeanCI, Rate, Spread, Summary, summarise
+from ligretto.sim.stats import MeanCI, Rate, SeatSummary, Spread, Summary, summarise
 
 CSV_COLUMNS = (
     "round",
@@ -34,6 +34,8 @@ CSV_COLUMNS = (
     "actions",
     "refusals",
     "duration_s",
+    "races_won",
+    "races_lost",
 )
 """One CSV row per round per seat; matches mode adds a ``match`` column at the end."""
 
@@ -110,6 +112,28 @@ def bot_table(summary: Summary) -> Table:
     return table
 
 
+def seat_table(seats: list[SeatSummary], confidence: float) -> Table:
+    """One row per seat: its delay, races for a pile won and lost, the share won, the score."""
+    percent = round(confidence * 100)
+    table = Table(title="Per seat: races for a pile", title_justify="left")
+    table.add_column("seat", justify="right")
+    table.add_column("delay ms", justify="right")
+    table.add_column("races won", justify="right")
+    table.add_column("lost", justify="right")
+    table.add_column(f"share won [{percent} % CI, rounds]", justify="right")
+    table.add_column(f"score ± {percent} % CI", justify="right")
+    for seat in seats:
+        table.add_row(
+            str(seat.seat),
+            f"{seat.delay_ms:g}",
+            f"{seat.races_won:,}",
+            f"{seat.races_lost:,}",
+            _rate(seat.share_won) if seat.share_won.n else "-",
+            _mean(seat.score),
+        )
+    return table
+
+
 def round_table(summary: Summary) -> Table:
     """Length, actions and refusals of the rounds, and how they ended."""
     rounds = summary.rounds
@@ -134,8 +158,20 @@ def headline(report: SimReport) -> str:
     changed = ", ".join(f"{k}={v}" for k, v in config.rules.to_dict().items() if v != classic[k]) or "classic"
     amount = f"{config.rounds:,} deals" if config.rounds is not None else f"{config.matches:,} matches"
     duplicate = f" × {config.rotations} rotations (duplicate)" if config.duplicate else ""
+    network = ""
+    latency = config.latency
+    if latency is not None:
+        delays = ",".join(f"{d * 1000:g}" for d in latency.delay_s)
+        jitters = ",".join(f"{j * 1000:g}" for j in latency.jitter_s) if any(latency.jitter_s) else ""
+        network = f", latency {delays} ms" + (f" + jitter {jitters} ms" if jitters else "")
+        network += f", {latency.arbitration.value} judging"
+        if latency.fair:
+            network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms"
+            network += ", stamped when seen)" if latency.stamp.value == "seen" else ")"
+        if config.duplicate:
+            network += " (the delays stay with the seats)"
     return (
-        f"{config.players} players, rules {changed}, {amount}{duplicate}, seed {config.seed}: "
+        f"{config.players} players, rules {changed}, {amount}{duplicate}{network}, seed {config.seed}: "
         f"{len(report.rounds):,} rounds in {report.wall_s:.1f} s on {config.worker_count} worker(s)"
     )
 
@@ -147,6 +183,8 @@ def print_tables(report: SimReport, summary: Summary, console: Console | None = 
             console = Console(width=max(console.width, 140))
     console.print(headline(report), highlight=False)
     console.print(bot_table(summary))
+    if summary.seats is not None:
+        console.print(seat_table(summary.seats, summary.confidence))
     console.print(round_table(summary))
 
 
@@ -211,6 +249,8 @@ def csv_rows(report: SimReport) -> Iterator[list[Any]]:
                 r.actions,
                 r.refusals,
                 round(r.duration_s, 3),
+                r.races_won[seat] if r.races_won else 0,
+                r.races_lost[seat] if r.races_lost else 0,
             ]
             if matches:
                 row.append(played.match)

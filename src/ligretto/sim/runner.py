@@ -37,6 +37,7 @@ from ligretto.engine.events import Ending, Outcome
 from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
+from ligretto.sim.network import Latency, LatencyError
 from ligretto.sim.table import RoundResult, simulate_round
 
 MATCH_ROUND_LIMIT = 1000
@@ -69,6 +70,9 @@ class SimConfig:
     duplicate: bool = False
     workers: int | None = None
     """Worker processes; ``None`` means ``os.cpu_count()``.  Never changes the results."""
+    latency: Latency | None = None
+    """Each seat's network delay and the table's judging of races; ``None``: every seat at the
+    table.  The delays stay with the seats: in duplicate mode the bots rotate through them."""
 
     def __post_init__(self) -> None:
         if (self.rounds is None) == (self.matches is None):
@@ -80,6 +84,11 @@ class SimConfig:
             raise SimConfigError(f"workers must be at least 1, not {self.workers}")
         object.__setattr__(self, "bots", tuple(self.bots))
         self.rules.row_length(len(self.bots))  # raises RuleError unless 2-12 players
+        if self.latency is not None:
+            try:
+                self.latency.check_players(len(self.bots))
+            except LatencyError as error:
+                raise SimConfigError(str(error)) from None
 
     @property
     def players(self) -> int:
@@ -118,6 +127,7 @@ class SimConfig:
             "seed": self.seed,
             "duplicate": self.duplicate,
             "workers": self.worker_count,
+            "latency": None if self.latency is None else self.latency.to_dict(),
         }
 
 
@@ -193,7 +203,7 @@ def tasks(config: SimConfig) -> list[_Task]:
 def _play_round(config: SimConfig, task: _Task) -> _Outcome:
     seating = config.seating(task.rotation)
     bots = [config.bots[index] for index in seating]
-    result = simulate_round(config.rules, bots, task.seed, rotation=task.rotation)
+    result = simulate_round(config.rules, bots, task.seed, rotation=task.rotation, latency=config.latency)
     return [PlayedRound(result, task.deal, tuple(seating))], None
 
 
@@ -205,7 +215,9 @@ def _play_match(config: SimConfig, task: _Task, number: int) -> _Outcome:
     played: list[PlayedRound] = []
     while not match.over and len(played) < MATCH_ROUND_LIMIT:
         game = match.new_round()
-        result = simulate_round(config.rules, bots, game.seed, rotation=task.rotation, game=game)
+        result = simulate_round(
+            config.rules, bots, game.seed, rotation=task.rotation, game=game, latency=config.latency
+        )
         match.finish_round()
         played.append(PlayedRound(result, task.deal, tuple(seating), number, len(played) + 1))
     outcome = PlayedMatch(
@@ -235,7 +247,7 @@ def block_size(total: int, workers: int) -> int:
 # a multiprocessing.Pool's parent spent a quarter of a core handing out chunks and
 # unpickling result objects, which the workers then lacked (docs/benchmarks.md).
 
-_Row = tuple[int, str, int | None, list[int], list[int], list[int], int, int, float]
+_Row = tuple[int, str, int | None, list[int], list[int], list[int], int, int, float, list[int], list[int]]
 """A :class:`RoundResult` as plain data, without what the parent knows (bots, rotation)."""
 _Seating = tuple[tuple[int, ...], list[str]]
 """The bot index in each seat, and the bots' names in seat order."""
@@ -245,7 +257,19 @@ _Packed = tuple[list[_Row], tuple[tuple[int, ...], tuple[int, ...], bool] | None
 
 def _pack(outcome: _Outcome) -> _Packed:
     rows = [
-        (r.seed, r.ended_by, r.stopped_by, r.scores, r.center, r.stack_left, r.actions, r.refusals, r.duration_s)
+        (
+            r.seed,
+            r.ended_by,
+            r.stopped_by,
+            r.scores,
+            r.center,
+            r.stack_left,
+            r.actions,
+            r.refusals,
+            r.duration_s,
+            r.races_won,
+            r.races_lost,
+        )
         for r in (played.result for played in outcome[0])
     ]
     match = outcome[1]
@@ -273,13 +297,17 @@ def _unpack(config: SimConfig, index: int, task: _Task, packed: _Packed, seats: 
                 refusals,
                 duration,
                 task.rotation,
+                won,
+                lost,
             ),
             task.deal,
             seating,
             number,
             None if number is None else k + 1,
         )
-        for k, (seed, ended_by, stopped_by, scores, center, stack, actions, refusals, duration) in enumerate(rows)
+        for k, (seed, ended_by, stopped_by, scores, center, stack, actions, refusals, duration, won, lost) in enumerate(
+            rows
+        )
     ]
     if ending is None or number is None:
         return rounds, None

@@ -10,6 +10,10 @@
 - Every round counts as one independent sample, except for the mean score in duplicate
   mode: the rounds a bot plays on one deal share the cards, so there the interval is taken
   over the bot's mean score per deal (one sample per deal).
+- A seat's share of races won is a ratio over rounds (races won / races it took part in):
+  the races of one round are not independent, so the round is the unit and the interval
+  is the ratio estimator's, from its linearised (cluster) variance over rounds
+  (:func:`share_over_rounds`).
 """
 
 from __future__ import annotations
@@ -138,6 +142,29 @@ def wilson(successes: int, n: int, confidence: float = CONFIDENCE) -> Rate:
     return Rate(successes, n, p, 0.0 if successes == 0 else centre - half, 1.0 if successes == n else centre + half)
 
 
+def share_over_rounds(won: Sequence[int], races: Sequence[int], confidence: float = CONFIDENCE) -> Rate:
+    """``sum(won) / sum(races)`` with a confidence interval taking the round as the unit.
+
+    ``won[i]`` of ``races[i]`` in round ``i``.  The ratio estimator's variance is linearised
+    (the delta method, as for cluster samples): ``sum((w - R r)²) / (n (n - 1) r̄²)``, with
+    Student's t at ``n - 1`` degrees of freedom; clipped to [0, 1].  Rounds without races
+    count (they carry no weight in the ratio but are rounds played).  With no races at
+    all the rate is 0 and the interval [0, 1]."""
+    n = len(won)
+    if n != len(races) or n < 1 or any(not 0 <= w <= r for w, r in zip(won, races, strict=True)):
+        raise ValueError(f"need as many rounds of races as of wins, each 0 <= won <= races: {n}, {len(races)}")
+    total, successes = sum(races), sum(won)
+    if total == 0:
+        return Rate(0, 0, 0.0, 0.0, 1.0)
+    ratio = successes / total
+    if n < 2:
+        return Rate(successes, total, ratio, 0.0, 1.0)
+    mean_races = total / n
+    residuals = sum((w - ratio * r) ** 2 for w, r in zip(won, races, strict=True))
+    half = t_quantile(confidence, n - 1) * math.sqrt(residuals / (n * (n - 1))) / mean_races
+    return Rate(successes, total, ratio, max(0.0, ratio - half), min(1.0, ratio + half))
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """The ``q``-quantile (0-1) with linear interpolation between order statistics."""
     if not values:
@@ -205,6 +232,34 @@ class BotSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatSummary:
+    """One seat's figures, whichever bot sat there: its races for a pile and its score.
+
+    With a latency the delays belong to the seats (the bots rotate through them in
+    duplicate mode), so this is where the cost of a seat's distance shows."""
+
+    seat: int
+    delay_ms: float
+    """The seat's one-way delay (0 without a latency)."""
+    races_won: int
+    races_lost: int
+    share_won: Rate
+    """Races won of those it took part in; the interval over rounds (:func:`share_over_rounds`)."""
+    score: MeanCI
+    """Round score of whoever sat there."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "delay_ms": self.delay_ms,
+            "races_won": self.races_won,
+            "races_lost": self.races_lost,
+            "share_won": self.share_won.to_dict(),
+            "score": self.score.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class RoundSummary:
     """How rounds went, whoever played them."""
 
@@ -236,13 +291,38 @@ class Summary:
     bots: list[BotSummary]
     rounds: RoundSummary
     confidence: float = CONFIDENCE
+    seats: list[SeatSummary] | None = None
+    """Per seat: races won and lost, the share won, the score."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "confidence": self.confidence,
             "bots": [bot.to_dict() for bot in self.bots],
             "rounds": self.rounds.to_dict(),
+            "seats": None if self.seats is None else [seat.to_dict() for seat in self.seats],
         }
+
+
+def seat_summaries(report: SimReport, confidence: float = CONFIDENCE) -> list[SeatSummary]:
+    """Each seat's races and score over every round of the run."""
+    config = report.config
+    results = [played.result for played in report.rounds]
+    latency = config.latency
+    seats = []
+    for seat in range(config.players):
+        won = [r.races_won[seat] if r.races_won else 0 for r in results]
+        races = [won[i] + (r.races_lost[seat] if r.races_lost else 0) for i, r in enumerate(results)]
+        seats.append(
+            SeatSummary(
+                seat=seat,
+                delay_ms=0.0 if latency is None else round(latency.delay_s[seat] * 1000, 6),
+                races_won=sum(won),
+                races_lost=sum(races) - sum(won),
+                share_won=share_over_rounds(won, races, confidence),
+                score=mean_ci([r.scores[seat] for r in results], confidence),
+            )
+        )
+    return seats
 
 
 def summarise(report: SimReport, confidence: float = CONFIDENCE) -> Summary:
@@ -306,4 +386,4 @@ def summarise(report: SimReport, confidence: float = CONFIDENCE) -> Summary:
         ended_by=dict(Counter(r.ended_by for r in results).most_common()),
         match_rounds=spread([m.rounds for m in report.matches]) if report.matches else None,
     )
-    return Summary(summaries, rounds, confidence)
+    return Summary(summaries, rounds, confidence, seat_summaries(report, confidence))

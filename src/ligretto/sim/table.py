@@ -9,22 +9,32 @@ the bot decides again.  The bots are driven as on the server: one
 the heap below does the waiting.  Actions take effect in the order of their virtual times;
 exact ties (``machine`` bots) are broken by a generator drawn from the seed.
 No wall clock is read: the same (rules, bots, seed) always give the same round.
+
+With a :class:`~ligretto.sim.network.Latency` each seat is some way from the table: an
+action decided on the table as it was at ``t`` arrives at ``t + down + reaction + up``,
+and the table judges races by arrival or fairly (docs/fairness.md).  Without one (or
+with every delay 0 and ``arrival``) the round is exactly the one above.  Either way a
+play refused because another seat's card took its place first is a race, counted for
+both seats (``races_won``, ``races_lost``).
 """
 
 from __future__ import annotations
 
 import heapq
 import random
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Vote
 from ligretto.engine.events import Ending, Outcome, Refused
+from ligretto.engine.races import contestable, judge, race_winner
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
+from ligretto.sim.network import Latency, Link
 
 TIME_LIMIT = 1800.0
 """Virtual seconds after which the table agrees to stop a round that will not end."""
@@ -52,6 +62,10 @@ class RoundResult:
     """Virtual seconds from "Ligretto!" to the end."""
     rotation: int = 0
     """Duplicate mode: how far the bots were rotated through the seats for this deal."""
+    races_won: list[int] = field(default_factory=list)
+    """Per seat: races for a pile won (a rival's play refused because this seat's card came first)."""
+    races_lost: list[int] = field(default_factory=list)
+    """Per seat: races lost (this seat's play refused because a rival's card came first)."""
 
     @property
     def ended_by(self) -> str:
@@ -75,44 +89,40 @@ class RoundResult:
             "actions": self.actions,
             "refusals": self.refusals,
             "duration_s": round(self.duration_s, 3),
+            "races_won": self.races_won,
+            "races_lost": self.races_lost,
         }
 
 
 def simulate_round(
-    rules: RuleSet, bots: list[BotSpec], seed: int, *, rotation: int = 0, game: Round | None = None
+    rules: RuleSet,
+    bots: list[BotSpec],
+    seed: int,
+    *,
+    rotation: int = 0,
+    game: Round | None = None,
+    latency: Latency | None = None,
 ) -> RoundResult:
     """Play one round between ``bots`` (one per seat) dealt from ``seed``.
 
     ``game`` may be given to play on an existing deal (tests); otherwise it is dealt here.
+    ``latency`` puts each seat some way from the table (its delays stay with the seats).
     """
     players = len(bots)
     if game is None:
         game = Round.deal(rules, players, seed)
     elif game.players != players or game.rules != rules:
         raise ValueError(f"the game has {game.players} players and its own rules; the bots or rules given differ")
+    if latency is not None:
+        latency.check_players(players)
     key = f"ligretto:{seed}:{rotation}"
     drivers: list[BotDriver] = [spec.driver(game, seat, key) for seat, spec in enumerate(bots)]
     tie = random.Random(f"{key}:ties").random
-    apply = game.apply
-    # (virtual time it takes effect, seeded tie-break, seat, intended action or None: a look)
-    heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(players)]
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    applied = refused = 0
-    now = 0.0
-    for _ in range(STEP_LIMIT):
-        now, _tie, seat, action = pop(heap)
-        if now > TIME_LIMIT:
-            break
-        if action is not None:
-            if type(apply(action)) is Refused:
-                refused += 1
-            else:
-                applied += 1
-                if game.ending is not None:
-                    break
-        delay, action = drivers[seat].plan()
-        push(heap, (now + delay, tie(), seat, action))
+    won, lost = [0] * players, [0] * players
+    if latency is None:
+        now, applied, refused = _play_at_once(game, drivers, tie, won, lost)
+    else:
+        now, applied, refused = _play_over_network(game, drivers, tie, latency.link(key), won=won, lost=lost)
     outcome = _finish(game)
     scores = score_round(game)
     return RoundResult(
@@ -126,7 +136,109 @@ def simulate_round(
         refusals=refused,
         duration_s=min(now, TIME_LIMIT),
         rotation=rotation,
+        races_won=won,
+        races_lost=lost,
     )
+
+
+def _race(game: Round, action: Action, result: Refused, won: list[int], lost: list[int]) -> None:
+    """Count a refused play that lost a race for its pile, for the loser and the winner."""
+    winner = race_winner(game, action, result)
+    if winner is not None:
+        won[winner] += 1
+        lost[action.player] += 1
+
+
+def _play_at_once(
+    game: Round, drivers: list[BotDriver], tie: Callable[[], float], won: list[int], lost: list[int]
+) -> tuple[float, int, int]:
+    """The round with every seat at the table: an action takes effect ``reaction`` after
+    its bot looked.  Returns (the virtual time it ended, applied, refused actions)."""
+    apply = game.apply
+    # (virtual time it takes effect, seeded tie-break, seat, intended action or None: a look)
+    heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(game.players)]
+    heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
+    applied = refused = 0
+    now = 0.0
+    for _ in range(STEP_LIMIT):
+        now, _tie, seat, action = pop(heap)
+        if now > TIME_LIMIT:
+            break
+        if action is not None:
+            result = apply(action)
+            if type(result) is Refused:
+                refused += 1
+                _race(game, action, result, won, lost)
+            else:
+                applied += 1
+                if game.ending is not None:
+                    break
+        delay, action = drivers[seat].plan()
+        push(heap, (now + delay, tie(), seat, action))
+    return now, applied, refused
+
+
+def _play_over_network(
+    game: Round, drivers: list[BotDriver], tie: Callable[[], float], link: Link, *, won: list[int], lost: list[int]
+) -> tuple[float, int, int]:
+    """The round with each seat ``link``'s delays away from the table.
+
+    A bot looks at the table at ``t`` (its look is the state the table sent then), and its
+    action arrives at ``t + down + reaction + up``; it looks again at the moment its action
+    took effect (the table's answer is the state then).  ``fair`` judging holds a contested
+    play until its release (:func:`~ligretto.engine.races.judge`) on a second heap ordered by
+    (release, compensated time, tie): of plays released together the earlier-stamped goes
+    first.  Returns (the virtual time it ended, applied, refused actions)."""
+    apply = game.apply
+    delay_of = link.delay
+    fair, window, cap, estimate, seen = link.fair, link.window, link.cap, link.estimate, link.seen
+    # (virtual time it arrives, seeded tie-break, seat, intended action or None: a look, its stamp:
+    # its send time, or for ``seen`` stamps the time it looked plus its reaction)
+    heap: list[tuple[float, float, int, Action | None, float]] = [
+        (0.0, tie(), seat, None, 0.0) for seat in range(game.players)
+    ]
+    heapq.heapify(heap)
+    # fair judging's held plays: (release, compensated time, seeded tie-break, seat, play)
+    held: list[tuple[float, float, float, int, Action]] = []
+    pop, push = heapq.heappop, heapq.heappush
+    applied = refused = 0
+    now = 0.0
+    for _ in range(STEP_LIMIT):
+        # 1. The next thing to happen: a held play released, or an arrival (or a look).
+        action: Action | None
+        if held and (not heap or held[0][0] <= heap[0][0]):
+            now, _c, _tie, seat, action = pop(held)
+            if now > TIME_LIMIT:
+                break
+        else:
+            now, _tie, seat, action, stamp = pop(heap)
+            if now > TIME_LIMIT:
+                break
+            # 2. Fair judging: a contested play waits for rivals stamped earlier.
+            if action is not None and fair and contestable(game, action):
+                release, compensated = judge(now, stamp, estimate[seat], contested=True, window=window, cap=cap)
+                if release > now:
+                    push(held, (release, compensated, tie(), seat, action))
+                    continue
+        # 3. The action takes effect.
+        if action is not None:
+            result = apply(action)
+            if type(result) is Refused:
+                refused += 1
+                _race(game, action, result, won, lost)
+            else:
+                applied += 1
+                if game.ending is not None:
+                    break
+        # 4. The bot looks at the table as it is now; its next action travels both ways.
+        delay, action = drivers[seat].plan()
+        if action is None:  # nothing to do: it looks again a moment later, no message sent
+            push(heap, (now + delay, tie(), seat, None, 0.0))
+        else:
+            sent = now + delay_of(seat) + delay
+            push(heap, (sent + delay_of(seat), tie(), seat, action, now + delay if seen else sent))
+    return now, applied, refused
 
 
 def _finish(game: Round) -> Outcome:

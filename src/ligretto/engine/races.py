@@ -1,0 +1,118 @@
+"""Races for a pile: which plays can be contested, who won a race, and how plays are judged.
+
+Two players often reach for the same pile.  The engine applies one action at a time, so
+the authority that feeds it (the simulator, the server) decides who was first.  Three
+rules of that decision live here, pure, for every authority alike (docs/fairness.md):
+
+- :func:`contestable`: a play that another seat could beat to its pile right now (another
+  seat shows a face-up card that fits the same pile).  Only such a play is worth holding
+  for earlier-stamped rivals; every other action takes effect as it arrives.
+- :func:`race_winner`: for a play refused because its pile's place was taken ("beaten to
+  it"), the seat whose card took that place.
+- :func:`judge`: when a play takes effect and its compensated time, from its arrival, its
+  sender's stamp and the authority's estimate of the sender's one-way delay.  Times are
+  plain numbers (seconds) passed in: the engine reads no clock.
+"""
+
+from __future__ import annotations
+
+from ligretto.engine.actions import Action, Play, Source
+from ligretto.engine.area import Area
+from ligretto.engine.cards import NUMBERS, fits
+from ligretto.engine.events import Reason, Refused, Result
+from ligretto.engine.state import Round
+
+BEATEN = frozenset({Reason.DOES_NOT_FIT, Reason.PILE_COMPLETE})
+"""The refusals of a play whose place on its pile another card took first."""
+
+
+def shows(area: Area, face: int) -> bool:
+    """Whether ``face`` is face up in ``area``: an exposed row card, the stack top or the
+    discard top (the cards a player can play; the hand is hidden)."""
+    if area.stack and area.stack[-1] == face:
+        return True
+    if area.discard and area.discard[-1] == face:
+        return True
+    return any(column[-1] == face for column in area.row if column)
+
+
+def _source_face(game: Round, play: Play) -> int | None:
+    """The face at the play's source now, or ``None`` if there is no card there."""
+    area = game.areas[play.player]
+    if play.source is Source.ROW:
+        if not 0 <= play.position < len(area.row):
+            return None
+        cards = area.row[play.position]
+    elif play.source is Source.STACK:
+        cards = area.stack
+    else:
+        cards = area.discard
+    return cards[-1] if cards else None
+
+
+def contestable(game: Round, action: Action) -> bool:
+    """Whether ``action`` is a play onto an existing pile that it fits now, and another seat
+    shows a face-up card that fits the same pile: a rival could take its place first.
+
+    Turning the hand, placing (expert), voting, starting a new pile with a 1, a play that
+    would be refused anyway and a play onto a pile no other seat can serve are not."""
+    if not isinstance(action, Play) or game.ending is not None:
+        return False
+    play = action
+    pile = play.pile
+    if pile is None or not 0 <= play.player < game.players or not 0 <= pile < len(game.pile_seats):
+        return False
+    top = len(game.pile_seats[pile])
+    colour = game.pile_colours[pile]
+    face = _source_face(game, play)
+    if face is None or top == NUMBERS or not fits(face, colour, top):
+        return False
+    if play.card is not None and (play.card.owner != play.player or play.card.face != face):
+        return False
+    return any(shows(area, face) for seat, area in enumerate(game.areas) if seat != play.player)
+
+
+def race_winner(game: Round, action: Action, result: Result) -> int | None:
+    """For a play refused because another card took its place on the pile first, the seat
+    whose card took it; ``None`` for any other action or result.
+
+    The pile's cards keep their seats (``Round.pile_seats``), so the card of the loser's
+    colour and number on that pile names the winner.  Call it right after the refusal:
+    a refused play changes nothing, so the loser's card is still at its source."""
+    if not isinstance(result, Refused) or not isinstance(action, Play):
+        return None
+    play = action
+    pile = play.pile
+    if result.reason not in BEATEN or pile is None or not 0 <= pile < len(game.pile_seats):
+        return None
+    if not 0 <= play.player < game.players:
+        return None
+    face = _source_face(game, play)
+    if face is None or face // NUMBERS != game.pile_colours[pile]:
+        return None
+    number = face % NUMBERS + 1
+    seats = game.pile_seats[pile]
+    if len(seats) < number:
+        return None
+    winner = seats[number - 1]
+    return None if winner == play.player else winner
+
+
+def judge(
+    arrival: float, stamp: float, estimate: float, *, contested: bool, window: float, cap: float
+) -> tuple[float, float]:
+    """``(release, compensated)``: when a play takes effect, and the time it is ranked by.
+
+    ``compensated`` is the sender's ``stamp`` (its send time on the authority's clock),
+    but never earlier than ``arrival`` minus the sender's estimated one-way delay
+    (``estimate``, itself at most ``cap``) and never later than ``arrival``: a stamp that
+    lies gains nothing beyond the delay the authority measured.  A contested play is
+    held until ``compensated + window`` (never before it arrived) for rivals stamped
+    earlier; any other play takes effect at once, ``release == arrival``."""
+    if window < 0 or cap < 0 or estimate < 0:
+        raise ValueError(f"window, cap and estimate must not be negative: {window}, {cap}, {estimate}")
+    compensated = min(max(stamp, arrival - min(estimate, cap)), arrival)
+    if not contested:
+        return arrival, compensated
+    release = compensated + window
+    return (release if release > arrival else arrival), compensated
