@@ -49,7 +49,9 @@ from ligretto.sim.stats import percentile
 MOMENTS = ("after_ack", "mid_round", "countdown", "between_rounds", "reconnecting")
 """When a kill comes: right as an action is acknowledged, a while into a round, during a
 countdown (a table whose people are all back), on a score sheet (``between_rounds``), and
-while the clients are still coming back from the last kill."""
+within 0.2 s of the last restart, while the clients are still coming back or their tables
+have not yet accepted an action again (``kills_while_clients_away`` in the details counts
+the kills that found a client not yet back)."""
 GRACE_S = 3600.0
 """The tables' grace period: no stand-in ever takes a seat while its person reconnects."""
 JOIN_S = 30.0
@@ -80,6 +82,26 @@ class KillTable:
         return all(p.back for p in self.players)
 
     @property
+    def state(self) -> dict[str, Any]:
+        """The table as its clients see it (for a report on a table that is stuck)."""
+        return {
+            "code": self.code,
+            "phase": self.phase,
+            "players": [
+                {
+                    "seat": p.seat,
+                    "back": p.back,
+                    "phase": p.phase,
+                    "round": p.round,
+                    "ending": None if p.mirror is None else p.mirror.ending,
+                    "voted": None if p.mirror is None or p.seat is None else p.mirror.areas[p.seat].voted,
+                    "vote_now": p.vote_now,
+                }
+                for p in self.players
+            ],
+        }
+
+    @property
     def recovered(self) -> bool:
         return self.killed_at is None or self.accepted_at is not None
 
@@ -95,7 +117,9 @@ class Kills(Watcher):
         self.crashes = self.acks_lost = self.acks_checked = self.cards_lost = self.snapshots = self.acks = 0
         self.lost: list[dict[str, Any]] = []
         self.back_ms: list[float] = []
-        self.interrupted = self.missed = self.not_recovered = 0
+        self.interrupted = self.missed = self.not_recovered = self.while_away = 0
+        self.stuck: list[dict[str, Any]] = []
+        """What the first tables that did not recover in time looked like."""
         self.moments: dict[str, int] = {}
         self.armed: asyncio.Future[None] | None = None
 
@@ -195,8 +219,10 @@ class Kills(Watcher):
             await asyncio.sleep(self.rng.uniform(0.2, 2.0))
             return any(t.phase == "playing" for t in tables)
         if moment == "reconnecting":
-            await asyncio.sleep(self.rng.uniform(0.0, 0.3))
-            return not all(t.all_back for t in tables)
+            await asyncio.sleep(self.rng.uniform(0.0, 0.2))
+            away = not all(t.all_back for t in tables)
+            self.while_away += away
+            return away or not all(t.recovered for t in tables)
         phase = "scoring" if moment == "between_rounds" else "countdown"
         found = await _until(lambda: any(t.phase == phase and t.all_back for t in tables), FORCE_AFTER_S)
         if not found:
@@ -229,6 +255,7 @@ class Kills(Watcher):
         """Every table accepted an action since the last kill (or ``recover_s`` passed)."""
         if not await _until(lambda: all(t.recovered for t in self.tables.values()), self.recover_s):
             self.not_recovered += 1
+            self.stuck += [t.state for t in self.tables.values() if not t.recovered][: 5 - len(self.stuck)]
 
     def _measure(self) -> None:
         """The time from the last kill to each table's first ack after it."""
@@ -311,9 +338,10 @@ async def run_kills(
     rss_before = rss_of(server.process.pid)[0]
     watcher = asyncio.create_task(run.watch())
     try:
+        plan = run.plan(kills)
         for index in range(tables):
             await run.seat(index, players, bots)
-        for moment in run.plan(kills):
+        for moment in plan:
             await run.kill_at(moment)
         await run.recovered()
         run._measure()
@@ -337,10 +365,12 @@ async def run_kills(
         rss_after=rss_after,
         details={
             "tables": tables,
+            "codes": list(run.tables),
             "players": players,
             "bots": bots,
             "moments": dict(sorted(run.moments.items())),
             "moments_missed": run.missed,
+            "kills_while_clients_away": run.while_away,
             "acked": run.acks,
             "acks_checked": run.acks_checked,
             "acks_lost_first": run.lost,
@@ -348,6 +378,7 @@ async def run_kills(
             "kill_to_accepting_ms": _ms(run.back_ms),
             "interrupted": run.interrupted,
             "not_recovered": run.not_recovered,
+            "not_recovered_tables": run.stuck,
             "reconnections": sum(max(c.connections - 1, 0) for c in clients),
             "reconnections_failed": sum(len(c.failed) for c in clients),
             "failures": [f for c in clients for f in c.failed][:5],

@@ -36,8 +36,9 @@ PACE_S = (0.1, 0.25)
 """Seconds between two of a player's actions (at most 10 a second: the rate limit is 20)."""
 READY_S = (0.4, 1.2)
 """Seconds a player looks at the score sheet before ``ready``."""
-RETRY_S = 0.05
-"""Seconds between two attempts to connect while the server is down."""
+RETRY_S = (0.05, 0.5)
+"""Seconds between two attempts to connect while the server is down (drawn, as a
+browser's back-off spreads its people's returns)."""
 KEEPALIVE_S = 1.5
 ACK_TIMEOUT_S = 5.0
 
@@ -130,7 +131,7 @@ class Rejoiner:
                 if time.monotonic() > give_up:
                     self.failed.append(f"connect: {type(error).__name__}")
                     return False
-                await asyncio.sleep(RETRY_S)
+                await asyncio.sleep(self.rng.uniform(*RETRY_S))
                 continue
             self.ws, self.connected_at, self.fresh = ws, time.monotonic(), True
             self.welcomed = asyncio.get_running_loop().create_future()
@@ -149,7 +150,6 @@ class Rejoiner:
             except (ConnectionClosed, TimeoutError):
                 ok = None  # the server went down again: try again
             if ok:
-                self.connections += 1
                 self._reader, self._pinger = reader, pinger
                 return True
             reader.cancel()
@@ -161,7 +161,7 @@ class Rejoiner:
             if time.monotonic() > give_up:
                 self.failed.append("no welcome")
                 return False
-            await asyncio.sleep(RETRY_S)
+            await asyncio.sleep(self.rng.uniform(*RETRY_S))
         return False
 
     async def _live(self, deadline_s: float) -> None:
@@ -212,6 +212,9 @@ class Rejoiner:
             if message["token"] is not None:
                 self.token = message["token"]
             if self.welcomed is not None and not self.welcomed.done():
+                # Counted here, not once the hello's caller resumes: the ``table`` and
+                # ``snapshot`` that follow may be read first.
+                self.connections += 1
                 self.welcomed.set_result(True)
         elif kind == "error":
             self._error(message)
@@ -247,7 +250,7 @@ class Rejoiner:
         self.mirror = Mirror.from_view(message["view"], strict=True)
         if self.seat is not None:
             self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.match}:{self.round}"))
-        if self.fresh and self.connections > 0:
+        if self.fresh and self.connections > 1:  # a reconnection
             pending, self.pending = self.pending, []
             self.watcher.restored(self, message, pending)
         self.fresh = False
@@ -296,7 +299,9 @@ class Rejoiner:
             return
         self.watcher.accepted(self)
         if message["applied"] and self.seat is not None:
-            acked = Acked(self.match, self.round, self.seat, self.action, self.last_seq.get((self.match, self.round), -1))
+            acked = Acked(
+                self.match, self.round, self.seat, self.action, self.last_seq.get((self.match, self.round), -1)
+            )
             self.pending.append(acked)
             self.awaiting = acked
             self.watcher.acked(self, acked)
