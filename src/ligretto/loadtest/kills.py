@@ -61,6 +61,10 @@ FORCE_AFTER_S = 0.5
 vote the round to its end (a table of people only)."""
 
 
+class GaveUp(RuntimeError):
+    """The server would not start again: the scenario ends there (its report says so)."""
+
+
 class KillTable:
     """One table of the scenario: its people, its spectator, when it was last killed and
     when it accepted an action again."""
@@ -117,6 +121,8 @@ class Kills(Watcher):
         self.crashes = self.acks_lost = self.acks_checked = self.cards_lost = self.snapshots = self.acks = 0
         self.lost: list[dict[str, Any]] = []
         self.back_ms: list[float] = []
+        self.start_ms: list[float] = []
+        """From each start to ``/healthz`` answering (the store's tables restored)."""
         self.interrupted = self.missed = self.not_recovered = self.while_away = 0
         self.stuck: list[dict[str, Any]] = []
         """What the first tables that did not recover in time looked like."""
@@ -160,7 +166,7 @@ class Kills(Watcher):
             "grace_s": GRACE_S,
             "options": {"match_end": MATCH_END},
         }
-        code = (await asyncio.to_thread(_post, self.server.url + "/api/tables", body))["code"]
+        code = json.loads(await asyncio.to_thread(http, self.server.url + "/api/tables", body))["code"]
         table = self.tables[code] = KillTable(code, bots)
         for p in range(players):
             rng = random.Random(f"{self.rng.random()}:{index}:{p}")
@@ -242,14 +248,16 @@ class Kills(Watcher):
     async def start(self) -> None:
         """Start the killed server again (a start that fails is a crash; tried 3 times)."""
         for _ in range(3):
+            began = time.monotonic()
             try:
                 await asyncio.to_thread(self.server.start)
+                self.start_ms.append(1000 * (time.monotonic() - began))
             except RuntimeError:
                 self.crashes += 1
                 continue
             self.up = True
             return
-        raise RuntimeError(f"the server would not start again:\n{self.server.log_text()[-2000:]}")
+        raise GaveUp(f"the server would not start again:\n{self.server.log_text()[-2000:]}")
 
     async def recovered(self) -> None:
         """Every table accepted an action since the last kill (or ``recover_s`` passed)."""
@@ -279,7 +287,8 @@ class Kills(Watcher):
             if not self.server.alive:
                 self.crashes += 1
                 self.up = False
-                await self.start()
+                with contextlib.suppress(RuntimeError):  # counted by ``start``
+                    await self.start()
                 continue
             try:
                 await asyncio.to_thread(http, self.server.url + "/healthz", None, 2.0)
@@ -294,10 +303,6 @@ class Kills(Watcher):
         return [c for t in self.tables.values() for c in [*t.players, *([t.spectator] if t.spectator else [])]]
 
 
-def _post(url: str, body: dict[str, Any]) -> Any:
-    return json.loads(http(url, body))
-
-
 async def _until(condition: Callable[[], bool], timeout: float) -> bool:
     """Poll ``condition`` every 20 ms for at most ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
@@ -309,14 +314,9 @@ async def _until(condition: Callable[[], bool], timeout: float) -> bool:
 
 
 def _ms(values: list[float]) -> dict[str, Any]:
-    if not values:
-        return {"n": 0}
-    return {
-        "n": len(values),
-        "p50": round(percentile(values, 0.5), 1),
-        "p99": round(percentile(values, 0.99), 1),
-        "max": round(max(values), 1),
-    }
+    """How many, p50, p99 and max."""
+    quantiles = {"p50": 0.5, "p99": 0.99, "max": 1.0} if values else {}
+    return {"n": len(values)} | {name: round(percentile(values, q), 1) for name, q in quantiles.items()}
 
 
 async def run_kills(
@@ -337,15 +337,19 @@ async def run_kills(
     assert server.process is not None, "the server must be started"
     rss_before = rss_of(server.process.pid)[0]
     watcher = asyncio.create_task(run.watch())
+    gave_up: str | None = None
     try:
         plan = run.plan(kills)
         for index in range(tables):
             await run.seat(index, players, bots)
-        for moment in plan:
-            await run.kill_at(moment)
-        await run.recovered()
-        run._measure()
-        await asyncio.sleep(0.5)  # a little play after the last recovery
+        try:
+            for moment in plan:
+                await run.kill_at(moment)
+            await run.recovered()
+            run._measure()
+            await asyncio.sleep(0.5)  # a little play after the last recovery
+        except GaveUp as error:
+            gave_up = str(error)
     finally:
         watcher.cancel()
         clients = run.clients
@@ -376,6 +380,7 @@ async def run_kills(
             "acks_lost_first": run.lost,
             "snapshots_checked": run.snapshots,
             "kill_to_accepting_ms": _ms(run.back_ms),
+            "start_ms": _ms(run.start_ms),
             "interrupted": run.interrupted,
             "not_recovered": run.not_recovered,
             "not_recovered_tables": run.stuck,
@@ -386,6 +391,7 @@ async def run_kills(
             "clients_not_back": not_back,
             "mirror_problems": sum(c.problems + len((c.mirror and c.mirror.problems) or []) for c in clients),
             "server_starts": server.starts,
+            "gave_up": gave_up,
         },
         frames=run.frames,
     )

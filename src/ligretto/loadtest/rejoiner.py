@@ -192,8 +192,10 @@ class Rejoiner:
         try:
             async for raw in ws:
                 text = raw if isinstance(raw, str) else raw.decode()
-                self.watcher.received(self, text)
-                self._receive(_decode(text))
+                try:
+                    self._receive(_decode(text))
+                finally:  # after a ``welcome``: the seat it was sent to
+                    self.watcher.received(self, text)
         except ConnectionClosed:
             pass
         except Exception as error:  # a bug of the harness: noted, and the client comes back
