@@ -37,3 +37,21 @@ def test_kill_9_at_live_tables_loses_no_acknowledged_action_and_no_card(tmp_path
     assert report.frames and {f.code for f in report.frames} == {*details["codes"]}, details
     assert any(f.seat is None for f in report.frames) and any(f.seat == 1 for f in report.frames)
     assert report.rss_before and report.rss_after
+
+
+class _StartFailsOnce(ServerProcess):
+    """A server whose second start fails (as a restore that raised would)."""
+
+    def start(self) -> None:
+        if self.starts == 1 and not getattr(self, "failed", False):
+            self.failed = True
+            raise RuntimeError("the server exited with 1")
+        super().start()
+
+
+def test_a_start_that_fails_is_a_crash_and_the_scenario_carries_on(tmp_path: Path) -> None:
+    with running(_StartFailsOnce.in_folder(tmp_path, catch_up_s=3.0)) as server:
+        report = asyncio.run(run_kills(server, tables=1, kills=1, seed=3, moment_s=10.0, recover_s=20.0))
+        assert server.alive
+    assert report.crashes == 1 and report.failures == ["crashes"], report.details
+    assert report.tried == 1 and report.acks_lost == 0 and report.details["clients_not_back"] == 0, report.details

@@ -235,8 +235,8 @@ class Kills(Watcher):
             self._force_round_end(tables)
             found = await _until(lambda: any(t.phase == phase and t.all_back for t in tables), self.moment_s)
         if found:
-            await asyncio.sleep(self.rng.uniform(0.0, 0.2))
-        return found and any(t.phase == phase for t in tables)
+            await asyncio.sleep(self.rng.uniform(0.0, 0.1))
+        return found
 
     def _force_round_end(self, tables: list[KillTable]) -> None:
         """One table of people only, playing: its people vote the round to its end."""
