@@ -154,7 +154,9 @@ class Kills(Watcher):
         lost = acks_lost(pending, client.match, snapshot["round"], view, logs)
         self.acks_checked += len(pending)
         self.acks_lost += len(lost)
-        self.lost += [{"code": client.code, "seat": a.seat, "round": a.round, "action": a.action} for a in lost][:5]
+        self.lost += [{"code": client.code, "seat": a.seat, "round": a.round, "action": a.action} for a in lost][
+            : 5 - len(self.lost)
+        ]
 
     # --- setting up ------------------------------------------------------------------------
 
@@ -175,7 +177,8 @@ class Kills(Watcher):
                 raise RuntimeError(f"{client.name} could not join: {client.failed}")
             table.players.append(client)
         await table.players[0].send({"type": "start"})
-        table.spectator = Rejoiner(code, f"watch {index}", self.server.ws_url, self, self.rng, watch=True)
+        rng = random.Random(f"{self.rng.random()}:{index}:watch")  # the killer's own draws stay its own
+        table.spectator = Rejoiner(code, f"watch {index}", self.server.ws_url, self, rng, watch=True)
         if not await table.spectator.join(JOIN_S):
             raise RuntimeError(f"the spectator of {code} could not join")
         await _until(lambda: all(p.playing.is_set() for p in table.players), JOIN_S)

@@ -96,7 +96,7 @@ class Rejoiner:
         self.welcomed: asyncio.Future[bool | None] | None = None
         """Answered by ``welcome`` (True), a refusal (False) or the connection's end (None)."""
         self.ack: asyncio.Future[dict[str, Any]] | None = None
-        self.act_id, self.action, self.sent = 0, dict[str, Any](), 0.0
+        self.act_id, self.action = 0, dict[str, Any]()
         self.errors: list[str] = []
         """What went wrong in this client itself (reading a message)."""
         self.problems = 0
