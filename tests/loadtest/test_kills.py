@@ -28,9 +28,10 @@ def test_kill_9_at_live_tables_loses_no_acknowledged_action_and_no_card(tmp_path
     # The checks ran: acknowledged actions were checked against restored rounds, every
     # client's first snapshot after each restart was scanned.
     assert details["acks_checked"] > 0 and details["snapshots_checked"] >= 4 * 2, details
-    # Every client came back after each kill but the one while they were coming back (of
-    # which those already back came back again).
-    assert details["reconnections"] >= 3 * 2 * 3 and details["reconnections_failed"] == 0, details
+    # Not every client comes back between two kills (the countdown and reconnecting moments
+    # do not wait for everyone), but the scenario waits for every table to accept actions
+    # again before the third kill (its 4 people back) and at the end (all 6 clients back).
+    assert details["reconnections"] >= 4 + 6 and details["reconnections_failed"] == 0, details
     assert details["clients_not_back"] == 0 and details["client_errors"] == [], details
     assert details["mirror_problems"] == 0 and details["not_recovered"] == 0, details
     assert details["kill_to_accepting_ms"]["n"] > 0, details

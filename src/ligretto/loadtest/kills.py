@@ -79,7 +79,9 @@ class KillTable:
 
     @property
     def phase(self) -> str:
-        return self.spectator.phase if self.spectator is not None else self.players[0].phase
+        """The table's phase as its first connected client last heard it."""
+        clients = [*([self.spectator] if self.spectator is not None else []), *self.players]
+        return next((c for c in clients if c.back), clients[0]).phase
 
     @property
     def all_back(self) -> bool:
@@ -88,22 +90,7 @@ class KillTable:
     @property
     def state(self) -> dict[str, Any]:
         """The table as its clients see it (for a report on a table that is stuck)."""
-        return {
-            "code": self.code,
-            "phase": self.phase,
-            "players": [
-                {
-                    "seat": p.seat,
-                    "back": p.back,
-                    "phase": p.phase,
-                    "round": p.round,
-                    "ending": None if p.mirror is None else p.mirror.ending,
-                    "voted": None if p.mirror is None or p.seat is None else p.mirror.areas[p.seat].voted,
-                    "vote_now": p.vote_now,
-                }
-                for p in self.players
-            ],
-        }
+        return {"code": self.code, "phase": self.phase, "players": [p.state for p in self.players]}
 
     @property
     def recovered(self) -> bool:

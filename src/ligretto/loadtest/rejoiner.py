@@ -346,6 +346,20 @@ class Rejoiner:
         """Connected, at the seat it first took."""
         return self.ws is not None and self.ws.state.name == "OPEN" and self.seat == self.first_seat
 
+    @property
+    def state(self) -> dict[str, Any]:
+        """What this client knows of its table (for a report on a table that is stuck)."""
+        mirror, seat = self.mirror, self.seat
+        return {
+            "seat": seat,
+            "back": self.back,
+            "phase": self.phase,
+            "round": self.round,
+            "ending": None if mirror is None else mirror.ending,
+            "voted": None if mirror is None or seat is None else mirror.areas[seat].voted,
+            "vote_now": self.vote_now,
+        }
+
     async def close(self) -> None:
         self.stopping = True
         for task in self.tasks:
