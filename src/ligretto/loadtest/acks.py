@@ -1,0 +1,126 @@
+"""Acknowledged actions lost: the ``kill -9`` scenario's check (``loadtest/kills.py``).
+
+An ``ack`` with ``applied: true`` is sent only once the action is in the server's
+database (docs/protocol.md, ``ack``), so after a ``kill -9`` and a restart every such
+action must still be there.  What is checked of each one, an :class:`Acked`:
+
+* **the store's log** (every kind: play, turn, place, vote, withdraw): the round's log in
+  the database holds the action, by that seat, of that kind (a play or a placement: that
+  card from that source), at its ``seq`` (the index the action's ``events`` named), or,
+  when the kill came before its ``events`` reached the client, at some index after the
+  last one the client knew.  The restored round is that log replayed by the server, so
+  this is the round's own record; a turn or a vote leaves nothing in a view that later
+  actions could not change (the next turn moves the discard top, a card played clears
+  every vote), so the log is where they are checked.
+* **the restored view** (a play, when the snapshot after the restart is of the same
+  round): its card is in the center where it went -- the pile it was played on (or, a 1
+  whose ``events`` never came, some pile of its colour) has that colour, a top at least
+  the card's number, and the seat's back at the card's place in it -- and it is nowhere
+  face up in the seat's own area (a card in the center never comes back).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ligretto.client.mirror import number
+
+COLOURS = {"r": "red", "g": "green", "y": "yellow", "b": "blue"}
+
+Log = Mapping[int, dict[str, Any]]
+"""One round's stored actions by index (the store's ``actions.idx``, the ``events`` ``seq``)."""
+
+
+@dataclass(slots=True)
+class Acked:
+    """One action the server acknowledged as applied, as the acting client knew it."""
+
+    match: int
+    round: int
+    seat: int
+    action: dict[str, Any]
+    """The ``act`` message's ``action`` (``{"kind": "play", "source": "row", ...}``)."""
+    after: int
+    """The last ``seq`` of this round the client had seen when the ack came (-1: none)."""
+    seq: int | None = None
+    """The action's index in the round's log, from its ``events`` (``None``: they never came)."""
+    pile: int | None = None
+    """For a play: the pile its card went to, from its ``events``."""
+
+
+def _same(acked: Acked, stored: dict[str, Any]) -> bool:
+    action = acked.action
+    if stored.get("type") != action["kind"] or stored.get("player") != acked.seat:
+        return False
+    if action["kind"] in ("play", "place"):
+        return bool(stored.get("source") == action["source"] and stored.get("card") == action.get("card"))
+    return True
+
+
+def in_log(acked: Acked, log: Log) -> bool:
+    """The round's stored log holds the action (see the module's docstring)."""
+    if acked.seq is not None:
+        stored = log.get(acked.seq)
+        return stored is not None and _same(acked, stored)
+    return any(index > acked.after and _same(acked, stored) for index, stored in log.items())
+
+
+def in_center(acked: Acked, view: dict[str, Any]) -> bool:
+    """A played card is in the view's center where it went, and not face up in its seat's
+    area."""
+    card = acked.action.get("card")
+    if not isinstance(card, str):
+        return False
+    colour, value = COLOURS[card[0]], number(card)
+    piles = view["center"]
+    if acked.pile is not None:
+        candidates = [p for p in piles if p["index"] == acked.pile]
+    elif acked.action.get("pile") is not None:
+        candidates = [p for p in piles if p["index"] == acked.action["pile"]]
+    else:
+        candidates = piles
+    placed = any(
+        p["colour"] == colour and p["top"] >= value and len(p["backs"]) >= value and p["backs"][value - 1] == acked.seat
+        for p in candidates
+    )
+    area = next(a for a in view["areas"] if a["seat"] == acked.seat)
+    face_up = [card for column in area["row"] for card in column] + [area["stack_top"], area["discard_top"]]
+    return placed and card not in face_up
+
+
+def acks_lost(
+    acked: Iterable[Acked], match: int, round_number: int, view: dict[str, Any], logs: Mapping[tuple[int, int], Log]
+) -> list[Acked]:
+    """The acknowledged actions missing after a restart: from the stored log of their round
+    (``logs`` by ``(match, round)``), or, for a play of the round the snapshot shows
+    (``match``, ``round_number``, its ``view``), from that view's center."""
+    lost = []
+    for one in acked:
+        found = in_log(one, logs.get((one.match, one.round), {}))
+        if found and one.action["kind"] == "play" and (one.match, one.round) == (match, round_number):
+            found = in_center(one, view)
+        if not found:
+            lost.append(one)
+    return lost
+
+
+def read_logs(db: Path, code: str, rounds: Sequence[tuple[int, int]]) -> dict[tuple[int, int], dict[int, Any]]:
+    """The stored actions of a table's rounds (``(match, round)``), read-only from the
+    server's SQLite file (which the running server keeps writing)."""
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10.0)
+    try:
+        logs: dict[tuple[int, int], dict[int, Any]] = {}
+        for match, round_number in set(rounds):
+            rows = connection.execute(
+                "SELECT idx, action FROM actions WHERE code = ? AND match = ? AND round = ?",
+                (code, match, round_number),
+            ).fetchall()
+            logs[(match, round_number)] = {int(idx): json.loads(action) for idx, action in rows}
+        return logs
+    finally:
+        connection.close()
