@@ -217,6 +217,13 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
     )
     loadtest.add_argument("args", nargs=argparse.REMAINDER)
 
+    stress = commands.add_parser(
+        "stress",
+        help="the stress harness: every abuse scenario against a fresh server, and the figures",
+        add_help=False,
+    )
+    stress.add_argument("args", nargs=argparse.REMAINDER)
+
 
 def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
     play = commands.add_parser("play", help="play a match against bots in the terminal, no server needed")
@@ -312,6 +319,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["loadtest"]:  # its own parser, options and help (ligretto.loadtest)
         loadtest = importlib.import_module("ligretto.loadtest")
         return int(loadtest.main(argv[1:]))
+    if argv[:1] == ["stress"]:  # its own parser, options and help (ligretto.loadtest.harness)
+        harness = importlib.import_module("ligretto.loadtest.harness")
+        return int(harness.main(argv[1:], _Parser(prog="ligretto stress", description=harness.__doc__)))
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
