@@ -27,8 +27,10 @@ def test_a_flooder_is_cut_off_by_the_rate_limit_and_comes_back(tmp_path: Path) -
     closed = sum(report["close_codes"].values())
     assert report["offered"] > 40 * closed > 0, report
     assert report["connections"] >= 1 + closed, report
-    # Straight back after a close, the seat is cooling down (2 s): refused, then let in.
-    assert report["cooling"] > 0 and closed >= 2, report
+    # Straight back after a close, the seat is cooling down (2 s): its hello is held that
+    # long, so the flooder gets one connection (and one burst) per cool-down: besides its
+    # set-up connection, one per close and the last one, held at the end.
+    assert 2 <= closed <= 3 and report["connections"] <= closed + 2, report
     assert 'ligretto_bad_messages_total{code="rate_limited"}' in text
 
 

@@ -102,3 +102,11 @@ def test_an_attacker_cut_off_by_the_rate_limit_is_reported_and_the_command_exits
     assert code == 1 and report["crashes"] == 0, report
     assert report["details"]["not_refused_once"] == {"attacker_lost": 5}, report
     assert all("1008" in lost for lost in report["details"]["attackers_lost"]), report
+
+
+def test_idle_connections_are_opened_at_the_rate_asked_for(tmp_path: Path) -> None:
+    """``--open-rate``: the idle scenario paces its connections (8 a second here)."""
+    with running(ServerProcess.in_folder(tmp_path, hello_s=1.0)) as server:
+        report = asyncio.run(run_idle(server.url, 8, 0, ping_s=0.0, hello_s=1.0, margin_s=1.5, open_rate=8.0))
+    assert report.wrong_answers == 0 and report.details["websockets_without_hello"]["closed_in_time"] == 8, report
+    assert report.details["opened_per_s"] <= 10.0, report  # 8 openings take 7/8 s at least (unpaced: hundreds a second)

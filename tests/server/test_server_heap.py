@@ -90,3 +90,16 @@ def test_a_thaw_frees_the_cycles_that_died_frozen(collector: Collector) -> None:
     assert collector.tick() == 2 and collector.thaws == 1 and collector.released == 0
     assert alive() is None, "the thaw did not free the dead cycle"
     assert gc.get_freeze_count() > 0, "what survived the thaw's collection is frozen again"
+
+
+def test_thaws_are_spaced_out_however_many_went_away(collector: Collector, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = [1000.0]
+    monkeypatch.setattr(heap.time, "monotonic", lambda: clock[0])
+    collector.release(3)
+    assert collector.tick() == 2 and collector.thaws == 1
+    collector.release(30)  # a storm of closed connections right after
+    clock[0] += collector.thaw_every_s - 1
+    assert collector.tick() != 2 and collector.thaws == 1, "a second full collection too soon"
+    assert collector.released == 30, "what went away meanwhile is still counted"
+    clock[0] += 1
+    assert collector.tick() == 2 and collector.thaws == 2 and collector.released == 0

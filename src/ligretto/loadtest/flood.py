@@ -4,8 +4,8 @@ table of its own (with a bot) who sends game actions as fast as its socket takes
 The server lets a connection send a burst, then a steady rate, and closes it past that
 (``rate_limited``, code 1008); the flooder reads only while its socket is full, so it
 notices when its connection drops, and comes straight back with its seat token and floods
-again (refused, ``rate_limited``, while the seat cools down after a flood): the server sees
-a client offering as many messages as it can write, all the time.  The
+again (the server holds its ``hello`` while the seat cools down after a flood): the server
+sees a client offering as many messages as it can write, all the time.  The
 flooders run in a process of their own (``python -m ligretto.loadtest.flood``) at the
 lowest priority (``--nice``), so they take no CPU the measuring clients want; that process
 prints ``ready`` once every flooder is at its table, floods for ``--duration`` seconds and
@@ -46,9 +46,6 @@ class FloodFigures:
     """Messages handed to the socket."""
     connections: int = 0
     close_codes: dict[str, int] = field(default_factory=dict)
-    cooling: int = 0
-    """Comebacks refused (``rate_limited``) because the seat was cooling down after its
-    last connection was closed for flooding."""
     errors: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -57,10 +54,6 @@ class FloodFigures:
         report["offered_per_s"] = round(self.offered / self.seconds) if self.seconds else 0
         report["connections_per_s"] = round(self.connections / self.seconds, 1) if self.seconds else 0
         return report
-
-
-class CoolingDown(Exception):
-    """The server refused the flooder's seat token for a while (``rate_limited``)."""
 
 
 class Flooder:
@@ -113,8 +106,6 @@ class Flooder:
                 return ws
             if message["type"] == "error":
                 await ws.close()
-                if message["code"] == "rate_limited":
-                    raise CoolingDown(self.code)
                 raise RuntimeError(f"flooder could not join {self.code}: {message['code']}")
 
     async def flood(self, until: float) -> None:
@@ -123,10 +114,6 @@ class Flooder:
         while time.monotonic() < until:
             try:
                 ws = await self._join()
-            except CoolingDown:
-                figures.cooling += 1
-                await asyncio.sleep(0.01)
-                continue
             except (OSError, ConnectionClosed, RuntimeError) as error:
                 figures.errors[type(error).__name__] = figures.errors.get(type(error).__name__, 0) + 1
                 await asyncio.sleep(0.01)

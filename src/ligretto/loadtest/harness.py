@@ -36,6 +36,7 @@ from ligretto.loadtest.idle import run_idle
 from ligretto.loadtest.kills import run_kills
 from ligretto.loadtest.probes import rss_of
 from ligretto.loadtest.races import run_races
+from ligretto.loadtest.run import raise_file_limit
 from ligretto.loadtest.scans import hidden_cards_sent
 from ligretto.loadtest.scenario import ScenarioReport, markdown_table
 from ligretto.loadtest.serverprocess import OPEN_LIMITS, ServerProcess
@@ -54,6 +55,8 @@ class Scale:
     utf8: int
     sockets: int
     half_open: int
+    open_rate: float
+    """Idle connections opened a second at most (0: as fast as the server takes them)."""
     deadline_s: float
     """The server's hello and HTTP request deadlines in the idle scenario."""
     creations: int
@@ -80,6 +83,7 @@ SCALES = {
         utf8=3,
         sockets=20,
         half_open=20,
+        open_rate=0.0,
         deadline_s=1.0,
         creations=12,
         quota=5,
@@ -99,6 +103,7 @@ SCALES = {
         utf8=100,
         sockets=10_000,
         half_open=2_000,
+        open_rate=0.0,
         deadline_s=10.0,
         creations=1_000,
         quota=30,
@@ -144,6 +149,7 @@ async def _idle(server: ServerProcess, scale: Scale, seed: int) -> ScenarioRepor
         ping_s=0.0,
         hello_s=scale.deadline_s,
         request_timeout_s=scale.deadline_s,
+        open_rate=scale.open_rate,
         server_pid=server.pid,
     )
 
@@ -259,6 +265,7 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     )
     parser.add_argument("--kills", type=int, help="kill -9 this many times (default: the scale's)")
     parser.add_argument("--count", type=int, help="malformed messages per attacker (default: the scale's)")
+    parser.add_argument("--open-rate", type=float, help="idle connections opened a second at most (default: unpaced)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--folder", type=Path, help="where the servers' databases and logs go (default: a temporary one)"
@@ -283,7 +290,10 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
         scale = replace(scale, kills=args.kills)
     if args.count is not None:
         scale = replace(scale, malformed_count=args.count)
+    if args.open_rate is not None:
+        scale = replace(scale, open_rate=args.open_rate)
     cpus = _pinning(args.pin)
+    raise_file_limit()  # the idle scenario holds 12,000 connections at full scale
     with tempfile.TemporaryDirectory(prefix="ligretto-stress-") as temporary:
         folder = args.folder or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)

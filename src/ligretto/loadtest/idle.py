@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from ligretto.loadtest.client import Pacer
 from ligretto.loadtest.probes import rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scenario import ScenarioReport
@@ -68,10 +69,11 @@ class Held:
         }
 
 
-async def _idle_socket(ws_url: str, ping_s: float, wait_s: float, held: Held, gate: asyncio.Semaphore) -> None:
+async def _idle_socket(ws_url: str, ping_s: float, wait_s: float, held: Held, gate: Pacer) -> None:
     """One WebSocket that never says hello, until the server closes it (or ``wait_s``)."""
     held.tried += 1
-    async with gate:
+    async with gate.slots:
+        await gate.turn()
         try:
             ws = await connect(ws_url, compression=None, ping_interval=None, proxy=None, open_timeout=30)
         except InvalidStatus as error:
@@ -101,10 +103,11 @@ async def _idle_socket(ws_url: str, ping_s: float, wait_s: float, held: Held, ga
         await ws.close()
 
 
-async def _half_open(host: str, port: int, wait_s: float, held: Held, gate: asyncio.Semaphore) -> None:
+async def _half_open(host: str, port: int, wait_s: float, held: Held, gate: Pacer) -> None:
     """One HTTP connection with half a request's headers sent, until the server closes it."""
     held.tried += 1
-    async with gate:
+    async with gate.slots:
+        await gate.turn()
         reader, writer = await asyncio.open_connection(host, port)
     held.settled += 1
     opened = time.monotonic()
@@ -161,11 +164,14 @@ async def run_idle(
     hello_s: float = 10.0,
     request_timeout_s: float = 10.0,
     margin_s: float = 2.0,
+    open_rate: float = 0.0,
     server_pid: int | None = None,
 ) -> ScenarioReport:
     """Idle WebSockets and half-open HTTP connections held against the server at ``url``
-    (whose deadlines are ``hello_s`` and ``request_timeout_s``); the report (tried: the
-    connections asked for; details: each kind's, ``/healthz`` before, while held, after)."""
+    (whose deadlines are ``hello_s`` and ``request_timeout_s``), opened ``OPENING`` at a
+    time and at most ``open_rate`` a second (0: as fast as they open); the report (tried:
+    the connections asked for; details: each kind's, ``/healthz`` before, while held,
+    after)."""
     base, ws_url = server_urls(url)
     parts = urlsplit(base)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -173,7 +179,7 @@ async def run_idle(
     before = [await healthz_ms(host, port) for _ in range(20)]
     sockets_held, half_held = Held(hello_s + margin_s), Held(request_timeout_s + margin_s)
     wait_s = max(hello_s, request_timeout_s) + 2 * margin_s
-    gate = asyncio.Semaphore(OPENING)
+    gate = Pacer(open_rate if open_rate > 0 else 1e9, OPENING)
     during: list[float] = []
     stop = asyncio.Event()
     probe = asyncio.create_task(_probe(host, port, 0.25, during, stop))
@@ -185,6 +191,7 @@ async def run_idle(
     while sockets_held.settled + half_held.settled < sockets + half_open and not held.done():
         await asyncio.sleep(0.05)
     rss_held = rss_of(server_pid)[0] if server_pid else None
+    opening_s = time.monotonic() - start
     await held
     seconds = time.monotonic() - start
     stop.set()
@@ -211,5 +218,7 @@ async def run_idle(
             "healthz_during": _latency(during),
             "healthz_after": _latency(after),
             "server_rss_held_bytes": rss_held,
+            "open_rate": open_rate or None,
+            "opened_per_s": round((sockets + half_open) / opening_s, 1) if opening_s else None,
         },
     )

@@ -37,7 +37,7 @@ class Settings:
     burst: int = 40
     """Messages a connection may send at once before the rate applies."""
     cool_down_s: float = 2.0
-    """Seconds a seat's token is refused (``rate_limited``) after the rate limit closed a
+    """Seconds a ``hello`` with a seat's token is held after the rate limit closed a
     connection of that seat: the time the burst takes to come back at ``rate_per_s``."""
     abandoned_s: float = ABANDONED_S
     """Seconds after which a table in its lobby or with its match over, whose seated people

@@ -55,6 +55,16 @@ class TableError(Exception):
         self.message = message
 
 
+class CoolingDown(TableError):
+    """A seat's token came back too soon after the rate limit closed that seat's last
+    connection: it may come back in ``wait_s`` seconds (the server holds the ``hello``
+    that long, then tries again)."""
+
+    def __init__(self, wait_s: float) -> None:
+        super().__init__("rate_limited", f"too many messages: come back in {wait_s:.1f} s")
+        self.wait_s = wait_s
+
+
 class Listener(Protocol):
     """A connection (or test double) that receives a table's messages."""
 
@@ -83,8 +93,8 @@ class Seat:
     and the stand-in keeps the seat."""
     cooling_until: float | None = None
     """A connection of this seat was closed for sending too fast (``rate_limited``): its
-    token brings nobody back before this moment (the table's clock), so coming straight
-    back does not refill the rate limit (docs/protocol.md, Limits)."""
+    token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
+    so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
 
     @property
     def human(self) -> bool:
@@ -205,7 +215,7 @@ class Seating(ABC):
         if seat.cooling_until is not None:
             wait = seat.cooling_until - self.clock()
             if wait > 0:
-                raise TableError("rate_limited", f"too many messages: come back in {wait:.1f} s")
+                raise CoolingDown(wait)
             seat.cooling_until = None
         for other in [li for li in self.listeners if li.seat == index]:
             other.send(messages.taken_over())
@@ -284,7 +294,7 @@ class Seating(ABC):
 
     def cool_down(self, index: int, seconds: float) -> None:
         """The rate limit closed a connection of seat ``index``: its token is refused
-        (``rate_limited``) for ``seconds``."""
+        (:class:`CoolingDown`) for ``seconds``."""
         seat = self.seats[index]
         if seat is not None and seconds > 0:
             seat.cooling_until = self.clock() + seconds

@@ -24,6 +24,7 @@ from ligretto.server.heap import COLLECTOR
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.logs import Sampled
 from ligretto.server.outbox import Outbox, start_eagerly
+from ligretto.server.seats import CoolingDown
 from ligretto.server.table import Table, TableError
 
 log = logging.getLogger("ligretto.server")
@@ -162,7 +163,7 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
-                if _over_rate(lobby, conn, raw):
+                if await _over_rate(lobby, conn, raw):
                     await asyncio.sleep(0.05)
                     await websocket.close(code=1008)
                     break
@@ -193,12 +194,17 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
             await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
 
 
-def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
+async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
     """Handle one message within the connection's rate limit; ``True``: it was refused
-    ``rate_limited`` (too fast, or back with a seat's token too soon after that), and the
-    connection is to be closed."""
+    ``rate_limited``, and the connection is to be closed.  A ``hello`` with the token of a
+    seat that is cooling down after a flood waits (reading nothing more meanwhile) until
+    it may come back."""
     if conn.within_rate():
-        return handle(lobby, conn, raw) == "rate_limited"
+        while True:
+            try:
+                return handle(lobby, conn, raw) == "rate_limited"
+            except CoolingDown as cooling:
+                await asyncio.sleep(cooling.wait_s)
     _bad(conn, "rate_limited", "too many messages: the connection is closed")
     if conn.table is not None and conn.seat is not None:
         conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
@@ -220,7 +226,8 @@ def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) ->
 
 def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
     """Validate one message and hand it to the dispatcher (the one local play uses too);
-    the code of the error it was answered with, if any."""
+    the code of the error it was answered with, if any (:class:`CoolingDown` is raised:
+    that hello is not answered yet)."""
     try:
         message = protocol.decode(raw)
     except ProtocolError as error:
@@ -229,6 +236,8 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
     client_id = getattr(message, "id", None)
     try:
         dispatch.dispatch(conn, message, lobby.tables.get)
+    except CoolingDown:
+        raise  # the caller holds the hello for a while and tries again
     except (ProtocolError, TableError) as error:
         _bad(conn, error.code, error.message, client_id)
         return error.code
