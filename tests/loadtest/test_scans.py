@@ -19,8 +19,9 @@ from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.loadtest.races import run_races
-from ligretto.loadtest.scans import HiddenScan, cards_lost, hidden_cards_sent, stored_rounds
+from ligretto.loadtest.scans import HiddenScan, cards_lost, hidden_cards_sent
 from ligretto.loadtest.scenario import Frame
+from ligretto.loadtest.storefile import stored_rounds
 from positions import play_some
 from realserver import ServerProcess, running
 

@@ -21,11 +21,8 @@ action must still be there.  What is checked of each one, an :class:`Acked`:
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ligretto.client.mirror import number
@@ -107,20 +104,3 @@ def acks_lost(
         if not found:
             lost.append(one)
     return lost
-
-
-def read_logs(db: Path, code: str, rounds: Sequence[tuple[int, int]]) -> dict[tuple[int, int], dict[int, Any]]:
-    """The stored actions of a table's rounds (``(match, round)``), read-only from the
-    server's SQLite file (which the running server keeps writing)."""
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10.0)
-    try:
-        logs: dict[tuple[int, int], dict[int, Any]] = {}
-        for match, round_number in set(rounds):
-            rows = connection.execute(
-                "SELECT idx, action FROM actions WHERE code = ? AND match = ? AND round = ?",
-                (code, match, round_number),
-            ).fetchall()
-            logs[(match, round_number)] = {int(idx): json.loads(action) for idx, action in rows}
-        return logs
-    finally:
-        connection.close()

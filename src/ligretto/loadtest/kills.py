@@ -38,12 +38,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ligretto.loadtest import scans
-from ligretto.loadtest.acks import Acked, acks_lost, read_logs
+from ligretto.loadtest.acks import Acked, acks_lost
 from ligretto.loadtest.probes import http, rss_of
 from ligretto.loadtest.rejoiner import Rejoiner, Watcher
 from ligretto.loadtest.run import MATCH_END
 from ligretto.loadtest.scenario import Frame, ScenarioReport
 from ligretto.loadtest.serverprocess import ServerProcess
+from ligretto.loadtest.storefile import read_logs
 from ligretto.sim.stats import percentile
 
 MOMENTS = ("after_ack", "mid_round", "countdown", "between_rounds", "reconnecting")

@@ -17,20 +17,18 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ligretto.engine.cards import DECK_SIZE
-from ligretto.engine.events import Applied, Result
-from ligretto.engine.rules import RuleSet
-from ligretto.engine.serial import action_from_dict
+from ligretto.engine.events import Applied
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.loadtest.scenario import Frame
+from ligretto.loadtest.storefile import StoredRound, stored_rounds
 
 Card = tuple[int, str]
 """A card as (owner seat, ``r5``)."""
@@ -212,26 +210,6 @@ class _Sent:
         self.suspect = (set(self.owned) if self.suspect is None else self.suspect) - public
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRound:
-    """A round as the server's SQLite file holds it: its match (1-based), rules, players,
-    seed and every action the engine was given, in order."""
-
-    match: int
-    rules: RuleSet
-    players: int
-    seed: int
-    actions: list[dict[str, Any]]
-
-    def replay(self) -> Iterator[tuple[int, Round, Result | None]]:
-        """(index of the action just given, the round after it, the engine's answer),
-        starting with (-1, the round as dealt, ``None``); the same round each time, moved on."""
-        game = Round.deal(self.rules, self.players, self.seed)
-        yield -1, game, None
-        for index, action in enumerate(self.actions):
-            yield index, game, game.apply(action_from_dict(action))
-
-
 def hidden_cards_sent(db: Path, frames: Iterable[Frame]) -> HiddenScan:
     """Scan every frame a harness client received for cards that were face down for its
     recipient when it was sent, against the engine's replay of each round from the server's
@@ -350,30 +328,3 @@ def _ever_public(candidates: list[StoredRound]) -> set[Card]:
         for _index, game, _result in stored.replay():
             ever |= public_cards(game)
     return ever
-
-
-def stored_rounds(db: Path, codes: Collection[str] | None = None) -> dict[tuple[str, int], list[StoredRound]]:
-    """Every round in the file (of the tables ``codes`` only, if given) by (table, round
-    number), one per match that had it, read in one read-only transaction (WAL: a running
-    server writes on meanwhile)."""
-    connection = sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        connection.execute("BEGIN")
-        tables = {code: json.loads(config) for code, config in connection.execute("SELECT code, config FROM tables")}
-        actions: dict[tuple[str, int, int], list[dict[str, Any]]] = defaultdict(list)
-        for code, match, number, action in connection.execute(
-            "SELECT code, match, round, action FROM actions ORDER BY code, match, round, idx"
-        ):
-            if codes is None or code in codes:
-                actions[(code, match, number)].append(json.loads(action))
-        rounds: dict[tuple[str, int], list[StoredRound]] = defaultdict(list)
-        for code, match, number, seed in connection.execute("SELECT code, match, number, seed FROM rounds"):
-            config = tables.get(code)
-            if config is not None and (codes is None or code in codes):
-                rules = RuleSet.from_dict(config["rules"])
-                stored = StoredRound(match, rules, config["size"], seed, actions[(code, match, number)])
-                rounds[(code, number)].append(stored)
-        connection.execute("COMMIT")
-    finally:
-        connection.close()
-    return rounds

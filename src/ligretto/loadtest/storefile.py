@@ -1,0 +1,90 @@
+"""The server's SQLite file, read from outside while the server runs (read-only, WAL: it
+writes on meanwhile) or after it stopped: the one reader of that file for the stress
+harness's checks -- the rounds to replay for the hidden-card scan (:func:`stored_rounds`)
+and the action logs the acknowledged actions are looked for in (:func:`read_logs`).  The
+schema is the server's (``server/store.py``, which the harness may not import: it only
+talks to a server from outside); the tests run both readers on files real servers wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ligretto.engine.events import Result
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.serial import action_from_dict
+from ligretto.engine.state import Round
+
+
+def _read_only(db: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRound:
+    """A round as the server's SQLite file holds it: its match (1-based), rules, players,
+    seed and every action the engine was given, in order."""
+
+    match: int
+    rules: RuleSet
+    players: int
+    seed: int
+    actions: list[dict[str, Any]]
+
+    def replay(self) -> Iterator[tuple[int, Round, Result | None]]:
+        """(index of the action just given, the round after it, the engine's answer),
+        starting with (-1, the round as dealt, ``None``); the same round each time, moved on."""
+        game = Round.deal(self.rules, self.players, self.seed)
+        yield -1, game, None
+        for index, action in enumerate(self.actions):
+            yield index, game, game.apply(action_from_dict(action))
+
+
+def stored_rounds(db: Path, codes: Collection[str] | None = None) -> dict[tuple[str, int], list[StoredRound]]:
+    """Every round in the file (of the tables ``codes`` only, if given) by (table, round
+    number), one per match that had it, read in one read-only transaction (WAL: a running
+    server writes on meanwhile)."""
+    connection = _read_only(db)
+    try:
+        connection.execute("BEGIN")
+        tables = {code: json.loads(config) for code, config in connection.execute("SELECT code, config FROM tables")}
+        actions: dict[tuple[str, int, int], list[dict[str, Any]]] = defaultdict(list)
+        for code, match, number, action in connection.execute(
+            "SELECT code, match, round, action FROM actions ORDER BY code, match, round, idx"
+        ):
+            if codes is None or code in codes:
+                actions[(code, match, number)].append(json.loads(action))
+        rounds: dict[tuple[str, int], list[StoredRound]] = defaultdict(list)
+        for code, match, number, seed in connection.execute("SELECT code, match, number, seed FROM rounds"):
+            config = tables.get(code)
+            if config is not None and (codes is None or code in codes):
+                rules = RuleSet.from_dict(config["rules"])
+                stored = StoredRound(match, rules, config["size"], seed, actions[(code, match, number)])
+                rounds[(code, number)].append(stored)
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+    return rounds
+
+
+def read_logs(db: Path, code: str, rounds: Sequence[tuple[int, int]]) -> dict[tuple[int, int], dict[int, Any]]:
+    """The stored actions of a table's rounds (``(match, round)``), read-only from the
+    server's SQLite file (which the running server keeps writing)."""
+    connection = _read_only(db)
+    try:
+        logs: dict[tuple[int, int], dict[int, Any]] = {}
+        for match, round_number in set(rounds):
+            rows = connection.execute(
+                "SELECT idx, action FROM actions WHERE code = ? AND match = ? AND round = ?",
+                (code, match, round_number),
+            ).fetchall()
+            logs[(match, round_number)] = {int(idx): json.loads(action) for idx, action in rows}
+        return logs
+    finally:
+        connection.close()
