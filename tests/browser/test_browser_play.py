@@ -24,6 +24,7 @@ from browserkit import (
     wait_settled,
 )
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 ONE_ROUND_S = 60
 
@@ -42,6 +43,28 @@ def join_by_link(page: Page, name: str) -> None:
     page.fill("#prompt-name", name)
     page.keyboard.press("Enter")
     page.wait_for_selector(".seat .badge.me")
+
+
+ACTION_MS = 3000
+"""How long a click or a drag may wait for its card (the round may end under the hand)."""
+
+
+def _in_time(page: Page, selector: str, onto: str | None = None) -> bool:
+    """Click ``selector`` (or drag it ``onto`` another); ``False`` if it could not be done
+    because the round ended meanwhile (a bot called Stop between reading the board and the
+    click: the Stop banner and the score sheet then cover the cards, as for a person); any
+    other failure is raised."""
+    try:
+        if onto is None:
+            page.click(selector, timeout=ACTION_MS)
+        else:
+            page.drag_and_drop(selector, onto, timeout=ACTION_MS)
+    except PlaywrightTimeoutError:
+        state = read_board(page)
+        if state is not None and state["ended"]:
+            return False
+        raise
+    return True
 
 
 def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
@@ -74,16 +97,17 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
                 continue
             plays = fitting(state)
             if not plays:
-                page.click("#turn-button")
+                acted = _in_time(page, "#turn-button")
             elif how == "click":
                 source, position, _, _ = plays[0]
-                page.click(slot_selector(source, position))
-                clicks += 1
+                acted = _in_time(page, slot_selector(source, position))
+                clicks += acted
             else:
                 source, position, _, pile = plays[0]
-                page.drag_and_drop(slot_selector(source, position), pile_selector(pile))
-                drags += 1
-            wait_settled(page)
+                acted = _in_time(page, slot_selector(source, position), pile_selector(pile))
+                drags += acted
+            if acted:
+                wait_settled(page)
         alice.wait_for_timeout(ACT_GAP_S * 1000)
     for page in (alice, bob):
         wait_round_over(page, ONE_ROUND_S * 1000)
