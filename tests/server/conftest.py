@@ -357,6 +357,17 @@ class Client:
         await asyncio.wait_for(asyncio.shield(self.reader), timeout)
         return self.close_code
 
+    async def flood(self, count: int = 200) -> int | None:
+        """Send ``count`` pings unpaced (past the rate limit) until the server closes the
+        connection; its close code."""
+        assert self.ws is not None
+        try:
+            for i in range(count):
+                await self.ws.send(f'{{"type": "ping", "t": {i}}}')
+        except websockets.ConnectionClosed:
+            pass
+        return await self.wait_closed()
+
     async def snapshot(self) -> Message:
         """The latest snapshot message received."""
         return await self.wait_for("snapshot")
