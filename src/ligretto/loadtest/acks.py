@@ -25,9 +25,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ligretto.client.mirror import number
-
-COLOURS = {"r": "red", "g": "green", "y": "yellow", "b": "blue"}
+from ligretto.client.mirror import face
+from ligretto.engine.cards import NUMBERS, Colour
 
 Log = Mapping[int, dict[str, Any]]
 """One round's stored actions by index (the store's ``actions.idx``, the ``events`` ``seq``)."""
@@ -67,24 +66,24 @@ def in_log(acked: Acked, log: Log) -> bool:
     return any(index > acked.after and _same(acked, stored) for index, stored in log.items())
 
 
+def lies_on(view: dict[str, Any], card: str, seat: int, pile: int | None) -> bool:
+    """Whether ``seat``'s ``card`` (as the wire writes it) lies in the center of ``view``:
+    on pile ``pile`` (``None``: on any).  A pile's ``backs`` name whose each of its cards
+    is, its 1 first, so seat ``s``'s ``n`` on a pile is its ``backs[n - 1] == s``."""
+    f = face(card)
+    colour, value = Colour(f // NUMBERS).name.lower(), f % NUMBERS + 1
+    piles = view["center"] if pile is None else [p for p in view["center"] if p["index"] == pile]
+    return any(p["colour"] == colour and len(p["backs"]) >= value and p["backs"][value - 1] == seat for p in piles)
+
+
 def in_center(acked: Acked, view: dict[str, Any]) -> bool:
     """A played card is in the view's center where it went, and not face up in its seat's
     area."""
     card = acked.action.get("card")
     if not isinstance(card, str):
         return False
-    colour, value = COLOURS[card[0]], number(card)
-    piles = view["center"]
-    if acked.pile is not None:
-        candidates = [p for p in piles if p["index"] == acked.pile]
-    elif acked.action.get("pile") is not None:
-        candidates = [p for p in piles if p["index"] == acked.action["pile"]]
-    else:
-        candidates = piles
-    placed = any(
-        p["colour"] == colour and p["top"] >= value and len(p["backs"]) >= value and p["backs"][value - 1] == acked.seat
-        for p in candidates
-    )
+    pile = acked.pile if acked.pile is not None else acked.action.get("pile")
+    placed = lies_on(view, card, acked.seat, pile)
     area = next(a for a in view["areas"] if a["seat"] == acked.seat)
     face_up = [card for column in area["row"] for card in column] + [area["stack_top"], area["discard_top"]]
     return placed and card not in face_up

@@ -34,8 +34,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from ligretto.client.mirror import NEW_PILE, Mirror, face, wire_pile
-from ligretto.engine.cards import NUMBERS, Colour
+from ligretto.client.mirror import NEW_PILE, Mirror, wire_pile
+from ligretto.loadtest.acks import lies_on
 from ligretto.loadtest.probes import http, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scans import cards_lost
@@ -62,20 +62,16 @@ class AppliedPlay:
     pile: int
 
 
-def lies_on(view: dict[str, Any], play: AppliedPlay) -> bool:
-    """Whether ``play``'s card lies in the center of ``view`` where it was played."""
-    f = face(play.card)
-    colour, number = Colour(f // NUMBERS).name.lower(), f % NUMBERS + 1
-    piles = view["center"] if play.pile == NEW_PILE else [p for p in view["center"] if p["index"] == play.pile]
-    return any(
-        p["colour"] == colour and len(p["backs"]) >= number and p["backs"][number - 1] == play.seat for p in piles
-    )
-
-
 def acks_lost(plays: Iterable[AppliedPlay], last_views: dict[int, dict[str, Any]]) -> int:
-    """Acknowledged plays not in the center of their round's last view (a round with no
-    view counts every play of it as lost: nothing shows it was kept)."""
-    return sum(1 for play in plays if play.round not in last_views or not lies_on(last_views[play.round], play))
+    """Acknowledged plays not in the center of their round's last view where they were
+    played (``acks.lies_on``; a 1 that started a pile: on any pile), a round with no view
+    counting every play of it as lost: nothing shows it was kept."""
+    return sum(
+        1
+        for play in plays
+        if play.round not in last_views
+        or not lies_on(last_views[play.round], play.card, play.seat, None if play.pile == NEW_PILE else play.pile)
+    )
 
 
 def race_action(mirror: Mirror, seat: int) -> dict[str, Any] | None:
