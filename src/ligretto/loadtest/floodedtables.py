@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ligretto.loadtest.client import Client, ClientSettings, Pacer, TableRun
 from ligretto.loadtest.figures import Figures, percentiles
-from ligretto.loadtest.probes import cpu_seconds_of, http, rss_of
+from ligretto.loadtest.probes import alive, cpu_seconds_of, http, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scans import cards_lost
 from ligretto.loadtest.scenario import Frame, ScenarioReport
@@ -160,18 +160,14 @@ async def run_table_floods(
         offered: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
         offered = {"offered": 0, "error": f"the flooders exited with {flood.returncode}"}
-    alive = True
-    try:
-        await asyncio.to_thread(http, f"{base}/healthz")
-    except OSError:
-        alive = False
+    up = await alive(base)
     closed = sum(offered.get("close_codes", {}).values())
     return ScenarioReport(
         scenario="table_floods",
         what="messages offered by flooders",
         tried=int(offered.get("offered", 0)),
         seconds=round(elapsed, 1),
-        crashes=0 if alive else 1,
+        crashes=0 if up else 1,
         cards_lost=sum(cards_lost(view) for view in views if view is not None),
         rss_before=rss_before,
         rss_after=rss_of(server_pid)[0] if server_pid else None,

@@ -57,6 +57,16 @@ class _FromAddress(urllib.request.HTTPHandler):
         return self.do_open(connection, req)
 
 
+async def alive(base: str, pid: int | None = None) -> bool:
+    """Whether the server at ``base`` still answers ``/healthz`` with ``ok`` (and, given its
+    process id, that process still runs): a stress scenario's crash check."""
+    try:
+        healthy = json.loads(await asyncio.to_thread(http, f"{base}/healthz")).get("status") == "ok"
+    except Exception:
+        return False
+    return bool(healthy) and (pid is None or rss_of(pid)[0] is not None)
+
+
 def rss_of(pid: int) -> tuple[int | None, int | None]:
     """(VmRSS, VmHWM) of a process in bytes, from /proc/PID/status."""
     values: dict[str, int] = {}

@@ -36,7 +36,7 @@ from websockets.exceptions import ConnectionClosed
 
 from ligretto.client.mirror import NEW_PILE, Mirror, wire_pile
 from ligretto.loadtest.acks import lies_on
-from ligretto.loadtest.probes import http, rss_of
+from ligretto.loadtest.probes import alive, http, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scans import cards_lost
 from ligretto.loadtest.scenario import Frame, ScenarioReport
@@ -317,14 +317,6 @@ class RaceTable:
             await watcher.close()
 
 
-async def _alive(base: str, pid: int | None) -> bool:
-    try:
-        healthy = json.loads(await asyncio.to_thread(http, f"{base}/healthz")).get("status") == "ok"
-    except Exception:
-        return False
-    return healthy and (pid is None or rss_of(pid)[0] is not None)
-
-
 async def run_races(
     url: str,
     tables: int,
@@ -354,7 +346,7 @@ async def run_races(
     for listener in listeners:
         listener.finish()
     await asyncio.gather(*(listener.close() for listener in listeners))
-    alive = await _alive(base, server_pid)
+    up = await alive(base, server_pid)
     racers = [r for t in race_tables for r in t.racers]
     views = [v for listener in listeners for v in listener.last_views.values()] + [v for v in fresh if v]
     lost = sum(acks_lost(r.applied, t.spectator.last_views) for t in race_tables for r in t.racers)
@@ -367,7 +359,7 @@ async def run_races(
         what="contested plays",
         tried=sum(r.contested for r in racers),
         seconds=round(elapsed, 1),
-        crashes=0 if alive else 1,
+        crashes=0 if up else 1,
         cards_lost=sum(cards_lost(v) for v in views),
         acks_lost=lost,
         rss_before=rss_before,

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from ligretto.loadtest.attacker import Attacker, Tally
 from ligretto.loadtest.idle import run_idle
 from ligretto.loadtest.kinds import PHASES
-from ligretto.loadtest.probes import http, rss_of
+from ligretto.loadtest.probes import alive, rss_of
 from ligretto.loadtest.run import server_urls
 from ligretto.loadtest.scenario import ScenarioReport
 from ligretto.loadtest.tableflood import run_table_flood
@@ -47,14 +47,6 @@ def _sum(by_phase: dict[str, dict[str, int]]) -> dict[str, int]:
         for kind, n in kinds.items():
             total[kind] = total.get(kind, 0) + n
     return dict(sorted(total.items()))
-
-
-async def alive(base: str) -> bool:
-    """Whether the server still answers ``/healthz``."""
-    try:
-        return bool(json.loads(await asyncio.to_thread(http, f"{base}/healthz")).get("status") == "ok")
-    except Exception:
-        return False
 
 
 async def run_malformed(
