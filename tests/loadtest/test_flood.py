@@ -38,7 +38,7 @@ def test_one_flooder_at_each_live_table_is_cut_off_and_comes_back_while_its_play
     with running(ServerProcess.in_folder(tmp_path)) as server:
         assert server.process is not None
         report = asyncio.run(
-            run_table_floods(server.url, tables=2, players=2, seconds=2.0, speed=5.0, server_pid=server.process.pid)
+            run_table_floods(server.url, tables=2, players=2, seconds=2.0, speed=5.0, server_pid=server.pid)
         )
         assert server.healthy()
     details = report.details

@@ -22,7 +22,7 @@ from realserver import ServerProcess, running
 def test_racers_contest_the_same_piles_and_nothing_is_lost(tmp_path: Path) -> None:
     with running(ServerProcess.in_folder(tmp_path)) as server:
         assert server.process is not None
-        report = asyncio.run(run_races(server.url, tables=2, players=3, seconds=6.0, server_pid=server.process.pid))
+        report = asyncio.run(run_races(server.url, tables=2, players=3, seconds=6.0, server_pid=server.pid))
         assert server.healthy()
         scan = hidden_cards_sent(server.db, report.frames)
     details = report.details

@@ -325,8 +325,8 @@ async def run_kills(
     tables of ``players`` people and ``bots`` bots each (see the module's docstring)."""
     began = time.monotonic()
     run = Kills(server, random.Random(seed), moment_s=moment_s, recover_s=recover_s)
-    assert server.process is not None, "the server must be started"
-    rss_before = rss_of(server.process.pid)[0]
+    assert server.pid is not None, "the server must be started"
+    rss_before = rss_of(server.pid)[0]
     watcher = asyncio.create_task(run.watch())
     gave_up: str | None = None
     try:
@@ -347,7 +347,7 @@ async def run_kills(
         not_back = sum(not c.back for c in clients)
         for client in clients:
             await client.close()
-    rss_after = None if server.process is None else rss_of(server.process.pid)[0]
+    rss_after = None if server.pid is None else rss_of(server.pid)[0]
     return ScenarioReport(
         scenario="kills",
         what="kill -9",
