@@ -87,12 +87,16 @@ def test_the_table_message_shows_seats_rules_and_sheet() -> None:
         start_at=None,
         sheet=sheet,
         winners=None,
+        arbitration="fair",
+        window_ms=80,
     )
     data = json.loads(protocol.wire(message))
     assert list(data) == [
         "type",
         *["code", "phase", "seats", "host", "rules", "public", "grace_s", "round", "start_at", "sheet", "winners"],
+        *["arbitration", "window_ms"],
     ]
+    assert data["arbitration"] == "fair" and data["window_ms"] == 80
     assert data["seats"][1] is None
     assert data["seats"][2] == {
         "seat": 2,

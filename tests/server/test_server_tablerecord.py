@@ -75,4 +75,13 @@ def test_a_record_in_the_stored_format_reads() -> None:
     table = Table.restore(record, [])
     assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
     seats = [{"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False}, None]
-    assert json.loads(table.record().to_json()) == {**stored, "seats": seats, "dropped": False, "dropped_because": None}
+    written = json.loads(table.record().to_json())
+    # A record from before fair judging: the table judges races fairly, with the default window.
+    assert written == {
+        **stored,
+        "seats": seats,
+        "dropped": False,
+        "dropped_because": None,
+        "arbitration": "fair",
+        "window_ms": 80,
+    }

@@ -9,6 +9,7 @@ from tui_support import screen_text, until
 
 from ligretto.engine.actions import Play, Source
 from ligretto.engine.cards import Card
+from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.state import Round
@@ -55,7 +56,16 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
     arun: Callable[[Coroutine[Any, Any, Any]], Any],
 ) -> None:
     seed, start, faster, position = a_race()
-    table = Table("local", seats=2, rules=RULES, countdown_s=0.2, match_seeds=lambda number: seed)
+    # Judged by arrival: the rival's play takes effect at once (fair judging would hold
+    # it for the person's rival play, which is what this test makes late on purpose).
+    table = Table(
+        "local",
+        seats=2,
+        rules=RULES,
+        countdown_s=0.2,
+        match_seeds=lambda number: seed,
+        fairness=Fairness(Arbitration.ARRIVAL),
+    )
     game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
     app = LigrettoApp(game)
     rival = Person(lambda message: None)

@@ -15,6 +15,7 @@ from rich.text import Text
 from tui_support import screen_text, sheet_rows, until
 
 from ligretto.bots.spec import BotSpec
+from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.server.table import Table
@@ -53,7 +54,15 @@ def _play_out(table: Table, seats: int) -> int:
 def test_names_like_markup_show_as_written_in_the_lobby_on_the_board_and_on_the_score_sheet(
     arun: Callable[[Coroutine[Any, Any, Any]], Any],
 ) -> None:
-    table = Table("local", seats=4, rules=RULES, countdown_s=0.2, match_seeds=lambda number: 11)
+    # Judged by arrival: the round is played out in one go, without giving held plays time.
+    table = Table(
+        "local",
+        seats=4,
+        rules=RULES,
+        countdown_s=0.2,
+        match_seeds=lambda number: 11,
+        fairness=Fairness(Arbitration.ARRIVAL),
+    )
     game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
     app = LigrettoApp(game)
     people = [Person(lambda message: None) for _ in NAMES]

@@ -16,11 +16,65 @@ rules of that decision live here, pure, for every authority alike (docs/fairness
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
+
 from ligretto.engine.actions import Action, Play, Source
 from ligretto.engine.area import Area
 from ligretto.engine.cards import NUMBERS, fits
 from ligretto.engine.events import Reason, Refused, Result
 from ligretto.engine.state import Round
+
+
+class Arbitration(enum.StrEnum):
+    """How an authority orders the plays of a race (a table setting, docs/fairness.md)."""
+
+    ARRIVAL = "arrival"
+    """Each action takes effect as it arrives."""
+    FAIR = "fair"
+    """Contestable plays are ranked by compensated time and held a short window for rivals."""
+
+
+DEFAULT_WINDOW_MS = 80
+"""How long a contestable play is held at most for earlier-stamped rivals, by default."""
+MAX_WINDOW_MS = 250
+"""The longest window a table may set (every contested play waits that long at most)."""
+CAP_MS = 150
+"""The most a play's compensated time may lie before its arrival: the one-way delay
+credited to a connection is at most this, whatever it measures or claims."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fairness:
+    """A table's way of judging races: ``arbitration`` and, for ``fair``, the window a
+    contestable play is held at most (milliseconds)."""
+
+    arbitration: Arbitration = Arbitration.FAIR
+    window_ms: int = DEFAULT_WINDOW_MS
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.window_ms, int) or not 0 <= self.window_ms <= MAX_WINDOW_MS:
+            raise ValueError(
+                f"the window is a whole number of milliseconds from 0 to {MAX_WINDOW_MS}, not {self.window_ms}"
+            )
+        if not isinstance(self.arbitration, Arbitration):
+            raise ValueError(f"arbitration is 'arrival' or 'fair', not {self.arbitration!r}")
+
+    @classmethod
+    def of(cls, arbitration: str | None = None, window_ms: int | None = None, base: Fairness | None = None) -> Fairness:
+        """``base`` (the default's) with what is given changed; ``ValueError`` says what is wrong."""
+        base = base or cls()
+        if arbitration is not None and arbitration not in Arbitration.__members__.values():
+            raise ValueError(f"arbitration is 'arrival' or 'fair', not {arbitration!r}")
+        return cls(
+            base.arbitration if arbitration is None else Arbitration(arbitration),
+            base.window_ms if window_ms is None else window_ms,
+        )
+
+    @property
+    def fair(self) -> bool:
+        return self.arbitration is Arbitration.FAIR
+
 
 BEATEN = frozenset({Reason.DOES_NOT_FIT, Reason.PILE_COMPLETE})
 """The refusals of a play whose place on its pile another card took first."""
@@ -72,9 +126,10 @@ def contestable(game: Round, action: Action) -> bool:
     return any(shows(area, face) for seat, area in enumerate(game.areas) if seat != play.player)
 
 
-def race_winner(game: Round, action: Action, result: Result) -> int | None:
-    """For a play refused because another card took its place on the pile first, the seat
-    whose card took it; ``None`` for any other action or result.
+def race_lost(game: Round, action: Action, result: Result) -> tuple[int, int, int] | None:
+    """For a play refused because another card took its place on the pile first,
+    ``(pile, height, winner)``: the pile, the place (1-based: the loser's number) and the
+    seat whose card took it; ``None`` for any other action or result.
 
     The pile's cards keep their seats (``Round.pile_seats``), so the card of the loser's
     colour and number on that pile names the winner.  Call it right after the refusal:
@@ -95,7 +150,14 @@ def race_winner(game: Round, action: Action, result: Result) -> int | None:
     if len(seats) < number:
         return None
     winner = seats[number - 1]
-    return None if winner == play.player else winner
+    return None if winner == play.player else (pile, number, winner)
+
+
+def race_winner(game: Round, action: Action, result: Result) -> int | None:
+    """For a play refused because another card took its place on the pile first, the seat
+    whose card took it (:func:`race_lost`); ``None`` for any other action or result."""
+    lost = race_lost(game, action, result)
+    return None if lost is None else lost[2]
 
 
 def judge(

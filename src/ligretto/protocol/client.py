@@ -14,12 +14,14 @@ import msgspec
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.cards import CARDS, parse_face
 from ligretto.protocol.errors import ProtocolError
-from ligretto.protocol.limits import MAX_CLOCK, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES
+from ligretto.protocol.limits import MAX_CLOCK, MAX_HELD_S, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES
 
 ClientId = Annotated[str, msgspec.Meta(max_length=MAX_ID_LENGTH)] | Annotated[int, msgspec.Meta(ge=-MAX_ID, le=MAX_ID)]
 """A client's own id of an ``act``: echoed in the ``ack``, so bounded (``MAX_ID_LENGTH``)."""
 Clock = Annotated[float, msgspec.Meta(ge=-MAX_CLOCK, le=MAX_CLOCK)]
 """A client's clock reading (``ping``): finite, so the ``pong`` can carry it back."""
+Held = Annotated[float, msgspec.Meta(ge=0.0, le=MAX_HELD_S)]
+"""How long a client kept a ``pong`` before its next ``ping`` (seconds)."""
 
 # --- actions inside an "act" message ------------------------------------------------------
 
@@ -74,16 +76,25 @@ class Hello(_Client, tag="hello"):
 
 
 class Act(_Client, tag="act"):
-    """A game action; ``id`` is the client's own id, echoed in the acknowledgement."""
+    """A game action; ``id`` is the client's own id, echoed in the acknowledgement.
+    ``t``: when the client sent it, on its estimate of the server's clock (Unix seconds,
+    from the ``ping``/``pong`` clock sync); fair judging ranks races by it
+    (docs/fairness.md).  Without it, the action counts as sent when it arrived."""
 
     id: ClientId
     action: ActionMsg
+    t: Clock | None = None
 
 
 class Ping(_Client, tag="ping"):
-    """Clock sync: the server answers with its own time."""
+    """Clock sync: the server answers with its own time.  ``echo`` is the ``server_t``
+    of the last ``pong`` this connection received and ``held`` how long (seconds) the
+    client kept it before sending this ping: the server's measure of the round trip,
+    ``arrival - echo - held``, from which it estimates the connection's one-way delay."""
 
     t: Clock
+    echo: Clock | None = None
+    held: Held | None = None
 
 
 class Ready(_Client, tag="ready"):
@@ -105,6 +116,8 @@ class SetRules(_Client, tag="set_rules"):
     seats: int | None = None
     public: bool | None = None
     grace_s: float | None = None
+    arbitration: Literal["arrival", "fair"] | None = None
+    window_ms: int | None = None
 
 
 class Start(_Client, tag="start"):

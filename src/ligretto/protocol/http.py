@@ -33,6 +33,8 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     grace_s: float | None = None
     bots: list[str] = []
     start: bool = False
+    arbitration: Literal["arrival", "fair"] = "fair"
+    window_ms: int | None = None
 
 
 # --- answers -----------------------------------------------------------------------------

@@ -35,6 +35,8 @@ MAX_ID = 2**53
 MAX_CLOCK = 1e15
 """The largest ``t`` of a ``ping`` in size: any clock in seconds or milliseconds since 1970
 fits, infinity does not (a ``pong`` could not carry it back)."""
+MAX_HELD_S = 60.0
+"""The longest ``held`` of a ``ping``: a pong kept longer tells nothing of the round trip."""
 EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
 """The reactions a player may send (``react``): thumbs up, surprised, tears of joy,
 sweat smile, party popper.  A fixed list, so no client can send text to the table;

@@ -68,6 +68,8 @@ class TableState(_Server, tag="table"):
     start_at: float | None
     sheet: SheetMsg | None
     winners: list[int] | None
+    arbitration: Literal["arrival", "fair"]
+    window_ms: int
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -93,14 +95,30 @@ class Events(_Server, tag="events"):
 
 
 class Ack(_Server, tag="ack", omit_defaults=True):
-    """The answer to an ``act``, to the acting seat only; ``reason``, ``message`` and
-    ``by`` (who was faster) are left out when they do not apply."""
+    """The answer to an ``act``, to the acting seat only; ``reason``, ``message``, ``by``
+    (who won the race for that pile) and ``by_ms`` (by how many milliseconds of
+    compensated time: negative when the winner's play was later but the loser's came
+    after the window) are left out when they do not apply."""
 
     id: str | int
     applied: bool
     reason: str | None = None
     message: str | None = None
     by: int | None = None
+    by_ms: int | None = None
+
+
+class Race(_Server, tag="race", omit_defaults=True):
+    """A race for a pile was decided, to everyone (players and spectators): ``winner``'s
+    card took the place on ``pile`` that ``loser``'s play was refused for, ``ms``
+    milliseconds of compensated time sooner (as ``by_ms`` of the loser's ``ack``; left out
+    when not known: the winning card was put there before a restart)."""
+
+    round: int
+    pile: int
+    winner: int
+    loser: int
+    ms: int | None = None
 
 
 class RoundOver(_Server, tag="round_over"):
@@ -146,7 +164,9 @@ class LobbyTables(_Server, tag="lobby"):
     total: int
 
 
-ServerMessage = Welcome | TableState | Snapshot | Go | Events | Ack | RoundOver | Reaction | Pong | Error | LobbyTables
+ServerMessage = (
+    Welcome | TableState | Snapshot | Go | Events | Ack | Race | RoundOver | Reaction | Pong | Error | LobbyTables
+)
 SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Welcome,
     TableState,
@@ -154,6 +174,7 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Go,
     Events,
     Ack,
+    Race,
     Reaction,
     RoundOver,
     Error,
@@ -259,6 +280,8 @@ def table_message(
     start_at: float | None,
     sheet: ScoreSheet | None,
     winners: Iterable[int] | None,
+    arbitration: str,
+    window_ms: int,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -273,6 +296,8 @@ def table_message(
         start_at=start_at,
         sheet=None if sheet is None else sheet_message(sheet),
         winners=None if winners is None else list(winners),
+        arbitration=str(arbitration),  # type: ignore[arg-type]  # an Arbitration value
+        window_ms=window_ms,
     )
 
 
@@ -289,11 +314,16 @@ def events_message(round: int, seq: int, by: int, events: Iterable[ev.Event]) ->
     return Events(round, seq, by, event_messages(events))
 
 
-def ack_message(id: str | int, result: ev.Applied | Refused, by: int | None = None) -> Ack:
-    """Applied, or refused with the engine's reason; ``by``: who was faster (a lost race)."""
+def ack_message(id: str | int, result: ev.Applied | Refused, by: int | None = None, by_ms: int | None = None) -> Ack:
+    """Applied, or refused with the engine's reason; ``by``: who won the race for that
+    pile, ``by_ms`` milliseconds of compensated time sooner (a lost race)."""
     if isinstance(result, Refused):
-        return Ack(id, False, result.reason.value, result.reason.text, by)
+        return Ack(id, False, result.reason.value, result.reason.text, by, by_ms)
     return Ack(id, True)
+
+
+def race_message(round: int, pile: int, winner: int, loser: int, ms: int | None) -> Race:
+    return Race(round, pile, winner, loser, ms)
 
 
 def round_over_message(

@@ -21,7 +21,7 @@ from ligretto.protocol import ProtocolError
 from ligretto.server import metrics
 from ligretto.server.admission import Refusal, address_of
 from ligretto.server.lobby import Lobby, count_players
-from ligretto.server.seats import check_grace, check_seats
+from ligretto.server.seats import check_fairness, check_grace, check_seats
 from ligretto.server.table import Table, TableError
 from ligretto.server.timing import DEFAULT_GRACE_S
 from ligretto.server.tutorial import LEARNER, SCRIPT, TUTOR
@@ -78,12 +78,13 @@ async def create_table(request: Request) -> Response:
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
+        fairness = check_fairness(spec.arbitration, spec.window_ms)
         check_seats(spec.seats)
         bots = _bots_for(spec)
         refusal = _over_quota(request)
         if refusal is not None:
             return refusal.response()
-        table = lobby.create(spec.seats, rules, spec.public, grace_s)
+        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness)
     except RuleError as error:
         return _error(400, "bad_rules", str(error))
     except TableError as error:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from ligretto import protocol
 from ligretto.protocol import ProtocolError
+from ligretto.server.latency import Latency
 from ligretto.server.table import Table, TableError
 
 FindTable = Callable[[str], Table | None]
@@ -29,6 +30,8 @@ class Client(Protocol):
     seat: int | None
     table: Table | None
     reactions: protocol.ReactionLimit
+    latency: Latency
+    """Its round trips as the server measures them (``NO_DELAY`` for local play)."""
 
     def send(self, message: protocol.Outgoing) -> None: ...
 
@@ -50,7 +53,10 @@ def dispatch(
     """Carry out one client message at the client's table (``now`` is the clock of the
     reaction limit)."""
     if isinstance(message, protocol.Ping):
-        client.send(protocol.pong_message(message.t, time.time()))
+        server_t = time.time()
+        client.latency.pinged(message.echo, message.held, server_t)
+        client.latency.ponged(server_t)
+        client.send(protocol.pong_message(message.t, server_t))
         return
     if isinstance(message, protocol.Hello):
         hello(client, message, find_table)
@@ -64,7 +70,9 @@ def dispatch(
     if isinstance(message, protocol.Act):
         if seat is None:
             raise TableError("not_seated", "spectators cannot play")
-        table.act(seat, protocol.to_action(seat, message.action), message.id)
+        table.act(
+            seat, protocol.to_action(seat, message.action), message.id, sent=message.t, delay=client.latency.one_way
+        )
     elif isinstance(message, protocol.Ready):
         table.ready(seat)
     elif isinstance(message, protocol.AddBot):

@@ -10,9 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from ligretto.bots.spec import BotSpec, BotSpecError
+from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import tablemessages as messages
-from ligretto.server.seats import Phase, Seat, Seating, TableError, check_grace, check_seats, new_token
+from ligretto.server.seats import (
+    Phase,
+    Seat,
+    Seating,
+    TableError,
+    check_fairness,
+    check_grace,
+    check_seats,
+    new_token,
+)
 
 
 class HostCommands(Seating):
@@ -20,6 +30,7 @@ class HostCommands(Seating):
 
     rules: RuleSet
     public: bool
+    fairness: Fairness
 
     def _check_host(self, index: int | None) -> None:
         if index is None or index != self.host:
@@ -68,6 +79,8 @@ class HostCommands(Seating):
         seats: int | None = None,
         public: bool | None = None,
         grace_s: float | None = None,
+        arbitration: str | None = None,
+        window_ms: int | None = None,
     ) -> None:
         self._check_host(by)
         if self.phase is not Phase.LOBBY:
@@ -82,6 +95,7 @@ class HostCommands(Seating):
                 raise TableError("bad_seats", "remove the players in the last seats first")
         if grace_s is not None:
             check_grace(grace_s)
+        fairness = check_fairness(arbitration, window_ms, self.fairness)
         # Every check passed: change the table.
         if seats is not None:
             self.seats = (self.seats + [None] * seats)[:seats]
@@ -91,4 +105,5 @@ class HostCommands(Seating):
         if public is not None:
             self.public = public
         self.rules = rules
+        self.fairness = fairness
         self._changed()

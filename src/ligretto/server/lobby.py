@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ligretto import protocol
+from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import HELLO_S, LOBBY_TABLES, SILENCE_S
 from ligretto.server import limits, metrics
@@ -93,7 +94,9 @@ class Lobby:
             code = new_code()
         return code
 
-    def create(self, seats: int, rules: RuleSet, public: bool, grace_s: float) -> Table:
+    def create(
+        self, seats: int, rules: RuleSet, public: bool, grace_s: float, fairness: Fairness | None = None
+    ) -> Table:
         code = self._free_code()
         table = Table(
             code,
@@ -101,6 +104,7 @@ class Lobby:
             rules=rules,
             public=public,
             grace_s=grace_s,
+            fairness=fairness,
             store=self.store,
             countdown_s=self.settings.countdown_s,
             scheduler=self.scheduler,

@@ -85,6 +85,15 @@ REFUSED = Counter(
     ["code"],
     registry=REGISTRY,
 )
+HOLDS = Histogram(
+    "ligretto_hold_seconds",
+    "Ack latency added by fair judging: how long a contestable play was held for rivals",
+    buckets=(0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.15, 0.2, 0.25),
+    registry=REGISTRY,
+)
+RACES = Counter(
+    "ligretto_races", "Races for a pile decided (a play refused because another card took its place)", registry=REGISTRY
+)
 GC_PAUSES = Histogram(
     "ligretto_gc_pause_seconds",
     "Pauses of Python's garbage collector, by generation (2: a full collection)",
@@ -125,6 +134,16 @@ def action(latency_s: float, reason: str | None = None) -> None:
     ``reason``: the engine's, if it refused the action."""
     ACTIONS.add(latency_s, reason)
     ACTION_RATE.add()
+
+
+def held(seconds: float) -> None:
+    """One play that fair judging held ``seconds`` before it took effect."""
+    HOLDS.observe(seconds)
+
+
+def race() -> None:
+    """One race decided (its loser refused)."""
+    RACES.inc()
 
 
 def render() -> bytes:

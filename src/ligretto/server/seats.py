@@ -22,6 +22,7 @@ from typing import Protocol
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.races import Fairness
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import Scheduler, Timers
 from ligretto.server.timing import MAX_GRACE_S
@@ -113,6 +114,14 @@ def check_grace(grace_s: float) -> float:
     if not 0 <= grace_s <= MAX_GRACE_S:
         raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
     return grace_s
+
+
+def check_fairness(arbitration: str | None, window_ms: int | None, base: Fairness | None = None) -> Fairness:
+    """``base`` with the judging asked for, else :class:`TableError` ``bad_fairness``."""
+    try:
+        return Fairness.of(arbitration, window_ms, base)
+    except ValueError as error:
+        raise TableError("bad_fairness", str(error)) from None
 
 
 def new_token() -> str:

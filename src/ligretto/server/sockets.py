@@ -21,6 +21,7 @@ from ligretto.protocol import NO_HELLO, SILENT, ProtocolError
 from ligretto.server import dispatch, metrics
 from ligretto.server.admission import Refusal, address_of
 from ligretto.server.heap import COLLECTOR
+from ligretto.server.latency import Latency
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.logs import Sampled
 from ligretto.server.outbox import Outbox, start_eagerly
@@ -52,6 +53,7 @@ class Connection:
         self.burst = settings.burst
         self.last = time.monotonic()
         self.reactions = protocol.ReactionLimit()
+        self.latency = Latency()
 
     def send(self, message: protocol.Outgoing) -> None:
         """Encode (a broadcast once for all its listeners) and hand to the outbox."""

@@ -36,12 +36,15 @@ from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MIN_PLAYERS
 from ligretto.engine.events import Applied, Reason, Refused
 from ligretto.engine.match import Match
+from ligretto.engine.races import Fairness, contestable, race_lost
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.server import metrics, tablerecord
 from ligretto.server import tablemessages as messages
 from ligretto.server.clock import LoopScheduler, Scheduler
+from ligretto.server.judging import Judge, Pending
+from ligretto.server.latency import NO_DELAY
 from ligretto.server.resume import Resuming
 from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError, check_seats
 from ligretto.server.tablebots import TableBots
@@ -118,11 +121,13 @@ class Table(Resuming):
         scheduler: Scheduler | None = None,
         countdown_s: float = COUNTDOWN_S,
         match_seeds: Callable[[int], int] | None = None,
+        fairness: Fairness | None = None,
     ) -> None:
         """``match_seeds(n)`` gives the seed of the table's ``n``-th match (1-based); by
         default a fresh random one.  Every deal and every bot's choices follow from it.
         ``scheduler`` runs every timer of the table (by default the running event loop's,
-        on ``clock``, the wall clock unless given; a test gives a ``VirtualScheduler``)."""
+        on ``clock``, the wall clock unless given; a test gives a ``VirtualScheduler``).
+        ``fairness``: how races are judged (by default ``fair`` with the default window)."""
         check_seats(seats)
         if scheduler is not None and clock is not None:
             raise ValueError("give a scheduler or a clock, not both (the scheduler has its clock)")
@@ -138,6 +143,7 @@ class Table(Resuming):
         self.matches_played = 0
         self.start_at: float | None = None
         self.bots = TableBots(self, scheduler)
+        self.judge = Judge(self.timers, self.clock, self._contested, self._take_effect, fairness or Fairness())
         self._go_timer: int | None = None
         self.catching_up = False
         self.closed = False
@@ -147,6 +153,15 @@ class Table(Resuming):
         """Why it was dropped (its record keeps it)."""
 
     # --- reading ----------------------------------------------------------------------
+
+    @property
+    def fairness(self) -> Fairness:
+        """How this table judges races (``arbitration`` and window)."""
+        return self.judge.fairness
+
+    @fairness.setter
+    def fairness(self, fairness: Fairness) -> None:
+        self.judge.fairness = fairness
 
     @property
     def game(self) -> Round | None:
@@ -221,6 +236,7 @@ class Table(Resuming):
 
     def _begin_countdown(self) -> None:
         self._deal()
+        self.judge.new_round()
         for seat in self.seats:
             if seat is not None:
                 seat.ready = False
@@ -246,8 +262,20 @@ class Table(Resuming):
             if seat is not None and (seat.bot is not None or seat.stand_in):
                 self._start_bot(index)
 
-    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused:
-        """Apply one action of ``index``: checked here, decided by the engine, sent to all."""
+    def act(
+        self,
+        index: int | None,
+        action: Action,
+        client_id: str | int | None = None,
+        *,
+        sent: float | None = None,
+        delay: float = NO_DELAY,
+    ) -> Applied | Refused | None:
+        """One action of ``index``: checked here, judged (``judging``), decided by the
+        engine, sent to all.  ``sent``: the sender's stamp on the table's clock (``None``:
+        when it arrived), ``delay``: its connection's measured one-way delay (seconds).
+        Returns the engine's result, or ``None`` while the play is held for rivals (its
+        ack follows when it takes effect)."""
         if index is None:
             raise TableError("not_seated", "spectators cannot play")
         game = self.game
@@ -257,31 +285,58 @@ class Table(Resuming):
             raise TableError("not_playing", "no round is being played")
         if action.player != index:
             raise TableError("not_your_seat", "you can only play your own cards")
+        now = self.clock()
+        pending = Pending(index, action, client_id, now, now if sent is None else sent, delay)
+        if not self.judge.admit(pending):
+            return None
+        return self._take_effect(pending)
+
+    def _contested(self, action: Action) -> bool:
+        game = self.live_round()
+        return game is not None and contestable(game, action)
+
+    def _take_effect(self, pending: Pending) -> Applied | Refused:
+        """The judge lets ``pending`` go: the engine decides it, the store logs it in this
+        order, its sender gets the ack and everyone what changed (or, for a lost race, who
+        won it)."""
+        game = self.game
+        assert game is not None and self.phase is Phase.PLAYING
         start = time.perf_counter()
+        index, action = pending.seat, pending.action
         count = len(game.log)
+        piles = len(game.pile_seats)
         result = game.apply(action)
         self.store.record_action(self, count, action_to_dict(action))
         if isinstance(result, Refused):
-            self._ack(index, client_id, result, self._faster(game, action, result))
+            self._refused(pending, game, result)
         else:
-            self._ack(index, client_id, result)
+            if isinstance(action, Play):
+                pile = piles if action.pile is None else action.pile
+                self.judge.placed(pile, len(game.pile_seats[pile]), pending.compensated)
+            self._ack(index, pending.client_id, result)
             self.broadcast(messages.events(self.round_number, count, index, result.events))
             if game.over:
                 self._round_over()
-        metrics.action(time.perf_counter() - start, result.reason.value if isinstance(result, Refused) else None)
+        waited = self.clock() - pending.arrival if pending.held else 0.0
+        reason = result.reason.value if isinstance(result, Refused) else None
+        metrics.action(time.perf_counter() - start + waited, reason)
+        if pending.held:
+            metrics.held(waited)
+            if index in self.bots:
+                self.bots.settled(index)
         return result
 
-    @staticmethod
-    def _faster(game: Round, action: Action, result: Refused) -> int | None:
-        """Who was faster: for a play refused at an existing pile (it no longer fits, or is
-        complete), the seat whose card lies on top of it (public: the top is face up)."""
-        if not isinstance(action, Play) or action.pile is None:
-            return None
-        if result.reason not in (Reason.DOES_NOT_FIT, Reason.PILE_COMPLETE):
-            return None
-        if not 0 <= action.pile < len(game.pile_seats):
-            return None
-        return game.pile_seats[action.pile][-1]
+    def _refused(self, pending: Pending, game: Round, result: Refused) -> None:
+        """A refused action's ack; for a lost race, who won it and by how much, to all."""
+        lost = race_lost(game, pending.action, result)
+        if lost is None:
+            self._ack(pending.seat, pending.client_id, result)
+            return
+        pile, height, winner = lost
+        ms = self.judge.margin_ms(pile, height, pending.compensated)
+        self._ack(pending.seat, pending.client_id, result, winner, ms)
+        self.broadcast(messages.race(self.round_number, pile, winner, pending.seat, ms))
+        metrics.race()
 
     def react(self, index: int, emote: str) -> None:
         """A seated player's emote (the app checks the seat, the emote and the connection's
@@ -290,11 +345,16 @@ class Table(Resuming):
         self.broadcast(messages.reaction(index, emote))
 
     def _ack(
-        self, index: int, client_id: str | int | None, result: Applied | Refused, faster: int | None = None
+        self,
+        index: int,
+        client_id: str | int | None,
+        result: Applied | Refused,
+        faster: int | None = None,
+        faster_ms: int | None = None,
     ) -> None:
         if client_id is None:
             return
-        message = messages.ack(client_id, result, faster)
+        message = messages.ack(client_id, result, faster, faster_ms)
         for listener in self.listeners:
             if listener.seat == index:
                 listener.send(message)
@@ -302,6 +362,7 @@ class Table(Resuming):
     def _round_over(self) -> None:
         assert self.match is not None
         self.bots.stop_all()
+        self._answer_held()
         scores = self.match.finish_round()
         game = self.game
         assert game is not None
@@ -387,8 +448,17 @@ class Table(Resuming):
         """The table's own timers still to fire (countdown, grace periods; not the bots')."""
         return self.timers.pending
 
+    def _answer_held(self) -> None:
+        """The round ended (or the table closes) with plays still held or waiting behind
+        one: each is answered as a play after the end (the engine's ``round_over``); none
+        reached the engine, so none is logged."""
+        refused = Refused(Reason.ROUND_OVER)
+        for pending in self.judge.drain():
+            self._ack(pending.seat, pending.client_id, refused)
+
     def close(self) -> None:
         self.closed = True
+        self._answer_held()
         self.bots.stop_all()
         self.timers.cancel_all()
 

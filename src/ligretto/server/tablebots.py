@@ -7,7 +7,9 @@ virtual time, and the waiting is a timer of the table's scheduler
 (``ligretto.server.clock``), not a task of its own, so in a test the bots play in virtual
 time.  The bot sees what its seat may see (an
 :class:`~ligretto.engine.observation.Observation`) and acts through the table's ``act`` like
-any player, so its actions are ordered by arrival with everyone else's.  A bot's timer is
+any player, with no network delay: its plays are judged with everyone else's
+(``server.judging``), and a play held for rivals is waited for, as a person waits for the
+ack, before it plans its next move.  A bot's timer is
 cancelled when it stops: the round is over, or its person is back.
 """
 
@@ -35,7 +37,10 @@ class BotsTable(Protocol):
         """The round being played (``None``: no round is being played now)."""
         ...
 
-    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused: ...
+    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused | None:
+        """The action's result, or ``None`` while fair judging holds it (the table calls
+        :meth:`TableBots.settled` when it has taken effect)."""
+        ...
 
 
 class TableBot:
@@ -48,6 +53,8 @@ class TableBot:
         self.driver = driver
         self._timer: Timer | None = None
         self.stopped = False
+        self.held = False
+        """Its last play is held by fair judging: it plans again once that took effect."""
 
     @property
     def index(self) -> int:
@@ -73,13 +80,29 @@ class TableBot:
             return
         try:
             if action is not None:
-                self.table.act(self.index, action)
+                if self.table.act(self.index, action) is None:
+                    self.held = True  # like a person, it waits for the table's answer
+                    return
                 if self.stopped:  # that move ended the round
                     return
-            seconds, planned = self.driver.plan()
+            self._plan()
         except Exception:  # a bot must never take the table down
             log.exception("bot at %s seat %s failed", self.table.code, self.index)
+
+    def settled(self) -> None:
+        """Its held play has taken effect: it looks at the table again."""
+        if not self.held or self.stopped:
             return
+        self.held = False
+        try:
+            self._plan()
+        except Exception:  # a bot must never take the table down
+            log.exception("bot at %s seat %s failed", self.table.code, self.index)
+
+    def _plan(self) -> None:
+        if self.stopped or self.table.live_round() is not self.game:
+            return
+        seconds, planned = self.driver.plan()
         self._wait(seconds, planned)
 
 
@@ -104,6 +127,12 @@ class TableBots:
         bot = TableBot(self.table, self.scheduler, game, spec.driver(game, index, round_key, real_time=True))
         self._bots[index] = bot
         bot.start()
+
+    def settled(self, index: int) -> None:
+        """The held play of the bot at ``index`` has taken effect (fair judging)."""
+        bot = self._bots.get(index)
+        if bot is not None:
+            bot.settled()
 
     def stop(self, index: int) -> None:
         bot = self._bots.pop(index, None)

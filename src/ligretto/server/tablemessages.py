@@ -15,6 +15,7 @@ from typing import Protocol
 from ligretto import protocol
 from ligretto.engine.events import Applied, Event, Refused
 from ligretto.engine.match import Match
+from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import RoundScore
 from ligretto.engine.state import Round
@@ -43,6 +44,8 @@ class Table(Protocol):
     def match(self) -> Match | None: ...
     @property
     def start_at(self) -> float | None: ...
+    @property
+    def fairness(self) -> Fairness: ...
 
 
 def summary(table: Table) -> protocol.TableSummary:
@@ -73,6 +76,8 @@ def table_message(table: Table) -> protocol.TableState:
         start_at=table.start_at,
         sheet=None if match is None else match.sheet,
         winners=match.winners() if table.phase.value == "over" and match else None,
+        arbitration=table.fairness.arbitration.value,
+        window_ms=table.fairness.window_ms,
     )
 
 
@@ -104,10 +109,17 @@ def go(round_number: int) -> protocol.Go:
     return protocol.go_message(round_number)
 
 
-def ack(client_id: str | int, result: Applied | Refused, faster: int | None = None) -> protocol.Ack:
-    """Applied, or refused with the engine's reason and who was faster (``by``) when a play
-    lost a race."""
-    return protocol.ack_message(client_id, result, faster)
+def ack(
+    client_id: str | int, result: Applied | Refused, faster: int | None = None, faster_ms: int | None = None
+) -> protocol.Ack:
+    """Applied, or refused with the engine's reason and, when a play lost a race, who won
+    it (``by``) and by how many milliseconds of compensated time (``by_ms``)."""
+    return protocol.ack_message(client_id, result, faster, faster_ms)
+
+
+def race(round_number: int, pile: int, winner: int, loser: int, ms: int | None) -> protocol.Race:
+    """A race decided, for everyone at the table: who won ``pile`` from whom, by how much."""
+    return protocol.race_message(round_number, pile, winner, loser, ms)
 
 
 def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]) -> protocol.Events:

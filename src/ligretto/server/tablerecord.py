@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.match import Match
+from ligretto.engine.races import DEFAULT_WINDOW_MS, Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
@@ -36,6 +37,7 @@ class Table(Protocol):
     rules: RuleSet
     public: bool
     grace_s: float
+    fairness: Fairness
     host: int | None
     phase: Phase
     seats: list[Seat | None]
@@ -111,6 +113,9 @@ class TableRecord:
     """Closed for good (abandoned): not restored."""
     dropped_because: str | None = None
     """Why (an ``Abandoned`` value: ``match_abandoned``, ``nobody_seated``, ``away``)."""
+    arbitration: str = Arbitration.FAIR.value
+    """How the table judges races (``engine.races.Arbitration``); older records: fair."""
+    window_ms: int = DEFAULT_WINDOW_MS
 
     def to_json(self) -> str:
         return json.dumps(
@@ -129,6 +134,8 @@ class TableRecord:
                 "sheet": self.sheet,
                 "dropped": self.dropped,
                 "dropped_because": self.dropped_because,
+                "arbitration": self.arbitration,
+                "window_ms": self.window_ms,
             }
         )
 
@@ -151,6 +158,8 @@ class TableRecord:
             sheet=data["sheet"],
             dropped=data.get("dropped", False),
             dropped_because=data.get("dropped_because"),
+            arbitration=data.get("arbitration", Arbitration.FAIR.value),
+            window_ms=data.get("window_ms", DEFAULT_WINDOW_MS),
         )
 
 
@@ -183,6 +192,8 @@ def record_of(table: Table) -> TableRecord:
         sheet=None if match is None else match.sheet.to_dict(),
         dropped=table.dropped,
         dropped_because=None if table.dropped_because is None else table.dropped_because.value,
+        arbitration=table.fairness.arbitration.value,
+        window_ms=table.fairness.window_ms,
     )
 
 
@@ -196,6 +207,7 @@ def restore_state(table: Table, record: TableRecord, actions: Iterable[dict[str,
     table.match_seed = record.match_seed
     table.matches_played = record.matches_played
     table.start_at = record.start_at
+    table.fairness = Fairness.of(record.arbitration, record.window_ms)
     if record.sheet is None:
         return
     rules: RuleSet = table.rules

@@ -27,6 +27,7 @@ from ligretto.engine.actions import Action, Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, face_text, parse_face
 from ligretto.engine.events import Applied, Refused
 from ligretto.engine.notation import parse_position
+from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.protocol import ScriptStep, script_step
@@ -66,6 +67,10 @@ def _learner_hand() -> str:
 def tutorial_round(rules: RuleSet = RULES) -> Round:
     """The tutorial's deal, fresh (the engine validates it like any written position)."""
     return parse_position(_POSITION.format(hand=_learner_hand()), rules)
+
+
+LESSON = Fairness(Arbitration.ARRIVAL)
+"""The tutorial's judging: its moves are scripted, nothing is ever held."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +128,14 @@ class TutorialTable(Table):
         tutor_delay_s: float = TUTOR_DELAY_S,
     ) -> None:
         super().__init__(
-            code, seats=2, rules=RULES, public=False, countdown_s=countdown_s, clock=clock, scheduler=scheduler
+            code,
+            seats=2,
+            rules=RULES,
+            public=False,
+            countdown_s=countdown_s,
+            clock=clock,
+            scheduler=scheduler,
+            fairness=LESSON,
         )
         self.token = new_token()
         self.seats[LEARNER] = Seat(name, self.token)
@@ -153,13 +165,21 @@ class TutorialTable(Table):
             self.start(LEARNER)
         return super().rejoin(listener, token)
 
-    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused:
+    def act(
+        self,
+        index: int | None,
+        action: Action,
+        client_id: str | int | None = None,
+        *,
+        sent: float | None = None,
+        delay: float = 0.0,
+    ) -> Applied | Refused | None:
         """As any table, but the learner may only make the move the script waits for."""
         step = self.expected
         on_script = step is not None and step.seat == LEARNER and _same_move(action, step.action)
         if self.phase is Phase.PLAYING and index == LEARNER and not on_script:
             raise TableError("off_script", "the tutorial waits for another move")
-        result = super().act(index, action, client_id)
+        result = super().act(index, action, client_id, sent=sent, delay=delay)
         if isinstance(result, Applied) and step is not None and index == step.seat and _same_move(action, step.action):
             self.next_step += 1
             following = self.expected

@@ -16,6 +16,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
 from ligretto.server import dispatch
+from ligretto.server.latency import Latency
 from ligretto.server.table import NoStore, Table, TableError
 from ligretto.server.timing import COUNTDOWN_S
 from ligretto.terminal.transport import Deliver
@@ -30,6 +31,8 @@ class Person:
         self.seat: int | None = None
         self.table: Table | None = None
         self.reactions = protocol.ReactionLimit()
+        self.latency = Latency()
+        """At the table itself: the clock sync measures no delay worth the name."""
         self.deliver = deliver
 
     def send(self, message: protocol.Outgoing) -> None:
