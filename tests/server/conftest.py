@@ -481,8 +481,10 @@ async def start_match(
     grace_s: float = 60.0,
     watchers: int = 0,
     wait_go: bool = True,
+    judging: dict[str, Any] | None = None,
 ) -> tuple[str, list[Client], list[Client]]:
-    """Create a table, seat the people (the first is host), add bots, set the rules, start.
+    """Create a table, seat the people (the first is host), add bots, set the rules (and
+    the ``judging``: ``arbitration``, ``window_ms``), start.
 
     Returns the code, the players' clients and the spectators' clients (connected before
     the start, so they see everything)."""
@@ -491,7 +493,8 @@ async def start_match(
     host = players[0]
     assert host.seat == 0 and host.table is not None and host.table["host"] == 0
     mark = len(host.messages)
-    await host.command({"type": "set_rules", "preset": "classic", "options": options or {"match_end": "rounds:1"}})
+    rules = {"type": "set_rules", "preset": "classic", "options": options or {"match_end": "rounds:1"}}
+    await host.command({**rules, **(judging or {})})
     await host.wait_for("table", since=mark, timeout=WAIT_S)
     for spec in bots:
         strategy, level = spec.split(":")

@@ -35,8 +35,9 @@ class Recorder:
     def send(self, message: Any) -> None:
         self.messages.append(protocol.as_dict(message))
 
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [m for m in self.messages if m["type"] == kind]
+    def of(self, kind: str, ident: str | int | None = None) -> list[dict[str, Any]]:
+        """The messages of type ``kind`` (with ``id`` ``ident``, if given)."""
+        return [m for m in self.messages if m["type"] == kind and (ident is None or m.get("id") == ident)]
 
     def since(self, mark: int, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.messages[mark:] if m["type"] == kind]

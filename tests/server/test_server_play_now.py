@@ -171,3 +171,26 @@ def test_the_qr_code_is_an_svg_of_exactly_the_invite_link(server: Any) -> None:
     assert dark != {(r + border, c + border) for r, row in enumerate(other.matrix) for c, bit in enumerate(row) if bit}
     status, answer = server.http("GET", "/api/tables/nosuchcode/qr.svg")
     assert status == 404 and answer["error"] == "no_table"
+
+
+def test_a_table_is_made_with_the_judging_asked_for_and_a_bad_one_is_refused(server: Any, arun: Any) -> None:
+    """``arbitration`` and ``window_ms`` of ``POST /api/tables``: the table's ``table``
+    message shows them; by default a table judges fairly with an 80 ms window."""
+    status, made = server.http("POST", "/api/tables", {"arbitration": "arrival", "window_ms": 120})
+    assert status == 201
+    status, plain = server.http("POST", "/api/tables", {})
+    assert status == 201
+
+    async def scenario() -> None:
+        for code, judging in ((made["code"], ("arrival", 120)), (plain["code"], ("fair", 80))):
+            client = await server.client("Ann").join(code)
+            assert client.table is not None
+            assert (client.table["arbitration"], client.table["window_ms"]) == judging
+            await client.close()
+
+    arun(scenario())
+    tables = server.http("GET", "/healthz")[1]["tables"]
+    for body in ({"arbitration": "fastest"}, {"window_ms": 251}, {"window_ms": -5}, {"window_ms": 1.5}):
+        status, answer = server.http("POST", "/api/tables", body)
+        assert status == 400 and answer["error"] in ("bad_fairness", "invalid"), (body, answer)
+    assert server.http("GET", "/healthz")[1]["tables"] == tables, "a refused request made a table"

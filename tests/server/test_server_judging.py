@@ -1,0 +1,316 @@
+"""Fair judging at a table, on an injected clock (``server/judging.py``, docs/fairness.md).
+
+Two seats race for one pile: seat 1 starts a pile with its 1, and both then show the 2
+of that colour.  Each test sends the two plays at chosen virtual times with chosen stamps
+and measured delays, and checks who won, when each play took effect, what the loser was
+told and what was logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from listeners import Recorder
+
+from ligretto.engine.actions import Play, Source, Turn
+from ligretto.engine.cards import Card
+from ligretto.engine.events import Applied, Reason, Refused
+from ligretto.engine.races import CAP_MS, Arbitration, Fairness
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import round_seed
+from ligretto.engine.serial import action_to_dict
+from ligretto.engine.state import Round
+from ligretto.engine.views import AreaView, view
+from ligretto.server import metrics
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.store import SqliteStore
+from ligretto.server.table import Phase, Table, TableError
+
+RULES = RuleSet()
+WINDOW = 0.08
+
+
+def _visible(area: AreaView) -> list[tuple[Source, int, Card]]:
+    cards = [(Source.ROW, i, column[-1]) for i, column in enumerate(area.row)]
+    return cards + ([(Source.STACK, 0, area.stack_top)] if area.stack_top else [])
+
+
+def a_race() -> tuple[int, Play, Play, Play]:
+    """A match seed where seat 1 can start a pile with a 1 and both seats then show the 2
+    of its colour: (seed, seat 1's 1, seat 0's 2, seat 1's 2)."""
+    for seed in range(1, 3000):
+        game = Round.deal(RULES, 2, round_seed(seed, 1))
+        for source, position, one in _visible(view(game, 1).areas[1]):
+            if one.number != 1:
+                continue
+            start = Play(1, source, None, position, one)
+            after = Round.deal(RULES, 2, round_seed(seed, 1))
+            after.apply(start)
+            pile = len(after.pile_seats) - 1
+            twos = {
+                seat: [
+                    (s, p, c)
+                    for s, p, c in _visible(view(after, seat).areas[seat])
+                    if (c.colour, c.number) == (one.colour, 2)
+                ]
+                for seat in (0, 1)
+            }
+            if twos[0] and twos[1]:
+                (s0, p0, c0), (s1, p1, c1) = twos[0][0], twos[1][0]
+                return seed, start, Play(0, s0, pile, p0, c0), Play(1, s1, pile, p1, c1)
+    raise AssertionError("no race in 3000 deals")
+
+
+SEED, START, NEAR_TWO, FAR_TWO = a_race()
+
+
+class Log:
+    """A store that keeps the actions in the order the table logged them."""
+
+    def __init__(self) -> None:
+        self.actions: list[dict[str, Any]] = []
+
+    def save_table(self, table: Table) -> None:
+        pass
+
+    def start_round(self, table: Table) -> None:
+        pass
+
+    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
+        assert index == len(self.actions)
+        self.actions.append(action)
+
+
+def playing(fairness: Fairness | None = None, store: Any = None) -> tuple[Table, VirtualScheduler, list[Recorder]]:
+    """A two-seat table at the race: seat 1's 1 is down, both seats show its 2."""
+    scheduler = VirtualScheduler()
+    table = Table(
+        "RACE",
+        seats=2,
+        rules=RULES,
+        scheduler=scheduler,
+        countdown_s=0.1,
+        match_seeds=lambda number: SEED,
+        fairness=fairness,
+        store=store or Log(),
+    )
+    people = [Recorder(), Recorder()]
+    for person, name in zip(people, ("Near", "Far"), strict=True):
+        table.join(person, name)
+    watcher = Recorder()
+    table.watch(watcher)
+    table.start(0)
+    scheduler.advance(0.1)
+    assert table.phase is Phase.PLAYING
+    assert isinstance(table.act(1, START, "one"), Applied)  # a new pile is never held
+    return table, scheduler, [*people, watcher]
+
+
+def ack(listener: Recorder, ident: str) -> dict[str, Any]:
+    (answer,) = [m for m in listener.of("ack") if m["id"] == ident]
+    return answer
+
+
+def test_two_plays_arriving_in_one_order_are_judged_in_the_other() -> None:
+    """Near's 2 arrives first, far's 30 ms later but stamped 60 ms earlier, from a
+    connection measured 100 ms away: far's play goes first, near's is refused."""
+    log = Log()
+    table, clock, (near, far, watcher) = playing(store=log)
+    t0 = clock.now()
+    assert table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0) is None, "a contestable play is held"
+    clock.advance(0.03)
+    assert table.act(1, FAR_TWO, "f", sent=t0 - 0.03, delay=0.1) is None
+    assert not near.of("ack", "n") and not far.of("ack", "f")
+    clock.advance(0.019)  # far's release: its stamp plus the window
+    assert not far.of("ack", "f")
+    clock.advance(0.002)
+    assert ack(far, "f")["applied"] and not near.of("ack", "n")
+    clock.advance(WINDOW - 0.05)  # near's release: t0 + window
+    lost = ack(near, "n")
+    assert lost == {
+        "type": "ack",
+        "id": "n",
+        "applied": False,
+        "reason": "does_not_fit",
+        "message": Reason.DOES_NOT_FIT.text,
+        "by": 1,
+        "by_ms": 30,
+    }
+    race = {"type": "race", "round": 1, "pile": NEAR_TWO.pile, "winner": 1, "loser": 0, "ms": 30}
+    for listener in (near, far, watcher):
+        assert listener.of("race") == [race]
+    # The order decided is the order logged: start, far's 2, near's refused 2.
+    assert log.actions == [action_to_dict(a) for a in (START, FAR_TWO, NEAR_TWO)]
+    game = table.game
+    assert game is not None and game.pile_seats[NEAR_TWO.pile or 0] == [1, 1]
+
+
+def test_by_arrival_the_first_to_arrive_wins_and_nothing_waits() -> None:
+    table, clock, (_, far, watcher) = playing(Fairness(Arbitration.ARRIVAL))
+    t0 = clock.now()
+    assert isinstance(table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0), Applied)
+    clock.advance(0.03)
+    result = table.act(1, FAR_TWO, "f", sent=t0 - 0.03, delay=0.1)
+    assert result == Refused(Reason.DOES_NOT_FIT)
+    assert ack(far, "f")["by"] == 0 and ack(far, "f")["by_ms"] == 30  # by arrival: 30 ms sooner
+    assert watcher.of("race") == [
+        {"type": "race", "round": 1, "pile": NEAR_TWO.pile, "winner": 0, "loser": 1, "ms": 30}
+    ]
+
+
+def test_a_stamp_earlier_than_the_measured_delay_gains_nothing_beyond_it() -> None:
+    """The liar: far stamps its play 500 ms early, from a connection measured 10 ms away.
+    It is ranked at arrival minus 10 ms, as an honest client 10 ms away would be: near,
+    whose play was sent 15 ms before far's arrived, still wins."""
+    table, clock, (near, far, _) = playing()
+    t0 = clock.now()
+    assert table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0) is None
+    clock.advance(0.015)
+    assert table.act(1, FAR_TWO, "f", sent=clock.now() - 0.5, delay=0.01) is None
+    clock.advance(WINDOW)
+    assert ack(near, "n")["applied"]
+    assert ack(far, "f")["by"] == 0 and ack(far, "f")["by_ms"] == 5  # ranked at t0 + 15 - 10 ms
+
+
+def test_the_delay_credited_to_a_connection_is_capped() -> None:
+    """A connection that measures (or makes itself look) 300 ms away is credited the cap,
+    150 ms: a play stamped 300 ms before it arrived ranks at arrival minus 150 ms."""
+    table, clock, (near, far, _) = playing(Fairness(Arbitration.FAIR, 250))
+    t0 = clock.now()
+    assert table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0) is None
+    clock.advance(0.2)
+    assert table.act(1, FAR_TWO, "f", sent=clock.now() - 0.3, delay=0.3) is None
+    clock.advance(0.3)
+    assert ack(near, "n")["applied"], "far's play ranked at arrival minus the cap, 50 ms after near's"
+    assert ack(far, "f")["by_ms"] == round(200 - CAP_MS)
+
+
+def test_a_play_arriving_after_the_window_loses_even_if_ranked_earlier() -> None:
+    """Near's play is let go after the window; far's, ranked 20 ms earlier, arrives later
+    still: it loses, and ``by_ms`` says it was ranked earlier (negative)."""
+    table, clock, (near, far, _) = playing()
+    t0 = clock.now()
+    assert table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0) is None
+    clock.advance(0.1)
+    assert ack(near, "n")["applied"]
+    assert table.act(1, FAR_TWO, "f", sent=t0 - 0.02, delay=0.15) == Refused(Reason.DOES_NOT_FIT)
+    assert ack(far, "f")["by"] == 0 and ack(far, "f")["by_ms"] == -20
+
+
+def test_plays_that_cannot_be_contested_take_effect_at_once() -> None:
+    """Turning the hand is never held (nor is a new pile: ``playing`` starts one)."""
+    table, _, (near, _, _) = playing()
+    assert isinstance(table.act(0, Turn(0), "t"), Applied)
+    assert ack(near, "t")["applied"]
+
+
+def test_a_seats_later_action_waits_behind_its_held_play() -> None:
+    table, clock, (near, _, _) = playing()
+    assert table.act(0, NEAR_TWO, "n") is None
+    assert table.act(0, Turn(0), "t") is None, "a turn after a held play takes effect after it"
+    clock.advance(WINDOW)
+    assert [m["id"] for m in near.of("ack")] == ["n", "t"]
+    assert all(m["applied"] for m in near.of("ack"))
+
+
+def test_held_plays_are_answered_when_the_table_closes() -> None:
+    log = Log()
+    table, clock, (near, _, _) = playing(store=log)
+    assert table.act(0, NEAR_TWO, "n") is None
+    table.close()
+    assert ack(near, "n") == {
+        "type": "ack",
+        "id": "n",
+        "applied": False,
+        "reason": "round_over",
+        "message": Reason.ROUND_OVER.text,
+    }
+    assert log.actions == [action_to_dict(START)], "a play that never reached the engine is not logged"
+    clock.advance(1.0)
+    assert len(near.of("ack")) == 1
+
+
+def test_a_bot_waits_for_its_held_play_then_plays_on() -> None:
+    """A bot's contestable play is held like anyone's; it plans its next move only once
+    the play has taken effect (``TableBots.settled``)."""
+    scheduler = VirtualScheduler()
+    table = Table("BOTS", seats=2, rules=RULES, scheduler=scheduler, countdown_s=0.1, match_seeds=lambda n: SEED)
+    person = Recorder()
+    table.join(person, "Ann")
+    table.add_bot(0, "smart:machine")
+    table.start(0)
+    scheduler.run_until(lambda: table.phase is not Phase.COUNTDOWN)
+    bot = table.bots._bots[1]
+    held = 0
+    for _ in range(2000):
+        if table.phase is not Phase.PLAYING:
+            break
+        scheduler.advance(0.01)
+        if bot.held:
+            held += 1
+            assert table.judge.pending >= 1, "a bot waits only on a play that is held"
+    assert held, "the bot never had a play held (the person shows no card?)"
+    assert table.game is not None and table.game.log, "the bot played"
+
+
+def test_the_judging_is_a_table_setting() -> None:
+    scheduler = VirtualScheduler()
+    table = Table("SET", seats=2, scheduler=scheduler)
+    host = Recorder()
+    table.join(host, "Ann")
+    assert table.table_message().arbitration == "fair" and table.table_message().window_ms == 80
+    table.set_rules(0, preset="classic", options={}, arbitration="arrival", window_ms=120)
+    assert host.of("table")[-1]["arbitration"] == "arrival" and host.of("table")[-1]["window_ms"] == 120
+    for bad in ({"arbitration": "fastest"}, {"window_ms": 251}, {"window_ms": -1}):
+        with pytest.raises(TableError) as refused:
+            table.set_rules(0, preset="classic", options={}, **bad)  # type: ignore[arg-type]
+        assert refused.value.code == "bad_fairness"
+    assert table.fairness == Fairness(Arbitration.ARRIVAL, 120), "a refused setting changed nothing"
+    again = Table.restore(table.record(), [])
+    assert again.fairness == Fairness(Arbitration.ARRIVAL, 120)
+
+
+def test_the_time_plays_were_held_is_in_the_metrics() -> None:
+    before = metrics.HOLDS._sum.get()
+    races = metrics.RACES._value.get()
+    table, clock, _ = playing()
+    table.act(0, NEAR_TWO, "n")
+    clock.advance(0.03)
+    table.act(1, FAR_TWO, "f", sent=clock.now() - 0.05, delay=0.05)
+    clock.advance(WINDOW)
+    assert metrics.HOLDS._sum.get() - before == pytest.approx(0.08 + 0.03, abs=1e-6)  # near 80 ms, far 30 ms
+    assert metrics.RACES._value.get() == races + 1
+    text = metrics.render().decode()
+    assert "ligretto_hold_seconds_bucket" in text and "ligretto_races_total" in text
+
+
+def test_a_judged_race_is_restored_as_it_was_decided(tmp_path: Path) -> None:
+    """The store logs the order the judge decided; a table restored from the file (as after
+    ``kill -9``) replays it to the same round: far's card on the pile, near's still shown."""
+
+    async def play() -> dict[str, Any]:
+        store = SqliteStore(tmp_path / "judged.db")
+        table, clock, _ = playing(store=store)
+        t0 = clock.now()
+        table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0)
+        clock.advance(0.03)
+        table.act(1, FAR_TWO, "f", sent=t0 - 0.03, delay=0.1)
+        clock.advance(WINDOW)
+        game = table.game
+        assert game is not None and game.pile_seats[FAR_TWO.pile or 0] == [1, 1]
+        seen = view(game, None)
+        store.commit()
+        table.close()
+        store.db.close()
+        return {"view": seen, "log": list(game.log)}
+
+    before = asyncio.run(play())
+    store = SqliteStore(tmp_path / "judged.db")
+    (restored,) = store.load_tables(countdown_s=0.01)
+    assert restored.game is not None
+    assert view(restored.game, None) == before["view"]
+    assert list(restored.game.log) == before["log"]
+    store.close()
