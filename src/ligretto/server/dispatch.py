@@ -87,6 +87,8 @@ def dispatch(
             seats=message.seats,
             public=message.public,
             grace_s=message.grace_s,
+            arbitration=message.arbitration,
+            window_ms=message.window_ms,
         )
     elif isinstance(message, protocol.Start):
         table.start(seat)
