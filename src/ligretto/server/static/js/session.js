@@ -14,10 +14,11 @@ const PENDING_TIMEOUT_MS = 10000;
 /**
  * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
  * "ack" (a refused or applied play; `by`: who was faster, `byMs`: by how many ms of
- * compensated time), "race" (a race for a pile decided: `winner`, `loser`, `ms`), "not_sent" (`actions` that went
- * without an answer or could not be sent), "dropped" (`actions` cleared unanswered by a
- * reconnection or the end of the round), "round_over", "reaction", "error", "net", "welcome"
- * (`renumbered`: the start moved this seat, not a (re)connection), "state".
+ * compensated time), "race" (a race for a pile of this round decided: `winner`, `loser`,
+ * `ms`), "not_sent" (`actions` that went without an answer or could not be sent),
+ * "dropped" (`actions` cleared unanswered by a reconnection or the end of the round),
+ * "round_over", "reaction", "error", "net", "welcome" (`renumbered`: the start moved this
+ * seat, not a (re)connection), "state".
  */
 export class TableSession {
   constructor(code, { watch = false, name = "" } = {}) {
