@@ -189,7 +189,7 @@ def set_up_race(alice: Page, bob: Rival, steps: int = 500) -> tuple[Play, Play]:
     raise AssertionError(f"no race within {steps} steps")
 
 
-def test_a_lost_race_says_who_was_faster_by_how_much_and_a_spectator_sees_it(pages: Any) -> None:
+def test_a_race_says_who_was_faster_by_how_much_to_the_loser_the_winner_and_a_spectator(pages: Any) -> None:
     alice_context = pages.context()
     gate = Gate(alice_context)
     alice = pages.open("/", context=alice_context)
@@ -232,6 +232,16 @@ def test_a_lost_race_says_who_was_faster_by_how_much_and_a_spectator_sees_it(pag
         expect(watcher.locator("#race-announce")).to_have_text(f"Bob beat Alice to a pile by {ms} ms")
         expect(alice.locator("#race-note")).to_have_count(0)
         expect(note).to_have_count(0, timeout=5000)  # a moment only
+
+        # Another race, which Alice wins: her page says so, and so does the spectator's.
+        (source, position, _, _), rival_play = set_up_race(alice, bob)
+        press(alice, key_of(source, position))
+        lost = bob.act(play_message(rival_play))
+        assert lost["applied"] is False and lost["by"] == 0, lost
+        ms = lost["by_ms"]
+        assert isinstance(ms, int) and ms > 0, lost
+        expect(alice.locator("#race-note")).to_have_text(f"You beat Bob by {ms} ms")
+        expect(note).to_have_text(f"Alice beat Bob to a pile by {ms} ms")
     finally:
         bob.close()
 
