@@ -1,5 +1,5 @@
 """Feedback you can feel, in the browser against a real server: a play that loses a race
-names who was faster and flashes the pile it lost; sounds (a cue per play of your own,
+names who was faster (and by how many ms) and flashes the pile it lost; sounds (a cue per play of your own,
 refusal, countdown second, Go and the round's end) made only after the first gesture and
 never while muted, the mute remembered across a reload; a buzz on refusal; reactions
 reaching the other player and a spectator."""
@@ -125,7 +125,9 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
 
     slot = "row-" + str(race.position) if race.source == "row" else race.source
     card = alice.locator(f'.own [data-slot="{slot}"]')
-    expect(card.locator(".bubble")).to_have_text("Beaten to it by Bob!")
+    # Fair judging measured by how much (she played after his card had landed).
+    assert isinstance(race.refusal["by_ms"], int) and race.refusal["by_ms"] > 0, race.refusal
+    expect(card.locator(".bubble")).to_have_text(f"Bob was {race.refusal['by_ms']} ms faster")
     expect(card).to_have_attribute("data-card", race.card)
     lost = alice.locator(f'.center [data-pile="{race.pile}"]')
     expect(lost).to_have_class(re.compile(r"\blost\b"))

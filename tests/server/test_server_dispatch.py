@@ -108,3 +108,19 @@ def test_reactions_follow_the_clients_limit_on_the_clock_given() -> None:
         dispatch.dispatch(watcher, emote)
     assert not_seated.value.code == "not_seated"
     table.close()
+
+
+def test_set_rules_hands_the_judging_to_the_table_and_a_bad_one_changes_nothing() -> None:
+    table = Table("JUDGE", seats=2, scheduler=VirtualScheduler())
+    tables = {"JUDGE": table}
+    host = Client()
+    dispatch.dispatch(host, protocol.Hello(v=1, code="JUDGE", name="Ann"), tables.get)
+    dispatch.dispatch(host, protocol.SetRules(arbitration="arrival", window_ms=120), tables.get)
+    assert (table.fairness.arbitration.value, table.fairness.window_ms) == ("arrival", 120)
+    with pytest.raises(TableError) as bad:
+        dispatch.dispatch(host, protocol.SetRules(arbitration="fair", window_ms=999), tables.get)
+    assert bad.value.code == "bad_fairness"
+    assert (table.fairness.arbitration.value, table.fairness.window_ms) == ("arrival", 120)
+    dispatch.dispatch(host, protocol.SetRules(), tables.get)  # omitted: kept
+    assert (table.fairness.arbitration.value, table.fairness.window_ms) == ("arrival", 120)
+    table.close()

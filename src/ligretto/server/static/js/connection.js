@@ -2,12 +2,16 @@
 // docs/protocol.md (ping/pong: round-trip time and the offset to the server's clock), and
 // the heartbeat: a ping every second, and a socket from which nothing (no pong, no other
 // message) came for LOST_MS is "lost": closed and opened again, as a dropped one.
+// The pings keep running during play: each one after the first of a socket echoes the last
+// pong (`echo`, `held`), so the server measures this connection's round trip itself, and
+// `serverNow()` is the stamp `t` of every action (fair judging, docs/protocol.md "Races").
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 3000, 5000];
 // Tests may set window.LIGRETTO_NET = {pingMs, lostMs, openMs} before the page loads.
 const TIMING = { pingMs: 1000, lostMs: 2500, openMs: 5000, ...(globalThis.LIGRETTO_NET || {}) };
 const CHECK_MS = 250;
-const SAMPLES = 8;
+const SAMPLES = 16; // the offset is that of the shortest of the last SAMPLES round trips
+const MAX_HELD_S = 30; // a pong kept longer (a sleeping tab) is not echoed: the server caps `held`
 
 export function wsUrl(path) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -31,6 +35,7 @@ export class Connection {
     this.rtt = null;
     this.offset = 0; // server time = Date.now() / 1000 + offset
     this.samples = [];
+    this.lastPong = null; // {server_t, at: performance.now()}: the last pong of this socket, to echo
     this.socket = null;
     this.stopped = false;
     this.pingTimer = null;
@@ -43,6 +48,7 @@ export class Connection {
   open() {
     const socket = new WebSocket(wsUrl("/ws"));
     this.socket = socket;
+    this.lastPong = null; // only a pong of this socket's server side counts
     this.heard = Date.now();
     this.watch();
     socket.addEventListener("open", () => {
@@ -133,13 +139,31 @@ export class Connection {
     return Date.now() / 1000 + this.offset;
   }
 
+  /** Whether a pong has given the offset yet (before it, `serverNow()` is only this
+   * machine's clock, which no action is stamped with). */
+  get synced() {
+    return this.samples.length > 0;
+  }
+
+  /** A ping: the local clock, and (after the first pong) the echo of the last pong and
+   * how long it was kept, from which the server measures the round trip on its clock. */
+  pingMessage() {
+    const message = { type: "ping", t: Date.now() / 1000 };
+    const last = this.lastPong;
+    if (last) {
+      const held = Math.max(0, (performance.now() - last.at) / 1000);
+      if (held <= MAX_HELD_S) Object.assign(message, { echo: last.server_t, held });
+    }
+    return message;
+  }
+
   startPings() {
     this.stopPings();
     // A few quick ones for a good first offset, then the heartbeat: the server closes a
     // connection that says nothing for a few seconds (docs/protocol.md, Heartbeats).
     let quick = 3;
     const ping = () => {
-      this.send({ type: "ping", t: Date.now() / 1000 });
+      this.send(this.pingMessage());
       quick -= 1;
       this.pingTimer = setTimeout(ping, quick > 0 ? 250 : TIMING.pingMs);
     };
@@ -152,6 +176,7 @@ export class Connection {
   }
 
   pong(message) {
+    if (typeof message.server_t === "number") this.lastPong = { server_t: message.server_t, at: performance.now() };
     const received = Date.now() / 1000;
     const sent = Number(message.t);
     const rtt = received - sent;

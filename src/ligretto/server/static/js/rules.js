@@ -4,6 +4,7 @@
 
 import { h } from "./dom.js";
 import { has, t } from "./i18n.js";
+import { DEFAULT_JUDGING, judgingFields } from "./races.js";
 
 /**
  * What GET /api/presets answered: `options`, each {name, type, values?, min?, max?,
@@ -76,13 +77,14 @@ export function rulesSummary(rules) {
 }
 
 /**
- * The rule form: preset, every option with its explanation, seat count and public.
- * `values`: {rules, seats, public}; `onChange(settings)` gets
- * {preset, options, seats, public} whenever a control changes.
+ * The rule form: preset, every option with its explanation, seat count, public and the
+ * judging of races.  `values`: {rules, seats, public, arbitration?, window_ms?};
+ * `onChange(settings)` gets {preset, options, seats, public, arbitration, window_ms}
+ * whenever a control changes.
  * Returns the element; it keeps its own state.
  */
 export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules" } = {}) {
-  const state = { rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public };
+  const state = { rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public, ...judgingOf(values) };
   const id = (name) => `${idPrefix}-${name}`;
   const changed = () => onChange(settingsOf(state));
 
@@ -127,6 +129,8 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     changed();
   });
 
+  const judging = judgingFields(state, { id, disabled, changed });
+
   const form = h(
     "div",
     { class: "rules-form" },
@@ -151,6 +155,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
       isPublic,
       h("small", { class: "help", id: id("public-help") }, t("table.public.help")),
     ),
+    judging.element,
     h(
       "details",
       { class: "options", open: values.open || false },
@@ -169,6 +174,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     catalog.options.forEach((option, i) => fields[i].show(state.rules[option.name]));
     if (document.activeElement !== seats) seats.value = String(state.seats);
     isPublic.checked = Boolean(state.public);
+    judging.show();
     refreshPreset();
   }
 
@@ -177,6 +183,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     state.rules = { ...classicRules(), ...next.rules };
     state.seats = next.seats;
     state.public = next.public;
+    Object.assign(state, judgingOf(next));
     refreshControls();
   };
   form.settings = () => settingsOf(state);
@@ -280,5 +287,13 @@ function settingsOf(state) {
   for (const { name } of catalog.options) {
     if (String(base[name]) !== String(state.rules[name])) options[name] = state.rules[name];
   }
-  return { preset, options, seats: state.seats, public: state.public };
+  return { preset, options, seats: state.seats, public: state.public, arbitration: state.arbitration, window_ms: state.window_ms };
+}
+
+/** The judging of `values` (a table message's, or the form's), the default's where absent. */
+function judgingOf(values) {
+  return {
+    arbitration: values.arbitration ?? DEFAULT_JUDGING.arbitration,
+    window_ms: values.window_ms ?? DEFAULT_JUDGING.window_ms,
+  };
 }

@@ -13,10 +13,12 @@ const PENDING_TIMEOUT_MS = 10000;
 
 /**
  * Listeners get `(kind, detail)`: "table", "snapshot", "events" (effects), "go",
- * "ack" (a refused or applied play; `by`: who was faster), "not_sent" (`actions` that went
- * without an answer or could not be sent), "dropped" (`actions` cleared unanswered by a
- * reconnection or the end of the round), "round_over", "reaction", "error", "net", "welcome"
- * (`renumbered`: the start moved this seat, not a (re)connection), "state".
+ * "ack" (a refused or applied play; `by`: who was faster, `byMs`: by how many ms of
+ * compensated time), "race" (a race for a pile of this round decided: `winner`, `loser`,
+ * `ms`), "not_sent" (`actions` that went without an answer or could not be sent),
+ * "dropped" (`actions` cleared unanswered by a reconnection or the end of the round),
+ * "round_over", "reaction", "error", "net", "welcome" (`renumbered`: the start moved this
+ * seat, not a (re)connection), "state".
  */
 export class TableSession {
   constructor(code, { watch = false, name = "" } = {}) {
@@ -142,6 +144,9 @@ export class TableSession {
       case "reaction":
         this.emit("reaction", message);
         break;
+      case "race":
+        if (message.round === this.round) this.emit("race", message);
+        break;
       default:
         break;
     }
@@ -151,7 +156,8 @@ export class TableSession {
     const action = this.pending.get(message.id);
     if (!action) return;
     this.pending.delete(message.id);
-    this.emit("ack", { action, applied: message.applied, reason: message.reason, message: message.message, by: message.by });
+    const { applied, reason, by, by_ms: byMs } = message;
+    this.emit("ack", { action, applied, reason, message: message.message, by, byMs });
   }
 
   refusedMessage(message) {
@@ -229,7 +235,10 @@ export class TableSession {
    * kept as "not sent" (a reconnection reports it); it is never dropped silently. */
   act(action) {
     const id = ++this.ids;
-    const sent = this.connection.send({ type: "act", id, action });
+    // Stamped with when it leaves, on the server's clock: fair judging ranks races by it.
+    const message = { type: "act", id, action };
+    if (this.connection.synced) message.t = this.connection.serverNow();
+    const sent = this.connection.send(message);
     const record = { ...action, id, at: Date.now(), notSent: false };
     this.pending.set(id, record);
     if (!sent) this.markNotSent([record]);

@@ -10,6 +10,7 @@ import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { inviteLink } from "./lobby.js";
+import { RaceNotes, judgingSummary, lostRaceText } from "./races.js";
 import { Reactions } from "./reactions.js";
 import { LEVELS, STRATEGIES, rulesForm, rulesSummary } from "./rules.js";
 import { TableSession } from "./session.js";
@@ -29,6 +30,7 @@ export class TableScreen {
     this.board = new Board(this.session);
     this.controls = new Controls(this.session, this.board, {});
     this.reactions = new Reactions(this.session);
+    this.races = new RaceNotes(this.session);
     this.board.onRender = (root) => this.reactions.decorate(root);
     this.lastTick = null; // the countdown second last heard ("round:second")
     this.phase = null;
@@ -58,6 +60,7 @@ export class TableScreen {
   close() {
     this.unsubscribe();
     this.session.close();
+    this.races.close();
     clearInterval(this.countdownTimer);
     clearTimeout(this.sheetTimer);
     document.removeEventListener("keydown", this.keydown);
@@ -112,6 +115,9 @@ export class TableScreen {
       case "reaction":
         this.reactions.received(detail);
         break;
+      case "race":
+        this.races.received(detail);
+        break;
       case "not_sent":
         this.board.render();
         announce(t("pending.not_sent.announce"));
@@ -150,15 +156,16 @@ export class TableScreen {
     this.renderBar();
   }
 
-  acknowledged({ action, applied, reason, message, by }) {
+  acknowledged({ action, applied, reason, message, by, byMs }) {
     if (applied) return; // the events that follow draw the move
     if (reason !== "dropped") {
       sound.play("refused");
       sound.buzz();
     }
-    // Who was faster: the seat whose card now lies on the pile (the server says, `by`).
+    // Who was faster: the seat whose card now lies on the pile (the server says, `by`),
+    // and by how many ms of compensated time (`byMs`, when known).
     const faster = Number.isInteger(by)
-      ? { name: this.session.nameOf(by), mine: by === this.session.seat && !this.session.watching }
+      ? { name: this.session.nameOf(by), mine: by === this.session.seat && !this.session.watching, ms: byMs }
       : null;
     if (action.kind === "play" || action.kind === "place") {
       const element = this.board.ownSlot(action.source, action.position ?? 0);
@@ -343,7 +350,7 @@ export class TableScreen {
       }
     }
     const seated = !session.watching && session.seat !== null;
-    setChildren(this.stage, [this.board.root, seated ? this.reactions.bar : null, this.reactions.live, this.countdownOverlay(), sheet].filter(Boolean));
+    setChildren(this.stage, [this.board.root, seated ? this.reactions.bar : null, this.reactions.live, this.races.live, this.countdownOverlay(), sheet].filter(Boolean));
     if (sheet && !sheet.contains(document.activeElement)) sheet.querySelector("button")?.focus({ preventScroll: true });
   }
 
@@ -477,7 +484,7 @@ export class TableScreen {
     let rulesPart;
     if (host) {
       this.rulesForm = rulesForm(
-        { rules: table.rules, seats: table.seats.length, public: table.public },
+        formValues(table),
         {
           idPrefix: "table",
           onChange: (settings) => {
@@ -534,7 +541,11 @@ export class TableScreen {
           : null,
         this.startBox,
       ),
-      h("section", { class: "panel" }, h("h2", {}, t("waiting.rules")), rulesPart),
+      h("section", { class: "panel" },
+        h("h2", {}, t("waiting.rules")),
+        h("p", { class: "judging-summary", id: "judging-summary" }, judgingSummary(table)),
+        rulesPart,
+      ),
     );
     return room;
   }
@@ -578,6 +589,8 @@ export class TableScreen {
         );
       }),
     );
+    const summary = document.getElementById("judging-summary");
+    if (summary) summary.textContent = judgingSummary(table);
     const taken = table.seats.filter(Boolean).length;
     if (host) {
       fill(
@@ -591,21 +604,26 @@ export class TableScreen {
         }, t("waiting.start")),
         taken < 2 ? h("p", { class: "muted small" }, t("waiting.too_few")) : null,
       );
-      this.rulesForm.update({ rules: table.rules, seats: table.seats.length, public: table.public });
+      this.rulesForm.update(formValues(table));
     } else {
       const hostName = table.host === null ? null : session.nameOf(table.host);
       this.startBox.replaceChildren(h("p", { class: "muted" }, hostName ? t("waiting.for_host", { name: hostName }) : t("waiting.no_host")));
-      this.rulesBox.replaceChildren(rulesForm({ rules: table.rules, seats: table.seats.length, public: table.public, open: true }, { disabled: true, idPrefix: "view" }));
+      this.rulesBox.replaceChildren(rulesForm({ ...formValues(table), open: true }, { disabled: true, idPrefix: "view" }));
     }
   }
+}
+
+/** What the rule form shows of a table: its rules, seats, listing and judging. */
+function formValues(table) {
+  return { rules: table.rules, seats: table.seats.length, public: table.public, arbitration: table.arbitration, window_ms: table.window_ms };
 }
 
 /** Refusals of a play that lost a race to its pile: the pile flashes, the winner is named. */
 const LOST_RACE = ["does_not_fit", "pile_complete"];
 
-/** The words for a refused action; `faster` ({name, mine}) is who got to the pile first. */
+/** The words for a refused action; `faster` ({name, mine, ms}) is who got to the pile first. */
 export function refusalText(reason, message, faster = null) {
-  if (faster && LOST_RACE.includes(reason)) return faster.mine ? t("refused.beaten.self") : t("refused.beaten.by", { name: faster.name });
+  if (faster && LOST_RACE.includes(reason)) return lostRaceText(faster);
   if (reason === "does_not_fit") return t("refused.beaten");
   if (has(`reason.${reason}`)) return t(`reason.${reason}`);
   if (has(`error.${reason}`)) return t(`error.${reason}`);
