@@ -73,6 +73,8 @@ class LobbyView(TableWidget):
 
     def draw(self, model: TableModel, now: float) -> RenderableType:
         lines = [literal(f"Table {model.code}: waiting for the match to start", "bold")]
+        if model.judging is not None:
+            lines.append(literal(f"Races for a pile judged {model.judging}", "dim"))
         for index, person in enumerate(model.people):
             if person is None:
                 lines.append(Text(f"  seat {index + 1}: free", style="dim"))
