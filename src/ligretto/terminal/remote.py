@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -95,7 +96,10 @@ class SeatTokens:
 class RemoteTable:
     """A seat at a server table, over ``/ws``; reconnects with its seat token after a drop."""
 
-    def __init__(self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None) -> None:
+    def __init__(
+        self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None, now: Callable[[], float] = time.time
+    ) -> None:
+        """``now``: the local clock the clock sync stamps with (tests give one)."""
         self.url = ws_url(url)
         self.code = code
         self.name = name
@@ -111,6 +115,7 @@ class RemoteTable:
         self.stopped = False
         self.welcomed = False
         """This connection got its welcome (a later one: the start renumbered the seats)."""
+        self.now = now
         self.clock = ClockSync()
         """The client's clock sync (the model's, given at ``start``): stamps what leaves."""
         self._deliver: Deliver = lambda message: None
@@ -239,7 +244,7 @@ class RemoteTable:
                 await asyncio.sleep(wait)
             last = time.monotonic()
             # stamped as it leaves: a ping echoes the last pong, an act carries its send time
-            now = time.time()
+            now = self.now()
             message = self.clock.ping(now) if message.get("type") == "ping" else self.clock.stamped(message, now)
             await ws.send(json.dumps(message))
 
