@@ -140,6 +140,7 @@ def test_a_race_lost_at_a_fair_table_says_by_how_many_ms_and_everyone_sees_it(
             table.start(0)
             scheduler.advance(0.2)
             await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+            assert "races fair, window 80 ms" in screen_text(app).splitlines()[0], "and the title bar in play"
             assert table.act(1, start) is not None, "a new pile is never held"
             await until(pilot, lambda: model.view is not None and len(model.view.center) == 1, what="the pile")
             assert table.act(1, faster) is None, "held: the person could still be first"

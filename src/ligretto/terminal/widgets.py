@@ -64,6 +64,8 @@ class TitleBar(TableWidget):
             parts.append(f"match {str(model.rules['match_end']).replace(':', ' ')}")
             if model.expert:
                 parts.append("expert variant")
+        if model.judging is not None:
+            parts.append(f"races {model.judging}")
         parts.append(self.app.sub_title or "")
         return text.append_text(literal("  " + " · ".join(p for p in parts if p)))
 
