@@ -61,6 +61,14 @@ def test_the_first_ping_has_no_echo_and_every_later_one_echoes_the_last_pong() -
     assert isinstance(message, protocol.Ping) and message.echo == 5001.5
 
 
+def test_a_new_connection_starts_its_echoes_afresh_and_keeps_the_offset() -> None:
+    clock = ClockSync()
+    clock.ponged(pong(10.0, 900.0), now=10.2)
+    clock.connected()
+    assert clock.ping(now=11.0) == {"type": "ping", "t": 11.0}
+    assert clock.offset == pytest.approx(889.9)
+
+
 def test_a_pong_kept_too_long_or_a_clock_set_back_gives_no_echo() -> None:
     """``held`` must be 0-60 s for the server; outside it the ping says nothing of the trip."""
     clock = ClockSync()

@@ -83,6 +83,10 @@ class ClockSync:
         if trip >= 0:  # a local clock set back meanwhile measured nothing
             self.trips.append(Trip(trip, server_t - (sent + now) / 2))
 
+    def connected(self) -> None:
+        """A new connection: its server echoes only its own pongs (the offset stays good)."""
+        self.last_pong = None
+
     def ping(self, now: float) -> Message:
         """The ``ping`` to send at local time ``now``: after a pong, it echoes it."""
         ping: Message = {"type": "ping", "t": now}

@@ -187,6 +187,7 @@ class RemoteTable:
         self.connects += 1
         self.welcomed = False
         self.outbox = asyncio.Queue()
+        self.clock.connected()
         await ws.send(json.dumps(self._hello()))
         helpers = [
             asyncio.create_task(self._send_loop(ws)),
