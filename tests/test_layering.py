@@ -68,9 +68,9 @@ MAY_NOT_USE: dict[str, frozenset[str]] = {
 
 IN_PROCESS: dict[str, frozenset[str]] = {
     # local play (`ligretto play`) runs a server Table in the client's own process: the
-    # in-process transport may import the table, the bot specifications it is given and
-    # the latency a connection keeps (the person's: no delay), and hands the person's
-    # messages to the server's one dispatcher
+    # in-process transport may import the table and the bot specifications it is given
+    # and hands the person's messages to the server's one dispatcher (with the person's
+    # connection-less round trips, a `server.latency.Latency`)
     "ligretto.terminal.local": frozenset(
         {
             "ligretto.server.table",
