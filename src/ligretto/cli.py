@@ -236,6 +236,12 @@ def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None
     )
     _add_rules_arguments(play)
     play.add_argument("--seed", type=int, help="the match's seed, to play a deal again (default: random)")
+    play.add_argument(
+        "--arbitration",
+        choices=("arrival", "fair"),
+        help="how races for a pile are judged: fair (the default; docs/fairness.md) or by arrival",
+    )
+    play.add_argument("--window", type=int, metavar="MS", help="fair: hold a contested play at most MS (0-250, 80)")
     play.add_argument("--name", default="You", help="your name at the table (default You)")
     play.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
 
@@ -253,7 +259,16 @@ def _terminal(args: argparse.Namespace) -> int:
     try:
         if args.command == "play":
             rules = rules_from_args(args.rules, args.settings)
-            app = commands.local_app(rules, args.players, args.bots, seed=args.seed, name=args.name, lang=args.lang)
+            app = commands.local_app(
+                rules,
+                args.players,
+                args.bots,
+                seed=args.seed,
+                name=args.name,
+                lang=args.lang,
+                arbitration=args.arbitration,
+                window_ms=args.window,
+            )
         else:
             app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang)
     except commands.ArgumentError as error:

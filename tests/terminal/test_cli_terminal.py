@@ -9,6 +9,7 @@ import pytest
 
 from ligretto.bots.spec import BotSpec
 from ligretto.cli import main
+from ligretto.engine.races import DEFAULT_WINDOW_MS, Arbitration, Fairness
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
 from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
@@ -28,6 +29,10 @@ from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
         (["play", "--set", "expert"], "expected option=value"),
         (["play", "--name", "  "], "a display name is required"),
         (["play", "--lang", "xx"], "no rulebook in language 'xx'"),
+        (["play", "--arbitration", "speed"], "invalid choice: 'speed'"),
+        (["play", "--window", "251"], "from 0 to 250, not 251"),
+        (["play", "--window", "-1"], "from 0 to 250, not -1"),
+        (["play", "--window", "8.5"], "invalid int value"),
         (["join", "http://127.0.0.1:8000", "--name", "Tess"], "the following arguments are required: --code"),
         (["join", "--code", "ABC", "--name", "Tess"], "the following arguments are required: url"),
         (["join", "ftp://example.org", "--code", "ABC", "--name", "Tess"], "bad server address 'ftp://example.org'"),
@@ -70,6 +75,18 @@ def test_play_builds_a_local_match(launched: list[LigrettoApp]) -> None:
     assert game.table.match_seeds(1) == 4 and game.table.match_seeds(2) == 5  # --seed: match n uses seed + n - 1
     assert game.table.size == 3 and game.name == "Tess"
     assert app.lang == "fr"
+
+
+def test_play_sets_how_races_are_judged(launched: list[LigrettoApp]) -> None:
+    assert main(["play", "--arbitration", "arrival"]) == 0
+    assert main(["play", "--window", "120"]) == 0
+    assert main(["play"]) == 0
+    judged = [app.transport.table.fairness for app in launched if isinstance(app.transport, LocalGame)]
+    assert judged == [
+        Fairness(Arbitration.ARRIVAL, DEFAULT_WINDOW_MS),
+        Fairness(Arbitration.FAIR, 120),
+        Fairness(Arbitration.FAIR, DEFAULT_WINDOW_MS),
+    ]
 
 
 def test_one_bot_spec_plays_every_opponent(launched: list[LigrettoApp]) -> None:

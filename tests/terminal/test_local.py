@@ -4,17 +4,22 @@ and the same refusals.  In virtual time (the table is given a ``VirtualScheduler
 
 from __future__ import annotations
 
+import itertools
+import time
 import typing
 from typing import Any
 
 import msgspec
+import pytest
 
 from ligretto import protocol
-from ligretto.bots.spec import BotSpec
+from ligretto.bots.spec import BotSpec, parse_bots
 from ligretto.engine.rules import RuleSet
+from ligretto.server import dispatch
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Phase, Table
 from ligretto.terminal.local import LocalGame
+from ligretto.terminal.model import TableModel
 
 RULES = RuleSet().replace(match_end="rounds:2")
 
@@ -114,4 +119,62 @@ def test_a_refused_command_in_local_play_is_answered_as_the_server_would_and_cha
     assert table.size == 3 and table.grace_s != 99999, "a refused set_rules changes nothing"
     game.send({"type": "react", "emote": "hello"})
     assert _last(received, "error")["code"] == "bad_emote"
+    table.close()
+
+
+def _spied(monkeypatch: pytest.MonkeyPatch) -> list[protocol.ClientMessage]:
+    """Every message local play hands to the server's dispatcher, as decoded."""
+    seen: list[protocol.ClientMessage] = []
+    original = dispatch.dispatch
+
+    def spy(client: Any, message: protocol.ClientMessage, *args: Any, **kwargs: Any) -> None:
+        seen.append(message)
+        original(client, message, *args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "dispatch", spy)
+    return seen
+
+
+def test_local_play_pings_every_second_and_stamps_its_acts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The person's client pings like a remote one, on the table's scheduler; each ping
+    after the first echoes the last pong with how long it was held; an act carries ``t``,
+    the person's clock plus the offset (the clock injected: the scheduler's)."""
+    seen = _spied(monkeypatch)
+    scheduler = VirtualScheduler()
+    table = Table("local", seats=2, rules=RULES, countdown_s=1.0, scheduler=scheduler, match_seeds=lambda n: 5)
+    model = TableModel()
+    game = LocalGame(RULES, parse_bots("smart:beginner", 1), table=table, now=scheduler.now)
+    game.start(lambda message: model.receive(message, scheduler.now()), model.clock)
+    scheduler.advance(10.0)
+    pings = [message for message in seen if isinstance(message, protocol.Ping)]
+    assert [round(ping.t - 1000.0, 3) for ping in pings] == [0.0, 0.3, 0.6, *(i + 0.6 for i in range(1, 10))]
+    assert pings[0].echo is None and pings[0].held is None
+    for before, ping in itertools.pairwise(pings):
+        assert ping.echo is not None and ping.held == pytest.approx(ping.t - before.t), "held since the last pong"
+    assert table.phase is Phase.PLAYING, "pings run on during play"
+    turn = model.turn()
+    assert turn is not None
+    game.send(turn)
+    act = seen[-1]
+    assert isinstance(act, protocol.Act) and act.t == pytest.approx(scheduler.now() + model.clock_offset)
+    assert model.pending == {}, "and the table answered it"
+    pings_then = game.pings
+    table.close()
+    scheduler.advance(5.0)
+    assert game.pings == pings_then, "no pings at a closed table"
+
+
+def test_the_table_measures_the_persons_round_trips_from_the_echoed_pongs() -> None:
+    """On the wall clock (the default), as in real local play: each echoed pong is a round
+    trip the table keeps for the person's connection."""
+    scheduler = VirtualScheduler()
+    table = Table("local", seats=2, rules=RULES, countdown_s=1.0, scheduler=scheduler, match_seeds=lambda n: 5)
+    model = TableModel()
+    game = LocalGame(RULES, [], table=table, start_match=False)
+    game.start(lambda message: model.receive(message, time.time()), model.clock)
+    scheduler.advance(3.0)
+    person = game.person
+    assert person is not None and game.pings == 5
+    assert len(person.latency.samples) == game.pings - 1, "every ping after the first measured a trip"
+    assert all(trip >= 0 for trip in person.latency.samples)
     table.close()

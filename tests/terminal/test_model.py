@@ -203,3 +203,85 @@ def test_a_restored_round_counts_down_over_the_board_it_left() -> None:
     scheduler.advance(3.0)
     assert model.phase is Phase.PLAYING and model.turn() is not None
     table.close()
+
+
+def _at_table(seat: int | None, **judging: object) -> TableModel:
+    """A model at a playing table of Tess, Alice and Bob, seated at ``seat`` (``None``: watching)."""
+    model = playing(TableModel(), Round.deal(RuleSet(), 3, 7))
+    model.receive({"type": "welcome", "v": 1, "code": "C", "seat": seat, "token": None if seat is None else "t"})
+    names = ["Tess", "Alice", "Bob"]
+    model.receive(
+        {
+            "type": "table", "code": "C", "phase": "playing", "host": 0, "rules": RuleSet().to_dict(),
+            "round": 1, "start_at": 0.0, "sheet": None, "winners": None, "public": False, "grace_s": 60.0,
+            "seats": [
+                {"seat": i, "name": name, "bot": None, "connected": True, "stand_in": False, "ready": False}
+                for i, name in enumerate(names)
+            ],
+            **judging,
+        }
+    )  # fmt: skip
+    model.seat = seat
+    return model
+
+
+def _lost(ident: int, **by: object) -> dict[str, object]:
+    message = "the card does not fit that pile (beaten to it?)"
+    return {"type": "ack", "id": ident, "applied": False, "reason": "does_not_fit", "message": message, **by}
+
+
+@pytest.mark.parametrize(
+    ("by", "said"),
+    [
+        ({"by": 1, "by_ms": 12}, "Alice was 12 ms faster! turning the hand no longer fits"),
+        ({"by": 1, "by_ms": 0}, "Beaten to it by Alice! turning the hand"),
+        ({"by": 1, "by_ms": -30}, "Beaten to it by Alice! turning the hand"),  # too late for the window
+        ({"by": 1}, "Beaten to it by Alice! turning the hand"),  # not known after a restart
+        ({"by": 0, "by_ms": 40}, "Your other card got there first! turning the hand"),
+        ({}, "Beaten to it! turning the hand"),
+    ],
+)
+def test_a_refusal_says_who_won_the_race_and_by_how_much(by: dict[str, object], said: str) -> None:
+    model = _at_table(0)
+    assert model.turn() is not None
+    model.receive(_lost(1, **by))
+    assert model.notice.startswith(said), model.notice
+    assert model.notice_kind is Notice.REFUSED and model.refusals == 1
+
+
+def test_a_lost_race_is_one_notice_the_acks() -> None:
+    """The loser gets its ack, then the race message everyone gets: the ack's text stays."""
+    model = _at_table(0)
+    assert model.turn() is not None
+    model.receive(_lost(1, by=1, by_ms=12))
+    said = model.notice
+    model.receive({"type": "race", "round": 1, "pile": 2, "winner": 1, "loser": 0, "ms": 12})
+    assert model.notice == said and model.notice_kind is Notice.REFUSED and model.refusals == 1
+    model.receive({"type": "race", "round": 1, "pile": 0, "winner": 2, "loser": 1, "ms": 5})
+    assert model.notice == said, "another race does not cover the refusal still to be read"
+
+
+def test_everyone_else_sees_a_race_with_its_margin() -> None:
+    race = {"type": "race", "round": 1, "pile": 2, "winner": 1, "loser": 2, "ms": 12}
+    watcher = _at_table(None)
+    watcher.receive(race)
+    assert watcher.notice == "Alice beat Bob to pile 3 by 12 ms" and watcher.notice_kind is Notice.INFO
+    winner = _at_table(1)
+    winner.receive(race)
+    assert winner.notice == "You beat Bob to pile 3 by 12 ms"
+    third = _at_table(0)
+    third.receive({**race, "ms": -4})
+    assert third.notice == "Alice beat Bob to pile 3", "no margin shown unless it is one"
+    third.receive({key: value for key, value in race.items() if key != "ms"})
+    assert third.notice == "Alice beat Bob to pile 3"
+    third.receive({**race, "winner": 2})
+    assert third.notice == "Bob's other card got to pile 3 first"
+    third.receive({**race, "round": 2, "winner": 0})
+    assert third.notice == "Bob's other card got to pile 3 first", "a race of another round is old news"
+
+
+def test_the_table_message_says_how_races_are_judged() -> None:
+    assert _at_table(0, arbitration="fair", window_ms=80).judging == "fair, window 80 ms"
+    assert _at_table(0, arbitration="fair", window_ms=0).judging == "fair, window 0 ms"
+    assert _at_table(0, arbitration="arrival", window_ms=80).judging == "by arrival"
+    assert _at_table(0).judging is None, "a server that does not say"

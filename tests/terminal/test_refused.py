@@ -7,6 +7,7 @@ from typing import Any
 
 from tui_support import screen_text, until
 
+from ligretto import protocol
 from ligretto.engine.actions import Play, Source
 from ligretto.engine.cards import Card
 from ligretto.engine.races import Arbitration, Fairness
@@ -14,10 +15,11 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.state import Round
 from ligretto.engine.views import AreaView, view
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Table
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame, Person
-from ligretto.terminal.model import Notice, Phase
+from ligretto.terminal.model import Notice, Phase, TableModel
 
 RULES = RuleSet()
 
@@ -95,6 +97,63 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
             # Nothing was lost: the person's cards are where they were, at the table and on screen.
             assert view(game.table.game, 0).areas[0] == before
             assert model.me is not None and model.me.row == shown
+            assert model.view is not None and model.view.center[0].backs == [1, 1]
+
+    arun(scenario())
+
+
+class Watcher:
+    """A spectator at the table: its own client model, fed as a transport would."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.model = TableModel()
+
+    def send(self, message: protocol.Outgoing) -> None:
+        self.model.receive(protocol.as_dict(message))
+
+    def detach(self) -> None:
+        pass
+
+
+def test_a_race_lost_at_a_fair_table_says_by_how_many_ms_and_everyone_sees_it(
+    arun: Callable[[Coroutine[Any, Any, Any]], Any],
+) -> None:
+    """Fair judging (the default), in virtual time: the rival's 2 arrives first and is held
+    for the window, as the person's 2 is still in the person's row; the person's play
+    arrives 12 ms later and is ranked after it.  The person reads who won and by how much
+    (once, though the ack and the race both come), a spectator reads the race."""
+    seed, start, faster, position = a_race()
+    scheduler = VirtualScheduler()
+    table = Table("local", seats=2, rules=RULES, countdown_s=0.2, scheduler=scheduler, match_seeds=lambda n: seed)
+    game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
+    app = LigrettoApp(game)
+    rival, watcher = Person(lambda message: None), Watcher()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            model = app.model
+            await until(pilot, lambda: model.phase is Phase.LOBBY, what="the lobby")
+            assert "Races for a pile judged fair, window 80 ms" in screen_text(app)
+            table.join(rival, "Rival")
+            table.watch(watcher)
+            table.start(0)
+            scheduler.advance(0.2)
+            await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+            assert "races fair, window 80 ms" in screen_text(app).splitlines()[0], "and the title bar in play"
+            assert table.act(1, start) is not None, "a new pile is never held"
+            await until(pilot, lambda: model.view is not None and len(model.view.center) == 1, what="the pile")
+            assert table.act(1, faster) is None, "held: the person could still be first"
+            scheduler.advance(0.012)
+            app.action_row(position)
+            assert model.refusals == 0, "the person's play is held too"
+            scheduler.advance(0.1)  # both windows pass: the rival's play first, by compensated time
+            await until(pilot, lambda: model.refusals == 1, what="the refusal")
+            text = screen_text(app)
+            assert "Rival was 12 ms faster!" in text, text
+            assert model.notice.startswith("Rival was 12 ms faster!") and model.notice_kind is Notice.REFUSED
+            assert "beat" not in text, "the race message is not a second notice for its loser"
+            assert watcher.model.notice == "Rival beat Tess to pile 1 by 12 ms"
             assert model.view is not None and model.view.center[0].backs == [1, 1]
 
     arun(scenario())

@@ -9,6 +9,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import pytest
 import websockets
 from tui_support import play_by_keys, screen_text, sheet_rows, until
 
@@ -142,5 +143,40 @@ def test_a_start_that_closes_a_gap_moves_the_client_to_its_new_seat_quietly(
             assert model.name(1) == "Tess" and model.name(0) == "Ann"
             assert tokens.get(f"{ws_url(server.url)}#{code}") == token and remote.connects == 1
         await remote.close()
+
+    arun(scenario())
+
+
+def test_what_leaves_is_stamped_as_it_leaves(tmp_path: Path, arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    """The send loop makes each ping from the model's clock sync (echoing the last pong)
+    and stamps each act with the server's time, as it goes out (the clock injected)."""
+    clock = [100.0]
+    model = TableModel()
+    remote = RemoteTable(
+        "http://127.0.0.1:1", "C", "Tess", tokens=SeatTokens(tmp_path / "seats.json"), now=lambda: clock[0]
+    )
+    remote.clock = model.clock  # what ``start`` does with the app's model
+    model.receive({"type": "pong", "t": 100.0, "server_t": 5000.0}, now=100.02)  # offset 4899.99
+
+    class Socket:
+        def __init__(self) -> None:
+            self.sent: list[dict[str, Any]] = []
+
+        async def send(self, text: str) -> None:
+            self.sent.append(json.loads(text))
+            clock[0] += 0.5
+
+    async def scenario() -> None:
+        ws = Socket()
+        clock[0] = 101.0
+        remote.outbox.put_nowait({"type": "ping"})
+        remote.outbox.put_nowait({"type": "act", "id": 1, "action": {"kind": "turn"}})
+        sending = asyncio.create_task(remote._send_loop(ws))  # type: ignore[arg-type]
+        while len(ws.sent) < 2:
+            await asyncio.sleep(0.01)
+        sending.cancel()
+        ping, act = ws.sent
+        assert ping == {"type": "ping", "t": 101.0, "echo": 5000.0, "held": pytest.approx(0.98)}
+        assert act["t"] == pytest.approx(101.5 + 4899.99), "sent at 101.5 local, on the server's clock"
 
     arun(scenario())

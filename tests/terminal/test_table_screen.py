@@ -321,3 +321,31 @@ def test_help_screen_lists_every_key_and_the_rules(arun: Callable[[Coroutine[Any
             assert "Keys (the same in the browser" not in screen_text(app)
 
     arun(run_app(MESSAGES, check))
+
+
+def test_a_spectator_sees_the_races(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    watching = copy.deepcopy(MESSAGES)
+    watching[0] = {"type": "welcome", "v": 1, "code": "I7XLKMYrXIU", "seat": None, "token": None}
+    watching[2] = {"type": "snapshot", "view": {**VIEW, "viewer": None}, "round": 2}
+
+    async def check(app: LigrettoApp, transport: Replay, pilot: Any) -> None:
+        assert transport.deliver is not None
+        transport.deliver({"type": "race", "round": 2, "pile": 2, "winner": 0, "loser": 1, "ms": 12})
+        await until(pilot, lambda: "beat" in app.model.notice, what="the race")
+        assert "Alice beat Bob to pile 3 by 12 ms" in screen_text(app)
+        assert "You are watching this table." in screen_text(app)
+
+    arun(run_app(watching, check))
+
+
+def test_the_lobby_says_how_races_are_judged(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    lobby = {**TABLE, "phase": "lobby", "round": 0, "sheet": None, "start_at": None}
+
+    async def lobby_shows(judging: dict[str, Any], shown: str) -> None:
+        app = LigrettoApp(Replay([MESSAGES[0], {**lobby, **judging}]))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.model.phase is Phase.LOBBY, what="the lobby")
+            assert shown in screen_text(app)
+
+    arun(lobby_shows({"arbitration": "arrival", "window_ms": 80}, "Races for a pile judged by arrival"))
+    arun(lobby_shows({"arbitration": "fair", "window_ms": 120}, "Races for a pile judged fair, window 120 ms"))

@@ -12,6 +12,7 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
+from ligretto.terminal.clocksync import ClockSync
 from ligretto.terminal.model import TableModel
 from ligretto.terminal.transport import Deliver
 
@@ -97,7 +98,7 @@ class Replay:
         self.sent: list[dict[str, Any]] = []
         self.deliver: Deliver | None = None
 
-    def start(self, deliver: Deliver) -> None:
+    def start(self, deliver: Deliver, clock: ClockSync | None = None) -> None:
         self.deliver = deliver
         for message in self.messages:
             deliver(message)

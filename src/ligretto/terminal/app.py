@@ -83,7 +83,7 @@ class LigrettoApp(App[None]):
 
     def on_mount(self) -> None:
         self.redraw()
-        self.transport.start(self.deliver)
+        self.transport.start(self.deliver, self.model.clock)
         self.set_interval(TICK_S, self.tick)
 
     async def on_unmount(self) -> None:

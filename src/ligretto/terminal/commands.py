@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
+from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
@@ -15,16 +16,30 @@ class ArgumentError(ValueError):
     """A bad command-line argument, said in one line."""
 
 
-def local_app(rules: RuleSet, players: int, bots: str, *, seed: int | None, name: str, lang: str) -> LigrettoApp:
-    """The app of a local match: the person and ``players - 1`` bots (one spec each, or one for all)."""
+def local_app(
+    rules: RuleSet,
+    players: int,
+    bots: str,
+    *,
+    seed: int | None,
+    name: str,
+    lang: str,
+    arbitration: str | None = None,
+    window_ms: int | None = None,
+) -> LigrettoApp:
+    """The app of a local match: the person and ``players - 1`` bots (one spec each, or one
+    for all), races judged by ``arbitration`` with ``window_ms`` (the table's defaults: fair, 80)."""
     try:
         rules.row_length(players)
         specs = parse_bots(bots, players - 1)
         name = check_name(name)
         rules_text(lang)
+        fairness = Fairness.of(arbitration, window_ms)
     except (RuleError, BotSpecError, ProtocolError, RulebookError) as error:
         raise ArgumentError(str(error)) from None
-    return LigrettoApp(LocalGame(rules, specs, name=name, seed=seed), lang=lang)
+    except ValueError as error:
+        raise ArgumentError(f"--arbitration/--window: {error}") from None
+    return LigrettoApp(LocalGame(rules, specs, name=name, seed=seed, fairness=fairness), lang=lang)
 
 
 def remote_app(url: str, code: str, name: str, *, bot: str, lang: str) -> LigrettoApp:

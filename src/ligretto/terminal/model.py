@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.client.mirror import NEW_PILE, Area, Mirror, wire_pile
+from ligretto.terminal import notices
+from ligretto.terminal.clocksync import ClockSync
 from ligretto.terminal.faces import label
+from ligretto.terminal.sheet import RoundResult, SheetRound, round_result, sheet_round
 
 Message = dict[str, Any]
 
@@ -39,38 +42,6 @@ class Person:
     connected: bool
     stand_in: bool
     ready: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ScoreLine:
-    """One player's line of one round on the score sheet."""
-
-    center: int
-    stack: int
-    score: int
-
-
-@dataclass(frozen=True, slots=True)
-class SheetRound:
-    """One round of the score sheet: how it ended, each seat's line and the running totals."""
-
-    ending: str
-    stopped_by: int | None
-    lines: tuple[ScoreLine, ...]
-    totals: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RoundResult:
-    """A ``round_over`` message: the round's scores, the match totals and, at the end, the winners."""
-
-    number: int
-    ending: str
-    stopped_by: int | None
-    scores: tuple[ScoreLine, ...]
-    totals: tuple[int, ...]
-    match_over: bool
-    winners: tuple[int, ...] | None
 
 
 class Notice(enum.StrEnum):
@@ -100,9 +71,11 @@ class TableModel:
     result: RoundResult | None = None
     notice: str = ""
     notice_kind: Notice = Notice.INFO
-    clock_offset: float = 0.0
-    """Server time minus local time, from the ping with the shortest round trip."""
-    best_round_trip: float | None = None
+    arbitration: str | None = None
+    """How the table judges races (``fair`` or ``arrival``; ``None``: not said)."""
+    window_ms: int | None = None
+    clock: ClockSync = field(default_factory=ClockSync)
+    """The clock sync from pongs; the transport stamps what it sends with it."""
     pending: dict[int, str] = field(default_factory=dict)
     """What each act in flight asked for, by id (to say what was refused)."""
     refusals: int = 0
@@ -116,6 +89,21 @@ class TableModel:
         if self.view is None or self.seat is None or not 0 <= self.seat < len(self.view.areas):
             return None
         return self.view.areas[self.seat]
+
+    @property
+    def clock_offset(self) -> float:
+        """Server time minus local time, from the ping with the shortest recent round trip."""
+        return self.clock.offset
+
+    @property
+    def best_round_trip(self) -> float | None:
+        best = self.clock.best
+        return None if best is None else best.seconds
+
+    @property
+    def judging(self) -> str | None:
+        """How the table judges races, in words (``fair, window 80 ms``, ``by arrival``)."""
+        return notices.judging(self.arbitration, self.window_ms)
 
     @property
     def expert(self) -> bool:
@@ -189,8 +177,10 @@ class TableModel:
             if self.notice_kind is Notice.INFO:
                 who = "You" if message["seat"] == self.seat else self.name(message["seat"])
                 self.say(f"{who} reacted {message['emote']}")
+        elif kind == "race":
+            self._race(message)
         elif kind == "pong":
-            self._pong(message, now)
+            self.clock.ponged(message, now)
         elif kind == "connection":  # from the client's own transport, never from a server
             fine = message["state"] in ("connected", "watching")
             self.say(message["message"], Notice.INFO if fine else Notice.ERROR)
@@ -211,9 +201,10 @@ class TableModel:
         self.round_number = int(message["round"])
         self.start_at = message["start_at"]
         sheet = message["sheet"]
-        self.sheet = [] if sheet is None else [_sheet_round(row) for row in sheet["rounds"]]
+        self.sheet = [] if sheet is None else [sheet_round(row) for row in sheet["rounds"]]
         winners = message["winners"]
         self.winners = None if winners is None else tuple(winners)
+        self.arbitration, self.window_ms = message.get("arbitration"), message.get("window_ms")
 
     def _ack(self, message: Message) -> None:
         ident = message["id"]
@@ -225,30 +216,23 @@ class TableModel:
         self.refusals += 1
         faster = message.get("by")
         if message["reason"] == "does_not_fit" or (faster is not None and message["reason"] == "pile_complete"):
-            self.say(f"{self._beaten(faster)} {what} no longer fits: the card stays where it was", Notice.REFUSED)
+            beaten = notices.beaten(faster, message.get("by_ms"), seat=self.seat, name=self.name)
+            self.say(f"{beaten} {what} no longer fits: the card stays where it was", Notice.REFUSED)
         else:
             self.say(f"{what} refused: {message['message']}", Notice.REFUSED)
 
-    def _beaten(self, faster: int | None) -> str:
-        """Who got to the pile first (the ack's ``by``), in words."""
-        if faster is None:
-            return "Beaten to it!"
-        if faster == self.seat:
-            return "Your other card got there first!"
-        return f"Beaten to it by {self.name(faster)}!"
+    def _race(self, message: Message) -> None:
+        """Someone won a race for a pile: a line for everyone but its loser (whose ack
+        said it), never over a refusal or an error still to be read."""
+        if message["round"] != self.round_number or self.notice_kind is not Notice.INFO:
+            return
+        winner, loser = message["winner"], message["loser"]
+        line = notices.race(winner, loser, message["pile"], message.get("ms"), seat=self.seat, name=self.name)
+        if line is not None:
+            self.say(line)
 
     def _round_over(self, message: Message) -> None:
-        scores = tuple(ScoreLine(s["center"], s["stack"], s["score"]) for s in message["scores"])
-        winners = message["winners"]
-        self.result = RoundResult(
-            number=int(message["round"]),
-            ending=message["ending"],
-            stopped_by=message["stopped_by"],
-            scores=scores,
-            totals=tuple(message["totals"]),
-            match_over=bool(message["match_over"]),
-            winners=None if winners is None else tuple(winners),
-        )
+        self.result = round_result(message)
         if self.view is not None and self.view.ending is None:
             self.view.ending, self.view.stopped_by = message["ending"], message["stopped_by"]
         self.pending.clear()
@@ -260,13 +244,6 @@ class TableModel:
         if isinstance(ident, int):
             self.pending.pop(ident, None)
         self.say(message["message"], Notice.ERROR)
-
-    def _pong(self, message: Message, now: float) -> None:
-        sent = float(message["t"])
-        trip = now - sent
-        if self.best_round_trip is None or trip < self.best_round_trip:
-            self.best_round_trip = trip
-            self.clock_offset = float(message["server_t"]) - (sent + now) / 2
 
     def say(self, text: str, kind: Notice = Notice.INFO) -> None:
         self.notice, self.notice_kind = text, kind
@@ -382,12 +359,3 @@ class TableModel:
             return None
         strategy, _, level = spec.partition(":")
         return {"type": "add_bot", "strategy": strategy, "level": level or "skilled"}
-
-
-def _sheet_round(row: Message) -> SheetRound:
-    return SheetRound(
-        ending=row["ending"],
-        stopped_by=row["stopped_by"],
-        lines=tuple(ScoreLine(line["center"], line["stack"], line["score"]) for line in row["lines"]),
-        totals=tuple(row["totals"]),
-    )

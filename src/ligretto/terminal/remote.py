@@ -1,7 +1,9 @@
 """Online play: the protocol over a WebSocket, with the seat token kept for coming back.
 
 One task per connection reads messages and hands them to the app; a second sends the
-app's messages, paced under the server's rate limit.  When the connection drops, the
+app's messages, paced under the server's rate limit, each stamped as it leaves by the
+client's clock sync (``clocksync.ClockSync``: an ``act``'s ``t``, a ``ping``'s echo of
+the last pong); a third pings every second.  When the connection drops, the
 client connects again (with a growing pause) and says hello with its seat token, so it
 gets its seat, the table and the round's snapshot back.  The token is kept in a small
 file (``$XDG_STATE_HOME/ligretto/seats.json``) keyed by server and invite code, so even
@@ -16,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -23,14 +26,16 @@ from urllib.parse import urlsplit, urlunsplit
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from ligretto.protocol import KEEPALIVE_S
+from ligretto.terminal.clocksync import PING_S, ClockSync, ping_gap
 from ligretto.terminal.transport import Deliver
 
 SEND_GAP_S = 1 / 18
 """Seconds between two messages: under the server's 20 a second."""
 RETRY_S = (0.5, 1.0, 2.0, 4.0, 8.0)
 """Pauses before reconnecting: the n-th attempt in a row waits ``RETRY_S[n]`` (the last repeats)."""
-CLOCK_PINGS = 3
+KEEPALIVE_S = PING_S
+"""Seconds between two pings after the first quick ones, for as long as the connection is
+open, in play too: the heartbeat, and the round trips fair judging measures."""
 REPLACED = 4001
 """The close code of a connection whose seat was taken over by another one."""
 FATAL = frozenset({"no_table", "bad_name", "bad_version", "replaced"})
@@ -91,7 +96,10 @@ class SeatTokens:
 class RemoteTable:
     """A seat at a server table, over ``/ws``; reconnects with its seat token after a drop."""
 
-    def __init__(self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None) -> None:
+    def __init__(
+        self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None, now: Callable[[], float] = time.time
+    ) -> None:
+        """``now``: the local clock the clock sync stamps with (tests give one)."""
         self.url = ws_url(url)
         self.code = code
         self.name = name
@@ -107,15 +115,18 @@ class RemoteTable:
         self.stopped = False
         self.welcomed = False
         """This connection got its welcome (a later one: the start renumbered the seats)."""
-        self.last_sent = 0.0
-        """``time.monotonic()`` of the last message sent on this connection."""
+        self.now = now
+        self.clock = ClockSync()
+        """The client's clock sync (the model's, given at ``start``): stamps what leaves."""
         self._deliver: Deliver = lambda message: None
         self._task: asyncio.Task[None] | None = None
 
     # --- the app's side -------------------------------------------------------------
 
-    def start(self, deliver: Deliver) -> None:
+    def start(self, deliver: Deliver, clock: ClockSync | None = None) -> None:
         self._deliver = deliver
+        if clock is not None:
+            self.clock = clock
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     def send(self, message: dict[str, Any]) -> None:
@@ -176,12 +187,11 @@ class RemoteTable:
         self.connects += 1
         self.welcomed = False
         self.outbox = asyncio.Queue()
+        self.clock.connected()
         await ws.send(json.dumps(self._hello()))
-        self.last_sent = time.monotonic()
         helpers = [
             asyncio.create_task(self._send_loop(ws)),
-            asyncio.create_task(self._sync_clock(ws)),
-            asyncio.create_task(self._keep_alive()),
+            asyncio.create_task(self._pinging()),
         ]
         try:
             async for raw in ws:
@@ -234,24 +244,16 @@ class RemoteTable:
             if wait > 0:
                 await asyncio.sleep(wait)
             last = time.monotonic()
-            if message.get("type") == "ping":
-                message = {**message, "t": time.time()}
+            # stamped as it leaves: a ping echoes the last pong, an act carries its send time
+            now = self.now()
+            message = self.clock.ping(now) if message.get("type") == "ping" else self.clock.stamped(message, now)
             await ws.send(json.dumps(message))
-            self.last_sent = time.monotonic()
 
-    async def _keep_alive(self) -> None:
-        """A ping whenever nothing was sent for ``KEEPALIVE_S`` (its pong also keeps the
-        clock offset fresh)."""
+    async def _pinging(self) -> None:
+        """A few quick pings for the clock sync, then one every ``KEEPALIVE_S`` for as long
+        as the connection is open (the send loop makes each one as it leaves)."""
+        sent = 0
         while True:
-            wait = self.last_sent + KEEPALIVE_S - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
-                continue
-            self.last_sent = time.monotonic()  # the send loop sets it again when it goes out
-            self.outbox.put_nowait({"type": "ping", "t": time.time()})
-
-    async def _sync_clock(self, ws: ClientConnection) -> None:
-        """A few pings: the app's model keeps the offset of the shortest round trip."""
-        for _ in range(CLOCK_PINGS):
-            self.outbox.put_nowait({"type": "ping", "t": time.time()})
-            await asyncio.sleep(0.3)
+            self.outbox.put_nowait({"type": "ping"})
+            sent += 1
+            await asyncio.sleep(ping_gap(sent, KEEPALIVE_S))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ligretto.terminal.clocksync import ClockSync
+
 Deliver = Callable[[dict[str, Any]], None]
 """Hands one server message (docs/protocol.md) to the client; safe to call from the loop."""
 
@@ -16,8 +18,10 @@ class Transport(Protocol):
     description: str
     """One line for the title bar, e.g. ``local match`` or the server's address."""
 
-    def start(self, deliver: Deliver) -> None:
-        """Begin (on the running event loop): from now on every server message goes to ``deliver``."""
+    def start(self, deliver: Deliver, clock: ClockSync) -> None:
+        """Begin (on the running event loop): from now on every server message goes to
+        ``deliver``; what leaves is stamped by ``clock`` (the model's clock sync), and the
+        transport pings for as long as it runs (``clocksync``'s schedule)."""
 
     def send(self, message: dict[str, Any]) -> None:
         """Send one client message (``act``, ``ready``, ``start``, ``add_bot``, ...)."""

@@ -64,6 +64,8 @@ class TitleBar(TableWidget):
             parts.append(f"match {str(model.rules['match_end']).replace(':', ' ')}")
             if model.expert:
                 parts.append("expert variant")
+        if model.judging is not None:
+            parts.append(f"races {model.judging}")
         parts.append(self.app.sub_title or "")
         return text.append_text(literal("  " + " · ".join(p for p in parts if p)))
 
@@ -73,6 +75,8 @@ class LobbyView(TableWidget):
 
     def draw(self, model: TableModel, now: float) -> RenderableType:
         lines = [literal(f"Table {model.code}: waiting for the match to start", "bold")]
+        if model.judging is not None:
+            lines.append(literal(f"Races for a pile judged {model.judging}", "dim"))
         for index, person in enumerate(model.people):
             if person is None:
                 lines.append(Text(f"  seat {index + 1}: free", style="dim"))
