@@ -7,14 +7,12 @@ from typing import Any
 
 from tui_support import screen_text, until
 
+import racedeals
 from ligretto import protocol
-from ligretto.engine.actions import Play, Source
-from ligretto.engine.cards import Card
+from ligretto.engine.actions import Play
 from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.scoring import round_seed
-from ligretto.engine.state import Round
-from ligretto.engine.views import AreaView, view
+from ligretto.engine.views import view
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.table import Table
 from ligretto.terminal.app import LigrettoApp
@@ -24,34 +22,10 @@ from ligretto.terminal.model import Notice, Phase, TableModel
 RULES = RuleSet()
 
 
-def visible(area: AreaView) -> list[tuple[Source, int, Card]]:
-    cards = [(Source.ROW, i, column[-1]) for i, column in enumerate(area.row)]
-    return cards + ([(Source.STACK, 0, area.stack_top)] if area.stack_top else [])
-
-
 def a_race() -> tuple[int, Play, Play, int]:
-    """A seed where the rival (seat 1) can start a pile with a 1 and then play its 2, a 2
-    that the person (seat 0) also shows in its row: (seed, the rival's 1, its 2, the
-    person's row position of the same 2)."""
-    for seed in range(1, 2000):
-        game = Round.deal(RULES, 2, round_seed(seed, 1))
-        for source, position, one in visible(view(game, 1).areas[1]):
-            if one.number != 1:
-                continue
-            start = Play(1, source, None, position, one)
-            after = Round.deal(RULES, 2, round_seed(seed, 1))
-            after.apply(start)
-            seen = view(after, 1)
-            twos = [(s, p, c) for s, p, c in visible(seen.areas[1]) if c.colour == one.colour and c.number == 2]
-            mine = [
-                i
-                for i, column in enumerate(seen.areas[0].row)
-                if (column[-1].colour, column[-1].number) == (one.colour, 2)
-            ]
-            if twos and mine:
-                source2, position2, two = twos[0]
-                return seed, start, Play(1, source2, 0, position2, two), mine[0]
-    raise AssertionError("no race in 2000 deals")
+    """(seed, the rival's 1, its 2, the person's row position of the same 2): ``racedeals``."""
+    seed, start, mine, theirs = racedeals.a_race(RULES)
+    return seed, start, theirs, mine.position
 
 
 def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(

@@ -1,0 +1,42 @@
+"""A dealt two-player round set up for a race, for the tests of fair judging and of what
+a lost race looks like: seat 1 can start a pile with its 1, and both seats then show the
+2 of its colour (seat 0 in its row, so a key of the terminal plays it)."""
+
+from __future__ import annotations
+
+from ligretto.engine.actions import Play, Source
+from ligretto.engine.cards import Card
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.scoring import round_seed
+from ligretto.engine.state import Round
+from ligretto.engine.views import AreaView, view
+
+
+def visible(area: AreaView) -> list[tuple[Source, int, Card]]:
+    """The cards of an area a player can play: each row column's top, the stack's top."""
+    cards = [(Source.ROW, i, column[-1]) for i, column in enumerate(area.row)]
+    return cards + ([(Source.STACK, 0, area.stack_top)] if area.stack_top else [])
+
+
+def _twos(area: AreaView, one: Card) -> list[tuple[Source, int, Card]]:
+    return [(s, p, c) for s, p, c in visible(area) if (c.colour, c.number) == (one.colour, 2)]
+
+
+def a_race(rules: RuleSet) -> tuple[int, Play, Play, Play]:
+    """The first match seed whose round 1 has the race: (seed, seat 1's 1, seat 0's 2 from
+    its row, seat 1's 2)."""
+    for seed in range(1, 3000):
+        game = Round.deal(rules, 2, round_seed(seed, 1))
+        for source, position, one in visible(view(game, 1).areas[1]):
+            if one.number != 1:
+                continue
+            start = Play(1, source, None, position, one)
+            after = Round.deal(rules, 2, round_seed(seed, 1))
+            after.apply(start)
+            pile = len(after.pile_seats) - 1
+            mine = [x for x in _twos(view(after, 0).areas[0], one) if x[0] is Source.ROW]
+            theirs = _twos(view(after, 1).areas[1], one)
+            if mine and theirs:
+                (s0, p0, c0), (s1, p1, c1) = mine[0], theirs[0]
+                return seed, start, Play(0, s0, pile, p0, c0), Play(1, s1, pile, p1, c1)
+    raise AssertionError("no race in 3000 deals")
