@@ -1,0 +1,381 @@
+"""``ligretto bench --only fairness``: who wins the races for a pile over real WebSockets,
+one player 10 ms and one 100 ms from the server, under ``arrival`` and ``fair`` judging
+(issue 14, "Measured"; the figures are in docs/fairness.md).
+
+A real ``ligretto serve`` (``ServerProcess``, its own SQLite file, a 1 s countdown) and
+two delaying proxies in a process of their own (``delayproxy.py``: ``near_ms`` and
+``far_ms`` one way, each direction).  For each *mode* ``tables`` two-seat tables (classic
+rules, ``POST /api/tables`` with the mode's ``arbitration`` and ``window_ms``), each with
+one near and one far :class:`~ligretto.loadtest.fairclient.FairClient` of the same bot
+(``smart:skilled`` by default: the simulator's figures are for it), which of them joins
+first (and sits in seat 0, the host) alternating from table to table.  The modes:
+
+- ``arrival``: plays take effect as they arrive;
+- ``fair``: fair judging, both clients honest;
+- ``liar``: fair judging, the far client stamping every act ``lie_s`` (0.5 s) early.
+
+All modes play at once on the one server (the same load for each) until each has ``races``
+races in rounds that ended; a mode that has them stops.  A race is a play refused because
+the other seat's card took its place: counted from the ``race`` messages one client of
+each table gets, and again from the loser's ``ack`` (``by``) as a check.  Reported per mode:
+the far seat's share of the races with its 95 % interval over rounds
+(``sim.stats.share_over_rounds``, the simulator's), the races and rounds, each ack's
+latency beyond the connection's measured round trip (``added_ack_ms``: what holding a
+contested play costs), and the lost races whose winning play was provably ranked earlier
+than its true send time minus the cap (``ranked_too_early``: fair judging's clamp says 0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from array import array
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ligretto.bots.reaction import LEVELS
+from ligretto.bots.strategies import STRATEGIES
+from ligretto.engine.races import MAX_WINDOW_MS
+from ligretto.loadtest.client import ClientSettings, Pacer, TableRun
+from ligretto.loadtest.fairclient import FairClient, RaceTally, ranked_too_early
+from ligretto.loadtest.figures import Figures, percentiles
+from ligretto.loadtest.probes import metrics
+from ligretto.loadtest.serverprocess import ServerProcess
+from ligretto.sim.stats import share_over_rounds
+
+MODES = ("arrival", "fair", "liar")
+MATCH_END = "rounds:1000"
+"""So that no match ends during a run."""
+LAG_TICK_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class FairnessSettings:
+    """What one run measures (``ligretto bench --only fairness``'s options)."""
+
+    races: int = 1100
+    """Races per mode, in rounds that ended (about ±0.03 for the share's 95 % interval)."""
+    tables: int = 50
+    """Tables per mode, all playing at once."""
+    window_ms: int = 80
+    near_ms: float = 10.0
+    far_ms: float = 100.0
+    jitter_ms: float = 0.0
+    level: str = "skilled"
+    strategy: str = "smart"
+    lie_s: float = 0.5
+    modes: tuple[str, ...] = MODES
+    speed: float = 1.0
+    """Reaction times divided by this (tests: > 1 to get through rounds quickly)."""
+    countdown_s: float = 1.0
+    max_s: float = 900.0
+    """A mode that has not got its races by then stops anyway (its report says so)."""
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.races < 1 or self.tables < 1:
+            raise ValueError("need at least one race and one table")
+        if not 0 <= self.window_ms <= MAX_WINDOW_MS:
+            raise ValueError(f"the window is 0-{MAX_WINDOW_MS} ms, not {self.window_ms}")
+        if min(self.near_ms, self.far_ms, self.jitter_ms) < 0:
+            raise ValueError("delays and jitter are not negative")
+        if self.level not in LEVELS or self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown bot {self.strategy}:{self.level}")
+        unknown = set(self.modes) - set(MODES)
+        if unknown or not self.modes:
+            raise ValueError(f"modes are {', '.join(MODES)}, not {', '.join(sorted(unknown)) or 'none'}")
+        if self.speed <= 0 or self.max_s <= 0:
+            raise ValueError("speed and max_s are positive")
+
+
+QUICK = {"races": 20, "tables": 2, "speed": 4.0}
+"""``--quick``: a smoke run, the bots four times faster (its figures say nothing)."""
+OPTIONS = {
+    "races": "races",
+    "tables": "tables",
+    "window": "window_ms",
+    "near_ms": "near_ms",
+    "far_ms": "far_ms",
+    "jitter_ms": "jitter_ms",
+    "level": "level",
+}
+"""``ligretto bench``'s options (argparse's names) and the settings they set."""
+
+
+def settings_from(options: dict[str, Any]) -> FairnessSettings:
+    """The settings of ``ligretto bench --only fairness``'s options (``None``: the
+    default); ``ValueError`` says what is wrong."""
+    given = {name: options[option] for option, name in OPTIONS.items() if options.get(option) is not None}
+    if options.get("lie_ms") is not None:
+        given["lie_s"] = options["lie_ms"] / 1000
+    return FairnessSettings(**((QUICK if options.get("quick") else {}) | given))
+
+
+@dataclass(slots=True)
+class FairTable:
+    """One table: its race tally and its near and far clients."""
+
+    run: TableRun
+    tally: RaceTally
+    near: FairClient
+    far: FairClient
+
+
+@dataclass(slots=True)
+class Mode:
+    """One way of judging under test, its tables and what they counted."""
+
+    name: str
+    figures: Figures = field(default_factory=Figures)
+    tables: list[FairTable] = field(default_factory=list)
+    started: float = 0.0
+    stopped: float = 0.0
+
+    @property
+    def arbitration(self) -> str:
+        return "arrival" if self.name == "arrival" else "fair"
+
+    def rounds(self) -> list[tuple[int, int]]:
+        return [r for table in self.tables for r in table.tally.rounds()]
+
+    def races(self) -> int:
+        return sum(races for races, _ in self.rounds())
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+def run(settings: FairnessSettings) -> dict[str, Any]:
+    """Start the server and the proxies, measure every mode, stop them; the report."""
+    with tempfile.TemporaryDirectory(prefix="ligretto-fairness-") as folder:
+        server = ServerProcess.in_folder(Path(folder), countdown_s=settings.countdown_s)
+        server.start()
+        proxies = None
+        try:
+            proxies, ports = _start_proxies(server.port, settings)
+            report = asyncio.run(_measure(server, ports, settings))
+        finally:
+            if proxies is not None:
+                proxies.terminate()
+                proxies.wait(10)
+            server.stop()
+        log = server.log_text()
+    report["server_tracebacks"] = log.count("Traceback")
+    return report
+
+
+def _start_proxies(port: int, settings: FairnessSettings) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """The near and the far proxy in a process of their own; their ports."""
+    command = [sys.executable, "-m", "ligretto.loadtest.delayproxy", "--to", f"127.0.0.1:{port}"]
+    for delay in (settings.near_ms, settings.far_ms):
+        command += ["--delay-ms", str(delay), "--jitter-ms", str(settings.jitter_ms)]
+    process = subprocess.Popen([*command, "--seed", str(settings.seed)], stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    try:
+        ports: list[int] = json.loads(line)["ports"]
+    except (ValueError, KeyError):
+        process.kill()
+        raise RuntimeError(f"the delaying proxies did not start: {line!r}") from None
+    return process, ports
+
+
+async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSettings) -> dict[str, Any]:
+    near_url, far_url = (f"ws://127.0.0.1:{port}/ws" for port in ports)
+    base = ClientSettings(
+        ws_url=near_url,
+        level=settings.level,
+        strategy=settings.strategy,
+        speed=settings.speed,
+        seed=settings.seed,
+    )
+    modes = [Mode(name) for name in settings.modes]
+    pacer = Pacer(rate=100.0, concurrency=16)
+    setup_start = time.perf_counter()
+    for mode in modes:
+        codes = await asyncio.gather(*(_create_table(server, mode, settings) for _ in range(settings.tables)))
+        for index, code in enumerate(codes):
+            run_ = TableRun(code)
+            tally = RaceTally()
+            near = FairClient(run_, 0, base, mode.figures, tally, counts=True)
+            lie = settings.lie_s if mode.name == "liar" else 0.0
+            far = FairClient(run_, 1, replace(base, ws_url=far_url), mode.figures, tally, far=True, lie_s=lie)
+            mode.tables.append(FairTable(run_, tally, near, far))
+    seated = await asyncio.gather(
+        *(_seat(table, index, pacer) for mode in modes for index, table in enumerate(mode.tables))
+    )
+    setup_s = time.perf_counter() - setup_start
+    lag = asyncio.create_task(_loop_lag())
+    for mode in modes:
+        mode.started = time.perf_counter()
+    running = list(modes)
+    while running:
+        await asyncio.sleep(0.5)
+        for mode in list(running):
+            if mode.races() >= settings.races or time.perf_counter() - mode.started > settings.max_s:
+                running.remove(mode)
+                await _stop(mode)
+    lag.cancel()
+    lags = await lag
+    server_metrics = await metrics(server.url)
+    return _report(modes, settings, setup_s=setup_s, tables_seated=sum(seated), lags=lags, server=server_metrics)
+
+
+async def _create_table(server: ServerProcess, mode: Mode, settings: FairnessSettings) -> str:
+    body = {
+        "seats": 2,
+        "preset": "classic",
+        "options": {"match_end": MATCH_END},
+        "arbitration": mode.arbitration,
+        "window_ms": settings.window_ms,
+    }
+    status, answer = await asyncio.to_thread(server.http, "POST", "/api/tables", body)
+    if status != 201:
+        raise RuntimeError(f"the server did not make a table: {status} {answer}")
+    code: str = answer["code"]
+    return code
+
+
+async def _seat(table: FairTable, index: int, pacer: Pacer) -> bool:
+    """Join both clients (the near one first at even tables: it is then the host), start."""
+    first, second = (table.near, table.far) if index % 2 == 0 else (table.far, table.near)
+    if not await first.open(pacer) or not await second.open(pacer):
+        first.figures.error("table_not_started", table.run.code)
+        return False
+    host = first if first.seat == table.run.host_seat else second
+    await host.send({"type": "start"})
+    try:
+        await asyncio.wait_for(host.playing.wait(), host.settings.timeout)
+    except TimeoutError:
+        host.figures.error("table_not_started", f"{table.run.code}: no go")
+        return False
+    first.start_playing()
+    second.start_playing()
+    return True
+
+
+async def _stop(mode: Mode) -> None:
+    mode.stopped = time.perf_counter()
+    await asyncio.gather(*(client.close() for table in mode.tables for client in (table.near, table.far)))
+
+
+async def _loop_lag() -> list[float]:
+    """How late this process's event loop wakes up: the clients' own delays."""
+    lags: list[float] = []
+    with contextlib.suppress(asyncio.CancelledError):
+        while True:
+            now = time.perf_counter()
+            await asyncio.sleep(LAG_TICK_S)
+            lags.append(max(0.0, time.perf_counter() - now - LAG_TICK_S))
+    return lags
+
+
+# --- the report --------------------------------------------------------------------------
+
+
+def _ms(values: array[float]) -> dict[str, float | None]:
+    figures = percentiles(list(values))
+    return {"p50": figures["p50"], "p99": figures["p99"], "n": figures["n"]}
+
+
+def _mode_report(mode: Mode, settings: FairnessSettings) -> dict[str, Any]:
+    rounds = mode.rounds()
+    share = share_over_rounds([won for _, won in rounds], [races for races, _ in rounds]) if rounds else None
+    by_ack = [table.tally.lost_by_ack() for table in mode.tables]
+    too_early = 0
+    for table in mode.tables:
+        clients = {table.near.seat: table.near, table.far.seat: table.far}
+        for lost in table.tally.lost:
+            winner = clients.get(lost.winner)
+            too_early += winner is not None and ranked_too_early(lost, winner)
+    added: dict[str, array[float]] = {"near": array("d"), "far": array("d")}
+    for table in mode.tables:
+        added["near"].extend(table.near.added)
+        added["far"].extend(table.far.added)
+    everything = added["near"] + added["far"]
+    figures = mode.figures
+    return {
+        "arbitration": mode.arbitration,
+        "lie_s": settings.lie_s if mode.name == "liar" else 0.0,
+        "share_far": None if share is None else round(share.rate, 4),
+        "share_far_ci": None if share is None else [round(share.low, 4), round(share.high, 4)],
+        "races": mode.races(),
+        "races_by_ack": sum(races for races, _ in by_ack),
+        "far_won_by_ack": sum(won for _, won in by_ack),
+        "rounds": len(rounds),
+        "enough_races": mode.races() >= settings.races,
+        "seconds": round(mode.stopped - mode.started, 1),
+        "added_ack_ms": _ms(everything),
+        "added_ack_ms_near": _ms(added["near"]),
+        "added_ack_ms_far": _ms(added["far"]),
+        "ack_ms": _ms(figures.ack_latency),
+        "ranked_too_early": too_early,
+        "refusals": figures.refusals,
+        "errors": figures.errors,
+        "error_samples": figures.error_samples[:5],
+    }
+
+
+def _report(
+    modes: list[Mode],
+    settings: FairnessSettings,
+    *,
+    setup_s: float,
+    tables_seated: int,
+    lags: list[float],
+    server: dict[str, float],
+) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    details = {mode.name: _mode_report(mode, settings) for mode in modes}
+    for name, mode in details.items():
+        report[f"{name}_share_far"] = mode["share_far"]
+        report[f"{name}_share_far_ci"] = mode["share_far_ci"]
+        report[f"{name}_races"] = mode["races"]
+        report[f"{name}_added_ack_ms_p50"] = mode["added_ack_ms"]["p50"]
+        report[f"{name}_added_ack_ms_p99"] = mode["added_ack_ms"]["p99"]
+    holds = server.get("ligretto_hold_seconds_count", 0.0)
+    report |= {
+        "modes": details,
+        "settings": asdict(settings) | {"modes": list(settings.modes)},
+        "bots": f"{settings.strategy}:{settings.level}",
+        "tables_seated": tables_seated,
+        "setup_s": round(setup_s, 1),
+        "client_loop_lag_ms": _ms(array("d", lags)),
+        "server_holds": int(holds),
+        "server_hold_ms_mean": round(1000 * server.get("ligretto_hold_seconds_sum", 0.0) / holds, 1) if holds else None,
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+    }
+    return report
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report for people: one line per mode, then the settings."""
+    settings = report["settings"]
+    lines = [
+        f"fairness ({report['bots']} x2, {settings['near_ms']:g} and {settings['far_ms']:g} ms one way,"
+        f" window {settings['window_ms']} ms, {settings['tables']} tables per mode):"
+    ]
+    for name, mode in report["modes"].items():
+        ci = mode["share_far_ci"] or [None, None]
+        added = mode["added_ack_ms"]
+        lines.append(
+            f"  {name:8} share far {mode['share_far']} [{ci[0]}, {ci[1]}] over {mode['races']} races"
+            f" ({mode['races_by_ack']} by ack) in {mode['rounds']} rounds, {mode['seconds']} s;"
+            f" added ack p50 {added['p50']} ms, p99 {added['p99']} ms; ranked too early {mode['ranked_too_early']};"
+            f" errors {sum(mode['errors'].values())}"
+        )
+    lag = report["client_loop_lag_ms"]
+    lines.append(
+        f"server holds {report['server_holds']} (mean {report['server_hold_ms_mean']} ms);"
+        f" client loop lag p99 {lag['p99']} ms; Python {report['python']}, {report['machine']}"
+    )
+    return "\n".join(lines)
