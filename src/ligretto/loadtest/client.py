@@ -4,10 +4,11 @@ A :class:`Client` joins a table, keeps the client model of the round
 (:class:`ligretto.client.Mirror`) from its snapshot and the ``events`` it receives,
 chooses with the greedy bot's own strategy (``bots.strategies``, through
 :class:`ligretto.client.MirrorObservation`: a card that fits a pile, row, then stack, then
-discard; else turn the hand; vote once stuck; or another, ``ClientSettings.strategy``), waits a human reaction time for that kind of move, sends
-the action and waits for its ack and, if applied, its events before choosing again: one
-action in flight per client, as a person sees their card land before reaching for the
-next.  Every client counts what it measures into the run's shared :class:`Figures`
+discard; else turn the hand; vote once stuck; or another: ``ClientSettings.strategy``),
+waits a human reaction time for that kind of move, sends the action and waits for its
+ack and, if applied, its events before choosing again: one action in flight per client,
+as a person sees their card land before reaching for the next.  Every client counts what
+it measures into the run's shared :class:`Figures`
 (one event loop, so no locks).  ``fairclient.FairClient`` is this client with the
 protocol's fair-judging half (stamped acts, pings with ``echo``/``held``).
 """

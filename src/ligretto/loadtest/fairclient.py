@@ -148,8 +148,7 @@ class FairClient(Client):
         self.clock = ClockSync()
         self.added: array[float] = array("d")
         """Each ack's latency beyond the connection's round trip (seconds)."""
-        self.plays: dict[tuple[int, int, str], float] = {}
-        """(round, pile, card) -> the true send time (wall clock) of the last such play."""
+        self.plays: Plays = {}
         self.action: dict[str, Any] = {}
 
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -157,8 +156,8 @@ class FairClient(Client):
         wall = time.time()
         message["t"] = wall + self.clock.offset - self.lie_s
         self.action = action
-        if action["kind"] == "play" and action.get("pile") is not None and "card" in action:
-            self.plays[(self.round, action["pile"], action["card"])] = wall
+        if action["kind"] == "play" and action.get("pile") is not None:
+            self.plays[(self.round, action["pile"], str(action.get("card")))] = wall
         return message
 
     def _receive(self, message: dict[str, Any], now: float) -> None:
@@ -172,7 +171,7 @@ class FairClient(Client):
                     LostRace(
                         self.round,
                         self.action["pile"],
-                        self.action.get("card", ""),
+                        str(self.action.get("card")),
                         message["by"],
                         message.get("by_ms"),
                         time.time(),
@@ -196,18 +195,22 @@ class FairClient(Client):
                 await asyncio.sleep(FIRST_PING_S if pings < FIRST_PINGS else PING_S)
 
 
-def ranked_too_early(lost: LostRace, winner: FairClient, cap_s: float = CAP_MS / 1000) -> bool:
-    """Whether the winner's play of a lost race was provably ranked earlier than its true
-    send time minus the cap: what the clamp of fair judging forbids, however early the
-    winner stamped it.
+Plays = dict[tuple[int, int, str], float]
+"""(round, pile, card) -> the true send time (wall clock) of a client's last such play."""
+
+
+def ranked_too_early(lost: LostRace, plays: Plays, cap_s: float = CAP_MS / 1000) -> bool | None:
+    """Whether the winning play of a lost race (its true send time in the winner's
+    ``plays``) was provably ranked earlier than its send time minus the cap: what the clamp
+    of fair judging forbids, however early the winner stamped it.
 
     The winner was ranked ``by_ms`` before the loser's compensated time, which is never
     later than the loser's play arrived, so never later than the loser's ack came (one
     machine, one wall clock); the clamp ranks the winner no earlier than its arrival minus
-    its delay (at most the cap), so no earlier than its send time minus the cap.  A race
-    whose winning play is not known (or without ``by_ms``) proves nothing: ``False``."""
-    sent = winner.plays.get((lost.round, lost.pile, lost.card))
+    its delay (at most the cap), so no earlier than its send time minus the cap.  ``None``:
+    the winning play is not known (or the ack had no ``by_ms``), nothing to check."""
+    sent = plays.get((lost.round, lost.pile, lost.card))
     if sent is None or lost.by_ms is None:
-        return False
+        return None
     latest_rank = lost.acked - lost.by_ms / 1000
     return latest_rank < sent - cap_s - 0.001  # by_ms is rounded to the millisecond

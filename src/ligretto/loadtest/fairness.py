@@ -202,7 +202,7 @@ async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSe
     setup_start = time.perf_counter()
     for mode in modes:
         codes = await asyncio.gather(*(_create_table(server, mode, settings) for _ in range(settings.tables)))
-        for index, code in enumerate(codes):
+        for code in codes:
             run_ = TableRun(code)
             tally = RaceTally()
             near = FairClient(run_, 0, base, mode.figures, tally, counts=True)
@@ -290,12 +290,13 @@ def _mode_report(mode: Mode, settings: FairnessSettings) -> dict[str, Any]:
     rounds = mode.rounds()
     share = share_over_rounds([won for _, won in rounds], [races for races, _ in rounds]) if rounds else None
     by_ack = [table.tally.lost_by_ack() for table in mode.tables]
-    too_early = 0
-    for table in mode.tables:
-        clients = {table.near.seat: table.near, table.far.seat: table.far}
-        for lost in table.tally.lost:
-            winner = clients.get(lost.winner)
-            too_early += winner is not None and ranked_too_early(lost, winner)
+    checks = [
+        ranked_too_early(lost, winner.plays)
+        for table in mode.tables
+        for lost in table.tally.lost
+        for winner in (table.near, table.far)
+        if winner.seat == lost.winner
+    ]
     added: dict[str, array[float]] = {"near": array("d"), "far": array("d")}
     for table in mode.tables:
         added["near"].extend(table.near.added)
@@ -317,7 +318,8 @@ def _mode_report(mode: Mode, settings: FairnessSettings) -> dict[str, Any]:
         "added_ack_ms_near": _ms(added["near"]),
         "added_ack_ms_far": _ms(added["far"]),
         "ack_ms": _ms(figures.ack_latency),
-        "ranked_too_early": too_early,
+        "ranked_checked": sum(check is not None for check in checks),
+        "ranked_too_early": sum(check is True for check in checks),
         "refusals": figures.refusals,
         "errors": figures.errors,
         "error_samples": figures.error_samples[:5],
