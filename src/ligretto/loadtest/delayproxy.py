@@ -173,8 +173,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(jitters) != len(args.delay_ms):
         parser.error("give one --jitter-ms per --delay-ms, or none")
     delays = [Delay(d / 1000, j / 1000) for d, j in zip(args.delay_ms, jitters, strict=True)]
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve((host, int(port)), delays, args.seed))
+    try:
+        import uvloop  # noqa: PLC0415 (it comes with uvicorn[standard])
+    except ImportError:
+        factory = None
+    else:
+        factory = uvloop.new_event_loop
+    with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(loop_factory=factory) as runner:
+        runner.run(serve((host, int(port)), delays, args.seed))
     return 0
 
 

@@ -48,6 +48,7 @@ from ligretto.loadtest.client import ClientSettings, Pacer, TableRun
 from ligretto.loadtest.fairclient import FairClient, RaceTally, ranked_too_early
 from ligretto.loadtest.figures import Figures, percentiles
 from ligretto.loadtest.probes import metrics
+from ligretto.loadtest.run import on_uvloop
 from ligretto.loadtest.serverprocess import ServerProcess
 from ligretto.sim.stats import share_over_rounds
 
@@ -161,7 +162,7 @@ def run(settings: FairnessSettings) -> dict[str, Any]:
         proxies = None
         try:
             proxies, ports = _start_proxies(server.port, settings)
-            report = asyncio.run(_measure(server, ports, settings))
+            report = on_uvloop(_measure(server, ports, settings))
         finally:
             if proxies is not None:
                 proxies.terminate()
@@ -318,6 +319,8 @@ def _mode_report(mode: Mode, settings: FairnessSettings) -> dict[str, Any]:
         "added_ack_ms_near": _ms(added["near"]),
         "added_ack_ms_far": _ms(added["far"]),
         "ack_ms": _ms(figures.ack_latency),
+        "round_trip_ms_near": _ms(array("d", [t.near.clock.round_trip for t in mode.tables if t.near.clock.trips])),
+        "round_trip_ms_far": _ms(array("d", [t.far.clock.round_trip for t in mode.tables if t.far.clock.trips])),
         "ranked_checked": sum(check is not None for check in checks),
         "ranked_too_early": sum(check is True for check in checks),
         "refusals": figures.refusals,
