@@ -143,7 +143,7 @@ def _add_bench_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     bench.add_argument("--only", choices=("engine", "sim", "fairness"), help=only)
     fair = bench.add_argument_group("--only fairness")
     fair.add_argument("--races", type=_at_least_one, help="races per judging mode (default 1100: about ±0.03)")
-    fair.add_argument("--tables", type=_at_least_one, help="two-seat tables per mode, all at once (default 50)")
+    fair.add_argument("--tables", type=_at_least_one, help="two-seat tables per mode, all at once (default 80)")
     fair.add_argument("--window", type=int, metavar="MS", help="the fair window in ms, 0-250 (default 80)")
     fair.add_argument("--near-ms", type=_not_negative(float), help="the near client's one-way delay (default 10)")
     fair.add_argument("--far-ms", type=_not_negative(float), help="the far client's one-way delay (default 100)")

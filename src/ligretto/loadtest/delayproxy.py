@@ -23,8 +23,9 @@ import contextlib
 import json
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 CHUNK = 65536
 """Bytes read at a time."""
@@ -81,8 +82,8 @@ class DelayProxy:
     async def __aexit__(self, *_: object) -> None:
         await self.close()
 
-    def _spawn(self, coroutine: object) -> None:
-        task: asyncio.Task[None] = asyncio.ensure_future(coroutine)  # type: ignore[arg-type]
+    def _spawn(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

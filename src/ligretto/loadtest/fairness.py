@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import platform
@@ -47,8 +48,8 @@ from ligretto.engine.races import MAX_WINDOW_MS
 from ligretto.loadtest.client import ClientSettings, Pacer, TableRun
 from ligretto.loadtest.fairclient import FairClient, RaceTally, ranked_too_early
 from ligretto.loadtest.figures import Figures, percentiles
-from ligretto.loadtest.probes import metrics
-from ligretto.loadtest.run import on_uvloop
+from ligretto.loadtest.probes import Cpu, cpu_seconds_of, metrics
+from ligretto.loadtest.run import CLIENT_GC_THRESHOLDS, on_uvloop
 from ligretto.loadtest.serverprocess import ServerProcess
 from ligretto.sim.stats import share_over_rounds
 
@@ -64,8 +65,8 @@ class FairnessSettings:
 
     races: int = 1100
     """Races per mode, in rounds that ended (about ±0.03 for the share's 95 % interval)."""
-    tables: int = 50
-    """Tables per mode, all playing at once."""
+    tables: int = 80
+    """Tables per mode, all playing at once (about 5 minutes for 1,100 races on a quiet machine)."""
     window_ms: int = 80
     near_ms: float = 10.0
     far_ms: float = 100.0
@@ -162,7 +163,7 @@ def run(settings: FairnessSettings) -> dict[str, Any]:
         proxies = None
         try:
             proxies, ports = _start_proxies(server.port, settings)
-            report = on_uvloop(_measure(server, ports, settings))
+            report = on_uvloop(_measure(server, ports, settings, proxies.pid))
         finally:
             if proxies is not None:
                 proxies.terminate()
@@ -189,7 +190,9 @@ def _start_proxies(port: int, settings: FairnessSettings) -> tuple[subprocess.Po
     return process, ports
 
 
-async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSettings) -> dict[str, Any]:
+async def _measure(
+    server: ServerProcess, ports: list[int], settings: FairnessSettings, proxy_pid: int
+) -> dict[str, Any]:
     near_url, far_url = (f"ws://127.0.0.1:{port}/ws" for port in ports)
     base = ClientSettings(
         ws_url=near_url,
@@ -198,6 +201,7 @@ async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSe
         speed=settings.speed,
         seed=settings.seed,
     )
+    load_before = os.getloadavg()[0]
     modes = [Mode(name) for name in settings.modes]
     pacer = Pacer(rate=100.0, concurrency=16)
     setup_start = time.perf_counter()
@@ -214,7 +218,14 @@ async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSe
         *(_seat(table, index, pacer) for mode in modes for index, table in enumerate(mode.tables))
     )
     setup_s = time.perf_counter() - setup_start
+    # As the load test does (loadtest/run.py): the clients live all along, and this
+    # process's collections would be inside the latencies and the proxies' timing.
+    gc.collect()
+    gc.freeze()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(*CLIENT_GC_THRESHOLDS)
     lag = asyncio.create_task(_loop_lag())
+    cpu, proxy_cpu, start = Cpu(server.pid), cpu_seconds_of(proxy_pid), time.perf_counter()
     for mode in modes:
         mode.started = time.perf_counter()
     running = list(modes)
@@ -226,8 +237,17 @@ async def _measure(server: ServerProcess, ports: list[int], settings: FairnessSe
                 await _stop(mode)
     lag.cancel()
     lags = await lag
+    cpu.stop()
+    proxy_used = cpu_seconds_of(proxy_pid)
+    if proxy_cpu is not None and proxy_used is not None:
+        cpu.figures["proxies_percent"] = round(100 * (proxy_used - proxy_cpu) / (time.perf_counter() - start), 1)
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
     server_metrics = await metrics(server.url)
-    return _report(modes, settings, setup_s=setup_s, tables_seated=sum(seated), lags=lags, server=server_metrics)
+    report = _report(modes, settings, setup_s=setup_s, tables_seated=sum(seated), lags=lags, server=server_metrics)
+    report["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    report["cpu_percent"] = cpu.figures
+    return report
 
 
 async def _create_table(server: ServerProcess, mode: Mode, settings: FairnessSettings) -> str:
@@ -381,6 +401,8 @@ def format_report(report: dict[str, Any]) -> str:
     lag = report["client_loop_lag_ms"]
     lines.append(
         f"server holds {report['server_holds']} (mean {report['server_hold_ms_mean']} ms);"
-        f" client loop lag p99 {lag['p99']} ms; Python {report['python']}, {report['machine']}"
+        f" client loop lag p99 {lag['p99']} ms; CPU % {report['cpu_percent']};"
+        f" load average {report['load_average']} (start, end);"
+        f" Python {report['python']}, {report['machine']}"
     )
     return "\n".join(lines)
