@@ -142,7 +142,7 @@ def _add_bench_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     only = "measure only the engine, the simulator, or races over WebSockets (minutes; not in a plain bench)"
     bench.add_argument("--only", choices=("engine", "sim", "fairness"), help=only)
     fair = bench.add_argument_group("--only fairness")
-    fair.add_argument("--races", type=_at_least_one, help="races per judging mode (default 1100: about ±0.03)")
+    fair.add_argument("--races", type=_at_least_one, help="races per judging mode (default 1200: about ±0.03)")
     fair.add_argument("--tables", type=_at_least_one, help="two-seat tables per mode, all at once (default 80)")
     fair.add_argument("--window", type=int, metavar="MS", help="the fair window in ms, 0-250 (default 80)")
     fair.add_argument("--near-ms", type=_not_negative(float), help="the near client's one-way delay (default 10)")

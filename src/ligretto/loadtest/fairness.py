@@ -63,10 +63,10 @@ LAG_TICK_S = 0.05
 class FairnessSettings:
     """What one run measures (``ligretto bench --only fairness``'s options)."""
 
-    races: int = 1100
+    races: int = 1200
     """Races per mode, in rounds that ended (about ±0.03 for the share's 95 % interval)."""
     tables: int = 80
-    """Tables per mode, all playing at once (about 5 minutes for 1,100 races on a quiet machine)."""
+    """Tables per mode, all playing at once (about 5 minutes for 1,200 races on a quiet machine)."""
     window_ms: int = 80
     near_ms: float = 10.0
     far_ms: float = 100.0
@@ -304,7 +304,7 @@ async def _loop_lag() -> list[float]:
 
 def _ms(values: array[float]) -> dict[str, float | None]:
     figures = percentiles(list(values))
-    return {"p50": figures["p50"], "p99": figures["p99"], "n": figures["n"]}
+    return {"p50": figures["p50"], "p95": figures["p95"], "p99": figures["p99"], "n": figures["n"]}
 
 
 def _mode_report(mode: Mode, settings: FairnessSettings) -> dict[str, Any]:
@@ -376,10 +376,21 @@ def _report(
         "client_loop_lag_ms": _ms(array("d", lags)),
         "server_holds": int(holds),
         "server_hold_ms_mean": round(1000 * server.get("ligretto_hold_seconds_sum", 0.0) / holds, 1) if holds else None,
+        "server_holds_up_to_ms": _hold_buckets(server),
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
     }
     return report
+
+
+def _hold_buckets(server: dict[str, float]) -> dict[str, int]:
+    """The server's hold histogram (``ligretto_hold_seconds``): holds of at most so many ms."""
+    prefix = 'ligretto_hold_seconds_bucket{le="'
+    buckets = {}
+    for name, count in server.items():
+        if name.startswith(prefix) and name.endswith('"}') and "Inf" not in name:
+            buckets[f"{1000 * float(name[len(prefix) : -2]):g}"] = int(count)
+    return buckets
 
 
 def format_report(report: dict[str, Any]) -> str:
