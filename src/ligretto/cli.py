@@ -150,7 +150,7 @@ def _add_bench_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     fair.add_argument("--jitter-ms", type=_not_negative(float), help="each way's jitter, U(0, ms) (default 0)")
     fair.add_argument("--level", help="the bots' level (default skilled; the strategy is smart)")
     fair.add_argument("--lie-ms", type=_not_negative(float), help="how early the liar stamps (default 500)")
-    fair.add_argument("--quick", action="store_true", help="a smoke run: 2 tables, 20 races, bots 4 times faster")
+    fair.add_argument("--quick", action="store_true", help="a smoke run: 4 tables, 20 races, bots 4 times faster")
 
 
 DEFAULT_ROUNDS = 1000

@@ -95,7 +95,7 @@ class FairnessSettings:
             raise ValueError("speed and max_s are positive")
 
 
-QUICK = {"races": 20, "tables": 2, "speed": 4.0}
+QUICK = {"races": 20, "tables": 4, "speed": 4.0}
 """``--quick``: a smoke run, the bots four times faster (its figures say nothing)."""
 OPTIONS = {
     "races": "races",
