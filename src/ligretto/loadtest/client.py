@@ -4,11 +4,13 @@ A :class:`Client` joins a table, keeps the client model of the round
 (:class:`ligretto.client.Mirror`) from its snapshot and the ``events`` it receives,
 chooses with the greedy bot's own strategy (``bots.strategies``, through
 :class:`ligretto.client.MirrorObservation`: a card that fits a pile, row, then stack, then
-discard; else turn the hand; vote once stuck), waits a human reaction time for that kind of move, sends
-the action and waits for its ack and, if applied, its events before choosing again: one
-action in flight per client, as a person sees their card land before reaching for the
-next.  Every client counts what it measures into the run's shared :class:`Figures`
-(one event loop, so no locks).
+discard; else turn the hand; vote once stuck; or another: ``ClientSettings.strategy``),
+waits a human reaction time for that kind of move, sends the action and waits for its
+ack and, if applied, its events before choosing again: one action in flight per client,
+as a person sees their card land before reaching for the next.  Every client counts what
+it measures into the run's shared :class:`Figures`
+(one event loop, so no locks).  ``fairclient.FairClient`` is this client with the
+protocol's fair-judging half (stamped acts, pings with ``echo``/``held``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.reaction import LEVELS, MOVE_OF, DelaySampler, Move
-from ligretto.bots.strategies import GreedyStrategy, Strategy
+from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, Strategy
 from ligretto.client.mirror import Mirror
 from ligretto.client.observation import MirrorObservation, action_message
 from ligretto.engine.rules import RuleSet
@@ -59,6 +61,8 @@ class ClientSettings:
 
     ws_url: str
     level: str = "casual"
+    strategy: str = "greedy"
+    """The bots' strategy (``bots.strategies``) the clients play."""
     speed: float = 1.0
     """Reaction times are divided by this (tests use > 1 to get through rounds quickly)."""
     timeout: float = 10.0
@@ -230,7 +234,8 @@ class Client:
             self.mirror = Mirror.from_view(message["view"])
             self.seat = self.mirror.viewer
             # One strategy instance plays one seat for one round (bots/strategies.py).
-            self.strategy = GreedyStrategy(random.Random(f"{self.settings.seed}:{self.name}:{self.round}"))
+            strategy = STRATEGIES[self.settings.strategy]
+            self.strategy = strategy(random.Random(f"{self.settings.seed}:{self.name}:{self.round}"))
         elif kind == "go":
             self.playing.set()
         elif kind == "round_over":
@@ -324,7 +329,7 @@ class Client:
             figures.sent.append(sent)
             if self.seat is not None:
                 self.table.in_flight[self.seat] = sent
-            await self.send({"type": "act", "id": self.act_id, "action": action})
+            await self.send(self.act_message(action))
             try:
                 reply = await asyncio.wait_for(self.ack, timeout)
             except TimeoutError:
@@ -353,6 +358,10 @@ class Client:
                 figures.error("events_timeout", f"{self.name}: {action['kind']}")
         finally:
             self.in_flight = False
+
+    def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
+        """The ``act`` that sends ``action`` (``fairclient.FairClient`` stamps it)."""
+        return {"type": "act", "id": self.act_id, "action": action}
 
     async def close(self) -> None:
         self.stopping = True

@@ -327,7 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # -h, or a bad argument already reported in one line
         return stop.code if isinstance(stop.code, int) else 2
     try:
-        report = _run(
+        report = on_uvloop(
             run_loadtest(
                 args.url,
                 args.tables,
@@ -354,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 1 if report["errors"] else 0
 
 
-def _run(coroutine: Any) -> dict[str, Any]:
+def on_uvloop(coroutine: Any) -> dict[str, Any]:
     """Run on uvloop when it is installed (it comes with uvicorn[standard]): the clients
     then take less of the CPU they share with the server."""
     try:

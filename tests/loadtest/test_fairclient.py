@@ -1,0 +1,82 @@
+"""The fair-judging half of the load-test client (``ligretto.loadtest.fairclient``): the
+clock sync, the stamps, the race tally and the check of the judging's clamp; every time is
+passed in."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ligretto.loadtest.client import ClientSettings, TableRun
+from ligretto.loadtest.fairclient import ClockSync, FairClient, LostRace, RaceTally, ranked_too_early
+from ligretto.loadtest.figures import Figures
+
+
+def test_the_offset_is_that_of_the_shortest_round_trip() -> None:
+    clock = ClockSync()
+    assert clock.offset == 0.0
+    assert clock.round_trip == 0.0
+    clock.pong(sent=100.0, server_t=105.30, wall=100.4, at=1.0)  # slow trip: offset 5.1
+    clock.pong(sent=101.0, server_t=106.06, wall=101.1, at=2.0)  # quick trip: offset 5.01
+    clock.pong(sent=102.0, server_t=107.20, wall=102.2, at=3.0)
+    assert abs(clock.offset - 5.01) < 1e-9
+    assert abs(clock.round_trip - 0.2) < 1e-9  # the median trip
+
+
+def test_a_ping_echoes_the_last_pong_once_with_how_long_it_was_held() -> None:
+    clock = ClockSync()
+    assert clock.ping(wall=50.0, at=1.0) == {"type": "ping", "t": 50.0}  # nothing to echo yet
+    clock.pong(sent=50.0, server_t=60.0, wall=50.1, at=1.1)
+    assert clock.ping(wall=51.0, at=2.0) == {"type": "ping", "t": 51.0, "echo": 60.0, "held": 2.0 - 1.1}
+    assert "echo" not in clock.ping(wall=52.0, at=3.0)  # the server counts an echo once
+
+
+def test_the_tally_counts_races_of_rounds_that_ended_for_the_far_seat() -> None:
+    tally = RaceTally(far_seat=1)
+    for round_number, winner in ((1, 0), (1, 1), (1, 1), (2, 0), (3, 1)):
+        tally.race({"type": "race", "round": round_number, "pile": 0, "winner": winner, "loser": 1 - winner})
+    tally.completed |= {1, 2, 4}  # round 3 still on; round 4 ended without a race
+    assert tally.rounds() == [(3, 2), (1, 0), (0, 0)]
+    tally.lost += [
+        LostRace(1, 0, "r5", winner=1, by_ms=3, acked=0.0),
+        LostRace(2, 0, "r6", winner=0, by_ms=3, acked=0.0),
+        LostRace(3, 0, "r7", winner=1, by_ms=3, acked=0.0),
+    ]
+    assert tally.lost_by_ack() == (2, 1)
+
+
+def test_a_winner_ranked_before_its_send_time_minus_the_cap_is_caught() -> None:
+    plays = {(1, 2, "b4"): 1000.0}  # the winner sent its b4 to pile 2 at 1000.0 (wall clock)
+    cap = 0.150
+
+    def lost(by_ms: int | None, acked: float = 1000.2, card: str = "b4") -> LostRace:
+        return LostRace(1, 2, card, winner=0, by_ms=by_ms, acked=acked)
+
+    # The loser's ack came at 1000.2: the winner was ranked at the latest 1000.2 - by_ms.
+    assert ranked_too_early(lost(300), plays, cap) is False  # 999.9 >= 1000.0 - 0.15
+    assert ranked_too_early(lost(349), plays, cap) is False  # 999.851: within the cap
+    assert ranked_too_early(lost(500), plays, cap) is True  # 999.7: a 500 ms lie let through
+    assert ranked_too_early(lost(None), plays, cap) is None  # no margin: nothing to check
+    assert ranked_too_early(lost(500, card="b5"), plays, cap) is None  # not the winner's play
+
+
+def test_acts_are_stamped_on_the_server_clock_and_a_liar_stamps_early() -> None:
+    async def scenario() -> tuple[list[float], list[dict[str, object]], FairClient]:
+        settings = ClientSettings(ws_url="ws://127.0.0.1:9/ws")
+        table = TableRun("CODE")
+        honest = FairClient(table, 0, settings, Figures(), RaceTally())
+        liar = FairClient(table, 1, settings, Figures(), RaceTally(), far=True, lie_s=0.5)
+        for client in (honest, liar):
+            client.clock.pong(sent=10.0, server_t=13.0, wall=10.0, at=0.0)  # server 3 s ahead
+            client.round = 2
+        play = {"kind": "play", "source": "row", "position": 0, "pile": 1, "card": "g3"}
+        before = time.time()
+        messages = [honest.act_message(play), liar.act_message(play), honest.act_message({"kind": "turn"})]
+        return [before, time.time()], messages, liar
+
+    (before, after), (honest, lying, turn), liar = asyncio.run(scenario())
+    assert before + 3.0 <= honest["t"] <= after + 3.0  # type: ignore[operator]
+    assert before + 2.5 <= lying["t"] <= after + 2.5  # type: ignore[operator]
+    assert "t" in turn
+    assert honest["action"]["pile"] == 1  # type: ignore[index]
+    assert before <= liar.plays[(2, 1, "g3")] <= after  # the true send time, for the check
