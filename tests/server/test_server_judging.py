@@ -187,7 +187,9 @@ def test_held_plays_are_answered_when_the_table_closes() -> None:
     log = Log()
     table, clock, (near, _, _) = playing(store=log)
     assert table.act(0, NEAR_TWO, "n") is None
+    counted = metrics.ACTIONS.reasons.get("round_over", 0)
     table.close()
+    assert metrics.ACTIONS.reasons.get("round_over", 0) == counted + 1, "the answered play is counted"
     assert ack(near, "n") == {
         "type": "ack",
         "id": "n",

@@ -40,6 +40,8 @@ RECENT = 8
 """Applied actions per seat whose send times are kept for the fan-out measure."""
 BENIGN = frozenset(("not_playing", "countdown"))
 """Errors answering an act that only mean the round ended while it was on its way."""
+ENDED = "round_over"
+"""The refusal of an act held for rivals (fair judging) while the round ended: late too."""
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
@@ -346,6 +348,9 @@ class Client:
                     figures.late += 1
                 else:
                     figures.error(f"server:{reply['code']}", f"{self.name}: {reply['message']}")
+                return
+            if not reply["applied"] and reply["reason"] == ENDED:
+                figures.late += 1
                 return
             figures.ack_sent.append(sent)
             figures.ack_latency.append(time.perf_counter() - sent)

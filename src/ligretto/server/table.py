@@ -455,6 +455,7 @@ class Table(Resuming):
         refused = Refused(Reason.ROUND_OVER)
         for pending in self.judge.drain():
             self._ack(pending.seat, pending.client_id, refused)
+            metrics.action(self.clock() - pending.arrival, refused.reason.value)
 
     def close(self) -> None:
         self.closed = True
