@@ -1,6 +1,6 @@
 """The fair-judging half of the load-test client (``ligretto.loadtest.fairclient``): the
-clock sync, the stamps, the race tally and the check of the judging's clamp; every time is
-passed in."""
+stamps, the race tally and the check of the judging's clamp; every time is passed in (the
+clock sync itself is ``client.clocksync``'s, tested in tests/client/test_clocksync.py)."""
 
 from __future__ import annotations
 
@@ -8,27 +8,8 @@ import asyncio
 import time
 
 from ligretto.loadtest.client import ClientSettings, TableRun
-from ligretto.loadtest.fairclient import ClockSync, FairClient, LostRace, RaceTally, ranked_too_early
+from ligretto.loadtest.fairclient import FairClient, LostRace, RaceTally, ranked_too_early
 from ligretto.loadtest.figures import Figures
-
-
-def test_the_offset_is_that_of_the_shortest_round_trip() -> None:
-    clock = ClockSync()
-    assert clock.offset == 0.0
-    assert clock.round_trip == 0.0
-    clock.pong(sent=100.0, server_t=105.30, wall=100.4, at=1.0)  # slow trip: offset 5.1
-    clock.pong(sent=101.0, server_t=106.06, wall=101.1, at=2.0)  # quick trip: offset 5.01
-    clock.pong(sent=102.0, server_t=107.20, wall=102.2, at=3.0)
-    assert abs(clock.offset - 5.01) < 1e-9
-    assert abs(clock.round_trip - 0.2) < 1e-9  # the median trip
-
-
-def test_a_ping_echoes_the_last_pong_once_with_how_long_it_was_held() -> None:
-    clock = ClockSync()
-    assert clock.ping(wall=50.0, at=1.0) == {"type": "ping", "t": 50.0}  # nothing to echo yet
-    clock.pong(sent=50.0, server_t=60.0, wall=50.1, at=1.1)
-    assert clock.ping(wall=51.0, at=2.0) == {"type": "ping", "t": 51.0, "echo": 60.0, "held": 2.0 - 1.1}
-    assert "echo" not in clock.ping(wall=52.0, at=3.0)  # the server counts an echo once
 
 
 def test_the_tally_counts_races_of_rounds_that_ended_for_the_far_seat() -> None:
@@ -67,7 +48,7 @@ def test_acts_are_stamped_on_the_server_clock_and_a_liar_stamps_early() -> None:
         honest = FairClient(table, 0, settings, Figures(), RaceTally())
         liar = FairClient(table, 1, settings, Figures(), RaceTally(), far=True, lie_s=0.5)
         for client in (honest, liar):
-            client.clock.pong(sent=10.0, server_t=13.0, wall=10.0, at=0.0)  # server 3 s ahead
+            client.clock.ponged({"type": "pong", "t": 10.0, "server_t": 13.0}, 10.0)  # server 3 s ahead
             client.round = 2
         play = {"kind": "play", "source": "row", "position": 0, "pile": 1, "card": "g3"}
         before = time.time()

@@ -12,7 +12,7 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from ligretto.terminal.clocksync import ClockSync
+from ligretto.client.clocksync import ClockSync
 from ligretto.terminal.model import TableModel
 from ligretto.terminal.transport import Deliver
 

@@ -4,9 +4,10 @@
 :class:`FairClient` is the load test's :class:`~ligretto.loadtest.client.Client` (the same
 loop, strategy, reaction times and one action in flight) that also
 
-- keeps the clock sync running (:class:`ClockSync`): a ``ping`` every second (four quick
-  ones first), each after the first echoing the last pong's ``server_t`` with how long it
-  was ``held``, so the server measures the connection's round trip;
+- keeps the clock sync running (the Python clients' one :class:`~ligretto.client.clocksync.ClockSync`,
+  on its schedule): a ``ping`` every second (three quick ones first), each after the first
+  echoing the last pong's ``server_t`` with how long it was ``held``, so the server
+  measures the connection's round trip;
 - stamps every ``act`` with ``t``, its send time on its estimate of the server's clock
   (the offset of the shortest recent round trip), or, a *liar*, ``lie_s`` earlier;
 - notes what fair judging answers: each ack's latency beyond the connection's round trip
@@ -20,68 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import statistics
 import time
 from array import array
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 
+from ligretto.client.clocksync import ClockSync, ping_gap
 from ligretto.engine.races import CAP_MS
 from ligretto.loadtest.client import Client, ClientSettings, TableRun
 from ligretto.loadtest.figures import Figures
-
-PING_S = 1.0
-"""Seconds between pings during play (the browser's pace)."""
-FIRST_PINGS = 4
-FIRST_PING_S = 0.25
-"""The first pings come quicker, so the clock sync and the server's estimate are ready by
-the first ``go``."""
-SYNC_SAMPLES = 8
-"""Round trips kept for the clock sync."""
-
-
-class ClockSync:
-    """The client's half of the clock sync: the offset to the server's clock (that of the
-    shortest of the last :data:`SYNC_SAMPLES` round trips), the recent round trips, and
-    the last pong, echoed by the next ping with how long it was held."""
-
-    def __init__(self) -> None:
-        self.trips: deque[tuple[float, float]] = deque(maxlen=SYNC_SAMPLES)
-        """(round trip, offset) of the recent pongs (seconds)."""
-        self.echo: float | None = None
-        self.received = 0.0
-        """``time.perf_counter()`` when the last pong came."""
-
-    def pong(self, sent: float, server_t: float, wall: float, at: float) -> None:
-        """A pong for a ping sent at ``sent`` (wall clock) came at ``wall`` (and ``at``,
-        on ``perf_counter``)."""
-        trip = wall - sent
-        if trip >= 0:
-            self.trips.append((trip, server_t - (sent + wall) / 2))
-        self.echo = server_t
-        self.received = at
-
-    @property
-    def offset(self) -> float:
-        """Server clock minus this clock, as best known (0 before the first pong)."""
-        return min(self.trips)[1] if self.trips else 0.0
-
-    @property
-    def round_trip(self) -> float:
-        """The median recent round trip (0 before the first pong)."""
-        return statistics.median(trip for trip, _ in self.trips) if self.trips else 0.0
-
-    def ping(self, wall: float, at: float) -> dict[str, Any]:
-        """The next ping, sent now (``wall`` clock, ``at`` on ``perf_counter``)."""
-        message: dict[str, Any] = {"type": "ping", "t": wall}
-        if self.echo is not None:
-            message["echo"] = self.echo
-            message["held"] = max(0.0, at - self.received)
-            self.echo = None  # a pong is echoed once
-        return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +104,7 @@ class FairClient(Client):
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
         message = super().act_message(action)
         wall = time.time()
-        message["t"] = wall + self.clock.offset - self.lie_s
+        message["t"] = self.clock.server_time(wall) - self.lie_s
         self.action = action
         if action["kind"] == "play" and action.get("pile") is not None:
             self.plays[(self.round, action["pile"], str(action.get("card")))] = wall
@@ -163,7 +113,7 @@ class FairClient(Client):
     def _receive(self, message: dict[str, Any], now: float) -> None:
         kind = message["type"]
         if kind == "pong":
-            self.clock.pong(message["t"], message["server_t"], time.time(), now)
+            self.clock.ponged(message, time.time())
         elif kind == "ack" and message["id"] == self.act_id:
             self.added.append(now - self.act_sent - self.clock.round_trip)
             if "by" in message and self.action.get("pile") is not None:
@@ -186,13 +136,13 @@ class FairClient(Client):
         super()._receive(message, now)
 
     async def _keep_alive(self) -> None:
-        """A ping every :data:`PING_S` (the first few quicker), whatever else is sent."""
+        """A ping every second (the first few quicker: ``ping_gap``), whatever else is sent."""
         with contextlib.suppress(ConnectionClosed):
             pings = 0
             while not self.stopping:
-                await self.send(self.clock.ping(time.time(), time.perf_counter()))
+                await self.send(self.clock.ping(time.time()))
                 pings += 1
-                await asyncio.sleep(FIRST_PING_S if pings < FIRST_PINGS else PING_S)
+                await asyncio.sleep(ping_gap(pings))
 
 
 Plays = dict[tuple[int, int, str], float]

@@ -17,6 +17,7 @@ from typing import Any
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
+from ligretto.client.clocksync import ClockSync, ping_gap
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
@@ -24,7 +25,6 @@ from ligretto.server import dispatch
 from ligretto.server.latency import Latency
 from ligretto.server.table import NoStore, Table, TableError
 from ligretto.server.timing import COUNTDOWN_S
-from ligretto.terminal.clocksync import ClockSync, ping_gap
 from ligretto.terminal.transport import Deliver
 
 LOCAL_CODE = "local"

@@ -12,9 +12,9 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from ligretto.client.clocksync import ClockSync
 from ligretto.client.mirror import NEW_PILE, Area, Mirror, wire_pile
 from ligretto.terminal import notices
-from ligretto.terminal.clocksync import ClockSync
 from ligretto.terminal.faces import label
 from ligretto.terminal.sheet import RoundResult, SheetRound, round_result, sheet_round
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from ligretto.terminal.clocksync import PING_S, ClockSync, ping_gap
+from ligretto.client.clocksync import PING_S, ClockSync, ping_gap
 from ligretto.terminal.transport import Deliver
 
 SEND_GAP_S = 1 / 18

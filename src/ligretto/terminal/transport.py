@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ligretto.terminal.clocksync import ClockSync
+from ligretto.client.clocksync import ClockSync
 
 Deliver = Callable[[dict[str, Any]], None]
 """Hands one server message (docs/protocol.md) to the client; safe to call from the loop."""

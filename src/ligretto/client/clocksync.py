@@ -1,7 +1,9 @@
-"""The client's clock sync with its table (docs/protocol.md, "Clock sync" and "Races").
+"""A client's clock sync with its table (docs/protocol.md, "Clock sync" and "Races"):
+the one model of it for every Python client (the terminal client, whose model keeps it as
+``TableModel.clock``, and ``ligretto bench --only fairness``'s players); the browser's is
+``static/js/connection.js``.
 
-One :class:`ClockSync` per client, kept by the model (``TableModel.clock``) and used by
-the transport at the moment a message leaves: every ``pong`` gives a round trip and an
+One :class:`ClockSync` per client, used at the moment a message leaves: every ``pong`` gives a round trip and an
 offset (server time minus local time; the offset of the shortest recent round trip is
 the one believed), every ``act`` is stamped with ``t``, the local clock plus that offset,
 and every ``ping`` after the first echoes the last pong (``echo``: its ``server_t``,
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from statistics import median
 from typing import Any
 
 from ligretto.protocol.limits import MAX_HELD_S
@@ -64,6 +67,11 @@ class ClockSync:
     def best(self) -> Trip | None:
         """The shortest recent round trip (``None`` before the first pong)."""
         return min(self.trips, key=lambda trip: trip.seconds) if self.trips else None
+
+    @property
+    def round_trip(self) -> float:
+        """The median recent round trip (0 before the first pong)."""
+        return median(trip.seconds for trip in self.trips) if self.trips else 0.0
 
     @property
     def offset(self) -> float:

@@ -1,13 +1,14 @@
-"""The terminal client's clock sync, on an injected clock: the offset of the shortest
-recent round trip, acts stamped with the server's time, pings that echo the last pong."""
+"""The Python clients' clock sync (the terminal's, the fairness bench's players'), on an
+injected clock: the offset of the shortest recent round trip, acts stamped with the
+server's time, pings that echo the last pong."""
 
 from __future__ import annotations
 
 import pytest
 
 from ligretto import protocol
+from ligretto.client.clocksync import CLOCK_GAP_S, CLOCK_PINGS, PING_S, RECENT, ClockSync, ping_gap
 from ligretto.protocol.limits import MAX_HELD_S
-from ligretto.terminal.clocksync import CLOCK_GAP_S, CLOCK_PINGS, PING_S, RECENT, ClockSync, ping_gap
 from ligretto.terminal.model import Phase, TableModel
 
 ACT = {"type": "act", "id": 4, "action": {"kind": "turn"}}
@@ -88,3 +89,11 @@ def test_the_countdown_reads_the_same_clock() -> None:
     model = TableModel(phase=Phase.COUNTDOWN, start_at=1000.0)
     model.receive(pong(20.0, 995.1), now=20.2)
     assert model.countdown(now=22.0) == pytest.approx(1000.0 - (22.0 + model.clock.offset))
+
+
+def test_the_round_trip_is_the_median_of_the_recent_ones() -> None:
+    clock = ClockSync()
+    assert clock.round_trip == 0.0
+    for sent, back in ((100.0, 100.4), (101.0, 101.1), (102.0, 102.2)):
+        clock.ponged(pong(sent, sent + 5.0), now=back)
+    assert clock.round_trip == pytest.approx(0.2)
