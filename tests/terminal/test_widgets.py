@@ -19,7 +19,7 @@ from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.server.table import Table
-from ligretto.terminal.app import LigrettoApp
+from ligretto.terminal.app import LigrettoApp, ServerMessage
 from ligretto.terminal.local import LocalGame, Person
 from ligretto.terminal.model import Phase
 from ligretto.terminal.widgets import literal
@@ -100,5 +100,23 @@ def test_names_like_markup_show_as_written_in_the_lobby_on_the_board_and_on_the_
             winners = ", ".join(["Tess", *NAMES][seat] for seat in model.winners)
             assert f"Match over: {winners} win" in text, text
         assert app.return_code in (None, 0), "the app crashed"
+
+    arun(scenario())
+
+
+def test_a_message_that_arrives_while_the_app_closes_changes_nothing_on_screen(
+    arun: Callable[[Coroutine[Any, Any, Any]], Any],
+) -> None:
+    """The transport may deliver one last message (a pong of local play's pings) after the
+    app's widgets are gone: it is read into the model, and nothing is drawn."""
+    table = Table("local", seats=2, rules=RULES, countdown_s=0.2)
+    game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
+    app = LigrettoApp(game)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.model.phase is Phase.LOBBY, what="the lobby")
+        assert not app.query("#lobby"), "the widgets are gone once the app closed"
+        app.on_server_message(ServerMessage({"type": "pong", "t": 1.0, "server_t": 2.0}, 1.5))
 
     arun(scenario())

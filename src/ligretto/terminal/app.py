@@ -106,6 +106,8 @@ class LigrettoApp(App[None]):
             self.query_one(StatusLine).show(self.model, time.time())
 
     def redraw(self) -> None:
+        if not self.query("#lobby"):
+            return  # the app is closing: its widgets are gone (a pong may still arrive)
         phase = self.model.phase
         lobby = phase in (Phase.LOBBY, Phase.CONNECTING)
         sheet = phase in (Phase.SCORING, Phase.OVER) and bool(self.model.sheet)
