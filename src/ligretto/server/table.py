@@ -1,10 +1,12 @@
 """A table: the one authority that orders the actions of its players and bots.
 
 Everything that changes a table happens in a method of :class:`Table`, called
-from the event loop one at a time, so actions are ordered by arrival; each
-method runs to completion without awaiting.  The engine decides every action;
+from the event loop one at a time; each method runs to completion without awaiting.
+Actions take effect one at a time, in the order the table's judge decides (by arrival,
+or at a ``fair`` table a contestable play held a moment for earlier-stamped rivals:
+``plays``, ``judging``).  The engine decides every action;
 the table checks credentials and the phase first, records what happened in the
-store, and sends every listener what it may see (views and events are public
+store in the order it took effect, and sends every listener what it may see (views and events are public
 information only; the seat token goes to its owner alone).  What goes to every
 listener is the same for players and spectators (table, events, go, round_over): it is
 sent as one :class:`~ligretto.protocol.Broadcast`, encoded once for all of them;
@@ -17,7 +19,8 @@ Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
 
 The table is made of parts, one module each: the seats, tokens, connections and host
 (``seats.Seating``), the host's commands (``host.HostCommands``), resuming after a restart
-(``resume.Resuming``: the restored round waits for its people), the real-time bots
+(``resume.Resuming``: the restored round waits for its people), the plays (``plays.Plays``:
+``act``, judged by ``judging.Judge``, applied and answered), the real-time bots
 (``tablebots``), the clock and timers (``clock``: the scheduler is injected, so tests run
 countdowns, grace periods and bots in virtual time) and the messages (``tablemessages``);
 this module holds the phases and rounds.
@@ -32,20 +35,16 @@ from typing import Any, Protocol
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.actions import Action, Play
 from ligretto.engine.cards import MIN_PLAYERS
-from ligretto.engine.events import Applied, Reason, Refused
 from ligretto.engine.match import Match
-from ligretto.engine.races import Fairness, contestable, race_lost
+from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
-from ligretto.server import metrics, tablerecord
 from ligretto.server import tablemessages as messages
+from ligretto.server import tablerecord
 from ligretto.server.clock import LoopScheduler, Scheduler
-from ligretto.server.judging import Judge, Pending
-from ligretto.server.latency import NO_DELAY
-from ligretto.server.resume import Resuming
+from ligretto.server.judging import Judge
+from ligretto.server.plays import Plays
 from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError, check_seats
 from ligretto.server.tablebots import TableBots
 from ligretto.server.tablerecord import DealRecord, TableRecord
@@ -105,7 +104,7 @@ def new_code() -> str:
     return secrets.token_urlsafe(8)
 
 
-class Table(Resuming):
+class Table(Plays):
     """One table of 2-12 seats, its match and its listeners."""
 
     def __init__(
@@ -153,15 +152,6 @@ class Table(Resuming):
         """Why it was dropped (its record keeps it)."""
 
     # --- reading ----------------------------------------------------------------------
-
-    @property
-    def fairness(self) -> Fairness:
-        """How this table judges races (``arbitration`` and window)."""
-        return self.judge.fairness
-
-    @fairness.setter
-    def fairness(self, fairness: Fairness) -> None:
-        self.judge.fairness = fairness
 
     @property
     def game(self) -> Round | None:
@@ -262,102 +252,11 @@ class Table(Resuming):
             if seat is not None and (seat.bot is not None or seat.stand_in):
                 self._start_bot(index)
 
-    def act(
-        self,
-        index: int | None,
-        action: Action,
-        client_id: str | int | None = None,
-        *,
-        sent: float | None = None,
-        delay: float = NO_DELAY,
-    ) -> Applied | Refused | None:
-        """One action of ``index``: checked here, judged (``judging``), decided by the
-        engine, sent to all.  ``sent``: the sender's stamp on the table's clock (``None``:
-        when it arrived), ``delay``: its connection's measured one-way delay (seconds).
-        Returns the engine's result, or ``None`` while the play is held for rivals (its
-        ack follows when it takes effect)."""
-        if index is None:
-            raise TableError("not_seated", "spectators cannot play")
-        game = self.game
-        if self.phase is Phase.COUNTDOWN:
-            raise TableError("countdown", "wait for the countdown to end")
-        if self.phase is not Phase.PLAYING or game is None:
-            raise TableError("not_playing", "no round is being played")
-        if action.player != index:
-            raise TableError("not_your_seat", "you can only play your own cards")
-        now = self.clock()
-        pending = Pending(index, action, client_id, now, now if sent is None else sent, delay)
-        if not self.judge.admit(pending):
-            return None
-        return self._take_effect(pending)
-
-    def _contested(self, action: Action) -> bool:
-        game = self.live_round()
-        return game is not None and contestable(game, action)
-
-    def _take_effect(self, pending: Pending) -> Applied | Refused:
-        """The judge lets ``pending`` go: the engine decides it, the store logs it in this
-        order, its sender gets the ack and everyone what changed (or, for a lost race, who
-        won it)."""
-        game = self.game
-        assert game is not None and self.phase is Phase.PLAYING
-        start = time.perf_counter()
-        index, action = pending.seat, pending.action
-        count = len(game.log)
-        piles = len(game.pile_seats)
-        result = game.apply(action)
-        self.store.record_action(self, count, action_to_dict(action))
-        if isinstance(result, Refused):
-            self._refused(pending, game, result)
-        else:
-            if isinstance(action, Play):
-                pile = piles if action.pile is None else action.pile
-                self.judge.placed(pile, len(game.pile_seats[pile]), pending.compensated)
-            self._ack(index, pending.client_id, result)
-            self.broadcast(messages.events(self.round_number, count, index, result.events))
-            if game.over:
-                self._round_over()
-        waited = self.clock() - pending.arrival if pending.held else 0.0
-        reason = result.reason.value if isinstance(result, Refused) else None
-        metrics.action(time.perf_counter() - start + waited, reason)
-        if pending.held:
-            metrics.held(waited)
-            if index in self.bots:
-                self.bots.settled(index)
-        return result
-
-    def _refused(self, pending: Pending, game: Round, result: Refused) -> None:
-        """A refused action's ack; for a lost race, who won it and by how much, to all."""
-        lost = race_lost(game, pending.action, result)
-        if lost is None:
-            self._ack(pending.seat, pending.client_id, result)
-            return
-        pile, height, winner = lost
-        ms = self.judge.margin_ms(pile, height, pending.compensated)
-        self._ack(pending.seat, pending.client_id, result, winner, ms)
-        self.broadcast(messages.race(self.round_number, pile, winner, pending.seat, ms))
-        metrics.race()
-
     def react(self, index: int, emote: str) -> None:
         """A seated player's emote (the app checks the seat, the emote and the connection's
         limit), to every player and spectator.  Not a game action: it is not written to the
         store and changes nothing at the table."""
         self.broadcast(messages.reaction(index, emote))
-
-    def _ack(
-        self,
-        index: int,
-        client_id: str | int | None,
-        result: Applied | Refused,
-        faster: int | None = None,
-        faster_ms: int | None = None,
-    ) -> None:
-        if client_id is None:
-            return
-        message = messages.ack(client_id, result, faster, faster_ms)
-        for listener in self.listeners:
-            if listener.seat == index:
-                listener.send(message)
 
     def _round_over(self) -> None:
         assert self.match is not None
@@ -447,15 +346,6 @@ class Table(Resuming):
     def pending_timers(self) -> int:
         """The table's own timers still to fire (countdown, grace periods; not the bots')."""
         return self.timers.pending
-
-    def _answer_held(self) -> None:
-        """The round ended (or the table closes) with plays still held or waiting behind
-        one: each is answered as a play after the end (the engine's ``round_over``); none
-        reached the engine, so none is logged."""
-        refused = Refused(Reason.ROUND_OVER)
-        for pending in self.judge.drain():
-            self._ack(pending.seat, pending.client_id, refused)
-            metrics.action(self.clock() - pending.arrival, refused.reason.value)
 
     def close(self) -> None:
         self.closed = True
