@@ -42,7 +42,7 @@ from typing import Any
 
 from ligretto.bots.reaction import LEVELS
 from ligretto.bots.strategies import STRATEGIES
-from ligretto.engine.races import MAX_WINDOW_MS
+from ligretto.engine.races import DEFAULT_WINDOW_MS, MAX_WINDOW_MS
 from ligretto.loadtest.client import ClientSettings, Pacer, TableRun
 from ligretto.loadtest.fairclient import FairClient, RaceTally
 from ligretto.loadtest.fairreport import FairTable, Mode, build_report, format_report
@@ -64,7 +64,7 @@ class FairnessSettings:
     """Races per mode, in rounds that ended (about ±0.03 for the share's 95 % interval)."""
     tables: int = 80
     """Tables per mode, all playing at once (about 5 minutes for 1,200 races on a quiet machine)."""
-    window_ms: int = 80
+    window_ms: int = DEFAULT_WINDOW_MS
     near_ms: float = 10.0
     far_ms: float = 100.0
     jitter_ms: float = 0.0

@@ -31,7 +31,7 @@ class Client(Protocol):
     table: Table | None
     reactions: protocol.ReactionLimit
     latency: Latency
-    """Its round trips as the server measures them (``NO_DELAY`` for local play)."""
+    """Its round trips as the server measures them, from its pings (local play's: next to none)."""
 
     def send(self, message: protocol.Outgoing) -> None: ...
 

@@ -32,6 +32,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.protocol import ScriptStep, script_step
 from ligretto.server.clock import Scheduler
+from ligretto.server.latency import NO_DELAY
 from ligretto.server.seats import new_token
 from ligretto.server.table import Abandoned, Listener, Phase, Seat, Table, TableError
 from ligretto.server.timing import COUNTDOWN_S
@@ -172,7 +173,7 @@ class TutorialTable(Table):
         client_id: str | int | None = None,
         *,
         sent: float | None = None,
-        delay: float = 0.0,
+        delay: float = NO_DELAY,
     ) -> Applied | Refused | None:
         """As any table, but the learner may only make the move the script waits for."""
         step = self.expected

@@ -15,19 +15,25 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-WINDOW_S = 0.080
-"""How long a contested play is held at most for rivals stamped earlier (``fair``)."""
-CAP_S = 0.150
+from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, Arbitration
+
+WINDOW_S = DEFAULT_WINDOW_MS / 1000
+"""How long a contested play is held at most for rivals stamped earlier (``fair``): the
+server's default window (``engine.races``)."""
+CAP_S = CAP_MS / 1000
 """The most a compensated time may lie before the play's arrival (``fair``)."""
 
-
-class Arbitration(enum.StrEnum):
-    """How the table orders plays that race for a pile."""
-
-    ARRIVAL = "arrival"
-    """By arrival: each action takes effect when it reaches the table."""
-    FAIR = "fair"
-    """By compensated send time, a contested play held up to the window for earlier rivals."""
+__all__ = [
+    "CAP_S",
+    "WINDOW_S",
+    "Arbitration",
+    "Latency",
+    "LatencyError",
+    "Link",
+    "Stamp",
+    "latency_from_ms",
+    "per_seat_ms",
+]
 
 
 class Stamp(enum.StrEnum):
