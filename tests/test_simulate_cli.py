@@ -77,7 +77,6 @@ def test_latency_and_fair_judging_from_the_command_line(tmp_path: Path) -> None:
         "arbitration": "fair",
         "window_ms": 100.0,
         "cap_ms": 150.0,
-        "stamp": "sent",
     }
     seats = data["summary"]["seats"]
     assert [seat["delay_ms"] for seat in seats] == [10.0, 100.0]
@@ -166,8 +165,8 @@ def test_help_still_works() -> None:
         (["simulate", "--latency", "10,10,-5,100"], "--latency: -5 is not a number of milliseconds, 0 or more"),
         (["simulate", "--latency", "near"], "--latency: not a number of milliseconds: 'near'"),
         (["simulate", "--latency", "10", "--jitter", "1,2"], "--jitter: 2 values for 4 players"),
-        (["simulate", "--latency", "10", "--window", "50"], "--window, --cap and --stamp are for --arbitration fair"),
-        (["simulate", "--latency", "10", "--stamp", "seen"], "--window, --cap and --stamp are for --arbitration fair"),
+        (["simulate", "--latency", "10", "--window", "50"], "--window and --cap are for --arbitration fair"),
+        (["simulate", "--latency", "10", "--cap", "50"], "--window and --cap are for --arbitration fair"),
         (["simulate", "--arbitration", "fair", "--cap", "-1"], "--cap: -1 is not a number of milliseconds"),
         (["simulate", "--arbitration", "first"], "argument --arbitration: invalid choice: 'first'"),
         (["simulate", "--matches"], "argument --matches: expected one argument"),

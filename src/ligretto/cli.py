@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ligretto.bots.spec import BotSpecError, parse_bots
+from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, MAX_WINDOW_MS
 from ligretto.engine.rules import PRESETS, RuleError, RuleSet
 from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES
 from ligretto.server import limits
@@ -144,7 +145,12 @@ def _add_bench_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     fair = bench.add_argument_group("--only fairness")
     fair.add_argument("--races", type=_at_least_one, help="races per judging mode (default 1200: about ±0.03)")
     fair.add_argument("--tables", type=_at_least_one, help="two-seat tables per mode, all at once (default 80)")
-    fair.add_argument("--window", type=int, metavar="MS", help="the fair window in ms, 0-250 (default 80)")
+    fair.add_argument(
+        "--window",
+        type=int,
+        metavar="MS",
+        help=f"the fair window in ms, 0-{MAX_WINDOW_MS} (default {DEFAULT_WINDOW_MS})",
+    )
     fair.add_argument("--near-ms", type=_not_negative(float), help="the near client's one-way delay (default 10)")
     fair.add_argument("--far-ms", type=_not_negative(float), help="the far client's one-way delay (default 100)")
     fair.add_argument("--jitter-ms", type=_not_negative(float), help="each way's jitter, U(0, ms) (default 0)")
@@ -202,14 +208,13 @@ def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     simulate.add_argument(
         "--arbitration",
         choices=("arrival", "fair"),
-        help="how races for a pile are judged: by arrival, or fair (compensated send times; docs/fairness.md)",
+        help="how races for a pile are judged: by arrival, or fair (compensated for delay; docs/fairness.md)",
     )
-    simulate.add_argument("--window", type=float, metavar="MS", help="fair: hold a contested play at most MS (80)")
-    simulate.add_argument("--cap", type=float, metavar="MS", help="fair: compensate at most MS of delay (150)")
     simulate.add_argument(
-        "--stamp",
-        choices=("sent", "seen"),
-        help="fair: plays stamped with their send time (default) or the time their seat saw the table",
+        "--window", type=float, metavar="MS", help=f"fair: hold a contested play at most MS ({DEFAULT_WINDOW_MS})"
+    )
+    simulate.add_argument(
+        "--cap", type=float, metavar="MS", help=f"fair: credit each seat at most MS of one-way delay ({CAP_MS})"
     )
     simulate.add_argument("--json", type=Path, metavar="FILE", help="write config, every round and the summary")
     simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
@@ -278,7 +283,12 @@ def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None
         choices=("arrival", "fair"),
         help="how races for a pile are judged: fair (the default; docs/fairness.md) or by arrival",
     )
-    play.add_argument("--window", type=int, metavar="MS", help="fair: hold a contested play at most MS (0-250, 80)")
+    play.add_argument(
+        "--window",
+        type=int,
+        metavar="MS",
+        help=f"fair: hold a contested play at most MS (0-{MAX_WINDOW_MS}, {DEFAULT_WINDOW_MS})",
+    )
     play.add_argument("--name", default="You", help="your name at the table (default You)")
     play.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
 
@@ -337,7 +347,6 @@ def _simulate(args: argparse.Namespace) -> None:
             arbitration=args.arbitration,
             window=args.window,
             cap=args.cap,
-            stamp=args.stamp,
         )
     except LatencyError as error:
         raise _UsageError(str(error)) from None

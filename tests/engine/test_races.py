@@ -9,7 +9,7 @@ import pytest
 
 from ligretto.engine import Place, Play, Reason, Refused, Round, RuleSet, Source, Turn, Vote, Withdraw, parse_position
 from ligretto.engine.cards import Card, parse_face
-from ligretto.engine.races import contestable, judge, race_winner, shows
+from ligretto.engine.races import behind, contestable, judge, race_winner, rivals, shows
 
 # Seat 0's r4 (row 0) fits pile 0 (red 1-3); so does seat 1's, in its row.
 BOTH = """
@@ -29,6 +29,13 @@ R4_ROW = Play(0, Source.ROW, 0, 0)
 def test_a_play_is_contestable_when_a_rival_shows_a_card_for_the_same_pile() -> None:
     assert contestable(position(BOTH), R4_ROW)
     assert contestable(position(BOTH), Play(1, Source.ROW, 0, 0))
+
+
+def test_the_rivals_are_every_other_seat_that_shows_a_card_for_the_pile() -> None:
+    three = "center: r:0,0,1\n0: row r4 b9 y7 | stack g7 g8 y10 | hand *\n1: row b1 r4 y6 | stack g5 b4 y9 | hand *\n"
+    assert rivals(position(three + "2: row b2 b8 y6 | stack g5 b4 r4 | hand *"), R4_ROW) == (1, 2)
+    assert rivals(position(three + "2: row b2 b8 y6 | stack g5 b4 y4 | hand *"), R4_ROW) == (1,)
+    assert rivals(position(three + "2: row b2 b8 y6 | stack g5 b4 y4 | hand *"), Play(2, Source.ROW, 0, 0)) == ()
 
 
 @pytest.mark.parametrize(
@@ -158,62 +165,100 @@ def test_a_play_too_high_for_the_pile_is_not_a_race() -> None:
 
 # --- judging by compensated time -------------------------------------------------------
 
-W, CAP = 0.080, 0.150
+W, CAP = 0.200, 0.150
 
 
-def test_an_honest_play_is_ranked_by_its_send_time_and_held_for_the_window() -> None:
-    # sent at 1.000 from 10 ms away: arrives 1.010, ranked 1.000, held until 1.080
-    assert judge(1.010, 1.000, 0.010, contested=True, window=W, cap=CAP) == pytest.approx((1.080, 1.000))
-    # sent at 1.000 from 100 ms away: arrives 1.100, ranked 1.000, its window is over: at once
-    assert judge(1.100, 1.000, 0.100, contested=True, window=W, cap=CAP) == pytest.approx((1.100, 1.000))
+def test_an_honest_play_is_ranked_when_it_would_have_been_played_at_the_table() -> None:
+    # from 10 ms away: it saw the table 10 ms late, sent at 1.000, arrives 1.010: ranked 0.990
+    release, compensated = judge(1.010, 1.000, 0.010, rival=None, window=W, cap=CAP)
+    assert (release, compensated) == pytest.approx((1.010, 0.990))
+    # from 100 ms away: sent at 1.000, arrives 1.100, ranked 0.900
+    assert judge(1.100, 1.000, 0.100, rival=None, window=W, cap=CAP) == pytest.approx((1.100, 0.900))
+
+
+def test_a_contested_play_is_held_while_a_rivals_earlier_play_could_come() -> None:
+    # a near play (ranked 0.990) against a rival 100 ms away: a rival play ranked earlier
+    # arrives at most 200 ms after its rank, so before 1.190: held until then
+    assert judge(1.010, 1.000, 0.010, rival=0.100, window=W, cap=CAP) == pytest.approx((1.190, 0.990))
+    # the far play against the near rival: any near play ranked earlier is already in
+    assert judge(1.100, 1.000, 0.100, rival=0.010, window=W, cap=CAP) == pytest.approx((1.100, 0.900))
+    # two seats equally far: nothing to wait for
+    assert judge(1.050, 1.000, 0.050, rival=0.050, window=W, cap=CAP) == pytest.approx((1.050, 0.950))
+
+
+def test_the_window_bounds_the_hold() -> None:
+    assert judge(1.010, 1.000, 0.010, rival=0.100, window=0.080, cap=CAP) == pytest.approx((1.090, 0.990))
+    assert judge(1.010, 1.000, 0.010, rival=0.100, window=0.0, cap=CAP) == pytest.approx((1.010, 0.990))
 
 
 def test_a_play_that_is_not_contested_takes_effect_on_arrival() -> None:
     for estimate in (0.0, 0.010, 0.100, 1.0):
-        release, compensated = judge(2.0, 2.0 - estimate, estimate, contested=False, window=W, cap=CAP)
+        release, compensated = judge(2.0, 2.0 - estimate, estimate, rival=None, window=W, cap=CAP)
         assert release == 2.0
-        assert compensated == pytest.approx(2.0 - min(estimate, CAP))
+        assert compensated == pytest.approx(2.0 - 2 * min(estimate, CAP))
 
 
 def test_a_stamp_that_lies_early_gains_no_more_than_the_measured_delay() -> None:
-    honest = judge(1.100, 1.000, 0.100, contested=True, window=W, cap=CAP)
-    liar = judge(1.100, 0.600, 0.100, contested=True, window=W, cap=CAP)  # stamped 500 ms early
+    honest = judge(1.100, 1.000, 0.100, rival=0.010, window=W, cap=CAP)
+    liar = judge(1.100, 0.600, 0.100, rival=0.010, window=W, cap=CAP)  # stamped 500 ms early
     assert liar == honest
-    assert liar[1] == pytest.approx(1.000)
+    assert liar[1] == pytest.approx(0.900)
 
 
 def test_the_cap_bounds_what_any_delay_earns() -> None:
-    # a seat 400 ms away, honest: ranked only 150 ms before its arrival
-    assert judge(5.0, 4.6, 0.400, contested=True, window=W, cap=CAP) == pytest.approx((5.0, 4.85))
-    assert judge(5.0, 4.6, 0.400, contested=True, window=W, cap=0.0) == pytest.approx((5.08, 5.0))
+    # a seat 400 ms away, honest: credited 150 ms each way, ranked 300 ms before its arrival
+    assert judge(5.0, 4.6, 0.400, rival=0.0, window=W, cap=CAP) == pytest.approx((5.0, 4.7))
+    assert judge(5.0, 4.6, 0.400, rival=0.0, window=W, cap=0.0) == pytest.approx((5.0, 5.0))
+    # a rival that far holds a near play at most its capped round trip (and the window)
+    assert judge(5.0, 5.0, 0.0, rival=0.400, window=1.0, cap=CAP) == pytest.approx((5.3, 5.0))
 
 
 def test_a_stamp_later_than_the_arrival_is_ranked_at_the_arrival() -> None:
-    assert judge(3.0, 3.5, 0.050, contested=True, window=W, cap=CAP) == pytest.approx((3.08, 3.0))
+    assert judge(3.0, 3.5, 0.050, rival=None, window=W, cap=CAP) == pytest.approx((3.0, 2.95))
 
 
 def test_judging_refuses_negative_figures() -> None:
-    for window, cap, estimate in ((-0.01, CAP, 0.0), (W, -1.0, 0.0), (W, CAP, -0.002)):
+    for window, cap, estimate, rival in (
+        (-0.01, CAP, 0.0, 0.0),
+        (W, -1.0, 0.0, 0.0),
+        (W, CAP, -0.002, 0.0),
+        (W, CAP, 0.0, -1.0),
+    ):
         with pytest.raises(ValueError, match="must not be negative"):
-            judge(1.0, 1.0, estimate, contested=True, window=window, cap=cap)
+            judge(1.0, 1.0, estimate, rival=rival, window=window, cap=cap)
 
 
 def test_two_plays_arriving_in_one_order_are_judged_in_the_other() -> None:
-    """Near (10 ms) sends at 1.050 and arrives 1.060; far (60 ms) sent earlier, at 1.020,
-    and arrives later, 1.080.  By arrival the near seat would win; judged, the far seat's
-    play is released first (and the near one is still held when it arrives)."""
-    near_release, near_c = judge(1.060, 1.050, 0.010, contested=True, window=W, cap=CAP)
-    far_release, far_c = judge(1.080, 1.020, 0.060, contested=True, window=W, cap=CAP)
-    assert far_release < near_release, "the far play came in while the near one was held"
+    """Near (10 ms) sends at 1.050 and arrives 1.060 (ranked 1.040); far (60 ms) sent at
+    1.020 and arrives later, 1.080 (ranked 0.960).  By arrival the near seat would win;
+    judged, the far seat's play is released first: the near one is held until 1.160."""
+    near_release, near_c = judge(1.060, 1.050, 0.010, rival=0.060, window=W, cap=CAP)
+    far_release, far_c = judge(1.080, 1.020, 0.060, rival=0.010, window=W, cap=CAP)
+    assert (near_release, far_release) == pytest.approx((1.160, 1.080))
     held = [(near_release, near_c, 0.5, "near"), (far_release, far_c, 0.7, "far")]
     heapq.heapify(held)
     assert [heapq.heappop(held)[-1] for _ in range(2)] == ["far", "near"]
 
 
-def test_of_plays_released_together_the_earlier_stamp_goes_first() -> None:
-    # two seats 0 ms away, the window 0: released as they arrive; at an exact tie the heap key
+def test_a_play_never_overtakes_an_earlier_ranked_play_held_for_its_pile() -> None:
+    """A near play ranked 0.990 is held until 1.190 for a far rival; the far rival's play
+    ranked later (1.000) arrives at 1.200 wanting to go at once: it waits behind it."""
+    near = judge(1.010, 1.000, 0.010, rival=0.100, window=W, cap=CAP)
+    far_release, far_c = judge(1.200, 1.100, 0.100, rival=0.010, window=W, cap=CAP)
+    assert far_c > near[1] and far_release == pytest.approx(1.200)
+    assert behind(far_release, far_c, [near]) == pytest.approx(1.200), "the near play went first already"
+    early_far = judge(1.150, 1.050, 0.100, rival=0.010, window=W, cap=CAP)  # ranked 0.950: before
+    assert behind(*early_far, [near]) == pytest.approx(1.150), "ranked earlier: it need not wait"
+    late_far = judge(1.180, 1.080, 0.100, rival=0.010, window=W, cap=CAP)  # ranked 0.980: before too
+    assert behind(*late_far, [near]) == pytest.approx(1.180)
+    later_far = judge(1.185, 1.095, 0.090, rival=0.010, window=W, cap=CAP)  # ranked 1.005: after
+    assert behind(*later_far, [near]) == pytest.approx(1.190), "waits for the near play's release"
+
+
+def test_of_plays_released_together_the_earlier_rank_goes_first() -> None:
+    # two seats 0 ms away: released as they arrive; at an exact tie the heap key
     # (release, compensated, tie) puts the earlier compensated time first
-    a = (*judge(2.0, 2.0, 0.0, contested=True, window=0.0, cap=CAP), 0.1, "a")
-    b = (*judge(2.0, 1.75, 0.25, contested=True, window=0.25, cap=0.5), 0.9, "b")
+    a = (*judge(2.0, 2.0, 0.0, rival=0.0, window=0.0, cap=CAP), 0.1, "a")
+    b = (*judge(2.0, 1.875, 0.125, rival=0.0, window=0.25, cap=0.5), 0.9, "b")
     assert a[0] == b[0] == 2.0
     assert sorted([a, b])[0][-1] == "b"

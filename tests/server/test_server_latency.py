@@ -9,7 +9,9 @@ from pytest import approx
 
 from ligretto import protocol
 from ligretto.server import dispatch
+from ligretto.server.clock import VirtualScheduler
 from ligretto.server.latency import SAMPLES, Latency
+from ligretto.server.table import Table
 
 
 def test_an_echo_of_the_last_pong_measures_one_round_trip() -> None:
@@ -71,6 +73,20 @@ def test_pings_that_echo_their_pong_feed_the_connections_estimate() -> None:
     dispatch.dispatch(client, protocol.decode(echo))
     assert len(client.latency.samples) == 1 and 0.0 <= client.latency.samples[0] < 1.0
     assert client.sent[1]["type"] == "pong"
+
+
+def test_a_seated_connections_pings_tell_its_tables_judge_its_delay() -> None:
+    table = Table("PING", seats=2, scheduler=VirtualScheduler())
+    client = Client()
+    table.join(client, "Ann")
+    client.table = table
+    assert client.seat == 0 and table.judge.delays == {}
+    dispatch.dispatch(client, protocol.decode('{"type": "ping", "t": 5.0}'))
+    assert table.judge.delays == {}, "no round trip yet"
+    echo = protocol.encode({"type": "ping", "t": 6.0, "echo": client.sent[-1]["server_t"], "held": 0.0})
+    dispatch.dispatch(client, protocol.decode(echo))
+    assert table.judge.delays == {0: approx(client.latency.one_way)}
+    assert client.latency.samples, "measured"
 
 
 def test_a_ping_with_a_bad_held_is_refused_as_invalid() -> None:

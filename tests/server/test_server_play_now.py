@@ -10,6 +10,7 @@ from xml.etree import ElementTree
 
 import segno
 
+from ligretto.engine.races import DEFAULT_WINDOW_MS
 from wire import hidden_keys
 
 PLAY_NOW = {"bots": ["smart:casual"] * 3, "start": True, "options": {"match_end": "rounds:1"}}
@@ -175,14 +176,14 @@ def test_the_qr_code_is_an_svg_of_exactly_the_invite_link(server: Any) -> None:
 
 def test_a_table_is_made_with_the_judging_asked_for_and_a_bad_one_is_refused(server: Any, arun: Any) -> None:
     """``arbitration`` and ``window_ms`` of ``POST /api/tables``: the table's ``table``
-    message shows them; by default a table judges fairly with an 80 ms window."""
+    message shows them; by default a table judges fairly with a 200 ms window."""
     status, made = server.http("POST", "/api/tables", {"arbitration": "arrival", "window_ms": 120})
     assert status == 201
     status, plain = server.http("POST", "/api/tables", {})
     assert status == 201
 
     async def scenario() -> None:
-        for code, judging in ((made["code"], ("arrival", 120)), (plain["code"], ("fair", 80))):
+        for code, judging in ((made["code"], ("arrival", 120)), (plain["code"], ("fair", DEFAULT_WINDOW_MS))):
             client = await server.client("Ann").join(code)
             assert client.table is not None
             assert (client.table["arbitration"], client.table["window_ms"]) == judging

@@ -9,6 +9,7 @@ import json
 from listeners import Quiet
 
 from ligretto.engine.actions import Turn
+from ligretto.engine.races import DEFAULT_WINDOW_MS
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict, state_to_dict
 from ligretto.server.clock import VirtualScheduler
@@ -83,5 +84,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "dropped": False,
         "dropped_because": None,
         "arbitration": "fair",
-        "window_ms": 80,
+        "window_ms": DEFAULT_WINDOW_MS,
     }

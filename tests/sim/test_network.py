@@ -13,7 +13,6 @@ from ligretto.sim.network import (
     Arbitration,
     Latency,
     LatencyError,
-    Stamp,
     latency_from_ms,
     per_seat_ms,
 )
@@ -24,18 +23,16 @@ def test_a_latency_holds_seconds_per_seat_and_defaults_to_arrival_without_jitter
     assert latency.delay_s == (0.01, 0.1)
     assert latency.jitter_s == (0.0, 0.0)
     assert latency.arbitration is Arbitration.ARRIVAL and not latency.fair
-    assert (latency.window_s, latency.cap_s) == (WINDOW_S, CAP_S) == (0.080, 0.150)
+    assert (latency.window_s, latency.cap_s) == (WINDOW_S, CAP_S) == (0.200, 0.150)
     assert latency.seats == 2
     assert Latency((0.0,), arbitration="fair").fair  # type: ignore[arg-type] -- as text, too
     assert latency.to_dict() == {
         "delay_ms": [10.0, 100.0],
         "jitter_ms": [0.0, 0.0],
         "arbitration": "arrival",
-        "window_ms": 80.0,
+        "window_ms": 200.0,
         "cap_ms": 150.0,
-        "stamp": "sent",
     }
-    assert latency.stamp is Stamp.SENT
 
 
 @pytest.mark.parametrize(
@@ -110,26 +107,13 @@ def test_the_command_lines_options_make_a_latency_only_when_given() -> None:
     # fair judging alone: every seat at the table, judged fairly
     assert latency_from_ms(3, None, arbitration="fair") == Latency((0.0,) * 3, (), Arbitration.FAIR)
     assert latency_from_ms(2, None, jitter="4") == Latency((0.0, 0.0), (0.004, 0.004))
-    seen = latency_from_ms(2, "10,100", arbitration="fair", stamp="seen")
-    assert seen is not None and seen.stamp is Stamp.SEEN
-
-
-def test_seen_stamps_make_the_table_compensate_the_round_trip() -> None:
-    sent, seen = Latency((0.01, 0.1), arbitration="fair"), Latency((0.01, 0.1), arbitration="fair", stamp="seen")  # type: ignore[arg-type]
-    assert sent.link("k").estimate == (0.01, 0.1)
-    assert seen.link("k").estimate == (0.02, 0.2)
-    assert (sent.link("k").seen, seen.link("k").seen) == (False, True)
-    with pytest.raises(LatencyError, match="the stamp must be sent or seen, not 'early'"):
-        Latency((0.0,), stamp="early")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"window": 80.0}, "--window, --cap and --stamp are for --arbitration fair"),
-        ({"cap": 100.0, "arbitration": "arrival"}, "--window, --cap and --stamp are for --arbitration fair"),
-        ({"stamp": "seen"}, "--window, --cap and --stamp are for --arbitration fair"),
-        ({"stamp": "guessed", "arbitration": "fair"}, "--stamp: 'guessed' is not one of sent, seen"),
+        ({"window": 80.0}, "--window and --cap are for --arbitration fair"),
+        ({"cap": 100.0, "arbitration": "arrival"}, "--window and --cap are for --arbitration fair"),
         ({"window": -1.0, "arbitration": "fair"}, "--window: -1 is not a number of milliseconds"),
         ({"cap": math.nan, "arbitration": "fair"}, "--cap: nan is not"),
         ({"jitter": "1,2,3"}, "--jitter: 3 values for 2 players"),

@@ -10,7 +10,7 @@ from tui_support import screen_text, until
 import racedeals
 from ligretto import protocol
 from ligretto.engine.actions import Play
-from ligretto.engine.races import Arbitration, Fairness
+from ligretto.engine.races import DEFAULT_WINDOW_MS, Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.views import view
 from ligretto.server.clock import VirtualScheduler
@@ -94,8 +94,9 @@ def test_a_race_lost_at_a_fair_table_says_by_how_many_ms_and_everyone_sees_it(
     arun: Callable[[Coroutine[Any, Any, Any]], Any],
 ) -> None:
     """Fair judging (the default), in virtual time: the rival's 2 arrives first and is held
-    for the window, as the person's 2 is still in the person's row; the person's play
-    arrives 12 ms later and is ranked after it.  The person reads who won and by how much
+    100 ms, as the person's 2 is still in the person's row and the person was last
+    measured 50 ms away (a play of it ranked earlier could still come); the person's play
+    arrives 12 ms later, ranked after the rival's, and waits behind it.  The person reads who won and by how much
     (once, though the ack and the race both come), a spectator reads the race."""
     seed, start, faster, position = a_race()
     scheduler = VirtualScheduler()
@@ -108,20 +109,23 @@ def test_a_race_lost_at_a_fair_table_says_by_how_many_ms_and_everyone_sees_it(
         async with app.run_test(size=(100, 30)) as pilot:
             model = app.model
             await until(pilot, lambda: model.phase is Phase.LOBBY, what="the lobby")
-            assert "Races for a pile judged fair, window 80 ms" in screen_text(app)
+            assert f"Races for a pile judged fair, window {DEFAULT_WINDOW_MS} ms" in screen_text(app)
             table.join(rival, "Rival")
             table.watch(watcher)
             table.start(0)
             scheduler.advance(0.2)
             await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
-            assert "races fair, window 80 ms" in screen_text(app).splitlines()[0], "and the title bar in play"
+            assert f"races fair, window {DEFAULT_WINDOW_MS} ms" in screen_text(app).splitlines()[0], (
+                "and the title bar in play"
+            )
             assert table.act(1, start) is not None, "a new pile is never held"
             await until(pilot, lambda: model.view is not None and len(model.view.center) == 1, what="the pile")
+            table.judge.measured(0, 0.05)
             assert table.act(1, faster) is None, "held: the person could still be first"
             scheduler.advance(0.012)
             app.action_row(position)
             assert model.refusals == 0, "the person's play is held too"
-            scheduler.advance(0.1)  # both windows pass: the rival's play first, by compensated time
+            scheduler.advance(0.1)  # the rival's play is let go, then the person's behind it
             await until(pilot, lambda: model.refusals == 1, what="the refusal")
             text = screen_text(app)
             assert "Rival was 12 ms faster!" in text, text

@@ -1,22 +1,24 @@
 """Races for a pile: which plays can be contested, who won a race, and how plays are judged.
 
 Two players often reach for the same pile.  The engine applies one action at a time, so
-the authority that feeds it (the simulator, the server) decides who was first.  Three
-rules of that decision live here, pure, for every authority alike (docs/fairness.md):
+the authority that feeds it (the simulator, the server) decides who was first.  The rules
+of that decision live here, pure, for every authority alike (docs/fairness.md):
 
-- :func:`contestable`: a play that another seat could beat to its pile right now (another
-  seat shows a face-up card that fits the same pile).  Only such a play is worth holding
-  for earlier-stamped rivals; every other action takes effect as it arrives.
+- :func:`rivals` (and :func:`contestable`): the other seats that could beat a play to its
+  pile right now (they show a face-up card that fits the same pile).  Only such a play is
+  worth holding for rivals; every other action takes effect as it arrives.
 - :func:`race_winner`: for a play refused because its pile's place was taken ("beaten to
   it"), the seat whose card took that place.
-- :func:`judge`: when a play takes effect and its compensated time, from its arrival, its
-  sender's stamp and the authority's estimate of the sender's one-way delay.  Times are
-  plain numbers (seconds) passed in: the engine reads no clock.
+- :func:`judge`: when a play takes effect and the time it is ranked by, from its arrival,
+  its sender's stamp, the authority's estimate of the sender's one-way delay and of its
+  rivals'; :func:`behind`: a play never overtakes an earlier-ranked play for its pile.
+  Times are plain numbers (seconds) passed in: the engine reads no clock.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ligretto.engine.actions import Action, Play, Source
@@ -32,16 +34,19 @@ class Arbitration(enum.StrEnum):
     ARRIVAL = "arrival"
     """Each action takes effect as it arrives."""
     FAIR = "fair"
-    """Contestable plays are ranked by compensated time and held a short window for rivals."""
+    """Contestable plays are ranked by compensated time: when the player would have played
+    at the table (its send time less its delay back); each is held, at most the window,
+    while a rival's earlier-ranked play could still be on its way."""
 
 
-DEFAULT_WINDOW_MS = 80
-"""How long a contestable play is held at most for earlier-stamped rivals, by default."""
+DEFAULT_WINDOW_MS = 200
+"""The longest a contestable play is held for rivals, by default: long enough to wait for
+a rival 100 ms away (its round trip) while the play's sender is 0-10 ms away."""
 MAX_WINDOW_MS = 250
 """The longest window a table may set (every contested play waits that long at most)."""
 CAP_MS = 150
-"""The most a play's compensated time may lie before its arrival: the one-way delay
-credited to a connection is at most this, whatever it measures or claims."""
+"""The most one-way delay credited to a connection, whatever it measures or claims: a
+play is ranked at most twice this (its way up and the way down) before its arrival."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,26 +109,32 @@ def _source_face(game: Round, play: Play) -> int | None:
     return cards[-1] if cards else None
 
 
-def contestable(game: Round, action: Action) -> bool:
-    """Whether ``action`` is a play onto an existing pile that it fits now, and another seat
-    shows a face-up card that fits the same pile: a rival could take its place first.
+def rivals(game: Round, action: Action) -> tuple[int, ...]:
+    """If ``action`` is a play onto an existing pile that it fits now, the other seats that
+    show a face-up card that fits the same pile (they could take its place first); else
+    ``()``.
 
     Turning the hand, placing (expert), voting, starting a new pile with a 1, a play that
-    would be refused anyway and a play onto a pile no other seat can serve are not."""
+    would be refused anyway and a play onto a pile no other seat can serve have none."""
     if not isinstance(action, Play) or game.ending is not None:
-        return False
+        return ()
     play = action
     pile = play.pile
     if pile is None or not 0 <= play.player < game.players or not 0 <= pile < len(game.pile_seats):
-        return False
+        return ()
     top = len(game.pile_seats[pile])
     colour = game.pile_colours[pile]
     face = _source_face(game, play)
     if face is None or top == NUMBERS or not fits(face, colour, top):
-        return False
+        return ()
     if play.card is not None and (play.card.owner != play.player or play.card.face != face):
-        return False
-    return any(shows(area, face) for seat, area in enumerate(game.areas) if seat != play.player)
+        return ()
+    return tuple(seat for seat, area in enumerate(game.areas) if seat != play.player and shows(area, face))
+
+
+def contestable(game: Round, action: Action) -> bool:
+    """Whether a rival could take the place of ``action`` on its pile first (:func:`rivals`)."""
+    return bool(rivals(game, action))
 
 
 def race_lost(game: Round, action: Action, result: Result) -> tuple[int, int, int] | None:
@@ -161,20 +172,37 @@ def race_winner(game: Round, action: Action, result: Result) -> int | None:
 
 
 def judge(
-    arrival: float, stamp: float, estimate: float, *, contested: bool, window: float, cap: float
+    arrival: float, stamp: float, estimate: float, *, rival: float | None, window: float, cap: float
 ) -> tuple[float, float]:
     """``(release, compensated)``: when a play takes effect, and the time it is ranked by.
 
-    ``compensated`` is the sender's ``stamp`` (its send time on the authority's clock),
-    but never earlier than ``arrival`` minus the sender's estimated one-way delay
-    (``estimate``, itself at most ``cap``) and never later than ``arrival``: a stamp that
-    lies gains nothing beyond the delay the authority measured.  A contested play is
-    held until ``compensated + window`` (never before it arrived) for rivals stamped
-    earlier; any other play takes effect at once, ``release == arrival``."""
-    if window < 0 or cap < 0 or estimate < 0:
-        raise ValueError(f"window, cap and estimate must not be negative: {window}, {cap}, {estimate}")
-    compensated = min(max(stamp, arrival - min(estimate, cap)), arrival)
-    if not contested:
+    ``compensated`` is when the player would have played at the table: its ``stamp`` (its
+    send time on the authority's clock, but never earlier than ``arrival`` minus its
+    estimated one-way delay, nor later than ``arrival``) less that delay once more, for
+    the way down (the player saw the table that much late).  The delay credited is
+    ``min(estimate, cap)``: a stamp that lies gains nothing beyond what the authority
+    measured, and nobody is ranked more than ``2 * cap`` before arrival.
+
+    ``rival`` is, for a contested play, the largest estimated one-way delay of the seats
+    that could contest it (``None``: not contested).  Any rival play ranked earlier arrives
+    before ``compensated + 2 * min(rival, cap)`` (its own rank is at most that much before
+    its arrival), so the play is held until then, but never longer than ``window`` after
+    its arrival; a play nobody can contest takes effect at once, ``release == arrival``."""
+    if window < 0 or cap < 0 or estimate < 0 or (rival is not None and rival < 0):
+        raise ValueError(f"window, cap and delays must not be negative: {window}, {cap}, {estimate}, {rival}")
+    credit = min(estimate, cap)
+    compensated = min(max(stamp, arrival - credit), arrival) - credit
+    if rival is None:
         return arrival, compensated
-    release = compensated + window
+    release = min(compensated + 2 * min(rival, cap), arrival + window)
     return (release if release > arrival else arrival), compensated
+
+
+def behind(release: float, compensated: float, held: Iterable[tuple[float, float]]) -> float:
+    """``release``, or later: a play for a pile never takes effect before a play for the
+    same pile that is ranked no later (``held``: their ``(release, compensated)``), so
+    that of the two the earlier-ranked goes first even when it is held longer."""
+    for their_release, their_compensated in held:
+        if their_compensated <= compensated and their_release > release:
+            release = their_release
+    return release

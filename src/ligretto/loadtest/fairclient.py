@@ -151,16 +151,17 @@ Plays = dict[tuple[int, int, str], float]
 
 def ranked_too_early(lost: LostRace, plays: Plays, cap_s: float = CAP_MS / 1000) -> bool | None:
     """Whether the winning play of a lost race (its true send time in the winner's
-    ``plays``) was provably ranked earlier than its send time minus the cap: what the clamp
-    of fair judging forbids, however early the winner stamped it.
+    ``plays``) was provably ranked earlier than its send time minus twice the cap: what
+    the clamp of fair judging forbids, however early the winner stamped it.
 
     The winner was ranked ``by_ms`` before the loser's compensated time, which is never
     later than the loser's play arrived, so never later than the loser's ack came (one
     machine, one wall clock); the clamp ranks the winner no earlier than its arrival minus
-    its delay (at most the cap), so no earlier than its send time minus the cap.  ``None``:
-    the winning play is not known (or the ack had no ``by_ms``), nothing to check."""
+    its delay credited each way (at most the cap), so no earlier than its send time minus
+    twice the cap.  ``None``: the winning play is not known (or the ack had no ``by_ms``),
+    nothing to check."""
     sent = plays.get((lost.round, lost.pile, lost.card))
     if sent is None or lost.by_ms is None:
         return None
     latest_rank = lost.acked - lost.by_ms / 1000
-    return latest_rank < sent - cap_s - 0.001  # by_ms is rounded to the millisecond
+    return latest_rank < sent - 2 * cap_s - 0.001  # by_ms is rounded to the millisecond

@@ -22,7 +22,8 @@ the far seat's share of the races with its 95 % interval over rounds
 (``sim.stats.share_over_rounds``, the simulator's), the races and rounds, each ack's
 latency beyond the connection's measured round trip (``added_ack_ms``: what holding a
 contested play costs), and the lost races whose winning play was provably ranked earlier
-than its true send time minus the cap (``ranked_too_early``: fair judging's clamp says 0).
+than its true send time minus twice the cap (``ranked_too_early``: fair judging's clamp
+says 0).
 """
 
 from __future__ import annotations

@@ -54,7 +54,9 @@ def dispatch(
     reaction limit)."""
     if isinstance(message, protocol.Ping):
         server_t = time.time()
-        client.latency.pinged(message.echo, message.held, server_t)
+        measured = client.latency.pinged(message.echo, message.held, server_t) is not None
+        if measured and client.table is not None and client.seat is not None:
+            client.table.judge.measured(client.seat, client.latency.one_way)
         client.latency.ponged(server_t)
         client.send(protocol.pong_message(message.t, server_t))
         return

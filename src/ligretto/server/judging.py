@@ -1,15 +1,20 @@
 """The judge of one table's races: when each action takes effect (docs/fairness.md).
 
 Under ``arrival`` judging every action takes effect as it arrives.  Under ``fair`` judging
-a *contestable* play (``engine.races.contestable``: another seat shows a card for the same
-pile) is ranked by its compensated time (``engine.races.judge``: the client's stamp, but
-never earlier than its arrival minus the connection's measured one-way delay, itself
-capped) and held until that time plus the table's window, so that a rival's play sent
-earlier but arriving later still goes first.  Every other action takes effect at once.
+a *contestable* play (``engine.races.rivals``: other seats show a card for the same pile)
+is ranked by its compensated time (``engine.races.judge``: when the player would have
+played at the table, its stamp less its connection's measured one-way delay for the way
+down, and never more than that delay before its arrival for the way up; the delay is
+capped), and held while a rival's earlier-ranked play could still be on its way: until
+its compensated time plus the largest rival's round trip, never longer than the table's
+window after it arrived.  A play for a pile never overtakes an earlier-ranked play held
+for that pile (``engine.races.behind``).  Every other action takes effect at once.
 
-Held plays wait on a heap keyed ``(release, compensated, order)`` behind one timer of the
-table; a seat's later actions wait behind its own held play (a player's actions take effect
-in the order they were sent).  The table applies each play when the judge lets it go
+The delay of each seat is the last one measured for it (:meth:`Judge.measured`, from its
+connection's pings, and with each action it sends; 0 for bots and stand-ins).  Held plays
+wait on a heap keyed ``(release, compensated, order)`` behind one timer of the table; a
+seat's later actions wait behind its own held play (a player's actions take effect in the
+order they were sent).  The table applies each play when the judge lets it go
 (:attr:`Judge.take_effect`), so the order decided is the order the table logs: replaying
 the log gives the same round.  The compensated time of every card put on a pile is kept,
 so a lost race says by how much (:meth:`Judge.margin_ms`).
@@ -22,8 +27,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ligretto.engine.actions import Action
-from ligretto.engine.races import CAP_MS, Fairness, judge
+from ligretto.engine.actions import Action, Play
+from ligretto.engine.races import CAP_MS, Fairness, behind, judge
 from ligretto.server.clock import Timers
 
 
@@ -46,12 +51,12 @@ class Pending:
 
 @dataclass(slots=True)
 class Judge:
-    """One table's races: ``contested(action)`` says whether a play can be contested now,
+    """One table's races: ``rivals(action)`` says which other seats could contest a play now,
     ``take_effect(pending)`` applies one (called for held plays when they are let go)."""
 
     timers: Timers
     clock: Callable[[], float]
-    contested: Callable[[Action], bool]
+    rivals: Callable[[Action], tuple[int, ...]]
     take_effect: Callable[[Pending], object]
     fairness: Fairness = field(default_factory=Fairness)
     cap_s: float = CAP_MS / 1000
@@ -61,12 +66,19 @@ class Judge:
     _order: int = 0
     _timer: int | None = None
     _placed: dict[tuple[int, int], float] = field(default_factory=dict)
+    delays: dict[int, float] = field(default_factory=dict)
+    """The one-way delay measured last for each seat (seconds; a seat not in it: 0)."""
 
     # --- admitting actions --------------------------------------------------------------
+
+    def measured(self, seat: int, delay: float) -> None:
+        """The one-way delay of ``seat``'s connection is ``delay`` (seconds) now."""
+        self.delays[seat] = delay
 
     def admit(self, pending: Pending) -> bool:
         """Judge an action that just arrived: ``True`` if it takes effect now (the caller
         applies it), ``False`` if it is held (:attr:`take_effect` applies it later)."""
+        self.delays[pending.seat] = pending.delay
         if pending.seat in self._holding:
             self._waiting.setdefault(pending.seat, deque()).append(pending)
             return False
@@ -75,14 +87,18 @@ class Judge:
     def _judge(self, pending: Pending) -> bool:
         fairness = self.fairness
         fair = fairness.fair
+        seats = self.rivals(pending.action) if fair else ()
+        delays = self.delays
         pending.release, pending.compensated = judge(
             pending.arrival,
             pending.stamp if fair else pending.arrival,
             pending.delay if fair else 0.0,
-            contested=fair and self.contested(pending.action),
+            rival=max(delays.get(seat, 0.0) for seat in seats) if seats else None,
             window=fairness.window_ms / 1000,
             cap=self.cap_s,
         )
+        if seats:
+            pending.release = behind(pending.release, pending.compensated, self._held_for(_pile(pending.action)))
         now = self.clock()
         if pending.release <= now:
             return True
@@ -98,6 +114,10 @@ class Judge:
             pending.held = False
             return True
         return False
+
+    def _held_for(self, pile: int | None) -> list[tuple[float, float]]:
+        """``(release, compensated)`` of the plays held for ``pile``."""
+        return [(entry[0], entry[1]) for entry in self._held if _pile(entry[3].action) == pile]
 
     def _arm(self) -> bool:
         """One timer, for the first play to let go; ``False`` if no timer can be set."""
@@ -166,3 +186,7 @@ class Judge:
         before a restart)."""
         won = self._placed.get((pile, height))
         return None if won is None else round((compensated - won) * 1000)
+
+
+def _pile(action: Action) -> int | None:
+    return action.pile if isinstance(action, Play) else None

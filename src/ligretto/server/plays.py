@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.events import Applied, Reason, Refused
-from ligretto.engine.races import Fairness, contestable, race_lost
+from ligretto.engine.races import Fairness, race_lost, rivals
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.server import metrics
@@ -98,9 +98,9 @@ class Plays(Resuming):
             return None
         return self._take_effect(pending)
 
-    def _contested(self, action: Action) -> bool:
+    def _rivals(self, action: Action) -> tuple[int, ...]:
         game = self.live_round()
-        return game is not None and contestable(game, action)
+        return () if game is None else rivals(game, action)
 
     def _take_effect(self, pending: Pending) -> Applied | Refused:
         """The judge lets ``pending`` go: the engine decides it, the store logs it in this

@@ -3,7 +3,7 @@
 Everything that changes a table happens in a method of :class:`Table`, called
 from the event loop one at a time; each method runs to completion without awaiting.
 Actions take effect one at a time, in the order the table's judge decides (by arrival,
-or at a ``fair`` table a contestable play held a moment for earlier-stamped rivals:
+or at a ``fair`` table a contestable play held a moment for earlier-ranked rivals:
 ``plays``, ``judging``).  The engine decides every action;
 the table checks credentials and the phase first, records what happened in the
 store in the order it took effect, and sends every listener what it may see (views and events are public
@@ -142,7 +142,7 @@ class Table(Plays):
         self.matches_played = 0
         self.start_at: float | None = None
         self.bots = TableBots(self, scheduler)
-        self.judge = Judge(self.timers, self.clock, self._contested, self._take_effect, fairness or Fairness())
+        self.judge = Judge(self.timers, self.clock, self._rivals, self._take_effect, fairness or Fairness())
         self._go_timer: int | None = None
         self.catching_up = False
         self.closed = False

@@ -3,13 +3,13 @@
 Each seat ``s`` has a one-way delay ``d_s`` each way plus optional jitter ``j_s``: every
 message takes ``d_s + U(0, j_s)`` seconds, drawn from a generator seeded from the round's
 key, so the same seed gives the same round.  The table judges plays by ``arrival`` (what
-the server did before issue 14) or ``fair``ly (compensated send times, contested plays
-held a short window: :func:`ligretto.engine.races.judge`).  The model is docs/fairness.md.
+the server did before issue 14) or ``fair``ly (ranked by when each seat would have played
+at the table, contested plays held while a rival's earlier play may still come:
+:func:`ligretto.engine.races.judge`).  The model is docs/fairness.md.
 """
 
 from __future__ import annotations
 
-import enum
 import math
 import random
 from dataclasses import dataclass
@@ -18,10 +18,10 @@ from typing import Any
 from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, Arbitration
 
 WINDOW_S = DEFAULT_WINDOW_MS / 1000
-"""How long a contested play is held at most for rivals stamped earlier (``fair``): the
-server's default window (``engine.races``)."""
+"""How long a contested play is held at most for rivals (``fair``): the server's default
+window (``engine.races``)."""
 CAP_S = CAP_MS / 1000
-"""The most a compensated time may lie before the play's arrival (``fair``)."""
+"""The most one-way delay credited to a seat (``fair``)."""
 
 __all__ = [
     "CAP_S",
@@ -30,21 +30,9 @@ __all__ = [
     "Latency",
     "LatencyError",
     "Link",
-    "Stamp",
     "latency_from_ms",
     "per_seat_ms",
 ]
-
-
-class Stamp(enum.StrEnum):
-    """What an honest client stamps its play with (``fair`` judging; docs/fairness.md)."""
-
-    SENT = "sent"
-    """Its send time on the table's clock; the table compensates the one-way delay (issue 14)."""
-    SEEN = "seen"
-    """The table's time of the state it decided on, plus its reaction: the time it would have
-    played at the table; the table compensates the round trip (an experiment: it needs a
-    window as long as the far seat's round trip)."""
 
 
 class LatencyError(ValueError):
@@ -68,7 +56,6 @@ class Latency:
     arbitration: Arbitration = Arbitration.ARRIVAL
     window_s: float = WINDOW_S
     cap_s: float = CAP_S
-    stamp: Stamp = Stamp.SENT
 
     def __post_init__(self) -> None:
         delays = tuple(_seconds("a delay", d) for d in self.delay_s)
@@ -83,10 +70,6 @@ class Latency:
             object.__setattr__(self, "arbitration", Arbitration(self.arbitration))
         except ValueError:
             raise LatencyError(f"the arbitration must be arrival or fair, not {self.arbitration!r}") from None
-        try:
-            object.__setattr__(self, "stamp", Stamp(self.stamp))
-        except ValueError:
-            raise LatencyError(f"the stamp must be sent or seen, not {self.stamp!r}") from None
         object.__setattr__(self, "window_s", _seconds("the window", self.window_s))
         object.__setattr__(self, "cap_s", _seconds("the cap", self.cap_s))
 
@@ -114,7 +97,6 @@ class Latency:
             "arbitration": self.arbitration.value,
             "window_ms": _ms(self.window_s),
             "cap_ms": _ms(self.cap_s),
-            "stamp": self.stamp.value,
         }
 
 
@@ -125,7 +107,7 @@ def _ms(seconds: float) -> float:
 class Link:
     """One round's network: the delay of each message between a seat and the table."""
 
-    __slots__ = ("_delay", "_jitter", "_random", "cap", "estimate", "fair", "seen", "window")
+    __slots__ = ("_delay", "_jitter", "_random", "cap", "estimate", "fair", "window")
 
     def __init__(self, latency: Latency, rng: random.Random) -> None:
         self._delay = latency.delay_s
@@ -134,11 +116,8 @@ class Link:
         self.fair = latency.fair
         self.window = latency.window_s
         self.cap = latency.cap_s
-        self.seen = latency.stamp is Stamp.SEEN
-        """Stamps are the time the seat saw the table plus its reaction (else its send time)."""
-        self.estimate = tuple(2 * d for d in latency.delay_s) if self.seen else latency.delay_s
-        """The delay the table compensates, per seat: its estimate of the one-way delay (the
-        mean, without jitter), or of the round trip for ``seen`` stamps."""
+        self.estimate = latency.delay_s
+        """The table's estimate of each seat's one-way delay: the mean, without jitter."""
 
     def delay(self, seat: int) -> float:
         """One message's delay between ``seat`` and the table (a draw only where there is jitter)."""
@@ -175,23 +154,18 @@ def latency_from_ms(
     arbitration: str | None = None,
     window: float | None = None,
     cap: float | None = None,
-    stamp: str | None = None,
 ) -> Latency | None:
     """``ligretto simulate``'s ``--latency``, ``--jitter`` (ms per seat), ``--arbitration``,
-    ``--window``, ``--cap`` (ms) and ``--stamp``; ``None`` when none is given (every seat at the table).
+    ``--window`` and ``--cap`` (ms); ``None`` when none is given (every seat at the table).
     Any of them alone puts every seat 0 ms away unless ``--latency`` says otherwise."""
-    if all(option is None for option in (delay, jitter, arbitration, window, cap, stamp)):
+    if all(option is None for option in (delay, jitter, arbitration, window, cap)):
         return None
     try:
         mode = Arbitration(arbitration or Arbitration.ARRIVAL)
     except ValueError:
         raise LatencyError(f"--arbitration: {arbitration!r} is not one of arrival, fair") from None
-    if mode is not Arbitration.FAIR and (window is not None or cap is not None or stamp is not None):
-        raise LatencyError("--window, --cap and --stamp are for --arbitration fair")
-    try:
-        stamped = Stamp(stamp or Stamp.SENT)
-    except ValueError:
-        raise LatencyError(f"--stamp: {stamp!r} is not one of sent, seen") from None
+    if mode is not Arbitration.FAIR and (window is not None or cap is not None):
+        raise LatencyError("--window and --cap are for --arbitration fair")
     for option, value in (("--window", window), ("--cap", cap)):
         if value is not None and (not math.isfinite(value) or value < 0):
             raise LatencyError(f"{option}: {value:g} is not a number of milliseconds, 0 or more")
@@ -201,5 +175,4 @@ def latency_from_ms(
         mode,
         WINDOW_S if window is None else window / 1000,
         CAP_S if cap is None else cap / 1000,
-        stamped,
     )

@@ -166,8 +166,7 @@ def headline(report: SimReport) -> str:
         network = f", latency {delays} ms" + (f" + jitter {jitters} ms" if jitters else "")
         network += f", {latency.arbitration.value} judging"
         if latency.fair:
-            network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms"
-            network += ", stamped when seen)" if latency.stamp.value == "seen" else ")"
+            network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms)"
         if config.duplicate:
             network += " (the delays stay with the seats)"
     return (

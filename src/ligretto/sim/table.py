@@ -28,9 +28,9 @@ from typing import Any
 
 from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.actions import Action, Vote
+from ligretto.engine.actions import Action, Play, Vote
 from ligretto.engine.events import Ending, Outcome, Refused
-from ligretto.engine.races import contestable, judge, race_winner
+from ligretto.engine.races import behind, judge, race_winner, rivals
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
@@ -192,9 +192,9 @@ def _play_over_network(
     first.  Returns (the virtual time it ended, applied, refused actions)."""
     apply = game.apply
     delay_of = link.delay
-    fair, window, cap, estimate, seen = link.fair, link.window, link.cap, link.estimate, link.seen
-    # (virtual time it arrives, seeded tie-break, seat, intended action or None: a look, its stamp:
-    # its send time, or for ``seen`` stamps the time it looked plus its reaction)
+    fair, window, cap, estimate = link.fair, link.window, link.cap, link.estimate
+    # (virtual time it arrives, seeded tie-break, seat, intended action or None: a look, its
+    # stamp: its send time)
     heap: list[tuple[float, float, int, Action | None, float]] = [
         (0.0, tie(), seat, None, 0.0) for seat in range(game.players)
     ]
@@ -215,12 +215,16 @@ def _play_over_network(
             now, _tie, seat, action, stamp = pop(heap)
             if now > TIME_LIMIT:
                 break
-            # 2. Fair judging: a contested play waits for rivals stamped earlier.
-            if action is not None and fair and contestable(game, action):
-                release, compensated = judge(now, stamp, estimate[seat], contested=True, window=window, cap=cap)
-                if release > now:
-                    push(held, (release, compensated, tie(), seat, action))
-                    continue
+            # 2. Fair judging: a contested play waits while a rival's earlier play may come.
+            if action is not None and fair:
+                seats = rivals(game, action)
+                if seats and isinstance(action, Play):
+                    rival = max(estimate[r] for r in seats)
+                    release, compensated = judge(now, stamp, estimate[seat], rival=rival, window=window, cap=cap)
+                    release = behind(release, compensated, [(h[0], h[1]) for h in held if _pile(h[4]) == action.pile])
+                    if release > now:
+                        push(held, (release, compensated, tie(), seat, action))
+                        continue
         # 3. The action takes effect.
         if action is not None:
             result = apply(action)
@@ -237,8 +241,12 @@ def _play_over_network(
             push(heap, (now + delay, tie(), seat, None, 0.0))
         else:
             sent = now + delay_of(seat) + delay
-            push(heap, (sent + delay_of(seat), tie(), seat, action, now + delay if seen else sent))
+            push(heap, (sent + delay_of(seat), tie(), seat, action, sent))
     return now, applied, refused
+
+
+def _pile(action: Action) -> int | None:
+    return action.pile if isinstance(action, Play) else None
 
 
 def _finish(game: Round) -> Outcome:

@@ -28,7 +28,7 @@ def local_app(
     window_ms: int | None = None,
 ) -> LigrettoApp:
     """The app of a local match: the person and ``players - 1`` bots (one spec each, or one
-    for all), races judged by ``arbitration`` with ``window_ms`` (the table's defaults: fair, 80)."""
+    for all), races judged by ``arbitration`` with ``window_ms`` (the table's defaults: fair, 200)."""
     try:
         rules.row_length(players)
         specs = parse_bots(bots, players - 1)

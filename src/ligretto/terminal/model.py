@@ -102,7 +102,7 @@ class TableModel:
 
     @property
     def judging(self) -> str | None:
-        """How the table judges races, in words (``fair, window 80 ms``, ``by arrival``)."""
+        """How the table judges races, in words (``fair, window 200 ms``, ``by arrival``)."""
         return notices.judging(self.arbitration, self.window_ms)
 
     @property

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 
 /** The judging window's bounds and default, in ms: the engine's (engine/races.py
  * MAX_WINDOW_MS, DEFAULT_WINDOW_MS; pinned by tests/browser/test_fair_judging.py). */
-export const WINDOW_MS = { min: 0, max: 250, default: 80 };
+export const WINDOW_MS = { min: 0, max: 250, default: 200 };
 export const DEFAULT_JUDGING = { arbitration: "fair", window_ms: WINDOW_MS.default };
 
 const NOTE_MS = 2200;
