@@ -207,6 +207,19 @@ def test_a_play_ranked_later_never_overtakes_one_held_for_its_pile() -> None:
     assert log.actions == [action_to_dict(a) for a in (START, NEAR_TWO, FAR_TWO)]
 
 
+def test_the_delays_follow_the_seats_when_the_gaps_are_closed() -> None:
+    """A match starts with seats 0 and 2 taken: seat 2 becomes seat 1, and its delay with it."""
+    table = Table("GAPS", seats=3, rules=RULES, scheduler=VirtualScheduler(), countdown_s=0.1)
+    people = [Recorder(), Recorder(), Recorder()]
+    for person, name in zip(people, ("Ann", "Bea", "Cy"), strict=True):
+        table.join(person, name)
+    table.leave(1)
+    table.judge.measured(0, 0.01)
+    table.judge.measured(2, 0.1)
+    table.start(0)
+    assert table.size == 2 and table.judge.delays == {0: 0.01, 1: 0.1}
+
+
 def test_plays_that_cannot_be_contested_take_effect_at_once() -> None:
     """Turning the hand is never held (nor is a new pile: ``playing`` starts one)."""
     table, _, (near, _, _) = playing()

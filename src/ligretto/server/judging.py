@@ -75,6 +75,10 @@ class Judge:
         """The one-way delay of ``seat``'s connection is ``delay`` (seconds) now."""
         self.delays[seat] = delay
 
+    def renumber(self, players: list[int]) -> None:
+        """The seats were renumbered: the new seat ``i`` is the old seat ``players[i]``."""
+        self.delays = {new: self.delays[old] for new, old in enumerate(players) if old in self.delays}
+
     def admit(self, pending: Pending) -> bool:
         """Judge an action that just arrived: ``True`` if it takes effect now (the caller
         applies it), ``False`` if it is held (:attr:`take_effect` applies it later)."""

@@ -206,6 +206,7 @@ class Table(Plays):
             raise TableError("too_few", "a match needs at least 2 players (add a bot?)")
         if len(players) != self.size:
             self._close_gaps(players)
+            self.judge.renumber(players)
         self.matches_played += 1
         self.match_seed = self.match_seeds(self.matches_played)
         self.match = Match(self.rules, self.size, self.match_seed)
