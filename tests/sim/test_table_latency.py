@@ -157,6 +157,19 @@ def test_a_play_is_held_only_while_a_rivals_earlier_play_could_come(row: str, co
     assert durations == pytest.approx([0.3, *held, 0.3])
 
 
+@pytest.mark.parametrize(("spec", "players"), [("smart:skilled", 2), ("smart:expert", 4)])
+def test_seats_equally_far_away_are_judged_fairly_exactly_as_by_arrival(spec: str, players: int) -> None:
+    """No play waits that need not: a rival's earlier play would already have arrived, so
+    fair judging holds nothing and the rounds are the arrival rounds, action for action."""
+    rules, bots = RuleSet(), parse_bots(spec, players)
+    for seed in range(8):
+        by_arrival, judged = Round.deal(rules, players, seed), Round.deal(rules, players, seed)
+        one = simulate_round(rules, bots, seed, game=by_arrival, latency=Latency((0.1,) * players))
+        other = simulate_round(rules, bots, seed, game=judged, latency=Latency((0.1,) * players, arbitration=FAIR))
+        assert one.to_dict() == other.to_dict()
+        assert by_arrival.log == judged.log
+
+
 def test_races_are_counted_for_both_seats_in_every_round() -> None:
     rules = RuleSet()
     bots = parse_bots("smart:expert", 4)
