@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ligretto.engine.actions import Action, Place, Play, Turn, Vote
-from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS, Card
+from ligretto.engine.events import Applied, CardPlaced, CardPlayed, Result
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.serial import FormatError, action_from_dict
 from ligretto.engine.state import Round
@@ -40,6 +41,8 @@ class Frame:
     seat: int
     action: Action
     answer: str
+    card: Card | None
+    """The card it played or placed (from the engine's events: face up from then on)."""
     board: RoundView
 
 
@@ -71,16 +74,18 @@ def outcome_text(end: End, names: list[str]) -> str:
     return f"{end.ending} by seat {end.stopped_by} ({names[end.stopped_by]})"
 
 
-def describe(action: Action) -> str:
-    """An action in words: ``seat 2 plays r5 from row 3 on pile 4``."""
-    who = f"seat {action.player}"
+def describe(action: Action, card: Card | None = None, name: str | None = None) -> str:
+    """An action in words: ``seat 2 (Ann) plays r5 from row 3 on pile 4``; ``card`` is the
+    card it moved if the action does not name it."""
+    who = f"seat {action.player}" + ("" if name is None else f" ({name})")
+    moved = getattr(action, "card", None) or card
+    what = "" if moved is None else f" {moved}"
     if isinstance(action, Play):
-        card = "" if action.card is None else f" {action.card}"
         where = "a new pile" if action.pile is None else f"pile {action.pile}"
-        at = f" {action.position}" if action.source.name == "ROW" else ""
-        return f"{who} plays{card} from {action.source.name.lower()}{at} on {where}"
+        at = f" {action.position}" if action.source is Source.ROW else ""
+        return f"{who} plays{what} from {action.source.name.lower()}{at} on {where}"
     if isinstance(action, Place):
-        return f"{who} places from {action.source.name.lower()} on column {action.column}"
+        return f"{who} places{what} from {action.source.name.lower()} on column {action.column}"
     if isinstance(action, Turn):
         return f"{who} turns the hand"
     return f"{who} {'votes to end' if isinstance(action, Vote) else 'withdraws the vote'}"
@@ -108,7 +113,8 @@ def verify(doc: ReplayDoc) -> Verified:
                 index=index,
                 t=step.t,
             )
-        answer = answer_of(game.apply(action))
+        result = game.apply(action)
+        answer = answer_of(result)
         board = digest(game, index + 1)
         if (answer, board) != (step.answer, step.state):
             raise ReplayError(
@@ -117,7 +123,7 @@ def verify(doc: ReplayDoc) -> Verified:
                 index=index,
                 t=step.t,
             )
-        frames.append(Frame(index, step.t, step.seat, action, answer, view(game, None)))
+        frames.append(Frame(index, step.t, step.seat, action, answer, _moved(result), view(game, None)))
     engine_end = end_of(game)
     if engine_end != doc.end:
         raise ReplayError(
@@ -126,6 +132,13 @@ def verify(doc: ReplayDoc) -> Verified:
             index=None,
         )
     return Verified(doc, dealt, tuple(frames))
+
+
+def _moved(result: Result) -> Card | None:
+    for event in result.events if isinstance(result, Applied) else ():
+        if isinstance(event, CardPlayed | CardPlaced):
+            return event.card
+    return None
 
 
 def _deal(doc: ReplayDoc) -> Round:
