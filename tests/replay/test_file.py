@@ -4,6 +4,7 @@ bytes round-trip, and bytes that are not a replay document are refused clearly."
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from replayrounds import NAMES, played_doc
@@ -13,7 +14,19 @@ from ligretto.engine.rules import PRESETS
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import action_from_dict, action_to_dict
 from ligretto.engine.views import view
-from ligretto.replay import APPLIED, FORMAT, VERSION, ReplayFormatError, decode, digest, encode, write_round
+from ligretto.replay import (
+    APPLIED,
+    FORMAT,
+    VERSION,
+    ReplayError,
+    ReplayFormatError,
+    decode,
+    describe,
+    digest,
+    encode,
+    verify,
+    write_round,
+)
 from ligretto.replay.file import End
 
 
@@ -109,3 +122,20 @@ def test_no_hidden_card_is_in_the_file_beyond_what_its_seed_deals() -> None:
     assert {"hand", "stack", "areas"}.isdisjoint(data)
     for step in data["actions"]:
         assert set(step["action"]) <= {"type", "player", "source", "position", "pile", "column", "card", "owner"}
+
+
+def test_the_example_of_the_docs_verifies_and_its_error_line_is_the_engines() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "clients.md").read_text()
+    section = text.split("### Replays: `ligretto replay FILE`", 1)[1]
+    example = section.split("```json\n", 1)[1].split("```", 1)[0]
+    verified = verify(decode(example.encode()))
+    assert [frame.answer for frame in verified.frames] == ["applied", "applied", "does_not_fit"]
+    data = json.loads(example)
+    data["actions"][2]["answer"] = "applied"
+    with pytest.raises(ReplayError) as caught:
+        verify(decode(json.dumps(data).encode()))
+    line = section.split("ligretto: error: round.json: ", 1)[1].split("\n", 1)[0]
+    assert str(caught.value) == line
+    shown = section.split("after each action (*", 1)[1].split("*)", 1)[0].replace("\n", " ")
+    second = verified.frames[1]
+    assert shown.startswith(f"action 1 at 0.400 s: {describe(second.action, second.card, 'Ann')}")

@@ -93,7 +93,7 @@ def test_a_missing_action_is_refused_at_its_place(doc: ReplayDoc) -> None:
 def test_the_last_action_missing_is_refused_at_the_end(doc: ReplayDoc) -> None:
     data = tampered(doc)
     data["actions"].pop()
-    with pytest.raises(ReplayError, match="^the end does not replay") as caught:
+    with pytest.raises(ReplayError, match=r"^the end does not replay") as caught:
         check(data)
     assert caught.value.index is None
 

@@ -5,6 +5,7 @@ The pace is tested with an injected sleep; the command itself in a subprocess.""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import re
 import subprocess
@@ -43,7 +44,7 @@ def played_back(doc: ReplayDoc, pace: Pace) -> str:
 def test_the_waits_follow_the_rounds_times_scaled_by_the_speed() -> None:
     verified = verify(short_doc())
     times = [frame.t for frame in verified.frames]
-    expected = [times[0]] + [b - a for a, b in zip(times, times[1:])]  # type: ignore[operator]
+    expected = [times[0]] + [b - a for a, b in itertools.pairwise(times)]  # type: ignore[operator]
     assert waits(verified.frames, 1.0) == pytest.approx(expected)
     assert waits(verified.frames, 4.0) == pytest.approx([gap / 4 for gap in expected])
     slept: list[float] = []

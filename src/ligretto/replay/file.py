@@ -162,10 +162,12 @@ def write_round(
     is played here through the engine, whose answers and boards go into the file."""
     game = Round.deal(rules, len(names), seed)
     deal = digest(game, 0)
-    steps = []
+    steps: list[Step] = []
     for action, t in log:
         result = game.apply(action)
-        steps.append(Step(action.player, _seconds(t), action_to_dict(action), answer_of(result), digest(game, len(steps) + 1)))
+        steps.append(
+            Step(action.player, _seconds(t), action_to_dict(action), answer_of(result), digest(game, len(steps) + 1))
+        )
     return ReplayDoc(
         format=FORMAT,
         version=VERSION,

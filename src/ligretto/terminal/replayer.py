@@ -39,7 +39,7 @@ class Pace:
     speed: float = 1.0
     step: bool = False
     sleep: Callable[[float], None] = time.sleep
-    read_line: Callable[[], str] = field(default=lambda: sys.stdin.readline())
+    read_line: Callable[[], str] = field(default=sys.stdin.readline)
 
 
 def load(path: Path) -> Verified:
@@ -76,7 +76,8 @@ def play(verified: Verified, console: Console, pace: Pace) -> None:
     """Show the deal, then every step at its time (or on Enter), then the score."""
     names = verified.names
     live = console.is_terminal and not pace.step
-    screens = [(None, verified.dealt)] + [(frame, frame.board) for frame in verified.frames]
+    screens: list[tuple[Frame | None, RoundView]] = [(None, verified.dealt)]
+    screens += [(frame, frame.board) for frame in verified.frames]
     if live:
         with Live(screen(names, None, verified.dealt), console=console, auto_refresh=False) as shown:
             for frame, board in _paced(screens, pace):
@@ -123,7 +124,9 @@ def screen(names: list[str], frame: Frame | None, board: RoundView) -> Renderabl
         title = Text("the deal", style="bold")
     else:
         at = "?" if frame.t is None else f"{frame.t:.3f} s"
-        title = Text(f"action {frame.index} at {at}: {describe(frame.action, frame.card, shown_name(names[frame.seat]))}")
+        title = Text(
+            f"action {frame.index} at {at}: {describe(frame.action, frame.card, shown_name(names[frame.seat]))}"
+        )
         title.append(f" -> {frame.answer}", style="dim" if frame.answer == "applied" else "yellow")
     center = Text("center: ")
     for pile in board.center:
@@ -176,5 +179,7 @@ def scores(verified: Verified) -> RenderableType:
     for heading in ("seat", "name", "center", "stack", "score"):
         table.add_column(heading)
     for seat, name in enumerate(verified.names):
-        table.add_row(str(seat), Text(shown_name(name)), str(end.center[seat]), str(end.stack[seat]), str(end.scores[seat]))
+        table.add_row(
+            str(seat), Text(shown_name(name)), str(end.center[seat]), str(end.stack[seat]), str(end.scores[seat])
+        )
     return table
