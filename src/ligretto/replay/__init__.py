@@ -17,7 +17,7 @@ from ligretto.replay.file import (
     encode,
     write_round,
 )
-from ligretto.replay.fromstore import LoggedAction, RoundLog, replay_of
+from ligretto.replay.fromstore import LoggedAction, RoundLog, RoundPlayer, replay_of
 from ligretto.replay.verify import Frame, ReplayError, Verified, describe, verify
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "ReplayError",
     "ReplayFormatError",
     "RoundLog",
+    "RoundPlayer",
     "RoundRef",
     "Step",
     "Verified",
