@@ -133,3 +133,15 @@ def test_the_command_refuses_a_tampered_file_naming_the_action(tmp_path: Path) -
 def test_bad_options_and_missing_files_are_refused_in_one_line(tmp_path: Path, args: list[str], says: str) -> None:
     done = run_command(str(tmp_path / "none.json"), *args)
     assert done.returncode == 2 and says in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_on_a_terminal_the_board_is_redrawn_in_place() -> None:
+    out = io.StringIO()
+    slept: list[float] = []
+    console = Console(file=out, width=120, force_terminal=True, color_system=None)
+    verified = verify(short_doc(6))
+    play(verified, console, Pace(sleep=slept.append))
+    shown = out.getvalue()
+    assert slept == [gap for gap in waits(verified.frames, 1.0) if gap > 0] and len(slept) == 5, "the first at 0 s"
+    assert "\x1b[" in shown, "Live moves the cursor back to redraw"
+    assert "action 5 at" in shown and "outcome: none" in shown

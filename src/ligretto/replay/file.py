@@ -39,7 +39,7 @@ from ligretto.engine.views import view
 FORMAT = "ligretto-replay"
 VERSION = 1
 APPLIED = "applied"
-"""The answer of an applied action; a refused one's answer is its reason (``beaten_to_it`` ...)."""
+"""The answer of an applied action; a refused one's answer is its reason (``does_not_fit`` ...)."""
 MAX_BYTES = 16 * 1024 * 1024
 """A replay file larger than this is refused before it is parsed."""
 
