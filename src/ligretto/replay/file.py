@@ -34,7 +34,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
-from ligretto.engine.views import view
+from ligretto.engine.views import RoundView, view
 
 FORMAT = "ligretto-replay"
 VERSION = 1
@@ -118,8 +118,12 @@ class ReplayDoc(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 def digest(game: Round, count: int) -> str:
     """The board a spectator sees after ``count`` actions, as 12 hex digits."""
-    board = {"actions": count, "view": view(game, None).to_dict()}
-    text = json.dumps(board, sort_keys=True, separators=(",", ":"))
+    return view_digest(view(game, None), count)
+
+
+def view_digest(board: RoundView, count: int) -> str:
+    """:func:`digest` of a spectator view already made."""
+    text = json.dumps({"actions": count, "view": board.to_dict()}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -19,7 +19,7 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.serial import FormatError, action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import RoundView, view
-from ligretto.replay.file import End, ReplayDoc, Step, answer_of, digest, end_of, seat_doc
+from ligretto.replay.file import End, ReplayDoc, Step, answer_of, digest, end_of, seat_doc, view_digest
 
 
 class ReplayError(ValueError):
@@ -115,7 +115,8 @@ def verify(doc: ReplayDoc) -> Verified:
             )
         result = game.apply(action)
         answer = answer_of(result)
-        board = digest(game, index + 1)
+        shown = view(game, None)
+        board = view_digest(shown, index + 1)
         if (answer, board) != (step.answer, step.state):
             raise ReplayError(
                 f"action {at}, {describe(action)}, does not replay: the file says {step.answer} "
@@ -123,7 +124,7 @@ def verify(doc: ReplayDoc) -> Verified:
                 index=index,
                 t=step.t,
             )
-        frames.append(Frame(index, step.t, step.seat, action, answer, _moved(result), view(game, None)))
+        frames.append(Frame(index, step.t, step.seat, action, answer, _moved(result), shown))
     engine_end = end_of(game)
     if engine_end != doc.end:
         raise ReplayError(
