@@ -103,7 +103,7 @@ def verify(doc: ReplayDoc) -> Verified:
     frames = []
     last_t = 0.0
     for index, step in enumerate(doc.actions):
-        action = _action(index, step, last_t)
+        action = _action(index, step, last_t, doc.players)
         last_t = last_t if step.t is None else step.t
         at = _when(index, step)
         if game.over:
@@ -164,8 +164,10 @@ def _when(index: int, step: Step) -> str:
     return f"{index} (at {'an unknown time' if step.t is None else f'{step.t:.3f} s'})"
 
 
-def _action(index: int, step: Step, last_t: float) -> Action:
+def _action(index: int, step: Step, last_t: float, players: int) -> Action:
     """The step's action, its seat and its time checked."""
+    if not 0 <= step.seat < players:
+        raise ReplayError(f"action {_when(index, step)} is by seat {step.seat}: no such seat", index=index, t=step.t)
     try:
         action = action_from_dict(step.action)
     except FormatError as error:
