@@ -137,6 +137,7 @@ def test_an_end_changed_is_refused(doc: ReplayDoc) -> None:
         (lambda d: d["actions"][4].update(seat=(d["actions"][4]["seat"] + 1) % 3), r"^action 4 .*is by seat \d but"),
         (lambda d: d["actions"][4]["action"].update(type="dance"), r"^action 4 .*is not an action: unknown action"),
         (lambda d: d["actions"][4].update(seat=3, action={"type": "turn", "player": 3}), r"^action 4 .*no such seat"),
+        (lambda d: d["actions"][4]["action"].update(note="hi"), r"^action 4 .*not written as the store writes it"),
         (lambda d: d["actions"][4].update(t=-1.0), r"^action 4 .*comes before"),
         (lambda d: d["actions"][4].update(t=d["actions"][3]["t"] - 0.1), r"^action 4 .*comes before"),
         (lambda d: d.update(players=13), "'players' must be 2-12"),

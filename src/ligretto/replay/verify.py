@@ -16,7 +16,7 @@ from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS, Card
 from ligretto.engine.events import Applied, CardPlaced, CardPlayed, Result
 from ligretto.engine.rules import RuleError, RuleSet
-from ligretto.engine.serial import FormatError, action_from_dict
+from ligretto.engine.serial import FormatError, action_from_dict, action_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import RoundView, view
 from ligretto.replay.file import End, ReplayDoc, Step, answer_of, digest, end_of, seat_doc, view_digest
@@ -172,6 +172,12 @@ def _action(index: int, step: Step, last_t: float, players: int) -> Action:
         action = action_from_dict(step.action)
     except FormatError as error:
         raise ReplayError(f"action {_when(index, step)} is not an action: {error}", index=index, t=step.t) from None
+    if action_to_dict(action) != step.action:  # nothing the engine would not read, so nothing to tamper unseen
+        raise ReplayError(
+            f"action {_when(index, step)} is not written as the store writes it: {action_to_dict(action)}",
+            index=index,
+            t=step.t,
+        )
     if action.player != step.seat:
         raise ReplayError(
             f"action {_when(index, step)} is by seat {action.player} but the file gives seat {step.seat}",
