@@ -162,3 +162,12 @@ def test_times_may_be_unknown(doc: ReplayDoc) -> None:
     data["actions"][6]["state"] = "ffffffffffff"
     with pytest.raises(ReplayError, match=r"^action 6 \(at an unknown time\)"):
         check(data)
+
+
+def test_the_summary_prints_no_control_character_of_a_name(doc: ReplayDoc) -> None:
+    data = tampered(doc)
+    stopper = doc.end.stopped_by
+    assert stopper is not None
+    data["seats"][stopper]["name"] = "Cy\x1b[2J"
+    summary = verify(decode(json.dumps(data).encode())).summary()
+    assert f"by seat {stopper} (Cy[2J)" in summary and "\x1b" not in summary

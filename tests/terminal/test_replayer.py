@@ -145,3 +145,11 @@ def test_on_a_terminal_the_board_is_redrawn_in_place() -> None:
     assert slept == [gap for gap in waits(verified.frames, 1.0) if gap > 0] and len(slept) == 5, "the first at 0 s"
     assert "\x1b[" in shown, "Live moves the cursor back to redraw"
     assert "action 5 at" in shown and "outcome: none" in shown
+
+
+def test_a_name_with_control_characters_or_markup_is_printed_harmlessly() -> None:
+    doc = short_doc(4)
+    doc.seats[0].name = "[red]Ann\x1b[2J"
+    out = io.StringIO()
+    play(verify(doc), Console(file=out, width=120, color_system=None), Pace(sleep=lambda _: None))
+    assert "[red]Ann[2J" in out.getvalue() and "\x1b" not in out.getvalue()

@@ -61,9 +61,16 @@ class Verified:
     def summary(self) -> str:
         """``verified: 212 actions, outcome stop by seat 1 (Ann), scores 9 -3 4``."""
         end = self.doc.end
-        return f"verified: {len(self.frames)} actions, outcome {outcome_text(end, self.names)}, scores " + " ".join(
+        names = [printable(name) for name in self.names]
+        return f"verified: {len(self.frames)} actions, outcome {outcome_text(end, names)}, scores " + " ".join(
             str(score) for score in end.scores
         )
+
+
+def printable(name: str) -> str:
+    """A name as printed: control characters dropped, at most 40 characters (a file may
+    come from anyone)."""
+    return "".join(ch for ch in name if ch.isprintable())[:40]
 
 
 def outcome_text(end: End, names: list[str]) -> str:

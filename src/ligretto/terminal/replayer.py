@@ -24,7 +24,7 @@ from rich.text import Text
 
 from ligretto.engine.views import AreaView, RoundView
 from ligretto.replay import Frame, ReplayError, ReplayFormatError, Verified, decode, describe, verify
-from ligretto.replay.verify import outcome_text
+from ligretto.replay.verify import outcome_text, printable
 from ligretto.terminal.faces import card_text, pile_text
 
 MIN_SPEED, MAX_SPEED = 0.25, 8.0
@@ -113,11 +113,6 @@ def _paced(screens: list[tuple[Frame | None, RoundView]], pace: Pace) -> Iterato
 # --- drawing ----------------------------------------------------------------------------
 
 
-def shown_name(name: str) -> str:
-    """A name as printed: control characters dropped (a file may come from anyone)."""
-    return "".join(ch for ch in name if ch.isprintable())[:40]
-
-
 def screen(names: list[str], frame: Frame | None, board: RoundView) -> RenderableType:
     """One step: what happened, the center, every player's public area."""
     if frame is None:
@@ -125,7 +120,7 @@ def screen(names: list[str], frame: Frame | None, board: RoundView) -> Renderabl
     else:
         at = "?" if frame.t is None else f"{frame.t:.3f} s"
         title = Text(
-            f"action {frame.index} at {at}: {describe(frame.action, frame.card, shown_name(names[frame.seat]))}"
+            f"action {frame.index} at {at}: {describe(frame.action, frame.card, printable(names[frame.seat]))}"
         )
         title.append(f" -> {frame.answer}", style="dim" if frame.answer == "applied" else "yellow")
     center = Text("center: ")
@@ -144,7 +139,7 @@ def areas(names: list[str], board: RoundView) -> Table:
     for area in board.areas:
         table.add_row(
             str(area.seat),
-            Text(shown_name(names[area.seat])),
+            Text(printable(names[area.seat])),
             row_text(area),
             _count(area.stack_top, area.stack_size),
             _count(area.discard_top, area.discard_size),
@@ -174,12 +169,12 @@ def _count(top: object, size: int) -> Text:
 def scores(verified: Verified) -> RenderableType:
     """The end: the outcome and every player's center, stack and score."""
     end = verified.doc.end
-    title = Text(f"outcome: {outcome_text(end, [shown_name(n) for n in verified.names])}")
+    title = Text(f"outcome: {outcome_text(end, [printable(n) for n in verified.names])}")
     table = Table(title=title, box=None)
     for heading in ("seat", "name", "center", "stack", "score"):
         table.add_column(heading)
     for seat, name in enumerate(verified.names):
         table.add_row(
-            str(seat), Text(shown_name(name)), str(end.center[seat]), str(end.stack[seat]), str(end.scores[seat])
+            str(seat), Text(printable(name)), str(end.center[seat]), str(end.stack[seat]), str(end.scores[seat])
         )
     return table
