@@ -36,11 +36,12 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
     "server": frozenset({"engine", "bots", "protocol", "rulebook"}),
-    "terminal": frozenset({"engine", "protocol", "client", "rulebook"}),
+    "terminal": frozenset({"engine", "protocol", "client", "rulebook", "replay"}),
+    "replay": frozenset({"engine"}),
     "loadtest": frozenset({"engine", "bots", "protocol", "client", "sim"}),
     # the command line and the modules of its commands, which assemble the parts
     "cli": frozenset(
-        {"engine", "bots", "sim", "protocol", "server", "terminal", "loadtest", "rulebook", "demo", "bench"}
+        {"engine", "bots", "sim", "protocol", "server", "terminal", "loadtest", "rulebook", "demo", "bench", "replay"}
     ),
     "__main__": frozenset({"cli"}),
     "__init__": frozenset(),

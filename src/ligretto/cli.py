@@ -292,12 +292,47 @@ def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None
     play.add_argument("--name", default="You", help="your name at the table (default You)")
     play.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
 
+    _add_replay_parser(commands)
+
     join = commands.add_parser("join", help="take a seat at a server table in the terminal")
     join.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
     join.add_argument("--code", required=True, help="the table's invite code")
     join.add_argument("--name", required=True, help="your name at the table")
     join.add_argument("--bot", default="smart:skilled", metavar="SPEC", help="the bot the host's b key adds")
     join.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.25 <= value <= 8:
+        raise argparse.ArgumentTypeError(f"must be 0.25-8: {text!r}")
+    return value
+
+
+def _add_replay_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
+    replay = commands.add_parser(
+        "replay",
+        help="verify a round's replay file against the engine and play it back as a spectator saw it",
+        description="Verify a replay file (docs/clients.md, Replays) against the engine, then play the round back "
+        "as a spectator saw it. A file that does not replay is refused (exit code 2) naming the first action "
+        "that does not.",
+    )
+    replay.add_argument("file", type=Path, help="the replay file (.json), e.g. downloaded from a finished round")
+    replay.add_argument("--speed", type=_speed, default=1.0, help="times the round's own pace, 0.25-8 (default 1)")
+    replay.add_argument("--step", action="store_true", help="one action each time Enter is pressed")
+    replay.add_argument(
+        "--verify-only", action="store_true", help='only verify: print "verified: N actions, outcome ..."'
+    )
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from ligretto.terminal import replayer
+
+    pace = replayer.Pace(speed=args.speed, step=args.step)
+    return replayer.run(args.file, verify_only=args.verify_only, pace=pace)
 
 
 def _terminal(args: argparse.Namespace) -> int:
@@ -409,6 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.log_level,
                 args.log_format,
             )
+        elif args.command == "replay":
+            return _replay(args)
         elif args.command in ("play", "join"):
             return _terminal(args)
     except (RuleError, BotSpecError, _OutputError, _UsageError) as error:
