@@ -167,3 +167,10 @@ def test_nearest_bot_is_the_bot_with_the_nearest_conservative_value(monkeypatch:
 def test_nearest_bot_without_calibrated_bots_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ratings, "BOT_RATINGS", {})
     assert nearest_bot(DEFAULT) is None
+
+
+def test_each_calibrated_bot_is_nearest_to_itself() -> None:
+    assert ratings.BOT_RATINGS
+    for spec, rating in ratings.BOT_RATINGS.items():
+        assert nearest_bot(rating) == spec
+        assert bot_rating(spec) == rating
