@@ -1,9 +1,9 @@
 """The bots' fixed ratings, calibrated by simulation (docs/ratings.md).
 
-Every bot a player can seat at a table (each strategy the browser offers at each level)
-plays many seeded matches against the others in the simulator: match ``n`` of a run
-with seed ``S`` is dealt from ``round_seed(S, n)``, which also draws its table (2-6
-seats, distinct bots).  The matches are played first (in worker processes: each is a
+Every bot a player can seat at a table (each strategy the browser offers, at each level
+but ``machine``) plays many seeded matches against the others in the simulator: match
+``n`` of a run with seed ``S`` is dealt from ``round_seed(S, n)``, which also draws its
+table (2-6 seats, distinct bots).  The matches are played first (in worker processes: each is a
 pure function of its seed), then rated one after the other, in order, with
 :func:`ligretto.ratings.rate` from :data:`~ligretto.ratings.DEFAULT`, exactly as the
 server rates people's matches.  The ratings settle: τ keeps σ from shrinking to nothing,
@@ -183,7 +183,10 @@ def report(calibration: Calibration) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ligretto.sim.calibrate", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m ligretto.sim.calibrate",
+        description="Calibrate the bots' fixed ratings: seeded matches between them, rated in order (docs/ratings.md).",
+    )
     parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES, help=f"default {DEFAULT_MATCHES}")
     parser.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: all)")
