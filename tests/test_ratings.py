@@ -8,7 +8,16 @@ import pytest
 from openskill.models import PlackettLuce
 
 from ligretto import ratings
-from ligretto.ratings import DEFAULT, Rating, RatingError, bot_rating, leaderboard_order, nearest_bot, rate
+from ligretto.ratings import (
+    DEFAULT,
+    Rating,
+    RatingError,
+    bot_rating,
+    leaderboard_order,
+    nearest_bot,
+    places_among,
+    rate,
+)
 
 
 def openskill_rate(before: list[Rating], places: list[int]) -> list[float]:
@@ -174,3 +183,16 @@ def test_each_calibrated_bot_is_nearest_to_itself() -> None:
     for spec, rating in ratings.BOT_RATINGS.items():
         assert nearest_bot(rating) == spec
         assert bot_rating(spec) == rating
+
+
+def test_places_among_some_players_are_1_based_again() -> None:
+    assert places_among([2, 4, 4, 5]) == [1, 2, 2, 4]
+    assert places_among([3, 1]) == [2, 1]
+    assert places_among([2, 2]) == [1, 1]
+    assert places_among([1, 2, 3]) == [1, 2, 3]
+    # the winner had no profile: the others are rated among themselves
+    full = [1, 3, 2, 3]
+    rated = places_among(full[1:])
+    assert rated == [2, 1, 2]
+    with pytest.raises(RatingError, match="someone must be first"):
+        rate([DEFAULT] * 3, full[1:])

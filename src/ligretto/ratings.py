@@ -75,6 +75,14 @@ def check_places(places: Sequence[int], players: int | None = None) -> None:
         raise RatingError(f"places are 1-based: someone must be first, not {list(places)}")
 
 
+def places_among(places: Sequence[int]) -> list[int]:
+    """The places of some of a match's players among themselves, 1-based again (ties
+    still share, the next place skips): the rated players' places when seats without a
+    rating (no profile, an unrated bot) are left out.  ``places_among([2, 4, 4, 5]) ==
+    [1, 2, 2, 4]``."""
+    return [1 + sum(other < place for other in places) for place in places]
+
+
 def rate(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
     """The new ratings after one free-for-all match, in the same order as ``ratings``.
 
