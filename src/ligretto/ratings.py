@@ -1,0 +1,142 @@
+"""Ratings of players: OpenSkill's Plackett-Luce model for free-for-all matches of 2-12.
+
+A rating is a belief about a player's skill: a mean ``mu`` and an uncertainty ``sigma``.
+After each rated match :func:`rate` updates every player's rating from the final places
+(ties share a place) with the ``openskill`` package's ``PlackettLuce`` model, each player
+its own team.  What a player is shown, and what the leaderboard orders by, is the
+*conservative* value ``mu - 3 * sigma``: the skill the player has with about 99.7 %
+certainty, low while little is known and rising as matches are played.
+
+The bots' ratings never change: :data:`BOT_RATINGS` holds each bot level's rating,
+calibrated once by letting the bots play each other in the simulator
+(``python -m ligretto.sim.calibrate``, docs/ratings.md), so that :func:`nearest_bot` can
+say a player is "about as good as" a given bot.
+
+Pure: no I/O, no clock, no other part of ligretto.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from openskill.models import PlackettLuce
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 12
+
+T = TypeVar("T")
+
+
+class RatingError(ValueError):
+    """A rating or a match that cannot be rated (bad values, wrong number of players or places)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    """One player's skill as OpenSkill sees it: mean ``mu`` and uncertainty ``sigma``."""
+
+    mu: float
+    sigma: float
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.mu):
+            raise RatingError(f"a rating's mu must be a finite number, not {self.mu!r}")
+        if not (math.isfinite(self.sigma) and self.sigma > 0):
+            raise RatingError(f"a rating's sigma must be a finite number above 0, not {self.sigma!r}")
+
+    @property
+    def conservative(self) -> float:
+        """``mu - 3 * sigma``: what is shown and ranked (the skill held with ~99.7 % certainty)."""
+        return self.mu - 3 * self.sigma
+
+
+_MODEL = PlackettLuce()
+"""The one model, with openskill's defaults (mu 25, sigma 25/3, beta 25/6, tau 25/300)."""
+
+DEFAULT = Rating(25.0, 25.0 / 3)
+"""A new player's rating: openskill's defaults."""
+
+
+def check_places(places: Sequence[int], players: int | None = None) -> None:
+    """Refuse places that are not a free-for-all result of 2-12 players: each 1-based
+    (1 = best, ties share a place), place 1 taken, one per player."""
+    count = len(places)
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise RatingError(f"a rated match has {MIN_PLAYERS}-{MAX_PLAYERS} players, not {count}")
+    if players is not None and players != count:
+        raise RatingError(f"{players} ratings but {count} places: give one place per player")
+    for place in places:
+        if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= count:
+            raise RatingError(f"places are 1-based, from 1 to {count} (the number of players), not {place!r}")
+    if 1 not in places:
+        raise RatingError(f"places are 1-based: someone must be first, not {list(places)}")
+
+
+def places_among(places: Sequence[int]) -> list[int]:
+    """The places of some of a match's players among themselves, 1-based again (ties
+    still share, the next place skips): the rated players' places when seats without a
+    rating (no profile, an unrated bot) are left out.  ``places_among([2, 4, 4, 5]) ==
+    [1, 2, 2, 4]``."""
+    return [1 + sum(other < place for other in places) for place in places]
+
+
+def rate(ratings: Sequence[Rating], places: Sequence[int]) -> list[Rating]:
+    """The new ratings after one free-for-all match, in the same order as ``ratings``.
+
+    ``places[i]`` is player ``i``'s final place, 1-based (1 = best); equal places are a
+    tie.  Computed by openskill's ``PlackettLuce`` with each player its own team.
+    Bad input raises :class:`RatingError` and nothing is computed.
+    """
+    check_places(places, len(ratings))
+    for rating in ratings:
+        if not isinstance(rating, Rating):
+            raise RatingError(f"expected a Rating, not {rating!r}")
+    teams = [[_MODEL.rating(mu=rating.mu, sigma=rating.sigma)] for rating in ratings]
+    rated = _MODEL.rate(teams, ranks=[float(place) for place in places])
+    return [Rating(float(team[0].mu), float(team[0].sigma)) for team in rated]
+
+
+def leaderboard_order(rows: Iterable[T], key: Callable[[T], Rating]) -> list[T]:
+    """``rows`` by their rating's conservative value, highest first; equal values by
+    ``mu``, highest first; still equal: in the order given."""
+
+    def rank(row: T) -> tuple[float, float]:
+        rating = key(row)
+        return (-rating.conservative, -rating.mu)
+
+    return sorted(rows, key=rank)
+
+
+BOT_RATINGS: dict[str, Rating] = {
+    "smart:expert": Rating(80.75, 2.20),
+    "greedy:expert": Rating(80.29, 2.20),
+    "smart:skilled": Rating(37.40, 2.10),
+    "greedy:skilled": Rating(36.51, 2.10),
+    "smart:casual": Rating(7.78, 2.03),
+    "greedy:casual": Rating(6.81, 2.03),
+    "smart:beginner": Rating(-18.38, 2.10),
+    "greedy:beginner": Rating(-19.57, 2.11),
+}
+"""Each calibrated bot spec's fixed rating, best first: generated by
+``python -m ligretto.sim.calibrate --matches 20000 --seed 1`` (docs/ratings.md has the run).
+The ``machine`` level is not rated: it wins nearly every match, its rating never settles."""
+
+
+def bot_rating(spec: str) -> Rating | None:
+    """The fixed rating of a bot spec such as ``"smart:skilled"``; None: not calibrated."""
+    return BOT_RATINGS.get(spec.strip())
+
+
+def nearest_bot(rating: Rating) -> str | None:
+    """The calibrated bot whose conservative value is nearest to ``rating``'s (on a tie,
+    the first in :data:`BOT_RATINGS`): "about as good as a skilled bot"; None if none is."""
+    best: str | None = None
+    distance = math.inf
+    for spec, bot in BOT_RATINGS.items():
+        gap = abs(bot.conservative - rating.conservative)
+        if gap < distance:
+            best, distance = spec, gap
+    return best
