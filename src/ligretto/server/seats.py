@@ -96,6 +96,9 @@ class Seat:
     """A connection of this seat was closed for sending too fast (``rate_limited``): its
     token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
     so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
+    profile: str | None = None
+    """The public id of the profile the person sat down with (``hello.profile``; ``None``:
+    none).  Never shown to the other players: they see the display name only."""
 
     @property
     def human(self) -> bool:
