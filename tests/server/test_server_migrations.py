@@ -42,7 +42,7 @@ def _old_file(path: Path) -> None:
     db.executescript(OLD_SCHEMA)
     db.execute("INSERT INTO tables VALUES ('abc', '{\"dropped\": true}', 1.5)")
     db.execute("INSERT INTO rounds VALUES ('abc', 1, 1, 42, 2.5)")
-    db.execute("INSERT INTO actions VALUES ('abc', 1, 1, 0, '{\"type\": \"turn\", \"player\": 0}')")
+    db.execute('INSERT INTO actions VALUES (\'abc\', 1, 1, 0, \'{"type": "turn", "player": 0}\')')
     db.commit()
     db.close()
 

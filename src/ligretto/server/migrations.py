@@ -47,12 +47,19 @@ _ACTION_TIMES = (
 _PROFILES = (
     """CREATE TABLE profiles (
         id TEXT PRIMARY KEY,
-        secret_hash TEXT NOT NULL UNIQUE,
         name TEXT NOT NULL,
         symbol TEXT NOT NULL,
         created REAL NOT NULL,
         deleted REAL
     )""",
+    # One secret per device the profile is on (a one-time code gives another device its
+    # own); only their SHA-256 is kept.
+    """CREATE TABLE profile_secrets (
+        hash TEXT PRIMARY KEY,
+        profile TEXT NOT NULL,
+        created REAL NOT NULL
+    )""",
+    "CREATE INDEX profile_secrets_by_profile ON profile_secrets (profile)",
     """CREATE TABLE profile_links (
         code TEXT PRIMARY KEY,
         profile TEXT NOT NULL,

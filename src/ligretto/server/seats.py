@@ -200,15 +200,16 @@ class Seating(ABC):
 
     # --- joining and leaving ----------------------------------------------------------
 
-    def join(self, listener: Listener, name: str) -> tuple[int, str]:
-        """Take a free seat (lobby only); the first person becomes host."""
+    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat (lobby only); the first person becomes host.  ``profile``: the
+        id of the person's profile, kept with the seat (never shown to the others)."""
         if self.phase is not Phase.LOBBY:
             raise TableError("started", "the match has started: you can watch, or join the next one")
         free = self.free_seat()
         if free is None:
             raise TableError("full", "every seat is taken: you can watch")
         token = new_token()
-        self.seats[free] = Seat(name, token, connected=True)
+        self.seats[free] = Seat(name, token, connected=True, profile=profile)
         if self.host is None:
             self.host = free
         self._attach(listener, free, token)

@@ -32,6 +32,7 @@ import msgspec
 
 from ligretto.engine.rules import RuleError
 from ligretto.server.migrations import migrate
+from ligretto.server.profiles import Profiles
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
@@ -40,7 +41,6 @@ log = logging.getLogger("ligretto.store")
 
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
-
 
 
 CHECKPOINT_S = 2.0
@@ -108,6 +108,8 @@ class SqliteStore:
         except BaseException:
             self.db.close()
             raise
+        self.profiles = Profiles(self.db)
+        """The file's profiles (written at once: they come from HTTP requests, not play)."""
         self.checkpoints = 0
         self._closing = threading.Event()
         self._checkpointer = threading.Thread(

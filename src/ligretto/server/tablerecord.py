@@ -76,7 +76,13 @@ class SeatRecord:
         """The seat again (nobody is connected to a restored table yet)."""
         bot = None if self.bot is None else BotSpec.parse(self.bot)
         return Seat(
-            self.name, self.token, bot=bot, stand_in=self.stand_in, ready=self.ready, left=self.left, profile=self.profile
+            self.name,
+            self.token,
+            bot=bot,
+            stand_in=self.stand_in,
+            ready=self.ready,
+            left=self.left,
+            profile=self.profile,
         )
 
     def to_dict(self) -> dict[str, Any]:
