@@ -121,6 +121,7 @@ class SetRules(_Client, tag="set_rules"):
     grace_s: float | None = None
     arbitration: Literal["arrival", "fair"] | None = None
     window_ms: int | None = None
+    rated: bool | None = None
 
 
 class Start(_Client, tag="start"):

@@ -35,6 +35,8 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     start: bool = False
     arbitration: Literal["arrival", "fair"] = "fair"
     window_ms: int | None = None
+    rated: bool | None = None
+    """Its matches update the players' ratings; ``None``: rated if public or ``start``."""
 
 
 class CreateProfile(msgspec.Struct, forbid_unknown_fields=True):

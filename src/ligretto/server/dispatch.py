@@ -100,6 +100,7 @@ def dispatch(
             grace_s=message.grace_s,
             arbitration=message.arbitration,
             window_ms=message.window_ms,
+            rated=message.rated,
         )
     elif isinstance(message, protocol.Start):
         table.start(seat)

@@ -108,7 +108,14 @@ class Lobby:
         return code
 
     def create(
-        self, seats: int, rules: RuleSet, public: bool, grace_s: float, fairness: Fairness | None = None
+        self,
+        seats: int,
+        rules: RuleSet,
+        public: bool,
+        grace_s: float,
+        fairness: Fairness | None = None,
+        *,
+        rated: bool | None = None,
     ) -> Table:
         code = self._free_code()
         table = Table(
@@ -118,6 +125,7 @@ class Lobby:
             public=public,
             grace_s=grace_s,
             fairness=fairness,
+            rated=rated,
             store=self.store,
             countdown_s=self.settings.countdown_s,
             scheduler=self.scheduler,

@@ -78,6 +78,7 @@ def table_message(table: Table) -> protocol.TableState:
         winners=match.winners() if table.phase.value == "over" and match else None,
         arbitration=table.fairness.arbitration.value,
         window_ms=table.fairness.window_ms,
+        rated=table.rated,
     )
 
 
