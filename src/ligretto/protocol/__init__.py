@@ -69,6 +69,13 @@ from ligretto.protocol.game import (
     sheet_message,
     view_message,
 )
+from ligretto.protocol.history import (
+    MatchEntry,
+    MatchHistory,
+    MatchPlayer,
+    MatchStats,
+    ProfileStats,
+)
 from ligretto.protocol.http import (
     HTTP_BODIES,
     ClaimProfile,
@@ -206,6 +213,10 @@ __all__ = [
     "HttpError",
     "Leave",
     "LobbyTables",
+    "MatchEntry",
+    "MatchHistory",
+    "MatchPlayer",
+    "MatchStats",
     "Outgoing",
     "PileCompletedMsg",
     "PileMsg",
@@ -220,6 +231,7 @@ __all__ = [
     "ProfileLink",
     "ProfileMsg",
     "ProfileSecret",
+    "ProfileStats",
     "ProtocolError",
     "Race",
     "React",

@@ -10,6 +10,7 @@ import msgspec
 
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
+from ligretto.protocol.history import HISTORY_BODIES
 
 # --- requests ----------------------------------------------------------------------------
 
@@ -209,6 +210,7 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
     ProfileMsg,
     ProfileSecret,
     ProfileLink,
+    *HISTORY_BODIES,
 )
 """The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 

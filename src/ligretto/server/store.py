@@ -31,6 +31,7 @@ from typing import Any
 import msgspec
 
 from ligretto.engine.rules import RuleError
+from ligretto.server import history
 from ligretto.server.migrations import migrate
 from ligretto.server.profiles import Profiles
 from ligretto.server.table import Table
@@ -120,6 +121,8 @@ class SqliteStore:
         """Tables whose settings, seats or phase changed: their records are written as
         they are at the commit."""
         self._rounds: list[tuple[str, int, int, int, float]] = []
+        self._matches: list[tuple[history.MatchRow, list[history.PlayerRow]]] = []
+        """Matches whose first round was dealt: filed in the history."""
         self._actions: list[tuple[str, int, int, int, str, float]] = []
         self._commit_due = False
         self.commits = 0
@@ -152,7 +155,10 @@ class SqliteStore:
 
     def start_round(self, table: Table) -> None:
         deal = table.deal_record()
-        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, time.time()))
+        now = time.time()
+        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, now))
+        if deal.number == 1:
+            self._matches.append(history.match_started(table, now))
         self._written()
 
     def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
@@ -164,7 +170,7 @@ class SqliteStore:
     @property
     def pending(self) -> bool:
         """Writes collected and not committed yet."""
-        return bool(self._tables or self._rounds or self._actions)
+        return bool(self._tables or self._rounds or self._actions or self._matches)
 
     def _written(self) -> None:
         if self._commit_due:
@@ -183,9 +189,11 @@ class SqliteStore:
         if not self.pending:
             return
         now = time.time()
-        tables = [(code, table.record().to_json(), now) for code, table in self._tables.items()]
+        records = [table.record() for table in self._tables.values()]
+        tables = [(record.code, record.to_json(), now) for record in records]
         try:
             self.db.execute("BEGIN")
+            history.file_started(self.db, self._matches)
             if tables:
                 self.db.executemany(
                     "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
@@ -202,6 +210,9 @@ class SqliteStore:
                     "INSERT OR REPLACE INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?)",
                     self._actions,
                 )
+            for record in records:
+                if history.record(self.db, record, now):
+                    self.match_over(record)
             self.db.execute("COMMIT")
         except sqlite3.Error:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
@@ -212,7 +223,12 @@ class SqliteStore:
         self._tables.clear()
         self._rounds.clear()
         self._actions.clear()
+        self._matches.clear()
         self.commits += 1
+
+    def match_over(self, record: TableRecord) -> None:
+        """The table's current match just ended (inside the commit's transaction): its
+        ratings are applied if the table is rated."""
 
     # --- restoring --------------------------------------------------------------------
 
