@@ -35,7 +35,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "sim": frozenset({"engine", "bots"}),
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
-    "server": frozenset({"engine", "bots", "protocol", "rulebook"}),
+    "server": frozenset({"engine", "bots", "protocol", "rulebook", "ratings"}),
     "terminal": frozenset({"engine", "protocol", "client", "rulebook"}),
     "loadtest": frozenset({"engine", "bots", "protocol", "client", "sim"}),
     # the command line and the modules of its commands, which assemble the parts

@@ -70,11 +70,14 @@ from ligretto.protocol.game import (
     view_message,
 )
 from ligretto.protocol.history import (
+    Leaderboard,
+    LeaderboardEntry,
     MatchEntry,
     MatchHistory,
     MatchPlayer,
     MatchStats,
     ProfileStats,
+    RatingMsg,
 )
 from ligretto.protocol.http import (
     HTTP_BODIES,
@@ -211,6 +214,8 @@ __all__ = [
     "Health",
     "Hello",
     "HttpError",
+    "Leaderboard",
+    "LeaderboardEntry",
     "Leave",
     "LobbyTables",
     "MatchEntry",
@@ -234,6 +239,7 @@ __all__ = [
     "ProfileStats",
     "ProtocolError",
     "Race",
+    "RatingMsg",
     "React",
     "Reaction",
     "ReactionLimit",

@@ -64,6 +64,18 @@ class MatchStats(_Body):
     races_lost: int
 
 
+class RatingMsg(_Body):
+    """A rating: ``mu`` and its uncertainty ``sigma``, the conservative value shown and
+    ranked (``rating`` = mu - 3 sigma), the rated matches it comes from, and the
+    calibrated bot level nearest to it (``None``: none is calibrated)."""
+
+    mu: float
+    sigma: float
+    rating: float
+    matches: int
+    like_bot: str | None
+
+
 class ProfileStats(_Body):
     """``GET /api/profiles/{id}/stats``: totals over the matches filtered, per-round
     means, median reaction times (seconds) by kind of move, and each match's figures."""
@@ -79,7 +91,32 @@ class ProfileStats(_Body):
     races_lost: int
     reaction_s: dict[str, float]
     by_match: list[MatchStats]
+    rating: RatingMsg
+    """The overall rating, or of ``players`` if the query gives it (not filtered by preset)."""
 
 
-HISTORY_BODIES: tuple[type[msgspec.Struct], ...] = (MatchHistory, ProfileStats)
+class LeaderboardEntry(_Body):
+    place: int
+    id: str
+    name: str
+    symbol: str
+    mu: float
+    sigma: float
+    rating: float
+    matches: int
+
+
+class Leaderboard(_Body):
+    """``GET /api/leaderboard?players=&page=``: one page, best conservative rating first;
+    only profiles with at least ``min_matches`` rated matches (overall, or of ``players``)."""
+
+    players: int | None
+    min_matches: int
+    page: int
+    pages: int
+    total: int
+    entries: list[LeaderboardEntry]
+
+
+HISTORY_BODIES: tuple[type[msgspec.Struct], ...] = (MatchHistory, ProfileStats, Leaderboard)
 """The answers docs/protocol.md shows in examples (their parts are shown inside them)."""

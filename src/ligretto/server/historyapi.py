@@ -1,7 +1,8 @@
-"""The HTTP API of a profile's history and statistics (docs/protocol.md, "Profiles,
-history and ratings"): ``GET /api/profiles/{id}/matches`` and ``.../stats``, filtered by
-rules preset and number of players.  Public: a profile's id is public, and nothing
-answered holds a card (rules, players, score sheets, counts and times)."""
+"""The HTTP API of a profile's history and statistics, and the leaderboard
+(docs/protocol.md, "Profiles, history and ratings"): ``GET /api/profiles/{id}/matches``
+and ``.../stats``, filtered by rules preset and number of players, and ``GET
+/api/leaderboard``.  Public: a profile's id is public, and nothing answered holds a card
+(rules, players, score sheets, counts, times and ratings)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from ligretto import protocol
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import PRESETS
 from ligretto.engine.scoring import ScoreSheet
-from ligretto.server import history, stats
+from ligretto.ratings import Rating, nearest_bot
+from ligretto.server import history, ratingstore, stats
 from ligretto.server.api import _answer, _error
 from ligretto.server.history import MatchFilter, StoredMatch
 from ligretto.server.profileapi import NO_STORE
@@ -119,5 +121,32 @@ async def profile_stats(request: Request) -> Response:
         races_lost=sum(m.races_lost for m in per_match),
         reaction_s=figures.medians,
         by_match=[msgspec.convert(msgspec.to_builtins(m), protocol.MatchStats) for m in per_match],
+        rating=rating_message(*ratingstore.rating_of(db, profile, which.players or ratingstore.OVERALL)),
     )
     return _answer(body)
+
+
+def rating_message(rating: Rating, matches: int) -> protocol.RatingMsg:
+    return protocol.RatingMsg(rating.mu, rating.sigma, rating.conservative, matches, nearest_bot(rating))
+
+
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/leaderboard?players=&page=``: the rated profiles, best first (overall,
+    or of one number of players), each with its rated matches."""
+    store: SqliteStore | None = request.app.state.lobby.store
+    if store is None:
+        return _answer(NO_STORE, 503)
+    try:
+        players = _int(request, "players", MIN_PLAYERS, MAX_PLAYERS)
+        page = _int(request, "page", 1, 10**6) or 1
+    except BadQuery as error:
+        return _error(400, "bad_query", str(error))
+    rows, total = ratingstore.leaderboard(store.db, players or ratingstore.OVERALL, page)
+    entries = [
+        protocol.LeaderboardEntry(
+            r.place, r.profile, r.name, r.symbol, r.rating.mu, r.rating.sigma, r.rating.conservative, r.matches
+        )
+        for r in rows
+    ]
+    pages = max(1, math.ceil(total / ratingstore.PAGE_SIZE))
+    return _answer(protocol.Leaderboard(players, ratingstore.LEADERBOARD_MIN_MATCHES, page, pages, total, entries))

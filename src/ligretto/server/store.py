@@ -31,7 +31,8 @@ from typing import Any
 import msgspec
 
 from ligretto.engine.rules import RuleError
-from ligretto.server import history
+from ligretto.ratings import RatingError
+from ligretto.server import history, ratingstore
 from ligretto.server.migrations import migrate
 from ligretto.server.profiles import Profiles
 from ligretto.server.table import Table
@@ -229,6 +230,11 @@ class SqliteStore:
     def match_over(self, record: TableRecord) -> None:
         """The table's current match just ended (inside the commit's transaction): its
         ratings are applied if the table is rated."""
+        if record.rated:
+            try:
+                ratingstore.apply_match(self.db, record.code, record.matches_played)
+            except RatingError:  # cannot happen with a table's places; the match stays unrated
+                log.exception("match %s/%d not rated", record.code, record.matches_played)
 
     # --- restoring --------------------------------------------------------------------
 
