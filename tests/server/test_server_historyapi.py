@@ -177,3 +177,24 @@ def test_matches_of_pages_newest_first(tmp_path: Path) -> None:
         assert [m.match for m in first + second] == [2, 1]
     finally:
         store.close()
+
+
+def test_a_profile_deleted_while_seated_is_filed_anonymised(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "d.db")
+    ann, secret = store.profiles.create("Ann", "sun")
+    scheduler = VirtualScheduler()
+    table = Table("DEL", seats=2, rules=RuleSet().replace(match_end="rounds:1"), store=store, scheduler=scheduler)
+    table.join(Recorder(), "Ann", ann.id)
+    table.add_bot(0, "smart:skilled")
+    store.profiles.delete(secret)
+    table.start(0)
+    store.commit()
+    try:
+        assert store.db.execute("SELECT seat, name, profile FROM match_players ORDER BY seat").fetchall()[0] == (
+            0,
+            "Deleted player",
+            None,
+        )
+    finally:
+        table.close()
+        store.close()

@@ -67,6 +67,11 @@ def test_hello_with_a_profile_links_the_seat_and_shows_nobody_the_profile(server
         await ann.connect()
         welcome = await ann.hello(code, profile=made["secret"])
         assert welcome["type"] == "welcome"
+        twin = server.client("Ann-twin")
+        await twin.connect()
+        seated = await twin.hello(code, profile=made["secret"])
+        assert (seated["type"], seated["code"]) == ("error", "profile_seated")
+        await twin.close()
         bob = server.client("Bob")
         await bob.connect()
         refused = await bob.hello(code, "Bob", profile="not-a-secret")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.server.profiles import DELETED_NAME
 from ligretto.server.seats import Seat
 from ligretto.server.tablerecord import TableRecord
 
@@ -80,7 +81,15 @@ def file_started(db: sqlite3.Connection, started: list[tuple[MatchRow, list[Play
             "VALUES (?, ?, ?, ?, ?, ?, ?, '{}')",
             row,
         )
-        db.executemany("INSERT OR IGNORE INTO match_players VALUES (?, ?, ?, ?, ?, ?)", players)
+        db.executemany("INSERT OR IGNORE INTO match_players VALUES (?, ?, ?, ?, ?, ?)", [_live(db, p) for p in players])
+
+
+def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
+    """A player whose profile was deleted while seated is filed anonymised, as its older matches are."""
+    code, match, seat, _name, profile, bot = player
+    if profile is None or db.execute("SELECT 1 FROM profiles WHERE id = ? AND deleted IS NULL", (profile,)).fetchone():
+        return player
+    return code, match, seat, DELETED_NAME, None, bot
 
 
 def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:

@@ -208,6 +208,8 @@ class Seating(ABC):
         free = self.free_seat()
         if free is None:
             raise TableError("full", "every seat is taken: you can watch")
+        if profile is not None and any(seat is not None and seat.profile == profile for seat in self.seats):
+            raise TableError("profile_seated", "this profile has a seat at this table already")
         token = new_token()
         self.seats[free] = Seat(name, token, connected=True, profile=profile)
         if self.host is None:
