@@ -162,8 +162,14 @@ def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> N
             assert [(m["match"], m["rounds"]) for m in figures["by_match"]] == [(1, ROUNDS), (2, ROUNDS)]
             assert get(server, f"/api/profiles/{profile}/stats?players=5")[1]["rounds"] == 0
             assert no_cards(figures) == []
+            assert get(server, f"/api/profiles/{profile}/stats")[1] == figures  # from the kept figures
         assert no_cards(page) == []
     assert races, "no race in six rounds of three bots: the race figures were not put to the test"
+    kept = sqlite3.connect(db)
+    try:
+        assert kept.execute("SELECT COUNT(*) FROM round_figures").fetchone() == (2 * ROUNDS * 3,)
+    finally:
+        kept.close()
 
 
 def test_matches_of_pages_newest_first(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ async def profile_stats(request: Request) -> Response:
     except BadQuery as error:
         return _error(400, "bad_query", str(error))
     matches = history.matches_of(db, which, 1, size=history.count_of(db, which) or 1)
-    figures = stats.figures_of(profile, matches, store.round_log)
+    figures = stats.figures_of(db, profile, matches, store.round_log)
     per_match = figures.matches
     rounds = sum(m.rounds for m in per_match)
     body = protocol.ProfileStats(

@@ -105,7 +105,29 @@ _RATINGS = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_TODAY, _ACTION_TIMES, _PROFILES, _HISTORY, _RATINGS)
+_ROUND_FIGURES = (
+    # Each seat's figures of a scored round, from its replay (``server.stats``): a scored
+    # round never changes, so it is replayed once.
+    """CREATE TABLE round_figures (
+        code TEXT NOT NULL,
+        match INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        races_won INTEGER NOT NULL,
+        races_lost INTEGER NOT NULL,
+        reactions TEXT NOT NULL,
+        PRIMARY KEY (code, match, round, seat)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    _TODAY,
+    _ACTION_TIMES,
+    _PROFILES,
+    _HISTORY,
+    _RATINGS,
+    _ROUND_FIGURES,
+)
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 
 

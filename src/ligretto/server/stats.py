@@ -10,12 +10,14 @@ whose card took it won the race), and reaction times: for every action of the pl
 the engine applied, the time since the action before it in the round (anyone's, applied
 or refused), by the table's clock when each took effect; the first action of a round has
 none.  The median of those by kind of move (``play``, ``turn``, ``place``, ``vote``,
-``withdraw``).  A finished round never changes, so each round's figures are kept once
-computed (:data:`_ROUNDS`).
+``withdraw``).  A scored round never changes, so each round is replayed once: its
+figures are kept in the file (``round_figures``) once computed.
 """
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
@@ -62,9 +64,41 @@ def round_figures(log: RoundLog) -> list[RoundFigures]:
     return figures
 
 
-_ROUNDS: dict[tuple[str, int, int], list[RoundFigures]] = {}
-"""The figures of every round computed so far (a scored round never changes)."""
-_ROUNDS_KEPT = 20_000
+RoundSource = Callable[[str, int, int], RoundLog | None]
+"""Reads one stored round (``SqliteStore.round_log``)."""
+
+
+def _kept(db: sqlite3.Connection, code: str, match: int, number: int) -> list[RoundFigures] | None:
+    rows = db.execute(
+        "SELECT races_won, races_lost, reactions FROM round_figures WHERE code = ? AND match = ? AND round = ? "
+        "ORDER BY seat",
+        (code, match, number),
+    ).fetchall()
+    return [RoundFigures(won, lost, json.loads(times)) for won, lost, times in rows] or None
+
+
+def _keep(db: sqlite3.Connection, code: str, match: int, number: int, seats: list[RoundFigures]) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO round_figures VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+            (code, match, number, seat, f.races_won, f.races_lost, json.dumps(f.reactions))
+            for seat, f in enumerate(seats)
+        ],
+    )
+
+
+def figures_of_round(
+    db: sqlite3.Connection, read: RoundSource, code: str, match: int, number: int
+) -> list[RoundFigures] | None:
+    """Each seat's figures of a scored round: kept ones, else replayed (and kept)."""
+    seats = _kept(db, code, match, number)
+    if seats is None:
+        log = read(code, match, number)
+        if log is None:
+            return None
+        seats = round_figures(log)
+        _keep(db, code, match, number, seats)
+    return seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +127,9 @@ class ProfileFigures:
         return {kind: statistics.median(times) for kind, times in sorted(self.reactions.items()) if times}
 
 
-RoundSource = Callable[[str, int, int], RoundLog | None]
-"""Reads one stored round (``SqliteStore.round_log``)."""
-
-
-def figures_of(profile: str, matches: list[StoredMatch], read: RoundSource) -> ProfileFigures:
-    """The figures of ``profile`` over ``matches`` (oldest first in the answer)."""
+def figures_of(db: sqlite3.Connection, profile: str, matches: list[StoredMatch], read: RoundSource) -> ProfileFigures:
+    """The figures of ``profile`` over ``matches`` (oldest first in the answer), from the
+    store's file ``db`` (``read``: its ``round_log``)."""
     per_match = []
     reactions: dict[str, list[float]] = defaultdict(list)
     for match in sorted(matches, key=lambda m: (m.started, m.code, m.match)):
@@ -112,16 +143,9 @@ def figures_of(profile: str, matches: list[StoredMatch], read: RoundSource) -> P
         stack = sum(row["lines"][seat]["stack"] for row in rounds)
         races_won = races_lost = 0
         for number in range(1, len(rounds) + 1):
-            key = (match.code, match.match, number)
-            seats = _ROUNDS.get(key)
+            seats = figures_of_round(db, read, match.code, match.match, number)
             if seats is None:
-                log = read(match.code, match.match, number)
-                if log is None:
-                    continue
-                seats = round_figures(log)
-                if len(_ROUNDS) >= _ROUNDS_KEPT:
-                    _ROUNDS.clear()
-                _ROUNDS[key] = seats
+                continue
             mine = seats[seat]
             races_won += mine.races_won
             races_lost += mine.races_lost
