@@ -204,3 +204,36 @@ def test_a_profile_deleted_while_seated_is_filed_anonymised(tmp_path: Path) -> N
     finally:
         table.close()
         store.close()
+
+
+def test_a_match_played_over_websockets_with_a_profile_is_in_its_history_and_rated(server: Any, arun: Any) -> None:
+    """Play now against a bot, with a profile: the history's sheet is the one the player was
+    shown at the match's end; play now is rated, so the profile has one rated match."""
+    status, made = server.http("POST", "/api/profiles", {"name": "Ann", "symbol": "star"})
+    assert status == 201
+    body = {"bots": ["smart:machine"], "seats": 2, "start": True, "options": {"match_end": "rounds:1"}}
+    status, table = server.http("POST", "/api/tables", body)
+    assert status == 201
+
+    async def scenario() -> dict[str, Any]:
+        ann = server.client("Ann")
+        await ann.connect()
+        welcome = await ann.hello(table["code"], profile=made["secret"])
+        assert welcome["type"] == "welcome" and welcome["seat"] == 1  # the bot sits first
+        await ann.wait_for("go", timeout=5)
+        await ann.play_to_end()
+        over: dict[str, Any] = await ann.wait_for(lambda m: m["type"] == "table" and m["phase"] == "over", timeout=20)
+        await ann.close()
+        return over
+
+    over = arun(scenario())
+    assert over["rated"] is True
+    status, page = server.http("GET", f"/api/profiles/{made['id']}/matches")
+    assert status == 200 and page["total"] == 1
+    (entry,) = page["matches"]
+    assert entry["code"] == table["code"] and entry["sheet"] == over["sheet"] and entry["rated"]
+    assert entry["players"][1] == {"seat": 1, "name": "Ann", "profile": made["id"], "bot": None}
+    assert (entry["players"][0]["bot"], entry["players"][0]["profile"]) == ("smart:machine", None)
+    status, figures = server.http("GET", f"/api/profiles/{made['id']}/stats")
+    assert status == 200 and figures["rounds"] == 1 and figures["rating"]["matches"] == 1
+    assert no_cards(page) == [] and no_cards(figures) == []
