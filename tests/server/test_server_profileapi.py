@@ -58,6 +58,17 @@ def test_a_profile_is_made_read_renamed_moved_and_deleted(server: Any) -> None:
     assert call(server, "GET", "/api/profiles/me", secret=claimed["secret"])[0] == 401
 
 
+def test_a_real_server_gives_each_address_a_profile_quota_of_its_own(server_with: Any) -> None:
+    server = server_with(tables_per_minute=2)
+    for name in ("Ann", "Bob"):
+        assert call(server, "POST", "/api/profiles", {"name": name, "symbol": "sun"})[0] == 201
+    assert call(server, "POST", "/api/profiles", {"name": "", "symbol": "sun"})[1]["error"] == "bad_name"
+    status, body = call(server, "POST", "/api/profiles", {"name": "Carl", "symbol": "sun"})
+    assert (status, body["error"]) == (429, "too_many_profiles")
+    assert body["message"].startswith("at most 2 profiles a minute from one address")
+    server.create_table(2)  # the tables' quota is another
+
+
 def test_hello_with_a_profile_links_the_seat_and_shows_nobody_the_profile(server: Any, arun: Any) -> None:
     _, made = call(server, "POST", "/api/profiles", {"name": "Ann", "symbol": "moon"})
     code = server.create_table(2)

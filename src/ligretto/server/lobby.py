@@ -87,6 +87,8 @@ class Lobby:
         self.outbox = Outbox(None if store is None else store.commit)
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
         self.quota = TableQuota(settings.tables_per_minute)
+        self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")
+        """New profiles from one address: as many a minute as tables."""
 
     def find_profile(self, secret: str) -> tuple[str, str] | None:
         """The id and name of the profile of ``secret`` (``hello.profile``); ``None``: no

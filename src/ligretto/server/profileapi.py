@@ -5,12 +5,17 @@ the profiles themselves are the store's (``server.profiles``)."""
 
 from __future__ import annotations
 
+import time
+
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
+from ligretto.server import metrics
+from ligretto.server.admission import address_of
 from ligretto.server.api import _answer, _body, _error
-from ligretto.server.profiles import Profile, ProfileError, Profiles
+from ligretto.server.lobby import Lobby
+from ligretto.server.profiles import Profile, ProfileError, Profiles, check_profile
 
 NO_STORE = protocol.HttpError("no_store", "this server keeps no profiles (it runs without a database)")
 
@@ -44,9 +49,15 @@ async def create_profile(request: Request) -> Response:
     if isinstance(spec, Response):
         return spec
     try:
-        profile, secret = profiles.create(spec.name, spec.symbol)
+        name, symbol = check_profile(spec.name, spec.symbol)  # a bad body does not count
     except ProfileError as error:
         return _refused(error)
+    lobby: Lobby = request.app.state.lobby
+    refusal = lobby.profile_quota.allow(address_of(request.client), time.monotonic())
+    if refusal is not None:
+        metrics.REFUSED.labels(refusal.code).inc()
+        return refusal.response()
+    profile, secret = profiles.create(name, symbol)
     return _answer(protocol.ProfileSecret(profile.id, secret, profile.name, profile.symbol), 201)
 
 

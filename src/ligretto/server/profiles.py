@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from ligretto.engine.cards import Symbol
 from ligretto.protocol import ProtocolError, check_name
 
-__all__ = ["DELETED_NAME", "PROFILE_LINK_S", "SYMBOLS", "Profile", "ProfileError", "Profiles", "check_symbol"]
+__all__ = [
+    "DELETED_NAME",
+    "PROFILE_LINK_S",
+    "SYMBOLS",
+    "Profile",
+    "ProfileError",
+    "Profiles",
+    "check_profile",
+    "check_symbol",
+]
 
 PROFILE_LINK_S = 600.0
 """How long a one-time code to move a profile to another device is valid (seconds)."""
@@ -61,6 +70,11 @@ def check_symbol(symbol: str) -> str:
     if symbol not in SYMBOLS:
         raise ProfileError("bad_symbol", f"a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
     return symbol
+
+
+def check_profile(name: str, symbol: str) -> tuple[str, str]:
+    """A new profile's name (trimmed) and symbol, else :class:`ProfileError`."""
+    return _name(name), check_symbol(symbol)
 
 
 def _name(name: str) -> str:
