@@ -32,7 +32,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "engine": frozenset(),
     "rulebook": frozenset(),
     "bots": frozenset({"engine"}),
-    "sim": frozenset({"engine", "bots"}),
+    "sim": frozenset({"engine", "bots", "ratings"}),
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
     "server": frozenset({"engine", "bots", "protocol", "rulebook", "ratings"}),
@@ -189,7 +189,8 @@ def test_the_engine_bots_and_simulator_are_layered() -> None:
     """engine <- bots <- simulator, read from the rules themselves (not only from the code)."""
     assert MAY_IMPORT["engine"] == frozenset()
     assert MAY_IMPORT["bots"] == {"engine"}
-    assert MAY_IMPORT["sim"] == {"engine", "bots"}
+    assert MAY_IMPORT["sim"] == {"engine", "bots", "ratings"}  # ratings: the bots' calibration
+    assert MAY_IMPORT["ratings"] == frozenset()
     for part in ("client", "protocol"):
         assert "server" not in MAY_IMPORT[part] and not MAY_IMPORT[part] & {"terminal", "cli"}
     assert MAY_NOT_USE["client"] >= UI

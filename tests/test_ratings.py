@@ -8,14 +8,27 @@ import pytest
 from openskill.models import PlackettLuce
 
 from ligretto import ratings
-from ligretto.ratings import DEFAULT, Rating, RatingError, bot_rating, leaderboard_order, nearest_bot, rate
+from ligretto.ratings import (
+    DEFAULT,
+    Rating,
+    RatingError,
+    bot_rating,
+    leaderboard_order,
+    nearest_bot,
+    places_among,
+    rate,
+)
 
 
-def openskill_rate(before: list[Rating], places: list[int]) -> list[tuple[float, float]]:
-    """The same match computed by openskill directly, with a model of its own."""
+def openskill_rate(before: list[Rating], places: list[int]) -> list[float]:
+    """The same match computed by openskill directly, with a model of its own: mu, sigma, mu, ..."""
     model = PlackettLuce()
     teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in before]
-    return [(team[0].mu, team[0].sigma) for team in model.rate(teams, ranks=places)]
+    return [value for team in model.rate(teams, ranks=places) for value in (team[0].mu, team[0].sigma)]
+
+
+def flat(ratings: list[Rating]) -> list[float]:
+    return [value for r in ratings for value in (r.mu, r.sigma)]
 
 
 def some_ratings(count: int, seed: int) -> list[Rating]:
@@ -38,7 +51,7 @@ MATCHES = [
 @pytest.mark.parametrize(("before", "places"), MATCHES)
 def test_rate_equals_openskills_own_computation(before: list[Rating], places: list[int]) -> None:
     after = rate(before, places)
-    assert [(r.mu, r.sigma) for r in after] == pytest.approx(openskill_rate(before, places), rel=1e-12)
+    assert flat(after) == pytest.approx(openskill_rate(before, places), rel=1e-12)
     assert all(isinstance(r, Rating) for r in after)
 
 
@@ -56,7 +69,7 @@ def test_a_series_of_matches_equals_openskill_step_by_step() -> None:
         for p, rating, team in zip(players, new, rated, strict=True):
             ours[p] = rating
             theirs[p] = team
-    assert [(r.mu, r.sigma) for r in ours] == pytest.approx([(t[0].mu, t[0].sigma) for t in theirs], rel=1e-9)
+    assert flat(ours) == pytest.approx([value for t in theirs for value in (t[0].mu, t[0].sigma)], rel=1e-9)
 
 
 def test_the_winner_goes_up_and_the_last_goes_down() -> None:
@@ -163,3 +176,23 @@ def test_nearest_bot_is_the_bot_with_the_nearest_conservative_value(monkeypatch:
 def test_nearest_bot_without_calibrated_bots_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ratings, "BOT_RATINGS", {})
     assert nearest_bot(DEFAULT) is None
+
+
+def test_each_calibrated_bot_is_nearest_to_itself() -> None:
+    assert ratings.BOT_RATINGS
+    for spec, rating in ratings.BOT_RATINGS.items():
+        assert nearest_bot(rating) == spec
+        assert bot_rating(spec) == rating
+
+
+def test_places_among_some_players_are_1_based_again() -> None:
+    assert places_among([2, 4, 4, 5]) == [1, 2, 2, 4]
+    assert places_among([3, 1]) == [2, 1]
+    assert places_among([2, 2]) == [1, 1]
+    assert places_among([1, 2, 3]) == [1, 2, 3]
+    # the winner had no profile: the others are rated among themselves
+    full = [1, 3, 2, 3]
+    rated = places_among(full[1:])
+    assert rated == [2, 1, 2]
+    with pytest.raises(RatingError, match="someone must be first"):
+        rate([DEFAULT] * 3, full[1:])
