@@ -4,9 +4,9 @@
 Each profile has a rating overall (``players`` 0) and one per number of players.  When a
 match of a rated table ends, every seat with a live profile is rated with
 ``ratings.rate`` from the match's final places; bots take part with their fixed rating
-(``ratings.bot_rating``; a bot level not calibrated takes part as a new player,
-``ratings.DEFAULT``) and are never updated; a person's seat without a profile is left
-out, and the places are counted among those who take part (ties still share).  A match
+(``ratings.bot_rating``) and are never updated; a person's seat without a profile and a
+bot without a calibrated rating are left out, and the places are counted among those who
+take part (``ratings.places_among``: ties still share).  A match
 with fewer than two taking part changes nothing.  The leaderboard lists the profiles with
 at least :data:`LEADERBOARD_MIN_MATCHES` rated matches, by ``ratings.leaderboard_order``.
 """
@@ -17,7 +17,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from ligretto.ratings import DEFAULT, Rating, bot_rating, leaderboard_order, rate
+from ligretto.ratings import DEFAULT, Rating, bot_rating, leaderboard_order, places_among, rate
 
 __all__ = ["LEADERBOARD_MIN_MATCHES", "OVERALL", "PAGE_SIZE", "Ranked", "apply_match", "leaderboard", "rating_of"]
 
@@ -37,11 +37,6 @@ def rating_of(db: sqlite3.Connection, profile: str, players: int = OVERALL) -> t
     return (DEFAULT, 0) if row is None else (Rating(row[0], row[1]), row[2])
 
 
-def _relative(places: list[int]) -> list[int]:
-    """Places among those who take part: 1 + how many took a better place."""
-    return [1 + sum(other < place for other in places) for place in places]
-
-
 def apply_match(db: sqlite3.Connection, code: str, match: int) -> int:
     """Rate the ended match (inside the store's transaction); returns how many profiles
     were updated."""
@@ -54,23 +49,24 @@ def apply_match(db: sqlite3.Connection, code: str, match: int) -> int:
         "ON pr.id = p.profile AND pr.deleted IS NULL WHERE p.code = ? AND p.match = ? ORDER BY p.seat",
         (code, match),
     ).fetchall()
-    taking_part = [(seat, bot, profile) for seat, bot, profile in seats if bot is not None or profile is not None]
-    if len(taking_part) < 2 or not any(profile for _, _, profile in taking_part):
+    fixed = {seat: bot_rating(bot) for seat, bot, _ in seats if bot is not None}
+    taking_part = [(seat, profile) for seat, _, profile in seats if profile is not None or fixed.get(seat)]
+    if len(taking_part) < 2 or not any(profile for _, profile in taking_part):
         return 0
-    relative = _relative([places[seat] for seat, _, _ in taking_part])
+    relative = places_among([places[seat] for seat, _ in taking_part])
     for players in (OVERALL, size):
         before = [
-            (bot_rating(bot) or DEFAULT, 0) if profile is None else rating_of(db, profile, players)
-            for _, bot, profile in taking_part
+            rating_of(db, profile, players) if profile is not None else (fixed[seat] or DEFAULT, 0)
+            for seat, profile in taking_part
         ]
         after = rate([rating for rating, _ in before], relative)
-        for (_, _, profile), (_, matches), new in zip(taking_part, before, after, strict=True):
+        for (_, profile), (_, matches), new in zip(taking_part, before, after, strict=True):
             if profile is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO ratings (profile, players, mu, sigma, matches) VALUES (?, ?, ?, ?, ?)",
                     (profile, players, new.mu, new.sigma, matches + 1),
                 )
-    return sum(profile is not None for _, _, profile in taking_part)
+    return sum(profile is not None for _, profile in taking_part)
 
 
 @dataclass(frozen=True, slots=True)
