@@ -20,9 +20,10 @@ from ligretto.server.tablerecord import SeatRecord, TableRecord
 def _table_in_play() -> Table:
     scheduler = VirtualScheduler()
     table = Table("REC", seats=3, rules=RuleSet.preset("expert"), scheduler=scheduler, countdown_s=1.0, grace_s=45.0)
-    table.join(Quiet(), "Ann")
+    table.join(Quiet(), "Ann", "ann-profile-id")
     table.join(Quiet(), "Bob")
     table.add_bot(0, "greedy:beginner")
+    table.rated = True
     table.start(0)
     scheduler.advance(1.0)
     for seat in (0, 1, 0):
@@ -44,6 +45,8 @@ def test_a_record_and_its_actions_rebuild_the_same_table() -> None:
         None if s is None else s.token for s in table.seats
     ]
     assert again.seats[2] is not None and str(again.seats[2].bot) == "greedy:beginner"
+    assert [None if s is None else s.profile for s in again.seats] == ["ann-profile-id", None, None]
+    assert again.rated
 
 
 def test_the_json_of_a_record_reads_back_as_the_same_record() -> None:
@@ -75,7 +78,10 @@ def test_a_record_in_the_stored_format_reads() -> None:
     assert not record.dropped
     table = Table.restore(record, [])
     assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
-    seats = [{"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False}, None]
+    seats = [
+        {"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False, "profile": None},
+        None,
+    ]
     written = json.loads(table.record().to_json())
     # A record from before fair judging: the table judges races fairly, with the default window.
     assert written == {
@@ -85,4 +91,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "dropped_because": None,
         "arbitration": "fair",
         "window_ms": DEFAULT_WINDOW_MS,
+        "rated": True,  # a public table from before ratings: rated, as public tables are now
     }

@@ -80,9 +80,12 @@ class TableQuota:
     ``window_s`` seconds (a sliding window; 0: no quota).  ``POST /api/tables`` and
     ``POST /api/tutorial`` share it."""
 
-    def __init__(self, per_window: int, window_s: float = 60.0) -> None:
+    def __init__(self, per_window: int, window_s: float = 60.0, what: str = "tables") -> None:
+        """``what`` is counted: ``tables`` (error ``too_many_tables``) or ``profiles``
+        (``POST /api/profiles``: ``too_many_profiles``), each its own quota."""
         self.per_window = per_window
         self.window_s = window_s
+        self.what = what
         self.created: dict[str, deque[float]] = {}
         self.swept = -math.inf
 
@@ -97,8 +100,8 @@ class TableQuota:
             times.popleft()
         if len(times) >= self.per_window:
             wait = times[0] + self.window_s - now
-            text = f"at most {self.per_window} tables a minute from one address: try again in {math.ceil(wait)} s"
-            return Refusal(429, "too_many_tables", text, wait)
+            text = f"at most {self.per_window} {self.what} a minute from one address: try again in {math.ceil(wait)} s"
+            return Refusal(429, f"too_many_{self.what}", text, wait)
         times.append(now)
         return None
 
