@@ -73,6 +73,9 @@ class Hello(_Client, tag="hello"):
     name: str | None = None
     token: str | None = None
     watch: bool = False
+    profile: str | None = None
+    """The secret of the person's profile (``POST /api/profiles``): the seat taken by
+    name is linked to the profile; without ``name`` the profile's name is used."""
 
 
 class Act(_Client, tag="act"):
