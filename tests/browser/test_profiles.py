@@ -55,7 +55,7 @@ def one_time_code(page: Page) -> str:
 def claim(pages: Any, code: str, *, locale: str = "en-US") -> Page:
     """A fresh browser context opening the claim link of ``code``."""
     page = pages.open(f"/#/claim/{code}", locale=locale)
-    page.wait_for_selector("#claim-done, #claim-error")
+    page.wait_for_selector("#profile-name, #claim-error")
     return page
 
 
@@ -113,14 +113,16 @@ def test_a_one_time_code_moves_the_profile_to_a_second_context(pages: Any, serve
     expect(first.locator("#link-expiry")).to_contain_text("Valid for")
 
     second = claim(pages, code)
-    expect(second.locator("#claim-done")).to_contain_text("Traveller")
+    expect(second.locator(".toast")).to_contain_text(words("en", "claim.done").format(name="Traveller"))
+    expect(second.locator("#profile-name")).to_have_value("Traveller")
     moved = kept(second)
     assert moved is not None and moved["id"] == kept(first)["id"]  # type: ignore[index]
     status, body = me(server, moved["secret"])
     assert status == 200 and body["name"] == "Traveller"
+    assert moved["secret"] != kept(first)["secret"], "each device has a secret of its own"  # type: ignore[index]
     assert "/claim/" not in second.url, "a reload would claim the used code again"
-    second.click("#nav-profile")
-    expect(second.locator("#profile-name")).to_have_value("Traveller")
+    second.click("#nav-lobby")
+    expect(second.locator("#player-name")).to_have_value("Traveller")
 
 
 def test_a_used_or_unknown_code_is_refused_in_the_players_language(pages: Any) -> None:
@@ -208,10 +210,10 @@ def test_codes_and_countdowns_as_the_page_reads_and_writes_them(pages: Any) -> N
           const p = await import('/js/profile.js');
           return [
             p.claimCodeFrom('  AB12CD '), p.claimCodeFrom('https://x.org/#/claim/AB12CD'),
-            p.claimCodeFrom('AB 12-CD'), p.claimCodeFrom('no!'),
+            p.claimCodeFrom('a-B_12cD'), p.claimCodeFrom('no!'),
             p.countdown(300), p.countdown(65.2), p.countdown(0.4), p.countdown(-3),
             p.anySymbol(() => 0), p.anySymbol(() => 0.99),
           ];
         }"""
     )
-    assert found == ["AB12CD", "AB12CD", "AB12CD", "", "5:00", "1:06", "0:01", "0:00", "sun", "heart"]
+    assert found == ["AB12CD", "AB12CD", "a-B_12cD", "", "5:00", "1:06", "0:01", "0:00", "sun", "heart"]

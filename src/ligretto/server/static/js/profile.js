@@ -17,23 +17,20 @@ export class ProfileError extends Error {
 
   /** Whether the profile no longer exists for the server (deleted, or an unknown secret). */
   get gone() {
-    return GONE_STATUS.has(this.status);
+    return this.code === PROFILE_GONE || this.status === 401;
   }
 }
 
-/** The `error` code of a `hello` whose profile secret the server does not know (docs/protocol.md). */
+/** The error code (of a `hello`, or 401 of the profile API) of a secret the server does not
+ * know: the profile was deleted, or never made on this server (docs/protocol.md). */
 export const PROFILE_GONE = "bad_profile";
-
-/** HTTP statuses of the profile API that mean the kept secret names no live profile. */
-const GONE_STATUS = new Set([401, 403, 404, 410]);
 
 /** A one-time code as typed or pasted: the bare code, or a claim link (".../#/claim/CODE"). */
 export function claimCodeFrom(text) {
   const value = String(text || "").trim();
   const link = value.match(/#\/claim\/([A-Za-z0-9_-]+)/);
   if (link) return link[1];
-  const bare = value.replace(/[\s-]+/g, "");
-  return /^[A-Za-z0-9_]{4,64}$/.test(bare) ? bare : "";
+  return /^[A-Za-z0-9_-]{4,64}$/.test(value) ? value : "";
 }
 
 /** The link that moves the profile to another device with a one-time code. */

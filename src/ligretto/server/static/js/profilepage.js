@@ -263,7 +263,7 @@ export class ClaimScreen {
     this.root = root;
     this.code = code;
     this.closed = false;
-    this.result = null; // {profile} or {error}
+    this.result = null; // {error}: the claim was refused (a claimed profile opens the profile page)
     this.render();
     this.claim();
   }
@@ -274,13 +274,15 @@ export class ClaimScreen {
 
   async claim() {
     try {
-      this.result = { profile: await profiles.claim(this.code) };
-      // A reload is not a second claim (it would be refused): the address becomes the profile's.
-      history.replaceState(null, "", "#/profile");
+      const profile = await profiles.claim(this.code);
+      if (this.closed) return;
+      // On to the profile page, in place of the claim's address: a reload is no second claim.
+      toast(t("claim.done", { name: profile.name }), "ok", 5000);
+      location.replace("#/profile");
     } catch (error) {
       this.result = { error };
+      this.render();
     }
-    this.render();
   }
 
   render() {
@@ -288,16 +290,12 @@ export class ClaimScreen {
     const result = this.result;
     let body;
     if (!result) body = h("p", { class: "muted", role: "status" }, t("claim.working"));
-    else if (result.profile) {
-      body = h("div", { role: "status", id: "claim-done" },
-        h("p", {}, t("claim.done", { name: result.profile.name })),
-        h("p", { class: "inline" },
-          h("a", { class: "button primary", href: "#/" }, t("claim.lobby")),
-          h("a", { class: "button", href: "#/profile" }, t("claim.profile"))));
-    } else {
+    else {
       body = h("div", { role: "alert", id: "claim-error", dataset: { code: result.error.code } },
         h("p", {}, profileErrorText(result.error)),
-        h("p", {}, h("a", { class: "button", href: "#/profile" }, t("claim.profile"))));
+        h("p", { class: "inline" },
+          h("a", { class: "button primary", href: "#/profile" }, t("claim.profile")),
+          h("a", { class: "button", href: "#/" }, t("claim.lobby"))));
     }
     this.root.replaceChildren(h("section", { class: "panel claim-screen", "aria-labelledby": "claim-screen-title" },
       h("h1", { id: "claim-screen-title" }, t("claim.title")), body));
