@@ -217,3 +217,30 @@ def test_codes_and_countdowns_as_the_page_reads_and_writes_them(pages: Any) -> N
         }"""
     )
     assert found == ["AB12CD", "AB12CD", "a-B_12cD", "", "5:00", "1:06", "0:01", "0:00", "sun", "heart"]
+
+
+def test_a_profile_deleted_on_another_device_is_replaced_when_the_page_next_says_hello(
+    pages: Any, server: Any
+) -> None:
+    first = pages.open("/")
+    open_profile(first)
+    first.fill("#profile-name", "Twin")
+    first.click("#profile-rename")
+    expect(first.locator(".toast")).to_contain_text("Twin")
+    second = claim(pages, one_time_code(first))
+    old = kept(first)
+    assert old is not None and kept(second)["id"] == old["id"]  # type: ignore[index]
+    second.click("#delete-button")
+    second.click("#delete-confirm")
+    expect(second.locator("#no-profile")).to_be_visible()
+
+    # The first page, never reloaded, sits down under the same name: its hello's secret is
+    # refused (bad_profile), so it makes a new profile and says hello again with it.
+    first.click("#nav-lobby")
+    expect(first.locator("#player-name")).to_have_value("Twin")
+    first.click("#create-button")
+    expect(first.locator("#seats .seat-name")).to_have_text(["Twin"])
+    fresh = kept(first)
+    assert fresh is not None and fresh["id"] != old["id"]
+    status, body = me(server, fresh["secret"])
+    assert status == 200 and body["name"] == "Twin"

@@ -122,9 +122,9 @@ export const profiles = {
    * What a `hello` under `name` waits for before it goes: the profile being made, or
    * renamed to `name`; null when there is nothing to wait for.
    */
-  ready(name) {
-    if (loading) return loading.then(() => this.useName(name));
-    if (name && secret() && current && current.name !== name) return this.useName(name);
+  ready(name, fallbackName) {
+    if (loading) return loading.then(() => this.useName(name, fallbackName));
+    if (name && secret() && current && current.name !== name) return this.useName(name, fallbackName);
     return null;
   },
 
@@ -137,14 +137,17 @@ export const profiles = {
 
   /**
    * Play under `name`: the profile is renamed when it is called otherwise.  A refused
-   * name changes nothing here (the table refuses it too, and says why).
+   * name changes nothing here (the table refuses it too, and says why).  `fallbackName`
+   * names a new profile should the server say this one is gone and the browser keeps no name.
    */
-  async useName(name) {
+  async useName(name, fallbackName) {
     if (!name || !secret() || !current || current.name === name) return;
     try {
       await this.update({ name });
-    } catch {
-      // the table's own check of the name follows and explains it
+    } catch (error) {
+      // Gone (deleted on another device): a new profile, under this name.  Any other
+      // refusal: the table's own check of the name follows and explains it.
+      if (error.gone) await this.ensure(fallbackName);
     }
   },
 

@@ -81,7 +81,7 @@ export class TableSession {
     // Every hello carries the profile's secret; it waits while the profile is being made
     // or renamed to the name this page joins with.
     const turn = ++this.hellos;
-    const ready = profiles.ready(message.name);
+    const ready = profiles.ready(message.name, t("lobby.play_now.default_name"));
     const send = () => {
       if (turn !== this.hellos) return;
       const secret = profiles.secret();
