@@ -219,9 +219,7 @@ def test_codes_and_countdowns_as_the_page_reads_and_writes_them(pages: Any) -> N
     assert found == ["AB12CD", "AB12CD", "a-B_12cD", "", "5:00", "1:06", "0:01", "0:00", "sun", "heart"]
 
 
-def test_a_profile_deleted_on_another_device_is_replaced_when_the_page_next_says_hello(
-    pages: Any, server: Any
-) -> None:
+def test_a_profile_deleted_on_another_device_is_replaced_when_the_page_next_says_hello(pages: Any, server: Any) -> None:
     first = pages.open("/")
     open_profile(first)
     first.fill("#profile-name", "Twin")
