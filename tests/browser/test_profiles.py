@@ -111,6 +111,9 @@ def test_a_one_time_code_moves_the_profile_to_a_second_context(pages: Any, serve
     expect(first.locator(".toast")).to_contain_text("Traveller")
     code = one_time_code(first)
     expect(first.locator("#link-expiry")).to_contain_text("Valid for")
+    first.wait_for_function("() => document.querySelector('#link-qr')?.naturalWidth > 0")
+    assert first.get_attribute("#link-qr", "alt") == words("en", "profile.device.qr.alt")
+    assert code not in (first.get_attribute("#link-qr", "src") or ""), "the code in an address"
 
     second = claim(pages, code)
     expect(second.locator(".toast")).to_contain_text(words("en", "claim.done").format(name="Traveller"))

@@ -24,6 +24,7 @@ export class ProfilePage {
     this.deleted = false;
     this.link = null; // the one-time code shown: {code, deadline (performance.now ms)}
     this.timer = null;
+    this.qr = null; // the one-time code's QR code: {code, url (an object URL of its SVG)}
     // Drawn again when a profile comes or goes, not when it changes (the focus stays put).
     this.shown = profiles.current()?.id ?? null;
     this.stop = profiles.on((profile) => {
@@ -39,6 +40,7 @@ export class ProfilePage {
     this.closed = true;
     this.stop();
     clearInterval(this.timer);
+    if (this.qr) URL.revokeObjectURL(this.qr.url);
   }
 
   render() {
@@ -168,12 +170,14 @@ export class ProfilePage {
       expiry,
       h("p", { class: "link-url" }, h("a", { id: "link-url", href: url }, url)),
       h("button", { type: "button", class: "ghost small", onclick: () => this.copy(url) }, t("profile.device.copy")),
+      this.qrFigure(code),
     );
     const tick = () => {
       const left = (this.link.deadline - performance.now()) / 1000;
       if (left <= 0) {
         clearInterval(this.timer);
         this.linkBox.classList.add("expired");
+        this.linkBox.querySelector(".link-qr")?.remove(); // nothing left to scan
         expiry.textContent = t("profile.device.expired");
         return;
       }
@@ -182,6 +186,35 @@ export class ProfilePage {
     this.linkBox.classList.remove("expired");
     tick();
     this.timer = setInterval(tick, 1000);
+  }
+
+  /**
+   * The claim link as a QR code for the other device's camera.  The server draws it
+   * (`POST /api/profiles/claim/qr.svg`, the code in the body: no address carries it);
+   * without it the link and the code are there all the same.
+   */
+  qrFigure(code) {
+    const figure = h("figure", { class: "invite-qr link-qr", hidden: true });
+    const show = async () => {
+      if (!this.qr || this.qr.code !== code) {
+        if (this.qr) URL.revokeObjectURL(this.qr.url);
+        this.qr = null;
+        const response = await fetch("/api/profiles/claim/qr.svg", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ code }),
+        });
+        if (!response.ok) return;
+        this.qr = { code, url: URL.createObjectURL(await response.blob()) };
+      }
+      if (this.closed || !figure.isConnected) return;
+      fill(figure,
+        h("img", { id: "link-qr", src: this.qr.url, alt: t("profile.device.qr.alt"), width: 200, height: 200 }),
+        h("figcaption", { class: "help" }, t("profile.device.qr.caption")));
+      figure.hidden = false;
+    };
+    show().catch(() => {}); // offline: the link and the code are enough
+    return figure;
   }
 
   async copy(url) {
