@@ -8,6 +8,7 @@ knows replaced by a new one."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -245,3 +246,39 @@ def test_a_profile_deleted_on_another_device_is_replaced_when_the_page_next_says
     assert fresh is not None and fresh["id"] != old["id"]
     status, body = me(server, fresh["secret"])
     assert status == 200 and body["name"] == "Twin"
+
+
+def test_a_profile_seated_on_another_device_is_offered_to_watch(pages: Any) -> None:
+    """The server refuses a hello whose profile has a seat at the table already
+    (``profile_seated``; the test's network answers so for the server): the page says so
+    in its language and offers to watch, which works."""
+    host = pages.open("/")
+    host.fill("#player-name", "Sitter")
+    host.click("#create-button")
+    host.wait_for_selector("#seats .seat")
+    code = host.url.rsplit("/", 1)[1]
+
+    context: BrowserContext = pages.context(locale="it-IT")
+
+    def route(socket: Any) -> None:
+        server = socket.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            hello = json.loads(message)
+            if hello.get("type") == "hello" and not hello.get("watch"):
+                assert hello.get("profile"), "the hello carries the profile"
+                refusal = {"type": "error", "code": "profile_seated", "message": "seated already"}
+                socket.send(json.dumps(refusal))
+            else:
+                server.send(message)
+
+        socket.on_message(from_page)
+        server.on_message(socket.send)
+
+    context.route_web_socket(re.compile(r"/ws$"), route)
+    other = pages.open(f"/#/t/{code}", context=context)
+    other.fill("#prompt-name", "Sitter")
+    other.locator("#prompt-name").press("Enter")
+    expect(other.locator(".notice [role=alert]")).to_have_text(words("it", "error.profile_seated"))
+    other.click("#watch-instead")
+    expect(other.locator(".pill.watch")).to_be_visible()

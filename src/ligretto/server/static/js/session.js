@@ -204,6 +204,7 @@ export class TableSession {
         break;
       case "started":
       case "full":
+      case "profile_seated": // the profile sits at this table on another device
         if (!this.joined) this.blocked = message.code;
         this.emit("state");
         break;
