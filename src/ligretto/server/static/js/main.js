@@ -15,6 +15,7 @@ import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
 import { TutorialScreen } from "./tutorial.js";
 
+const PROFILE_WAIT_MS = 3000;
 const app = document.getElementById("app");
 let screen = null;
 let connection = null;
@@ -123,7 +124,14 @@ async function boot() {
   });
   // The profile, made on the first visit (or checked): every hello carries it.  A claim
   // link on a new device takes the other device's profile instead of making one.
-  if (route().name !== "claim") await profiles.ensure(t("lobby.play_now.default_name"));
+  // A server slow to answer does not hold the first screen longer than PROFILE_WAIT_MS:
+  // a hello still waits for the profile being made.
+  if (route().name !== "claim") {
+    await Promise.race([
+      profiles.ensure(t("lobby.play_now.default_name")),
+      new Promise((resolve) => setTimeout(resolve, PROFILE_WAIT_MS)),
+    ]);
+  }
   onLanguage(() => {
     renderHeader();
     if (screen) screen.render();
