@@ -303,6 +303,22 @@ def play_now(tour: Tour) -> Page:
     return live(page)
 
 
+def profile_page(tour: Tour) -> Page:
+    """The profile page with a one-time code shown (its countdown running)."""
+    page = tour.visit("profiler", "/#/profile")
+    page.click("#link-button")
+    expect(page.locator("#link-expiry")).to_be_visible()
+    return page
+
+
+def profile_delete(tour: Tour) -> Page:
+    """The confirmation before a profile is deleted."""
+    page = tour.page("profiler")
+    page.click("#delete-button")
+    expect(page.locator("#delete-dialog")).to_be_visible()
+    return page
+
+
 SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("lobby", lobby),
     ("waiting-room-host", host_waiting_room),
@@ -325,6 +341,9 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("tutorial", at("learner", "/#/learn", "#coach-text")),
     ("tutorial-step", at("learner", "/#/learn", ".board.live .tutorial-target")),
     ("rules", at("watcher", "/#/rules", "#rulebook h2")),
+    ("profile", profile_page),
+    ("profile-delete", profile_delete),
+    ("claim-refused", at("watcher", "/#/claim/no-such-code", "#claim-error")),
     ("unknown-table", at("watcher", "/#/w/no-such-table", ".notice [role=alert]")),
 ]
 """Every screen: its name and how the tour gets a page there (in this order)."""

@@ -195,3 +195,23 @@ def test_a_table_is_made_with_the_judging_asked_for_and_a_bad_one_is_refused(ser
         status, answer = server.http("POST", "/api/tables", body)
         assert status == 400 and answer["error"] in ("bad_fairness", "invalid"), (body, answer)
     assert server.http("GET", "/healthz")[1]["tables"] == tables, "a refused request made a table"
+
+
+def test_the_claim_qr_code_is_an_svg_of_exactly_the_claim_link_of_its_code(server: Any) -> None:
+    """``POST /api/profiles/claim/qr.svg`` {code}: the QR code of the link that puts a
+    profile on another device (the code in the body, never in an address)."""
+    status, svg = server.http("POST", "/api/profiles/claim/qr.svg", {"code": "Xr4_pT2k"})
+    assert status == 200 and isinstance(svg, str) and svg.startswith("<svg")
+    assert ElementTree.fromstring(svg).findtext(f"{SVG}title"), "an SVG with a title"
+    size, dark = qr_modules(svg)
+    expected = segno.make_qr(f"{server.url}/#/claim/Xr4_pT2k", error="m", boost_error=False)
+    border = (size - len(expected.matrix)) // 2
+    assert border == 4
+    assert dark == {
+        (r + border, c + border) for r, row in enumerate(expected.matrix) for c, bit in enumerate(row) if bit
+    }
+    for body in ({"code": "no/such"}, {"code": "x" * 33}, {"code": ""}):
+        status, answer = server.http("POST", "/api/profiles/claim/qr.svg", body)
+        assert status == 400 and answer["error"] == "bad_code", (body, answer)
+    status, answer = server.http("POST", "/api/profiles/claim/qr.svg", {"link": "Xr4_pT2k"})
+    assert status == 400 and answer["error"] == "invalid"

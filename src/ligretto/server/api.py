@@ -5,6 +5,7 @@ book as HTML, ``/healthz`` and ``/metrics``.  Bodies in and out are protocol str
 from __future__ import annotations
 
 import io
+import re
 import time
 from typing import TypeVar
 
@@ -168,17 +169,43 @@ def qr_code(link: str) -> segno.QRCode:
     return segno.make_qr(link, error="m", boost_error=False)
 
 
+def qr_svg(link: str, title: str) -> Response:
+    """A link as the SVG of its QR code (white background, the standard quiet zone)."""
+    buffer = io.BytesIO()
+    qr_code(link).save(buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title=title, light="#fff")
+    return Response(buffer.getvalue(), media_type="image/svg+xml")
+
+
 async def table_qr(request: Request) -> Response:
     """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
     a phone at the same table can join by its camera."""
     table = _table_of(request)
     if table is None:
         return _answer(NO_TABLE, 404)
-    buffer = io.BytesIO()
-    qr_code(invite_link(request, table.code)).save(
-        buffer, kind="svg", scale=QR_SCALE, border=QR_BORDER, xmldecl=False, title="Ligretto invite", light="#fff"
-    )
-    return Response(buffer.getvalue(), media_type="image/svg+xml")
+    return qr_svg(invite_link(request, table.code), "Ligretto invite")
+
+
+CLAIM_CODE = re.compile(r"[A-Za-z0-9_-]{4,32}")
+"""What a one-time code of a profile may look like (``server/profiles.py`` makes url-safe ones)."""
+
+
+def claim_link(request: Request, code: str) -> str:
+    """The link that puts a profile on another device, as the browser writes it
+    (``profile.js`` ``claimLink``)."""
+    return f"{str(request.base_url).rstrip('/')}/#/claim/{code}"
+
+
+async def claim_qr(request: Request) -> Response:
+    """``POST /api/profiles/claim/qr.svg`` {code}: the claim link of a one-time code as a QR
+    code, for the other device's camera.  The code goes in the body, so no address (and no
+    access log) carries it; the answer encodes the link only (whether the code is good is
+    for the claim to say)."""
+    spec = await _body(request, protocol.ClaimProfile)
+    if isinstance(spec, Response):
+        return spec
+    if not CLAIM_CODE.fullmatch(spec.code):
+        return _error(400, "bad_code", "a one-time code is 4 to 32 letters, digits, - or _")
+    return qr_svg(claim_link(request, spec.code), "Ligretto profile link")
 
 
 RULE_OPTIONS_BODY = protocol.encode(protocol.presets_body())

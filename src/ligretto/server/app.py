@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from ligretto.server import metrics
 from ligretto.server.api import (
+    claim_qr,
     create_table,
     create_tutorial,
     emotes,
@@ -74,6 +75,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables", list_tables, methods=["GET"]),
         Route("/api/tables/{code}", get_table),
         Route("/api/tables/{code}/qr.svg", table_qr),
+        Route("/api/profiles/claim/qr.svg", claim_qr, methods=["POST"]),
         Route("/api/tutorial", create_tutorial, methods=["POST"]),
         Route("/api/profiles", create_profile, methods=["POST"]),
         Route("/api/profiles/me", my_profile, methods=["GET", "PATCH", "DELETE"]),

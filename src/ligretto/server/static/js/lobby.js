@@ -136,6 +136,7 @@ export class LobbyScreen {
           h("h1", {}, t("lobby.title")),
           h("p", {}, t("lobby.intro")),
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
+          h("p", { class: "profile-line" }, h("a", { href: "#/profile", id: "profile-link" }, t("lobby.profile"))),
           learning(),
         ),
         this.playNowPanel(),

@@ -1,16 +1,21 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
-// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.
-// The header holds the language picker and the connection badge.  Start-up loads the
-// texts and the rule options before the first screen.
+// #/rules (the rule book), #/learn (the tutorial), #/profile (the player's profile),
+// #/claim/CODE (take a profile from another device).  An invite link may also be
+// /?t=CODE.  The header holds the language picker and the connection badge.  Start-up
+// loads the texts and the rule options, and makes or checks the profile (profile.js),
+// before the first screen.
 
 import { h } from "./dom.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
+import { profiles } from "./profile.js";
+import { ClaimScreen, ProfilePage } from "./profilepage.js";
 import { loadRuleOptions } from "./rules.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
 import { TutorialScreen } from "./tutorial.js";
 
+const PROFILE_WAIT_MS = 3000;
 const app = document.getElementById("app");
 let screen = null;
 let connection = null;
@@ -19,6 +24,9 @@ function route() {
   const hash = location.hash || "#/";
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
+  const claim = hash.match(/^#\/claim\/([A-Za-z0-9_-]+)/);
+  if (claim) return { name: "claim", code: claim[1] };
+  if (hash.startsWith("#/profile")) return { name: "profile" };
   if (hash.startsWith("#/rules")) return { name: "rules" };
   if (hash.startsWith("#/learn")) return { name: "learn" };
   return { name: "lobby" };
@@ -47,6 +55,10 @@ function open() {
     });
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
+  } else if (where.name === "profile") {
+    screen = new ProfilePage(app);
+  } else if (where.name === "claim") {
+    screen = new ClaimScreen(app, where.code);
   } else {
     screen = new LobbyScreen(app);
   }
@@ -56,6 +68,7 @@ function open() {
 function renderHeader() {
   document.getElementById("nav-lobby").textContent = t("nav.lobby");
   document.getElementById("nav-rules").textContent = t("nav.rules");
+  document.getElementById("nav-profile").textContent = t("nav.profile");
   document.getElementById("lang-label").textContent = t("nav.language");
   const select = document.getElementById("lang");
   if (!select.options.length) {
@@ -66,6 +79,7 @@ function renderHeader() {
   const where = route().name;
   document.getElementById("nav-lobby").toggleAttribute("aria-current", where === "lobby");
   document.getElementById("nav-rules").toggleAttribute("aria-current", where === "rules");
+  document.getElementById("nav-profile").toggleAttribute("aria-current", where === "profile");
   document.title = `Ligretto – ${t(`title.${where}`)}`;
   renderNet();
 }
@@ -108,6 +122,16 @@ async function boot() {
   await loadRuleOptions({
     onRetry: () => app.replaceChildren(h("p", { class: "muted", role: "alert" }, t("rules.unavailable"))),
   });
+  // The profile, made on the first visit (or checked): every hello carries it.  A claim
+  // link on a new device takes the other device's profile instead of making one.
+  // A server slow to answer does not hold the first screen longer than PROFILE_WAIT_MS:
+  // a hello still waits for the profile being made.
+  if (route().name !== "claim") {
+    await Promise.race([
+      profiles.ensure(t("lobby.play_now.default_name")),
+      new Promise((resolve) => setTimeout(resolve, PROFILE_WAIT_MS)),
+    ]);
+  }
   onLanguage(() => {
     renderHeader();
     if (screen) screen.render();

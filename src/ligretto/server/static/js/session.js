@@ -4,6 +4,7 @@
 import { Connection } from "./connection.js";
 import { applyEvents } from "./mirror.js";
 import { has, t } from "./i18n.js";
+import { PROFILE_GONE, profiles } from "./profile.js";
 import { storage } from "./storage.js";
 
 // An action without an answer after NOT_SENT_MS (or sent while the connection is down) is
@@ -34,6 +35,8 @@ export class TableSession {
     this.roundOver = null;
     this.pending = new Map();
     this.ids = 0;
+    this.hellos = 0; // the latest hello: one that waited for the profile and was overtaken is not sent
+    this.renewed = false; // the profile was made anew once already (the server said it was gone)
     this.joined = false;
     this.fatal = null; // a reason this browser cannot go on at this table ("no_table", "replaced", ...)
     this.blocked = null; // "started" or "full": joining was refused; watching is possible
@@ -75,7 +78,18 @@ export class TableSession {
       this.emit("state"); // the screen asks for a name first
       return;
     }
-    this.connection.send(message);
+    // Every hello carries the profile's secret; it waits while the profile is being made
+    // or renamed to the name this page joins with.
+    const turn = ++this.hellos;
+    const ready = profiles.ready(message.name, t("lobby.play_now.default_name"));
+    const send = () => {
+      if (turn !== this.hellos) return;
+      const secret = profiles.secret();
+      if (secret) message.profile = secret;
+      this.connection.send(message);
+    };
+    if (ready) ready.then(send);
+    else send();
   }
 
   /** Join with a name (when the screen asked for one), or watch instead. */
@@ -173,6 +187,13 @@ export class TableSession {
         this.token = null;
         this.hello(); // with the name, if there is one
         break;
+      case PROFILE_GONE:
+        // The server no longer knows the kept profile: forgotten, a new one, the hello again.
+        if (!this.joined && !this.renewed) {
+          this.renewed = true;
+          profiles.renew(t("lobby.play_now.default_name")).then(() => this.hello());
+        }
+        break;
       case "bad_name":
         // The server refused the name this page joined with: ask for one again.
         if (!this.joined && !this.watching) {
@@ -183,6 +204,7 @@ export class TableSession {
         break;
       case "started":
       case "full":
+      case "profile_seated": // the profile sits at this table on another device
         if (!this.joined) this.blocked = message.code;
         this.emit("state");
         break;

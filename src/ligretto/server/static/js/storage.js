@@ -1,6 +1,8 @@
 // What the browser keeps between visits: the display name, the language, the bots' level
-// of Play now, whether sounds are muted, whether the beginner aid is on, and one seat token
-// per table (it brings a reload or a dropped connection back to the same seat).
+// of Play now, whether sounds are muted, whether the beginner aid is on, one seat token
+// per table (it brings a reload or a dropped connection back to the same seat), and the
+// player's profile: its public id and its secret (profile.js; the secret is sent only to
+// the server, never shown).
 
 const PREFIX = "ligretto.";
 
@@ -44,4 +46,20 @@ export const storage = {
   setPlayNowLevel: (level) => write("play_now_level", level),
   aid: () => read("aid") === "on",
   setAid: (on) => write("aid", on ? "on" : null),
+  profile: () => readProfile(),
+  setProfile: ({ id, secret }) => write("profile", JSON.stringify({ id, secret })),
+  forgetProfile: () => write("profile", null),
 };
+
+/** The kept profile, `{id, secret}`, or null (none, or something unreadable: forgotten). */
+function readProfile() {
+  try {
+    const kept = JSON.parse(read("profile") || "null");
+    if (kept && typeof kept.id === "string" && typeof kept.secret === "string" && kept.id && kept.secret) {
+      return { id: kept.id, secret: kept.secret };
+    }
+  } catch {
+    // not JSON: treated as no profile
+  }
+  return null;
+}

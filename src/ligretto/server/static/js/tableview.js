@@ -193,7 +193,7 @@ export class TableScreen {
 
   errorShown(message) {
     if (message.id !== undefined) return; // an act: shown with its card
-    const quiet = ["bad_token", "started", "full", "no_table", "replaced", "removed"];
+    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed"];
     if (quiet.includes(message.code)) {
       if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
       return;
