@@ -1,10 +1,13 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
-// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.
+// #/rules (the rule book), #/learn (the tutorial), #/history/ID (a profile's matches and
+// statistics), #/leaderboard.  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options before the first screen.
 
 import { h } from "./dom.js";
+import { HistoryPage } from "./history.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
+import { LeaderboardPage } from "./leaderboard.js";
 import { LobbyScreen } from "./lobby.js";
 import { loadRuleOptions } from "./rules.js";
 import { RulesPage } from "./rulespage.js";
@@ -19,6 +22,9 @@ function route() {
   const hash = location.hash || "#/";
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
+  const profile = hash.match(/^#\/history\/([A-Za-z0-9_-]+)/);
+  if (profile) return { name: "history", profile: profile[1] };
+  if (hash.startsWith("#/leaderboard")) return { name: "leaderboard" };
   if (hash.startsWith("#/rules")) return { name: "rules" };
   if (hash.startsWith("#/learn")) return { name: "learn" };
   return { name: "lobby" };
@@ -45,6 +51,10 @@ function open() {
         renderNet();
       },
     });
+  } else if (where.name === "history") {
+    screen = new HistoryPage(app, where.profile);
+  } else if (where.name === "leaderboard") {
+    screen = new LeaderboardPage(app);
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
   } else {
@@ -56,6 +66,7 @@ function open() {
 function renderHeader() {
   document.getElementById("nav-lobby").textContent = t("nav.lobby");
   document.getElementById("nav-rules").textContent = t("nav.rules");
+  document.getElementById("nav-leaderboard").textContent = t("nav.leaderboard");
   document.getElementById("lang-label").textContent = t("nav.language");
   const select = document.getElementById("lang");
   if (!select.options.length) {
@@ -66,6 +77,7 @@ function renderHeader() {
   const where = route().name;
   document.getElementById("nav-lobby").toggleAttribute("aria-current", where === "lobby");
   document.getElementById("nav-rules").toggleAttribute("aria-current", where === "rules");
+  document.getElementById("nav-leaderboard").toggleAttribute("aria-current", where === "leaderboard");
   document.title = `Ligretto – ${t(`title.${where}`)}`;
   renderNet();
 }
