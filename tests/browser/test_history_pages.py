@@ -6,7 +6,8 @@ real ``ligretto serve`` on that file serves this module's pages.  Ann plays two 
 three rounds (classic with Bob and a bot; seed-es with a bot); Cid and Dee play five rated
 one-round matches with a bot, enough for the leaderboard.  The pages must show the score
 sheets the players were sent in ``round_over``, narrow with the filters, show the API's
-statistics, order the leaderboard by conservative rating, and name no card."""
+statistics, order the leaderboard by conservative rating, name no card, fit a phone and
+pass axe-core (as tests/browser/test_accessibility.py runs it)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from browserkit import no_horizontal_overflow
 from playwright.sync_api import Page
+from test_accessibility import describe, violations
 
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
@@ -33,6 +35,7 @@ ROUNDS = 3
 SCREENSHOTS = Path("/tmp/h15pages")
 CARD_TEXT = re.compile(r"(?<![\w-])[rgyb](?:10|[1-9])(?![\w-])")
 """A card's wire name standing alone anywhere in a page's HTML."""
+ENGLISH: dict[str, str] = json.loads((Path(__file__).resolve().parents[2] / "src/ligretto/server/static/i18n/en.json").read_text(encoding="utf-8"))
 
 
 class Listener:
@@ -167,6 +170,9 @@ def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(pages: A
         assert overs[-1]["match_over"]
         final = {row["seat"]: row["place"] for row in sheets[-1]}
         assert [final[seat] for seat in range(len(final))] == listed[code]["places"]
+        preset = listed[code]["preset"]
+        assert match.get_attribute("data-preset") == preset == {"HISTA": "classic", "HISTB": "seed-es"}[code]
+        assert ENGLISH[f"preset.{preset}"] in match.inner_text()
         names = match.locator(".history-places li").all_inner_texts()
         assert any("Ann" in name for name in names) and len(names) == len(over["scores"])
     assert page.locator(".history-match[data-code='HISTA'] .history-places a", has_text="Bob").count() == 1
@@ -239,7 +245,7 @@ def test_the_leaderboard_orders_by_conservative_rating(pages: Any, played: dict[
 
 
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
-def test_no_page_names_a_card_and_both_fit_the_screen(pages: Any, played: dict[str, Any], width: int, height: int) -> None:
+def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(pages: Any, played: dict[str, Any], width: int, height: int) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = pages.context(width=width, height=height)
     page: Page = pages.open(f"/#/history/{played['ids']['Ann']}", context=context)
@@ -255,4 +261,6 @@ def test_no_page_names_a_card_and_both_fit_the_screen(pages: Any, played: dict[s
         sizes = no_horizontal_overflow(shown)
         assert sizes[0] == sizes[1], f"the {name} page sticks out sideways at {width} px: {sizes}"
         assert "⟦" not in shown.inner_text("body")
+        found = [describe(name, violation) for violation in violations(shown)]
+        assert not found, "axe-core:\n" + "\n".join(found)
         shown.screenshot(path=str(SCREENSHOTS / f"{name}-{width}x{height}.png"), full_page=True)

@@ -3,11 +3,13 @@
 // newest first, 20 a page, each with its players, final places and the score sheet of every
 // round (sheet.js); both filtered by rules preset and number of players. Everything here is
 // public (the profile's id, never its secret) and names no card.
+// TODO(integrator): the profile page (#/profile, H-browser's profile.js) links here with the
+// player's own id (`#/history/${id}`); this page takes the id from the route only.
 
 import { barChart } from "./chart.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
-import { presetNames, rulesSummary } from "./rules.js";
+import { presetNames } from "./rules.js";
 import { pastRoundSheet, placeText } from "./sheet.js";
 
 /** The kinds of move the statistics time, each with its words. */
@@ -30,6 +32,15 @@ export function formatNumber(value, digits = 1) {
 export function botText(spec) {
   const [strategy, level] = String(spec).split(":");
   return t("history.bot", { strategy: t(`bot.${strategy}`), level: t(`level.${level}`) });
+}
+
+/** The rules of a match of the past: its preset (as the server filed it), how it ends, expert. */
+export function rulesText(match) {
+  const parts = [match.preset ? t(`preset.${match.preset}`) : t("preset.custom")];
+  const [kind, n] = String(match.rules.match_end).split(":");
+  parts.push(t(kind === "target" ? "rules.summary.target" : "rules.summary.rounds", { n }));
+  if (match.rules.expert) parts.push(t("option.expert"));
+  return parts.join(" · ");
 }
 
 async function getJson(path) {
@@ -136,7 +147,7 @@ export class HistoryPage {
     const kinds = Object.keys(MOVES).filter((kind) => kind in (stats.reaction_s || {}));
     const reactions = h("table", { class: "sheet reactions", id: "history-reactions" },
       h("caption", {}, t("history.reaction")),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("history.reaction.move")), h("th", { scope: "col", class: "num" }, t("history.reaction.median")))),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col", class: "player" }, t("history.reaction.move")), h("th", { scope: "col", class: "num" }, t("history.reaction.median")))),
       h("tbody", {}, kinds.length
         ? kinds.map((kind) => h("tr", { dataset: { kind, seconds: stats.reaction_s[kind] } },
             h("th", { scope: "row" }, t(MOVES[kind])),
@@ -196,7 +207,7 @@ export class HistoryPage {
     return h("article", { class: "panel history-match", dataset: { code: match.code, match: match.match, players: match.players.length, preset: match.preset || "" } },
       h("h3", {}, h("time", { datetime: new Date(match.started * 1000).toISOString() }, date)),
       h("p", { class: "muted small" },
-        t("history.table", { code: match.code }), " · ", rulesSummary(match.rules),
+        t("history.table", { code: match.code }), " · ", rulesText(match),
         " · ", match.rated ? t("history.rated") : t("history.unrated"),
         match.ended === null ? [" · ", t("history.abandoned")] : null),
       h("ol", { class: "history-places", "aria-label": t("match.places") },
@@ -210,7 +221,7 @@ export class HistoryPage {
       rounds.length
         ? h("details", { class: "history-sheets" },
             h("summary", {}, t("history.sheets", { n: rounds.length })),
-            rounds.map((_, i) => pastRoundSheet(match.sheet, i, names, { me })))
+            rounds.map((_, i) => pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${t("history.table", { code: match.code })} · ${match.match}` })))
         : null,
     );
   }

@@ -56,11 +56,11 @@ export class LeaderboardPage {
     if (!board) return h("p", { class: "muted" }, t("history.loading"));
     const note = h("p", { class: "muted small", id: "leaderboard-note" }, t("leaderboard.min", { n: board.min_matches }));
     if (!board.entries.length) return [note, h("p", { class: "muted", id: "leaderboard-empty" }, t("leaderboard.empty"))];
-    const head = (text, extra = null) => h("th", { scope: "col", class: extra }, text);
+    const head = (text, extra = null) => h("th", { scope: "col", class: extra }, h("span", { class: "head" }, text));
     const table = h("table", { class: "sheet leaderboard", id: "leaderboard-table" },
       h("caption", {}, this.players ? t("history.filter.players_n", { n: this.players }) : t("leaderboard.overall")),
       h("thead", {}, h("tr", {},
-        head(t("sheet.place"), "place"), head(t("sheet.player"), "player"),
+        head(t("sheet.place"), "place"), h("th", { scope: "col", class: "player" }, t("sheet.player")),
         head(t("leaderboard.rating"), "num"), head(t("leaderboard.uncertainty"), "num"), head(t("leaderboard.matches"), "num"))),
       h("tbody", {}, board.entries.map((entry) => h("tr", { dataset: { id: entry.id, place: entry.place, rating: entry.rating, matches: entry.matches } },
         h("td", { class: "place" }, String(entry.place)),

@@ -217,9 +217,10 @@ export function placesOf(totals) {
  * One round of a past match's score sheet, laid out as the table showed it at that round's
  * end (place, player, center, stack, score, running total; best total first, the round's
  * winners crowned): for the history page. `names[seat]` are the names then; `me` is the
- * seat to mark (or null).
+ * seat to mark (or null); `match` names the match in the scrolling region's label (each
+ * region's name is unique on a page of many matches).
  */
-export function pastRoundSheet(sheet, index, names, { me = null, id = null } = {}) {
+export function pastRoundSheet(sheet, index, names, { me = null, id = null, match = "" } = {}) {
   const round = sheet.rounds[index];
   const places = index === sheet.rounds.length - 1 && sheet.places ? sheet.places : placesOf(round.totals);
   const winners = new Set(round.winners || []);
@@ -252,5 +253,5 @@ export function pastRoundSheet(sheet, index, names, { me = null, id = null } = {
       );
     })),
   );
-  return scroller(table, caption);
+  return scroller(table, match ? `${match} · ${caption}` : caption);
 }
