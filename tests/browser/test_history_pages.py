@@ -35,7 +35,9 @@ ROUNDS = 3
 SCREENSHOTS = Path("/tmp/h15pages")
 CARD_TEXT = re.compile(r"(?<![\w-])[rgyb](?:10|[1-9])(?![\w-])")
 """A card's wire name standing alone anywhere in a page's HTML."""
-ENGLISH: dict[str, str] = json.loads((Path(__file__).resolve().parents[2] / "src/ligretto/server/static/i18n/en.json").read_text(encoding="utf-8"))
+ENGLISH: dict[str, str] = json.loads(
+    (Path(__file__).resolve().parents[2] / "src/ligretto/server/static/i18n/en.json").read_text(encoding="utf-8")
+)
 
 
 class Listener:
@@ -80,18 +82,31 @@ def seat_profiles(table: Table, people: list[tuple[str, str]], bot: str) -> List
 
 def play_into(path: Path) -> dict[str, Any]:
     store = SqliteStore(path)
-    ids = {name: store.profiles.create(name, symbol)[0].id for name, symbol in (("Ann", "sun"), ("Bob", "moon"), ("Cid", "star"), ("Dee", "heart"))}
+    ids = {
+        name: store.profiles.create(name, symbol)[0].id
+        for name, symbol in (("Ann", "sun"), ("Bob", "moon"), ("Cid", "star"), ("Dee", "heart"))
+    }
     scheduler = VirtualScheduler(start=time.time() - 3600)
     seen: dict[str, list[dict[str, Any]]] = {}
     for code, preset, people, seed in (("HISTA", "classic", ["Ann", "Bob"], 7100), ("HISTB", "seed-es", ["Ann"], 7200)):
         rules = RuleSet.preset(preset).replace(match_end=f"rounds:{ROUNDS}")
-        table = Table(code, seats=len(people) + 1, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
+        table = Table(
+            code, seats=len(people) + 1, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True
+        )
         table.match_seeds = lambda n, seed=seed: seed + n
         ann = seat_profiles(table, [(name, ids[name]) for name in people], "smart:skilled")
         play(table, scheduler, ROUNDS)
         seen[code] = ann.round_overs()
         table.close()
-    ladder = Table("LADDER", seats=3, rules=RuleSet.preset("classic").replace(match_end="rounds:1"), store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
+    ladder = Table(
+        "LADDER",
+        seats=3,
+        rules=RuleSet.preset("classic").replace(match_end="rounds:1"),
+        store=store,
+        countdown_s=1.0,
+        scheduler=scheduler,
+        rated=True,
+    )
     ladder.match_seeds = lambda n: 7300 + n
     seat_profiles(ladder, [("Cid", ids["Cid"]), ("Dee", ids["Dee"])], "smart:casual")
     for _ in range(5):
@@ -146,7 +161,9 @@ READ_SHEETS = """(match) => [...match.querySelectorAll('table.past-sheet')].map(
     text: row.innerText })))"""
 
 
-def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(pages: Any, played: dict[str, Any], server: ServerProcess) -> None:
+def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(
+    pages: Any, played: dict[str, Any], server: ServerProcess
+) -> None:
     ann = played["ids"]["Ann"]
     page = open_history(pages, ann)
     assert shown_matches(page) == ["HISTB", "HISTA"], "newest first"
@@ -164,7 +181,12 @@ def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(pages: A
             assert sorted(by_seat) == list(range(len(over["scores"])))
             for seat, line in enumerate(over["scores"]):
                 row = by_seat[seat]
-                assert (row["center"], row["stack"], row["score"], row["total"]) == (line["center"], line["stack"], line["score"], over["totals"][seat])
+                assert (row["center"], row["stack"], row["score"], row["total"]) == (
+                    line["center"],
+                    line["stack"],
+                    line["score"],
+                    over["totals"][seat],
+                )
             # Best total first, as the table's sheet sorts it.
             assert [row["total"] for row in rows] == sorted((row["total"] for row in rows), reverse=True)
         assert overs[-1]["match_over"]
@@ -178,7 +200,9 @@ def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(pages: A
     assert page.locator(".history-match[data-code='HISTA'] .history-places a", has_text="Bob").count() == 1
 
 
-def test_the_filters_narrow_the_list_and_the_statistics(pages: Any, played: dict[str, Any], server: ServerProcess) -> None:
+def test_the_filters_narrow_the_list_and_the_statistics(
+    pages: Any, played: dict[str, Any], server: ServerProcess
+) -> None:
     ann = played["ids"]["Ann"]
     page = open_history(pages, ann)
     cases = [("seed-es", "", ["HISTB"]), ("", "3", ["HISTA"]), ("classic", "2", []), ("", "", ["HISTB", "HISTA"])]
@@ -188,7 +212,9 @@ def test_the_filters_narrow_the_list_and_the_statistics(pages: Any, played: dict
         page.select_option("#history-players", players)
         settle(page)
         assert shown_matches(page) == expected, (preset, players)
-        query = "&".join(part for part in (f"preset={preset}" if preset else "", f"players={players}" if players else "") if part)
+        query = "&".join(
+            part for part in (f"preset={preset}" if preset else "", f"players={players}" if players else "") if part
+        )
         stats = api(server, f"/api/profiles/{ann}/stats?{query}")
         assert int(page.get_attribute("[data-stat='matches']", "data-value") or -1) == stats["matches"] == len(expected)
         assert page.inner_text("#history-matches-title").endswith(f"({len(expected)})")
@@ -199,30 +225,53 @@ def test_the_statistics_equal_the_api(pages: Any, played: dict[str, Any], server
     stats = api(server, f"/api/profiles/{ann}/stats")
     assert stats["matches"] == 2 and stats["rounds"] == 2 * ROUNDS
     page = open_history(pages, ann)
-    shown = dict(page.eval_on_selector_all("[data-stat]", "(all) => all.map((s) => [s.dataset.stat, Number(s.dataset.value)])"))
-    for key in ("matches", "rounds", "rounds_won", "stops", "center_per_round", "stack_per_round", "races_won", "races_lost"):
+    shown = dict(
+        page.eval_on_selector_all("[data-stat]", "(all) => all.map((s) => [s.dataset.stat, Number(s.dataset.value)])")
+    )
+    for key in (
+        "matches",
+        "rounds",
+        "rounds_won",
+        "stops",
+        "center_per_round",
+        "stack_per_round",
+        "races_won",
+        "races_lost",
+    ):
         assert shown[key] == pytest.approx(stats[key]), key
-    reactions = dict(page.eval_on_selector_all("#history-reactions tr[data-kind]", "(all) => all.map((r) => [r.dataset.kind, Number(r.dataset.seconds)])"))
+    reactions = dict(
+        page.eval_on_selector_all(
+            "#history-reactions tr[data-kind]", "(all) => all.map((r) => [r.dataset.kind, Number(r.dataset.seconds)])"
+        )
+    )
     assert reactions == pytest.approx(stats["reaction_s"]) and "play" in reactions
     rating = page.locator("#history-rating")
     assert float(rating.get_attribute("data-rating") or "nan") == pytest.approx(stats["rating"]["rating"])
     assert float(rating.get_attribute("data-sigma") or "nan") == pytest.approx(stats["rating"]["sigma"])
     assert stats["rating"]["like_bot"], "the server names the nearest calibrated bot"
     strategy, level = stats["rating"]["like_bot"].split(":")
-    assert page.inner_text("#history-like-bot") == f" · about as good as a {strategy.capitalize()} ({level.capitalize()}) bot"
+    assert (
+        page.inner_text("#history-like-bot")
+        == f" · about as good as a {strategy.capitalize()} ({level.capitalize()}) bot"
+    )
     # Statistics over time: one bar per match of the filter, in each chart.
     assert page.locator("#chart-center rect").count() == len(stats["by_match"]) == 2
     won = [int(text.split(": ")[1]) for text in page.locator("#chart-rounds-won rect title").all_text_contents()]
     assert won == [m["rounds_won"] for m in stats["by_match"]]
 
 
-def test_the_leaderboard_orders_by_conservative_rating(pages: Any, played: dict[str, Any], server: ServerProcess) -> None:
+def test_the_leaderboard_orders_by_conservative_rating(
+    pages: Any, played: dict[str, Any], server: ServerProcess
+) -> None:
     ids = played["ids"]
     page: Page = pages.open("/")
     page.click("#nav-leaderboard")
     page.wait_for_selector("#leaderboard-table tbody tr")
     board = api(server, "/api/leaderboard")
-    rows = page.eval_on_selector_all("#leaderboard-table tbody tr", "(all) => all.map((r) => [r.dataset.id, Number(r.dataset.rating), Number(r.dataset.matches)])")
+    rows = page.eval_on_selector_all(
+        "#leaderboard-table tbody tr",
+        "(all) => all.map((r) => [r.dataset.id, Number(r.dataset.rating), Number(r.dataset.matches)])",
+    )
     assert [row[0] for row in rows] == [entry["id"] for entry in board["entries"]]
     assert {row[0] for row in rows} == {ids["Cid"], ids["Dee"]}, "Ann and Bob have fewer than 5 rated matches"
     conservative = [entry["mu"] - 3 * entry["sigma"] for entry in board["entries"]]
@@ -233,7 +282,9 @@ def test_the_leaderboard_orders_by_conservative_rating(pages: Any, played: dict[
     page.select_option("#leaderboard-players", "3")
     page.wait_for_selector(".leaderboard-page[aria-busy='false'] #leaderboard-table")
     at_three = api(server, "/api/leaderboard?players=3")
-    assert page.eval_on_selector_all("#leaderboard-table tbody tr", "(all) => all.map((r) => r.dataset.id)") == [e["id"] for e in at_three["entries"]]
+    assert page.eval_on_selector_all("#leaderboard-table tbody tr", "(all) => all.map((r) => r.dataset.id)") == [
+        e["id"] for e in at_three["entries"]
+    ]
     page.select_option("#leaderboard-players", "2")
     page.wait_for_selector("#leaderboard-empty")
     page.select_option("#leaderboard-players", "")
@@ -245,7 +296,9 @@ def test_the_leaderboard_orders_by_conservative_rating(pages: Any, played: dict[
 
 
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
-def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(pages: Any, played: dict[str, Any], width: int, height: int) -> None:
+def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(
+    pages: Any, played: dict[str, Any], width: int, height: int
+) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = pages.context(width=width, height=height)
     page: Page = pages.open(f"/#/history/{played['ids']['Ann']}", context=context)

@@ -3,14 +3,15 @@
 // newest first, 20 a page, each with its players, final places and the score sheet of every
 // round (sheet.js); both filtered by rules preset and number of players. Everything here is
 // public (the profile's id, never its secret) and names no card.
-// TODO(integrator): the profile page (#/profile, H-browser's profile.js) links here with the
-// player's own id (`#/history/${id}`); this page takes the id from the route only.
+// #/history without an id shows this browser's own profile (storage.profile(), kept by
+// profile.js). TODO(integrator): the profile page (#/profile) should link to #/history.
 
 import { barChart } from "./chart.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { presetNames } from "./rules.js";
 import { pastRoundSheet, placeText } from "./sheet.js";
+import { storage } from "./storage.js";
 
 /** The kinds of move the statistics time, each with its words. */
 const MOVES = {
@@ -43,6 +44,11 @@ export function rulesText(match) {
   return parts.join(" · ");
 }
 
+/** This browser's own profile id (profile.js keeps `{id, secret}` through storage.js), or null. */
+export function ownProfile() {
+  return storage.profile?.()?.id ?? null;
+}
+
 async function getJson(path) {
   const response = await fetch(path);
   const body = await response.json().catch(() => ({}));
@@ -53,7 +59,7 @@ async function getJson(path) {
 export class HistoryPage {
   constructor(root, profile) {
     this.root = root;
-    this.profile = profile;
+    this.profile = profile || ownProfile();
     this.filter = { preset: "", players: "", page: 1 };
     this.stats = null;
     this.matches = null;
@@ -74,6 +80,11 @@ export class HistoryPage {
   /** Ask for the statistics and the page of matches of the current filter; the newest answer wins. */
   async load() {
     const asked = ++this.asked;
+    if (!this.profile) {
+      this.error = "history.no_own";
+      this.render();
+      return;
+    }
     const base = `/api/profiles/${encodeURIComponent(this.profile)}`;
     this.loading = true;
     this.render();

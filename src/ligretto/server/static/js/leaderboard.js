@@ -5,7 +5,7 @@
 import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { formatNumber, PLAYER_COUNTS } from "./history.js";
+import { formatNumber, ownProfile, PLAYER_COUNTS } from "./history.js";
 
 export class LeaderboardPage {
   constructor(root) {
@@ -62,7 +62,7 @@ export class LeaderboardPage {
       h("thead", {}, h("tr", {},
         head(t("sheet.place"), "place"), h("th", { scope: "col", class: "player" }, t("sheet.player")),
         head(t("leaderboard.rating"), "num"), head(t("leaderboard.uncertainty"), "num"), head(t("leaderboard.matches"), "num"))),
-      h("tbody", {}, board.entries.map((entry) => h("tr", { dataset: { id: entry.id, place: entry.place, rating: entry.rating, matches: entry.matches } },
+      h("tbody", {}, board.entries.map((entry) => h("tr", { class: entry.id === ownProfile() ? "me" : null, dataset: { id: entry.id, place: entry.place, rating: entry.rating, matches: entry.matches } },
         h("td", { class: "place" }, String(entry.place)),
         h("th", { scope: "row", class: "player" }, h("span", { class: "player-cell" },
           backBadge({ box: "red", symbol: entry.symbol }),

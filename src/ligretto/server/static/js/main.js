@@ -1,6 +1,6 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
 // #/rules (the rule book), #/learn (the tutorial), #/history/ID (a profile's matches and
-// statistics), #/leaderboard.  An invite link may also be /?t=CODE.
+// statistics; #/history: this browser's own profile), #/leaderboard.  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options before the first screen.
 
@@ -22,8 +22,8 @@ function route() {
   const hash = location.hash || "#/";
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
-  const profile = hash.match(/^#\/history\/([A-Za-z0-9_-]+)/);
-  if (profile) return { name: "history", profile: profile[1] };
+  const profile = hash.match(/^#\/history(?:\/([A-Za-z0-9_-]+))?$/);
+  if (profile) return { name: "history", profile: profile[1] || null };
   if (hash.startsWith("#/leaderboard")) return { name: "leaderboard" };
   if (hash.startsWith("#/rules")) return { name: "rules" };
   if (hash.startsWith("#/learn")) return { name: "learn" };
