@@ -317,3 +317,31 @@ def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(
         found = [describe(name, violation) for violation in violations(shown)]
         assert not found, "axe-core:\n" + "\n".join(found)
         shown.screenshot(path=str(SCREENSHOTS / f"{name}-{width}x{height}.png"), full_page=True)
+
+
+def test_both_pages_speak_every_language_on_a_phone(pages: Any, played: dict[str, Any]) -> None:
+    """In each of the seven languages, at 390 px: the page's own words (not English, no raw
+    key), nothing sticking out sideways; a screenshot of German and Finnish, the longest."""
+    page: Page = pages.open(f"/#/history/{played['ids']['Ann']}", width=390)
+    page.wait_for_selector("#history-stats .stats")
+    page.locator(".history-sheets summary").first.click()
+    board: Page = pages.open("/#/leaderboard", width=390)
+    board.wait_for_selector("#leaderboard-table tbody tr")
+    english = {
+        "history": page.inner_text("#history-stats-title"),
+        "leaderboard": board.inner_text("#leaderboard-title"),
+    }
+    for lang in ("en", "es", "pt", "it", "fr", "fi", "de"):
+        for name, shown, heading in (
+            ("history", page, "#history-stats-title"),
+            ("leaderboard", board, "#leaderboard-title"),
+        ):
+            shown.select_option("#lang", lang)
+            shown.wait_for_selector(f"html[lang='{lang}'] {heading}")
+            if lang != "en":
+                assert shown.inner_text(heading) != english[name], f"{lang}: the {name} page still speaks English"
+            assert "⟦" not in shown.inner_text("body"), (lang, name)
+            sizes = no_horizontal_overflow(shown)
+            assert sizes[0] == sizes[1], f"{lang}: the {name} page sticks out sideways: {sizes}"
+            if lang in ("de", "fi"):
+                shown.screenshot(path=str(SCREENSHOTS / f"{name}-390-{lang}.png"), full_page=True)

@@ -8,7 +8,7 @@
 
 import { barChart } from "./chart.js";
 import { h } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { has, language, t } from "./i18n.js";
 import { presetNames } from "./rules.js";
 import { pastRoundSheet, placeText } from "./sheet.js";
 import { storage } from "./storage.js";
@@ -42,6 +42,15 @@ export function rulesText(match) {
   parts.push(t(kind === "target" ? "rules.summary.target" : "rules.summary.rounds", { n }));
   if (match.rules.expert) parts.push(t("option.expert"));
   return parts.join(" · ");
+}
+
+/** A player's name as the table showed it: the server names bots in English ("Smart bot 3"),
+ * said in the page's language as session.js's `nameOf` does. */
+export function playerName(player) {
+  const bot = player.bot && player.name.match(/^\w+ bot (\d+)$/);
+  const strategy = player.bot ? player.bot.split(":")[0] : "";
+  if (bot && has(`bot.${strategy}`)) return t("bot.name", { strategy: t(`bot.${strategy}`), n: bot[1] });
+  return player.name;
 }
 
 /** This browser's own profile id (profile.js keeps `{id, secret}` through storage.js), or null. */
@@ -209,7 +218,7 @@ export class HistoryPage {
 
   matchCard(match) {
     const names = [];
-    for (const player of match.players) names[player.seat] = player.name;
+    for (const player of match.players) names[player.seat] = playerName(player);
     const me = match.players.find((player) => player.profile === this.profile)?.seat ?? null;
     const date = new Intl.DateTimeFormat(language(), { dateStyle: "medium", timeStyle: "short" }).format(new Date(match.started * 1000));
     const places = match.places || match.sheet?.places || [];
@@ -226,7 +235,7 @@ export class HistoryPage {
           places[player.seat] ? h("span", { class: "podium-place" }, placeText(places[player.seat]), " ") : null,
           player.profile && player.profile !== this.profile
             ? h("a", { href: `#/history/${encodeURIComponent(player.profile)}` }, player.name)
-            : h("span", {}, player.name),
+            : h("span", {}, playerName(player)),
           player.bot ? h("span", { class: "muted small" }, ` (${botText(player.bot)})`) : null,
         ))),
       rounds.length
