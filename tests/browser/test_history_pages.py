@@ -3,8 +3,8 @@
 Matches are played in process (stand-in bots play for the profiles' seats, on a virtual
 clock) into a real SQLite file, the way tests/server/test_server_historyapi.py does; one
 real ``ligretto serve`` on that file serves this module's pages.  Ann plays two matches of
-three rounds (classic with Bob and a bot; seed-es with a bot); Cid and Dee play five rated
-one-round matches with a bot, enough for the leaderboard.  The pages must show the score
+three rounds (classic with Bob and a bot; seed-es with a bot); Cid and Dee play 21 rated
+one-round matches with a bot: enough for the leaderboard, and two pages of history.  The pages must show the score
 sheets the players were sent in ``round_over``, narrow with the filters, show the API's
 statistics, order the leaderboard by conservative rating, name no card, fit a phone and
 pass axe-core (as tests/browser/test_accessibility.py runs it)."""
@@ -32,6 +32,8 @@ from ligretto.server.table import Phase, Table
 from realserver import ServerProcess, running
 
 ROUNDS = 3
+LADDER_MATCHES = 21
+"""One more than a page of history (20 matches)."""
 SCREENSHOTS = Path("/tmp/h15pages")
 CARD_TEXT = re.compile(r"(?<![\w-])[rgyb](?:10|[1-9])(?![\w-])")
 """A card's wire name standing alone anywhere in a page's HTML."""
@@ -109,7 +111,7 @@ def play_into(path: Path) -> dict[str, Any]:
     )
     ladder.match_seeds = lambda n: 7300 + n
     seat_profiles(ladder, [("Cid", ids["Cid"]), ("Dee", ids["Dee"])], "smart:casual")
-    for _ in range(5):
+    for _ in range(LADDER_MATCHES):
         play(ladder, scheduler, 1)
     ladder.close()
     store.commit()
@@ -209,8 +211,10 @@ def test_the_filters_narrow_the_list_and_the_statistics(
     for preset, players, expected in cases:
         page.select_option("#history-preset", preset)
         settle(page)
+        page.focus("#history-players")
         page.select_option("#history-players", players)
         settle(page)
+        assert page.evaluate("document.activeElement.id") == "history-players", "the select drawn again keeps the focus"
         assert shown_matches(page) == expected, (preset, players)
         query = "&".join(
             part for part in (f"preset={preset}" if preset else "", f"players={players}" if players else "") if part
@@ -218,6 +222,31 @@ def test_the_filters_narrow_the_list_and_the_statistics(
         stats = api(server, f"/api/profiles/{ann}/stats?{query}")
         assert int(page.get_attribute("[data-stat='matches']", "data-value") or -1) == stats["matches"] == len(expected)
         assert page.inner_text("#history-matches-title").endswith(f"({len(expected)})")
+
+
+def test_the_history_pages_through_more_matches_than_one_page(
+    pages: Any, played: dict[str, Any], server: ServerProcess
+) -> None:
+    cid = played["ids"]["Cid"]
+    first, second = (api(server, f"/api/profiles/{cid}/matches?page={n}") for n in (1, 2))
+    assert (first["pages"], first["total"], len(first["matches"]), len(second["matches"])) == (2, LADDER_MATCHES, 20, 1)
+    page = open_history(pages, cid)
+
+    def listed() -> list[int]:
+        numbers: list[int] = page.eval_on_selector_all(
+            ".history-match", "(all) => all.map((m) => Number(m.dataset.match))"
+        )
+        return numbers
+
+    assert listed() == [entry["match"] for entry in first["matches"]]
+    assert page.inner_text("#history-page") == "Page 1 of 2" and page.is_disabled("#history-prev")
+    page.click("#history-next")
+    page.wait_for_selector("#history-page:text('Page 2 of 2')")
+    assert listed() == [entry["match"] for entry in second["matches"]] == [1]
+    assert page.is_disabled("#history-next")
+    page.click("#history-prev")
+    page.wait_for_selector("#history-page:text('Page 1 of 2')")
+    assert listed()[0] == LADDER_MATCHES
 
 
 def test_the_statistics_equal_the_api(pages: Any, played: dict[str, Any], server: ServerProcess) -> None:
@@ -277,7 +306,7 @@ def test_the_leaderboard_orders_by_conservative_rating(
     conservative = [entry["mu"] - 3 * entry["sigma"] for entry in board["entries"]]
     assert conservative == sorted(conservative, reverse=True)
     assert [row[1] for row in rows] == pytest.approx(conservative, abs=1e-6)
-    assert [row[2] for row in rows] == [5, 5]
+    assert [row[2] for row in rows] == [LADDER_MATCHES, LADDER_MATCHES]
     # By number of players: three (the ladder's tables); two players: nobody is rated there yet.
     page.select_option("#leaderboard-players", "3")
     page.wait_for_selector(".leaderboard-page[aria-busy='false'] #leaderboard-table")

@@ -129,11 +129,14 @@ export class HistoryPage {
     const body = this.error
       ? h("p", { role: "alert", id: "history-error" }, t(this.error))
       : [this.filters(), this.statsSection(), this.matchList()];
+    const focused = this.root.contains(document.activeElement) ? document.activeElement.id : "";
     this.root.replaceChildren(h("div", { class: "history-page", "aria-busy": this.loading ? "true" : "false" },
       title,
       h("p", {}, h("a", { href: "#/leaderboard", id: "history-to-leaderboard" }, t("leaderboard.title"))),
       body,
     ));
+    // Drawn again after a filter or a page: the control used keeps the focus (keyboard users).
+    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
   }
 
   filters() {

@@ -44,11 +44,14 @@ export class LeaderboardPage {
       PLAYER_COUNTS.map((n) => h("option", { value: String(n), selected: String(n) === this.players }, t("history.filter.players_n", { n }))));
     const controls = h("form", { class: "panel history-filters", role: "search", "aria-label": t("leaderboard.title"), onsubmit: (e) => e.preventDefault() },
       h("label", { for: "leaderboard-players" }, t("leaderboard.players")), select);
+    const focused = this.root.contains(document.activeElement) ? document.activeElement.id : "";
     this.root.replaceChildren(h("div", { class: "history-page leaderboard-page", "aria-busy": this.loading ? "true" : "false" },
       h("h1", { id: "leaderboard-title" }, t("leaderboard.title")),
       controls,
       this.error ? h("p", { role: "alert", id: "leaderboard-error" }, t("history.unavailable")) : this.table(),
     ));
+    // Drawn again after a filter or a page: the control used keeps the focus (keyboard users).
+    if (focused) document.getElementById(focused)?.focus({ preventScroll: true });
   }
 
   table() {
