@@ -239,7 +239,7 @@ export class HistoryPage {
           player.profile && player.profile !== this.profile
             ? h("a", { href: `#/history/${encodeURIComponent(player.profile)}` }, player.name)
             : h("span", {}, playerName(player)),
-          player.bot ? h("span", { class: "muted small" }, ` (${botText(player.bot)})`) : null,
+          player.bot ? h("span", { class: "muted small" }, ` (${t(`level.${player.bot.split(":")[1]}`)})`) : null,
         ))),
       rounds.length
         ? h("details", { class: "history-sheets" },
