@@ -1,12 +1,15 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
 // #/rules (the rule book), #/learn (the tutorial), #/profile (the player's profile),
-// #/claim/CODE (take a profile from another device).  An invite link may also be
-// /?t=CODE.  The header holds the language picker and the connection badge.  Start-up
-// loads the texts and the rule options, and makes or checks the profile (profile.js),
-// before the first screen.
+// #/claim/CODE (take a profile from another device), #/history/ID (a profile's matches
+// and statistics; #/history: this browser's own profile), #/leaderboard.  An invite link
+// may also be /?t=CODE.  The header holds the language picker and the connection badge.
+// Start-up loads the texts and the rule options, and makes or checks the profile
+// (profile.js), before the first screen.
 
 import { h } from "./dom.js";
+import { HistoryPage } from "./history.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
+import { LeaderboardPage } from "./leaderboard.js";
 import { LobbyScreen } from "./lobby.js";
 import { profiles } from "./profile.js";
 import { ClaimScreen, ProfilePage } from "./profilepage.js";
@@ -27,6 +30,9 @@ function route() {
   const claim = hash.match(/^#\/claim\/([A-Za-z0-9_-]+)/);
   if (claim) return { name: "claim", code: claim[1] };
   if (hash.startsWith("#/profile")) return { name: "profile" };
+  const profile = hash.match(/^#\/history(?:\/([A-Za-z0-9_-]+))?$/);
+  if (profile) return { name: "history", profile: profile[1] || null };
+  if (hash.startsWith("#/leaderboard")) return { name: "leaderboard" };
   if (hash.startsWith("#/rules")) return { name: "rules" };
   if (hash.startsWith("#/learn")) return { name: "learn" };
   return { name: "lobby" };
@@ -53,6 +59,10 @@ function open() {
         renderNet();
       },
     });
+  } else if (where.name === "history") {
+    screen = new HistoryPage(app, where.profile);
+  } else if (where.name === "leaderboard") {
+    screen = new LeaderboardPage(app);
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
   } else if (where.name === "profile") {
@@ -69,6 +79,7 @@ function renderHeader() {
   document.getElementById("nav-lobby").textContent = t("nav.lobby");
   document.getElementById("nav-rules").textContent = t("nav.rules");
   document.getElementById("nav-profile").textContent = t("nav.profile");
+  document.getElementById("nav-leaderboard").textContent = t("nav.leaderboard");
   document.getElementById("lang-label").textContent = t("nav.language");
   const select = document.getElementById("lang");
   if (!select.options.length) {
@@ -80,6 +91,7 @@ function renderHeader() {
   document.getElementById("nav-lobby").toggleAttribute("aria-current", where === "lobby");
   document.getElementById("nav-rules").toggleAttribute("aria-current", where === "rules");
   document.getElementById("nav-profile").toggleAttribute("aria-current", where === "profile");
+  document.getElementById("nav-leaderboard").toggleAttribute("aria-current", where === "leaderboard");
   document.title = `Ligretto – ${t(`title.${where}`)}`;
   renderNet();
 }

@@ -122,6 +122,7 @@ export class ProfilePage {
       h("p", {}, t("profile.intro")),
       form,
       symbols,
+      h("p", {}, h("a", { href: "#/history", id: "profile-history" }, t("history.title"))),
     );
   }
 

@@ -60,6 +60,11 @@ function same(a, b) {
   return catalog.options.every(({ name }) => String(a[name]) === String(b[name]));
 }
 
+/** The names of the server's presets, in its order (the history page's filter). */
+export function presetNames() {
+  return catalog.presets.map((entry) => entry.name);
+}
+
 /** The preset a rule set is exactly, or "" (custom). The server lists classic before its twin seed-fi. */
 export function presetOf(rules) {
   const preset = catalog.presets.find((entry) => same(entry.rules, rules));

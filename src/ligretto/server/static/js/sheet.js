@@ -207,3 +207,51 @@ function withBoardToggle(panel, key) {
   // The first button of the layer takes the focus when it appears: the visible one.
   return h("div", { class: "sheet-layer" }, hidden ? [peek, panel] : [panel, peek]);
 }
+
+/** Competition places of totals (ties share a place, the next is skipped): the engine's `scoring.places`. */
+export function placesOf(totals) {
+  return totals.map((total) => 1 + totals.filter((other) => other > total).length);
+}
+
+/**
+ * One round of a past match's score sheet, laid out as the table showed it at that round's
+ * end (place, player, center, stack, score, running total; best total first, the round's
+ * winners crowned): for the history page. `names[seat]` are the names then; `me` is the
+ * seat to mark (or null); `match` names the match in the scrolling region's label (each
+ * region's name is unique on a page of many matches).
+ */
+export function pastRoundSheet(sheet, index, names, { me = null, id = null, match = "" } = {}) {
+  const round = sheet.rounds[index];
+  const places = index === sheet.rounds.length - 1 && sheet.places ? sheet.places : placesOf(round.totals);
+  const winners = new Set(round.winners || []);
+  const seats = [...Array(sheet.players).keys()].sort((a, b) => places[a] - places[b] || a - b);
+  const session = { nameOf: (seat) => names[seat] ?? "?" };
+  const caption = t("sheet.round", { n: index + 1 });
+  const ending = round.ending === "stop"
+    ? t("stop.by", { name: session.nameOf(round.stopped_by) })
+    : t(`ending.${round.ending}`);
+  const table = h("table", { class: "sheet past-sheet", id, dataset: { round: index + 1 } },
+    h("caption", {}, caption, " · ", h("span", { class: "sheet-ending-small" }, ending)),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col", class: "place" }, h("span", { class: "head" }, t("sheet.place"))),
+      h("th", { scope: "col", class: "player" }, t("sheet.player")),
+      column(t("sheet.center")),
+      column(t("sheet.stack")),
+      column(t("sheet.score")),
+      column(t("sheet.total"), "total"),
+    )),
+    h("tbody", {}, seats.map((seat) => {
+      const line = round.lines[seat];
+      const won = winners.has(seat);
+      return h("tr", { class: [won ? "best" : null, seat === me ? "me" : null], dataset: { seat, place: places[seat], total: round.totals[seat], center: line.center, stack: line.stack, score: line.score } },
+        h("td", { class: "place" }, placeText(places[seat])),
+        playerCell(session, seat, { mark: won }),
+        h("td", { class: "num" }, `+${line.center}`),
+        h("td", { class: "num" }, String(line.stack)),
+        h("td", { class: "num" }, formatScore(line.score)),
+        h("td", { class: "num total" }, formatScore(round.totals[seat])),
+      );
+    })),
+  );
+  return scroller(table, match ? `${match} · ${caption}` : caption);
+}
