@@ -47,6 +47,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "__init__": frozenset(),
     "demo": frozenset({"engine", "bots"}),
     "bench": frozenset({"engine", "bots", "sim"}),
+    "ratings": frozenset(),
 }
 """Which parts of ligretto each part may import; a part is a subpackage or a top-level module."""
 

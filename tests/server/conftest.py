@@ -243,10 +243,18 @@ class Client:
         await self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
     async def hello(
-        self, code: str, name: str | None = None, *, token: str | None = None, watch: bool = False
+        self,
+        code: str,
+        name: str | None = None,
+        *,
+        token: str | None = None,
+        watch: bool = False,
+        profile: str | None = None,
     ) -> Message:
-        """Say hello; returns the welcome (or the error)."""
+        """Say hello (``profile``: a profile's secret); returns the welcome (or the error)."""
         message: Message = {"type": "hello", "v": 1, "code": code}
+        if profile is not None:
+            message["profile"] = profile
         if name is not None:
             message["name"] = name
         if token is not None:

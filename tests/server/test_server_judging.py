@@ -45,7 +45,7 @@ class Log:
     def start_round(self, table: Table) -> None:
         pass
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
+    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
         assert index == len(self.actions)
         self.actions.append(action)
 

@@ -75,7 +75,10 @@ def test_a_record_in_the_stored_format_reads() -> None:
     assert not record.dropped
     table = Table.restore(record, [])
     assert table.code == "OLD" and table.public and table.grace_s == 60.0 and table.match is None
-    seats = [{"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False}, None]
+    seats = [
+        {"name": "Ann", "token": "t0", "bot": None, "stand_in": False, "ready": False, "left": False, "profile": None},
+        None,
+    ]
     written = json.loads(table.record().to_json())
     # A record from before fair judging: the table judges races fairly, with the default window.
     assert written == {
@@ -85,4 +88,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "dropped_because": None,
         "arbitration": "fair",
         "window_ms": DEFAULT_WINDOW_MS,
+        "rated": True,  # a public table from before ratings: rated, as public tables are now
     }

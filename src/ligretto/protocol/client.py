@@ -73,6 +73,9 @@ class Hello(_Client, tag="hello"):
     name: str | None = None
     token: str | None = None
     watch: bool = False
+    profile: str | None = None
+    """The secret of the person's profile (``POST /api/profiles``): the seat taken by
+    name is linked to the profile; without ``name`` the profile's name is used."""
 
 
 class Act(_Client, tag="act"):
@@ -118,6 +121,7 @@ class SetRules(_Client, tag="set_rules"):
     grace_s: float | None = None
     arbitration: Literal["arrival", "fair"] | None = None
     window_ms: int | None = None
+    rated: bool | None = None
 
 
 class Start(_Client, tag="start"):

@@ -10,6 +10,7 @@ import msgspec
 
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
+from ligretto.protocol.history import HISTORY_BODIES
 
 # --- requests ----------------------------------------------------------------------------
 
@@ -35,6 +36,29 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     start: bool = False
     arbitration: Literal["arrival", "fair"] = "fair"
     window_ms: int | None = None
+    rated: bool | None = None
+    """Its matches update the players' ratings; ``None``: rated if public or ``start``."""
+
+
+class CreateProfile(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/profiles``: the display name (checked as in ``hello``) and
+    the back symbol (``sun``, ``moon``, ``star``, ``heart``)."""
+
+    name: str
+    symbol: str
+
+
+class UpdateProfile(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``PATCH /api/profiles/me``: what changes (an absent field does not)."""
+
+    name: str | None = None
+    symbol: str | None = None
+
+
+class ClaimProfile(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /api/profiles/claim``: a one-time code from another device."""
+
+    code: str
 
 
 # --- answers -----------------------------------------------------------------------------
@@ -138,6 +162,32 @@ class Health(_Body):
     tables: int
 
 
+class ProfileMsg(_Body):
+    """``GET``/``PATCH /api/profiles/me``: the profile as its owner sees it."""
+
+    id: str
+    name: str
+    symbol: str
+
+
+class ProfileSecret(_Body):
+    """``POST /api/profiles`` and ``POST /api/profiles/claim``: the profile and this
+    device's secret (shown once: the server keeps only its hash)."""
+
+    id: str
+    secret: str
+    name: str
+    symbol: str
+
+
+class ProfileLink(_Body):
+    """``POST /api/profiles/me/link``: a one-time code for another device, and for how
+    many seconds it is valid."""
+
+    code: str
+    expires_s: float
+
+
 class HttpError(_Body):
     """Every HTTP error answer."""
 
@@ -154,6 +204,13 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
     Presets,
     Emotes,
     Health,
+    CreateProfile,
+    UpdateProfile,
+    ClaimProfile,
+    ProfileMsg,
+    ProfileSecret,
+    ProfileLink,
+    *HISTORY_BODIES,
 )
 """The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 

@@ -70,6 +70,7 @@ class TableState(_Server, tag="table"):
     winners: list[int] | None
     arbitration: Literal["arrival", "fair"]
     window_ms: int
+    rated: bool
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -282,6 +283,7 @@ def table_message(
     winners: Iterable[int] | None,
     arbitration: str,
     window_ms: int,
+    rated: bool = False,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -298,6 +300,7 @@ def table_message(
         winners=None if winners is None else list(winners),
         arbitration=str(arbitration),  # type: ignore[arg-type]  # an Arbitration value
         window_ms=window_ms,
+        rated=rated,
     )
 
 

@@ -84,7 +84,9 @@ async def create_table(request: Request) -> Response:
         refusal = _over_quota(request)
         if refusal is not None:
             return refusal.response()
-        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness)
+        # Rated by default: public tables and play now (a table that starts when you join).
+        rated = spec.public or spec.start if spec.rated is None else spec.rated
+        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated)
     except RuleError as error:
         return _error(400, "bad_rules", str(error))
     except TableError as error:

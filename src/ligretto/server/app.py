@@ -32,7 +32,9 @@ from ligretto.server.api import (
     table_qr,
 )
 from ligretto.server.heap import COLLECTOR
+from ligretto.server.historyapi import profile_matches, profile_stats
 from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.profileapi import claim_profile, create_profile, link_profile, my_profile
 from ligretto.server.sockets import lobby_endpoint, websocket_endpoint
 
 __all__ = ["STATIC", "Lobby", "Settings", "create_app"]
@@ -73,6 +75,12 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/tables/{code}", get_table),
         Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/tutorial", create_tutorial, methods=["POST"]),
+        Route("/api/profiles", create_profile, methods=["POST"]),
+        Route("/api/profiles/me", my_profile, methods=["GET", "PATCH", "DELETE"]),
+        Route("/api/profiles/me/link", link_profile, methods=["POST"]),
+        Route("/api/profiles/claim", claim_profile, methods=["POST"]),
+        Route("/api/profiles/{id}/matches", profile_matches),
+        Route("/api/profiles/{id}/stats", profile_stats),
         Route("/api/presets", presets),
         Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),

@@ -22,6 +22,9 @@ from ligretto.server.table import Table, TableError
 FindTable = Callable[[str], Table | None]
 """The table of an invite code (``None``: none), for ``hello``."""
 
+FindProfile = Callable[[str], tuple[str, str] | None]
+"""The id and display name of the profile of a secret (``None``: none), for ``hello``."""
+
 
 class Client(Protocol):
     """One client's end of a table: a WebSocket connection, or the person in local play.
@@ -43,12 +46,18 @@ def no_table(code: str) -> Table | None:
     return None
 
 
+def no_profile(secret: str) -> tuple[str, str] | None:
+    """Where no profiles are kept (local play, a server without a database): none."""
+    return None
+
+
 def dispatch(
     client: Client,
     message: protocol.ClientMessage,
     find_table: FindTable = no_table,
     *,
     now: Callable[[], float] = time.monotonic,
+    find_profile: FindProfile = no_profile,
 ) -> None:
     """Carry out one client message at the client's table (``now`` is the clock of the
     reaction limit)."""
@@ -61,7 +70,7 @@ def dispatch(
         client.send(protocol.pong_message(message.t, server_t))
         return
     if isinstance(message, protocol.Hello):
-        hello(client, message, find_table)
+        hello(client, message, find_table, find_profile)
         return
     table = client.table
     if table is None:
@@ -91,6 +100,7 @@ def dispatch(
             grace_s=message.grace_s,
             arbitration=message.arbitration,
             window_ms=message.window_ms,
+            rated=message.rated,
         )
     elif isinstance(message, protocol.Start):
         table.start(seat)
@@ -110,12 +120,19 @@ def react(table: Table, client: Client, message: protocol.React, now: float) -> 
     table.react(client.seat, emote)
 
 
-def hello(client: Client, message: protocol.Hello, find_table: FindTable) -> None:
-    """Join a table by its code: a free seat by name, one's own seat by its token, or watch."""
+def hello(
+    client: Client, message: protocol.Hello, find_table: FindTable, find_profile: FindProfile = no_profile
+) -> None:
+    """Join a table by its code: a free seat by name, one's own seat by its token, or watch.
+    With a profile's secret, a seat taken by name is linked to the profile (by the
+    profile's name if the hello has none); a secret of no profile refuses the hello."""
     if client.table is not None:
         raise ProtocolError("already_joined", "this connection has already joined a table")
     if message.v != protocol.VERSION:
         raise ProtocolError("bad_version", f"this server speaks protocol version {protocol.VERSION}")
+    profile = None if message.profile is None else find_profile(message.profile)
+    if message.profile is not None and profile is None:
+        raise ProtocolError("bad_profile", "no profile has this secret (deleted, or never made here)")
     table = find_table(message.code)
     if table is None or table.closed:
         raise ProtocolError("no_table", "there is no table with that code")
@@ -123,6 +140,9 @@ def hello(client: Client, message: protocol.Hello, find_table: FindTable) -> Non
         table.watch(client)
     elif message.token is not None:
         table.rejoin(client, message.token)
+    elif profile is not None:
+        profile_id, profile_name = profile
+        table.join(client, protocol.check_name(message.name or profile_name), profile_id)
     else:
         table.join(client, protocol.check_name(message.name))
     client.table = table

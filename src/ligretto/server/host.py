@@ -81,6 +81,7 @@ class HostCommands(Seating):
         grace_s: float | None = None,
         arbitration: str | None = None,
         window_ms: int | None = None,
+        rated: bool | None = None,
     ) -> None:
         self._check_host(by)
         if self.phase is not Phase.LOBBY:
@@ -104,6 +105,8 @@ class HostCommands(Seating):
             self.grace_s = grace_s
         if public is not None:
             self.public = public
+        if rated is not None:
+            self.rated = rated
         self.rules = rules
         self.fairness = fairness
         self._changed()

@@ -18,6 +18,7 @@ from ligretto.server.admission import ConnectionCount, TableQuota
 from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox
+from ligretto.server.profiles import ProfileError
 from ligretto.server.table import Phase, Table, new_code
 from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DESERTED_S
 from ligretto.server.tutorial import TutorialTable
@@ -87,6 +88,18 @@ class Lobby:
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
         self.quota = TableQuota(settings.tables_per_minute)
 
+    def find_profile(self, secret: str) -> tuple[str, str] | None:
+        """The id and name of the profile of ``secret`` (``hello.profile``); ``None``: no
+        such profile, or no store to keep profiles in."""
+        profiles = getattr(self.store, "profiles", None)
+        if profiles is None:
+            return None
+        try:
+            profile = profiles.by_secret(secret)
+        except ProfileError:
+            return None
+        return profile.id, profile.name
+
     def _free_code(self) -> str:
         """An invite code no table of this lobby has."""
         code = new_code()
@@ -95,7 +108,14 @@ class Lobby:
         return code
 
     def create(
-        self, seats: int, rules: RuleSet, public: bool, grace_s: float, fairness: Fairness | None = None
+        self,
+        seats: int,
+        rules: RuleSet,
+        public: bool,
+        grace_s: float,
+        fairness: Fairness | None = None,
+        *,
+        rated: bool | None = None,
     ) -> Table:
         code = self._free_code()
         table = Table(
@@ -105,6 +125,7 @@ class Lobby:
             public=public,
             grace_s=grace_s,
             fairness=fairness,
+            rated=rated,
             store=self.store,
             countdown_s=self.settings.countdown_s,
             scheduler=self.scheduler,

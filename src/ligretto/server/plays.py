@@ -32,7 +32,7 @@ from ligretto.server.tablebots import TableBots
 class ActionLog(Protocol):
     """Where the actions go, in the order they took effect (the table's store)."""
 
-    def record_action(self, table: Any, index: int, action: dict[str, Any]) -> None: ...
+    def record_action(self, table: Any, index: int, action: dict[str, Any], at: float) -> None: ...
 
 
 class Plays(Resuming):
@@ -113,7 +113,7 @@ class Plays(Resuming):
         count = len(game.log)
         piles = len(game.pile_seats)
         result = game.apply(action)
-        self.store.record_action(self, count, action_to_dict(action))
+        self.store.record_action(self, count, action_to_dict(action), self.clock())
         if isinstance(result, Refused):
             self._refused(pending, game, result)
         else:

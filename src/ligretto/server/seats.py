@@ -96,6 +96,9 @@ class Seat:
     """A connection of this seat was closed for sending too fast (``rate_limited``): its
     token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
     so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
+    profile: str | None = None
+    """The public id of the profile the person sat down with (``hello.profile``; ``None``:
+    none).  Never shown to the other players: they see the display name only."""
 
     @property
     def human(self) -> bool:
@@ -197,15 +200,16 @@ class Seating(ABC):
 
     # --- joining and leaving ----------------------------------------------------------
 
-    def join(self, listener: Listener, name: str) -> tuple[int, str]:
-        """Take a free seat (lobby only); the first person becomes host."""
+    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat (lobby only); the first person becomes host.  ``profile``: the
+        id of the person's profile, kept with the seat (never shown to the others)."""
         if self.phase is not Phase.LOBBY:
             raise TableError("started", "the match has started: you can watch, or join the next one")
         free = self.free_seat()
         if free is None:
             raise TableError("full", "every seat is taken: you can watch")
         token = new_token()
-        self.seats[free] = Seat(name, token, connected=True)
+        self.seats[free] = Seat(name, token, connected=True, profile=profile)
         if self.host is None:
             self.host = free
         self._attach(listener, free, token)

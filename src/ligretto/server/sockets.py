@@ -237,7 +237,7 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
         return error.code
     client_id = getattr(message, "id", None)
     try:
-        dispatch.dispatch(conn, message, lobby.tables.get)
+        dispatch.dispatch(conn, message, lobby.tables.get, find_profile=lobby.find_profile)
     except CoolingDown:
         raise  # the caller holds the hello for a while and tries again
     except (ProtocolError, TableError) as error:

@@ -2,7 +2,9 @@
 
 Written: each table's settings, seats (with their tokens), phase and score sheet
 whenever they change; each round's seed when it is dealt; every action given to
-the engine, in order, as it is applied or refused.  Writes are collected and
+the engine, in order, as it is applied or refused, with the table's clock when it took
+effect.  The schema is versioned (``migrations``: a file is brought up to date when
+opened, one of a newer version refused).  Writes are collected and
 committed together, in one transaction, once per turn of the event loop
 (:meth:`SqliteStore.commit`, scheduled by the first write of the turn); the
 server holds back every message of that turn until the commit is done
@@ -22,12 +24,16 @@ import logging
 import sqlite3
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from ligretto.engine.rules import RuleError
+from ligretto.server import history
+from ligretto.server.migrations import migrate
+from ligretto.server.profiles import Profiles
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
@@ -37,33 +43,45 @@ log = logging.getLogger("ligretto.store")
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    code TEXT PRIMARY KEY,
-    config TEXT NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS rounds (
-    code TEXT NOT NULL,
-    match INTEGER NOT NULL,
-    number INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    started REAL NOT NULL,
-    PRIMARY KEY (code, match, number)
-);
-CREATE TABLE IF NOT EXISTS actions (
-    code TEXT NOT NULL,
-    match INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    idx INTEGER NOT NULL,
-    action TEXT NOT NULL,
-    PRIMARY KEY (code, match, round, idx)
-);
-"""
-
 
 CHECKPOINT_S = 2.0
 """Seconds between two checkpoints (the write-ahead log copied into the database file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPlayer:
+    """A seat of a stored round: its number, its display name, its bot spec (``None``: a person)."""
+
+    seat: int
+    name: str
+    bot: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedAction:
+    """One stored action: its place in the round's log, when it took effect (the table's
+    clock, seconds; ``None``: stored before times were), whose it was, the action's JSON."""
+
+    index: int
+    at: float | None
+    seat: int
+    action: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLog:
+    """One stored round, all a replay needs: the rules (``RuleSet.to_dict``), the players,
+    the round's seed (``Round.deal(rules, len(players), seed)`` deals it again) and its
+    actions in order, applied or refused, each with its time."""
+
+    code: str
+    match: int
+    number: int
+    rules: dict[str, Any]
+    players: tuple[RoundPlayer, ...]
+    seed: int
+    started: float
+    actions: tuple[LoggedAction, ...]
 
 
 class SqliteStore:
@@ -86,7 +104,13 @@ class SqliteStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
-        self.db.executescript(SCHEMA)
+        try:
+            migrate(self.db)
+        except BaseException:
+            self.db.close()
+            raise
+        self.profiles = Profiles(self.db)
+        """The file's profiles (written at once: they come from HTTP requests, not play)."""
         self.checkpoints = 0
         self._closing = threading.Event()
         self._checkpointer = threading.Thread(
@@ -97,7 +121,9 @@ class SqliteStore:
         """Tables whose settings, seats or phase changed: their records are written as
         they are at the commit."""
         self._rounds: list[tuple[str, int, int, int, float]] = []
-        self._actions: list[tuple[str, int, int, int, str]] = []
+        self._matches: list[tuple[history.MatchRow, list[history.PlayerRow]]] = []
+        """Matches whose first round was dealt: filed in the history."""
+        self._actions: list[tuple[str, int, int, int, str, float]] = []
         self._commit_due = False
         self.commits = 0
 
@@ -129,18 +155,22 @@ class SqliteStore:
 
     def start_round(self, table: Table) -> None:
         deal = table.deal_record()
-        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, time.time()))
+        now = time.time()
+        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, now))
+        if deal.number == 1:
+            self._matches.append(history.match_started(table, now))
         self._written()
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
+    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
+        """The ``index``-th action of the table's round, taken effect at ``at`` (the table's clock)."""
         deal = table.deal_record()
-        self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode()))
+        self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode(), at))
         self._written()
 
     @property
     def pending(self) -> bool:
         """Writes collected and not committed yet."""
-        return bool(self._tables or self._rounds or self._actions)
+        return bool(self._tables or self._rounds or self._actions or self._matches)
 
     def _written(self) -> None:
         if self._commit_due:
@@ -159,9 +189,11 @@ class SqliteStore:
         if not self.pending:
             return
         now = time.time()
-        tables = [(code, table.record().to_json(), now) for code, table in self._tables.items()]
+        records = [table.record() for table in self._tables.values()]
+        tables = [(record.code, record.to_json(), now) for record in records]
         try:
             self.db.execute("BEGIN")
+            history.file_started(self.db, self._matches)
             if tables:
                 self.db.executemany(
                     "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
@@ -175,9 +207,12 @@ class SqliteStore:
                 )
             if self._actions:
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO actions (code, match, round, idx, action) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?)",
                     self._actions,
                 )
+            for record in records:
+                if history.record(self.db, record, now):
+                    self.match_over(record)
             self.db.execute("COMMIT")
         except sqlite3.Error:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
@@ -188,7 +223,12 @@ class SqliteStore:
         self._tables.clear()
         self._rounds.clear()
         self._actions.clear()
+        self._matches.clear()
         self.commits += 1
+
+    def match_over(self, record: TableRecord) -> None:
+        """The table's current match just ended (inside the commit's transaction): its
+        ratings are applied if the table is rated."""
 
     # --- restoring --------------------------------------------------------------------
 
@@ -205,6 +245,40 @@ class SqliteStore:
                 except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
                     log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
         return tables
+
+    def round_log(self, code: str, match: int, number: int) -> RoundLog | None:
+        """One stored round (``None``: no such round): its rules, players, seed and every
+        action with the time it took effect (the table's clock, ``None`` if stored before
+        times were).  The rules and players are the match's (``matches``), or for a match
+        recorded before history was, the table's now."""
+        found = self.db.execute(
+            "SELECT seed, started FROM rounds WHERE code = ? AND match = ? AND number = ?", (code, match, number)
+        ).fetchone()
+        if found is None:
+            return None
+        seed, started = found
+        rules, players = self._match_setting(code, match)
+        rows = self.db.execute(
+            "SELECT idx, at, action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
+            (code, match, number),
+        )
+        actions = tuple(
+            LoggedAction(index, at, action["player"], action)
+            for index, at, action in ((i, at, json.loads(text)) for i, at, text in rows)
+        )
+        return RoundLog(code, match, number, rules, players, seed, started, actions)
+
+    def _match_setting(self, code: str, match: int) -> tuple[dict[str, Any], tuple[RoundPlayer, ...]]:
+        found = self.db.execute("SELECT rules FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()
+        if found is not None:
+            rows = self.db.execute(
+                "SELECT seat, name, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
+            )
+            return json.loads(found[0]), tuple(RoundPlayer(seat, name, bot) for seat, name, bot in rows)
+        (config,) = self.db.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
+        record = TableRecord.from_json(code, config)
+        seats = [(i, s) for i, s in enumerate(record.seats) if s is not None]
+        return record.rules, tuple(RoundPlayer(i, s.name, s.bot) for i, s in seats)
 
     def _actions_of(self, code: str, match: int, number: int) -> list[dict[str, Any]]:
         """The actions of one round, in order."""

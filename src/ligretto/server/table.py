@@ -79,7 +79,7 @@ class Store(Protocol):
 
     def start_round(self, table: Table) -> None: ...
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None: ...
+    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None: ...
 
 
 class NoStore:
@@ -91,7 +91,7 @@ class NoStore:
     def start_round(self, table: Table) -> None:
         pass
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any]) -> None:
+    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
         pass
 
 
@@ -121,6 +121,7 @@ class Table(Plays):
         countdown_s: float = COUNTDOWN_S,
         match_seeds: Callable[[int], int] | None = None,
         fairness: Fairness | None = None,
+        rated: bool | None = None,
     ) -> None:
         """``match_seeds(n)`` gives the seed of the table's ``n``-th match (1-based); by
         default a fresh random one.  Every deal and every bot's choices follow from it.
@@ -134,6 +135,8 @@ class Table(Plays):
         super().__init__(code, seats, scheduler, grace_s)
         self.rules = rules or RuleSet()
         self.public = public
+        self.rated = public if rated is None else rated
+        """Its matches update its profiles' ratings (by default: public tables are rated)."""
         self.store: Store = store or NoStore()
         self.countdown_s = countdown_s
         self.match_seeds = match_seeds or _random_match_seed

@@ -39,6 +39,8 @@ class Table(Protocol):
     @property
     def public(self) -> bool: ...
     @property
+    def rated(self) -> bool: ...
+    @property
     def grace_s(self) -> float: ...
     @property
     def match(self) -> Match | None: ...
@@ -78,6 +80,7 @@ def table_message(table: Table) -> protocol.TableState:
         winners=match.winners() if table.phase.value == "over" and match else None,
         arbitration=table.fairness.arbitration.value,
         window_ms=table.fairness.window_ms,
+        rated=table.rated,
     )
 
 

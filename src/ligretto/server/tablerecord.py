@@ -36,6 +36,7 @@ class Table(Protocol):
     size: int
     rules: RuleSet
     public: bool
+    rated: bool
     grace_s: float
     fairness: Fairness
     host: int | None
@@ -63,16 +64,26 @@ class SeatRecord:
     stand_in: bool
     ready: bool
     left: bool = False
+    profile: str | None = None
+    """The seat's profile id (``Seat.profile``), kept so a restart keeps it."""
 
     @classmethod
     def of(cls, seat: Seat) -> SeatRecord:
         bot = None if seat.bot is None else str(seat.bot)
-        return cls(seat.name, seat.token, bot, seat.stand_in, seat.ready, seat.left)
+        return cls(seat.name, seat.token, bot, seat.stand_in, seat.ready, seat.left, seat.profile)
 
     def seat(self) -> Seat:
         """The seat again (nobody is connected to a restored table yet)."""
         bot = None if self.bot is None else BotSpec.parse(self.bot)
-        return Seat(self.name, self.token, bot=bot, stand_in=self.stand_in, ready=self.ready, left=self.left)
+        return Seat(
+            self.name,
+            self.token,
+            bot=bot,
+            stand_in=self.stand_in,
+            ready=self.ready,
+            left=self.left,
+            profile=self.profile,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,12 +93,21 @@ class SeatRecord:
             "stand_in": self.stand_in,
             "ready": self.ready,
             "left": self.left,
+            "profile": self.profile,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SeatRecord:
         """A stored seat; one written before ``left`` was recorded had not been left."""
-        return cls(data["name"], data["token"], data["bot"], data["stand_in"], data["ready"], data.get("left", False))
+        return cls(
+            data["name"],
+            data["token"],
+            data["bot"],
+            data["stand_in"],
+            data["ready"],
+            data.get("left", False),
+            data.get("profile"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +136,8 @@ class TableRecord:
     arbitration: str = Arbitration.FAIR.value
     """How the table judges races (``engine.races.Arbitration``); older records: fair."""
     window_ms: int = DEFAULT_WINDOW_MS
+    rated: bool = False
+    """Matches at the table update its profiles' ratings (older records: rated if public)."""
 
     def to_json(self) -> str:
         return json.dumps(
@@ -136,6 +158,7 @@ class TableRecord:
                 "dropped_because": self.dropped_because,
                 "arbitration": self.arbitration,
                 "window_ms": self.window_ms,
+                "rated": self.rated,
             }
         )
 
@@ -160,6 +183,7 @@ class TableRecord:
             dropped_because=data.get("dropped_because"),
             arbitration=data.get("arbitration", Arbitration.FAIR.value),
             window_ms=data.get("window_ms", DEFAULT_WINDOW_MS),
+            rated=data.get("rated", data["public"]),
         )
 
 
@@ -194,6 +218,7 @@ def record_of(table: Table) -> TableRecord:
         dropped_because=None if table.dropped_because is None else table.dropped_because.value,
         arbitration=table.fairness.arbitration.value,
         window_ms=table.fairness.window_ms,
+        rated=table.rated,
     )
 
 
@@ -208,6 +233,7 @@ def restore_state(table: Table, record: TableRecord, actions: Iterable[dict[str,
     table.matches_played = record.matches_played
     table.start_at = record.start_at
     table.fairness = Fairness.of(record.arbitration, record.window_ms)
+    table.rated = record.rated
     if record.sheet is None:
         return
     rules: RuleSet = table.rules

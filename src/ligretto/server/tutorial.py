@@ -157,7 +157,7 @@ class TutorialTable(Table):
         self.next_step = 0
         return game
 
-    def join(self, listener: Listener, name: str) -> tuple[int, str]:
+    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
         raise TableError("full", "every seat is taken: you can watch")
 
     def rejoin(self, listener: Listener, token: str) -> int:

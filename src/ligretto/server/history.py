@@ -1,0 +1,182 @@
+"""Every match as the store's history keeps it (docs/protocol.md, "Profiles, history and
+ratings").
+
+When a match's first round is dealt the store files the match: its table, number,
+rules, whether it is rated, when it started, and its players (seat, display name,
+profile id or ``NULL``, bot spec or ``NULL``: who sat there when it started).  At every
+commit that holds the table's record the match's score sheet is written again (so it
+holds every round scored so far); the commit that first sees the match ``over`` writes
+its end and final places (ties share a place: ``engine.scoring.places``) and says so
+(:func:`record`), which is when the ratings are applied.  The history is read by profile,
+newest first, filtered by rules preset and number of players (:func:`matches_of`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.server.seats import Seat
+from ligretto.server.tablerecord import TableRecord
+
+__all__ = [
+    "PAGE_SIZE",
+    "MatchFilter",
+    "StoredMatch",
+    "StoredPlayer",
+    "count_of",
+    "match_started",
+    "matches_of",
+    "preset_of",
+    "record",
+]
+
+PAGE_SIZE = 20
+"""Matches per page of a profile's history."""
+
+
+class Table(Protocol):
+    """What the history takes from a table when its match starts (``server.table.Table``)."""
+
+    code: str
+    size: int
+    rules: RuleSet
+    rated: bool
+    seats: list[Seat | None]
+    matches_played: int
+
+
+def preset_of(rules: RuleSet) -> str | None:
+    """The name of the preset these rules are, whatever the match's length (``match_end``
+    is how long to play, not a variant of the rules; the first preset, if several are
+    equal), ``None`` for rules of no preset."""
+    return next((name for name in PRESETS if RuleSet.preset(name).replace(match_end=rules.match_end) == rules), None)
+
+
+MatchRow = tuple[str, int, str, str | None, int, int, float]
+PlayerRow = tuple[str, int, int, str, str | None, str | None]
+
+
+def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
+    """The rows the history files for the match ``table`` just started (at ``now``)."""
+    code, match = table.code, table.matches_played
+    row = (code, match, json.dumps(table.rules.to_dict()), preset_of(table.rules), table.size, int(table.rated), now)
+    players = [
+        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot))
+        for seat, s in enumerate(table.seats)
+        if s is not None
+    ]
+    return row, players
+
+
+def file_started(db: sqlite3.Connection, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
+    """Write the rows of :func:`match_started` (inside the store's transaction)."""
+    for row, players in started:
+        db.execute(
+            "INSERT OR IGNORE INTO matches (code, match, rules, preset, size, rated, started, sheet) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, '{}')",
+            row,
+        )
+        db.executemany("INSERT OR IGNORE INTO match_players VALUES (?, ?, ?, ?, ?, ?)", players)
+
+
+def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:
+    """Write the score sheet of the table's current match; ``True`` if this is the first
+    write to see the match over (its end and places are written with it)."""
+    if table.sheet is None or table.matches_played < 1:
+        return False
+    key = (table.code, table.matches_played)
+    db.execute("UPDATE matches SET sheet = ? WHERE code = ? AND match = ?", (json.dumps(table.sheet), *key))
+    if table.phase != "over":
+        return False
+    places = json.dumps(table.sheet["places"])
+    cursor = db.execute(
+        "UPDATE matches SET ended = ?, places = ? WHERE code = ? AND match = ? AND ended IS NULL", (now, places, *key)
+    )
+    return cursor.rowcount == 1
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPlayer:
+    seat: int
+    name: str
+    profile: str | None
+    bot: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatch:
+    """One match of the history: ``sheet`` is the engine's ``ScoreSheet.to_dict`` (``{}``
+    before its first round was scored), ``places`` ``None`` until it is over."""
+
+    code: str
+    match: int
+    rules: dict[str, Any]
+    preset: str | None
+    size: int
+    rated: bool
+    started: float
+    ended: float | None
+    sheet: dict[str, Any]
+    places: list[int] | None
+    players: tuple[StoredPlayer, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFilter:
+    """Which matches of a profile: by rules preset and number of players (``None``: any)."""
+
+    profile: str
+    preset: str | None = None
+    players: int | None = None
+
+    def where(self) -> tuple[str, tuple[Any, ...]]:
+        sql = "m.code = p.code AND m.match = p.match AND p.profile = ?"
+        args: list[Any] = [self.profile]
+        if self.preset is not None:
+            sql += " AND m.preset = ?"
+            args.append(self.preset)
+        if self.players is not None:
+            sql += " AND m.size = ?"
+            args.append(self.players)
+        return sql, tuple(args)
+
+
+def count_of(db: sqlite3.Connection, which: MatchFilter) -> int:
+    where, args = which.where()
+    (count,) = db.execute(f"SELECT COUNT(*) FROM matches m, match_players p WHERE {where}", args).fetchone()
+    return int(count)
+
+
+def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
+    """Page ``page`` (1-based) of the profile's matches, newest first."""
+    where, args = which.where()
+    rows = db.execute(
+        "SELECT m.code, m.match, m.rules, m.preset, m.size, m.rated, m.started, m.ended, m.sheet, m.places "
+        f"FROM matches m, match_players p WHERE {where} ORDER BY m.started DESC, m.code, m.match LIMIT ? OFFSET ?",
+        (*args, size, (page - 1) * size),
+    ).fetchall()
+    return [_match(db, row) for row in rows]
+
+
+def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
+    code, match, rules, preset, size, rated, started, ended, sheet, places = row
+    players = db.execute(
+        "SELECT seat, name, profile, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
+    )
+    return StoredMatch(
+        code,
+        match,
+        json.loads(rules),
+        preset,
+        size,
+        bool(rated),
+        started,
+        ended,
+        json.loads(sheet),
+        None if places is None else json.loads(places),
+        tuple(StoredPlayer(*player) for player in players),
+    )

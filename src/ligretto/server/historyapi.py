@@ -1,0 +1,123 @@
+"""The HTTP API of a profile's history and statistics (docs/protocol.md, "Profiles,
+history and ratings"): ``GET /api/profiles/{id}/matches`` and ``.../stats``, filtered by
+rules preset and number of players.  Public: a profile's id is public, and nothing
+answered holds a card (rules, players, score sheets, counts and times)."""
+
+from __future__ import annotations
+
+import math
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.rules import PRESETS
+from ligretto.engine.scoring import ScoreSheet
+from ligretto.server import history, stats
+from ligretto.server.api import _answer, _error
+from ligretto.server.history import MatchFilter, StoredMatch
+from ligretto.server.profileapi import NO_STORE
+from ligretto.server.store import SqliteStore
+
+NO_PROFILE = protocol.HttpError("no_profile", "there is no profile with that id")
+
+
+class BadQuery(Exception):
+    pass
+
+
+def _int(request: Request, name: str, low: int, high: int) -> int | None:
+    text = request.query_params.get(name)
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise BadQuery(f"{name} is a whole number {low}-{high}, not {text!r}")
+    return int(text)
+
+
+def filter_of(request: Request, profile: str) -> MatchFilter:
+    """The filter of the query (``preset``, ``players``), else :class:`BadQuery`."""
+    preset = request.query_params.get("preset") or None
+    if preset is not None and preset not in PRESETS:
+        raise BadQuery(f"unknown preset {preset!r}: presets are {', '.join(PRESETS)}")
+    return MatchFilter(profile, preset, _int(request, "players", MIN_PLAYERS, MAX_PLAYERS))
+
+
+def _entry(match: StoredMatch) -> protocol.MatchEntry:
+    players = [protocol.MatchPlayer(p.seat, p.name, p.profile, p.bot) for p in match.players]
+    sheet = protocol.sheet_message(ScoreSheet.from_dict(match.sheet)) if match.sheet else None
+    return protocol.MatchEntry(
+        match.code,
+        match.match,
+        match.started,
+        match.ended,
+        match.rules,
+        match.preset,
+        match.rated,
+        players,
+        sheet,
+        match.places,
+    )
+
+
+def _store_and_profile(request: Request) -> tuple[SqliteStore, str] | Response:
+    store: SqliteStore | None = request.app.state.lobby.store
+    if store is None:
+        return _answer(NO_STORE, 503)
+    profile = request.path_params["id"]
+    if store.profiles.by_id(profile) is None:
+        return _answer(NO_PROFILE, 404)
+    return store, profile
+
+
+async def profile_matches(request: Request) -> Response:
+    """``GET /api/profiles/{id}/matches?preset=&players=&page=``: one page of the
+    profile's matches, newest first (:data:`history.PAGE_SIZE` a page)."""
+    found = _store_and_profile(request)
+    if isinstance(found, Response):
+        return found
+    store, profile = found
+    db = store.db
+    try:
+        which = filter_of(request, profile)
+        page = _int(request, "page", 1, 10**6) or 1
+    except BadQuery as error:
+        return _error(400, "bad_query", str(error))
+    total = history.count_of(db, which)
+    matches = history.matches_of(db, which, page)
+    pages = max(1, math.ceil(total / history.PAGE_SIZE))
+    return _answer(protocol.MatchHistory(profile, [_entry(m) for m in matches], page, pages, total))
+
+
+async def profile_stats(request: Request) -> Response:
+    """``GET /api/profiles/{id}/stats?preset=&players=``: the profile's statistics over
+    its matches (``server.stats``)."""
+    found = _store_and_profile(request)
+    if isinstance(found, Response):
+        return found
+    store, profile = found
+    db = store.db
+    try:
+        which = filter_of(request, profile)
+    except BadQuery as error:
+        return _error(400, "bad_query", str(error))
+    matches = history.matches_of(db, which, 1, size=history.count_of(db, which) or 1)
+    figures = stats.figures_of(profile, matches, store.round_log)
+    per_match = figures.matches
+    rounds = sum(m.rounds for m in per_match)
+    body = protocol.ProfileStats(
+        profile=profile,
+        matches=len(per_match),
+        rounds=rounds,
+        rounds_won=sum(m.rounds_won for m in per_match),
+        stops=sum(m.stops for m in per_match),
+        center_per_round=sum(m.center for m in per_match) / rounds if rounds else 0.0,
+        stack_per_round=sum(m.stack for m in per_match) / rounds if rounds else 0.0,
+        races_won=sum(m.races_won for m in per_match),
+        races_lost=sum(m.races_lost for m in per_match),
+        reaction_s=figures.medians,
+        by_match=[msgspec.convert(msgspec.to_builtins(m), protocol.MatchStats) for m in per_match],
+    )
+    return _answer(body)

@@ -1,0 +1,140 @@
+"""The store's schema, as an ordered list of migration steps.
+
+The file's ``PRAGMA user_version`` says how many steps it has had; opening it applies
+the missing ones, in order, each once and in a transaction of its own (with its new
+version number, so a step is applied entirely or not at all).  Step 1 is the schema of
+the files written before versions existed (their version is 0 and they already hold its
+three tables: its ``IF NOT EXISTS`` keeps what they hold).  A file of a newer version
+than this code knows is refused (:class:`SchemaTooNew`): its tables may mean something
+this code would get wrong.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["MIGRATIONS", "SchemaTooNew", "migrate", "version_of"]
+
+_TODAY = (
+    """CREATE TABLE IF NOT EXISTS tables (
+        code TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        updated REAL NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS rounds (
+        code TEXT NOT NULL,
+        match INTEGER NOT NULL,
+        number INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        started REAL NOT NULL,
+        PRIMARY KEY (code, match, number)
+    )""",
+    """CREATE TABLE IF NOT EXISTS actions (
+        code TEXT NOT NULL,
+        match INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        PRIMARY KEY (code, match, round, idx)
+    )""",
+)
+
+_ACTION_TIMES = (
+    # The table's clock when the action took effect (NULL: stored before times were).
+    "ALTER TABLE actions ADD COLUMN at REAL",
+)
+
+_PROFILES = (
+    """CREATE TABLE profiles (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        symbol TEXT NOT NULL,
+        created REAL NOT NULL,
+        deleted REAL
+    )""",
+    # One secret per device the profile is on (a one-time code gives another device its
+    # own); only their SHA-256 is kept.
+    """CREATE TABLE profile_secrets (
+        hash TEXT PRIMARY KEY,
+        profile TEXT NOT NULL,
+        created REAL NOT NULL
+    )""",
+    "CREATE INDEX profile_secrets_by_profile ON profile_secrets (profile)",
+    """CREATE TABLE profile_links (
+        code TEXT PRIMARY KEY,
+        profile TEXT NOT NULL,
+        expires REAL NOT NULL,
+        used INTEGER NOT NULL DEFAULT 0
+    )""",
+)
+
+_HISTORY = (
+    """CREATE TABLE matches (
+        code TEXT NOT NULL,
+        match INTEGER NOT NULL,
+        rules TEXT NOT NULL,
+        preset TEXT,
+        size INTEGER NOT NULL,
+        rated INTEGER NOT NULL,
+        started REAL NOT NULL,
+        ended REAL,
+        sheet TEXT NOT NULL,
+        places TEXT,
+        PRIMARY KEY (code, match)
+    )""",
+    """CREATE TABLE match_players (
+        code TEXT NOT NULL,
+        match INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        profile TEXT,
+        bot TEXT,
+        PRIMARY KEY (code, match, seat)
+    )""",
+    "CREATE INDEX match_players_by_profile ON match_players (profile)",
+)
+
+_RATINGS = (
+    """CREATE TABLE ratings (
+        profile TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        matches INTEGER NOT NULL,
+        PRIMARY KEY (profile, players)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_TODAY, _ACTION_TIMES, _PROFILES, _HISTORY, _RATINGS)
+"""Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
+
+
+class SchemaTooNew(RuntimeError):
+    """The file was written by a newer version of ligretto than this one."""
+
+
+def version_of(db: sqlite3.Connection) -> int:
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    return int(version)
+
+
+def migrate(db: sqlite3.Connection, steps: tuple[tuple[str, ...], ...] = MIGRATIONS) -> int:
+    """Apply to ``db`` (a connection in autocommit mode) the steps it has not had; returns
+    the version it has now.  Raises :class:`SchemaTooNew` for a file of a later version."""
+    version = version_of(db)
+    if version > len(steps):
+        raise SchemaTooNew(
+            f"the store's schema is version {version}, this ligretto knows versions up to {len(steps)}: "
+            "use a newer ligretto, or another file"
+        )
+    for number, statements in enumerate(steps[version:], start=version + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in statements:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number:d}")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    return len(steps)

@@ -1,0 +1,179 @@
+"""History and statistics over HTTP: two matches of three rounds are played in process
+(bots play for the two profiles' seats, on a virtual clock) into a real SQLite file; a
+real server started on that file answers each profile's matches and statistics, which
+must equal the score sheets the table showed, the races it announced and the times its
+actions took effect.  No answer names a card."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import statistics
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from listeners import Recorder
+
+from ligretto.engine.rules import RuleSet
+from ligretto.loadtest.scans import CARD
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.history import MatchFilter, matches_of
+from ligretto.server.store import SqliteStore
+from ligretto.server.table import Phase, Table
+from realserver import ServerProcess, running
+
+ROUNDS = 3
+
+
+def play_two_matches(path: Path) -> dict[str, Any]:
+    """Ann and Bob (with profiles; stand-in bots play for them) and a bot play two matches;
+    what the table showed: each match's sheet, the races announced, the applied actions."""
+    store = SqliteStore(path)
+    ann, _ = store.profiles.create("Ann", "sun")
+    bob, _ = store.profiles.create("Bob", "moon")
+    scheduler = VirtualScheduler()
+    rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
+    table = Table("HIST", seats=3, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
+    table.match_seeds = lambda n: 4000 + n
+    table.join(Recorder(), "Ann", ann.id)
+    table.join(Recorder(), "Bob", bob.id)
+    table.add_bot(0, "smart:skilled")
+    for seat in table.seats[:2]:
+        assert seat is not None
+        seat.stand_in = True  # the person's seat is played by the stand-in bot
+    watcher = Recorder()
+    table.watch(watcher)
+    sheets = []
+    for _ in range(2):
+        table.start(0)
+        for number in range(1, ROUNDS + 1):
+            scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
+            if number < ROUNDS:
+                table.ready(0)
+        assert table.phase is Phase.OVER and table.match is not None
+        sheets.append(table.match.sheet.to_dict())
+    store.commit()
+    table.close()
+    store.close()
+    return {"ids": (ann.id, bob.id), "sheets": sheets, "seen": watcher.messages}
+
+
+def get(server: Any, path: str) -> tuple[int, Any]:
+    try:
+        with urllib.request.urlopen(server.url + path, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def no_cards(value: Any, path: str = "") -> list[str]:
+    """Every card-like string and hidden-looking key in an answer."""
+    found = []
+    if isinstance(value, str) and CARD.match(value):
+        found.append(f"{path}={value}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("hand", "deck", "log", "seed", "hands", "row", "discard", "view"):
+                found.append(f"{path}.{key}")
+            found += no_cards(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += no_cards(item, f"{path}[{i}]")
+    return found
+
+
+def applied_of(seen: list[dict[str, Any]]) -> set[tuple[int, int, int]]:
+    """(match, round, seq) of every applied action the spectator was sent events of (the
+    round number starts again at 1 in the next match)."""
+    applied = set()
+    match, last_round = 1, 0
+    for message in seen:
+        if message["type"] == "events":
+            if message["round"] < last_round:
+                match += 1
+            last_round = message["round"]
+            applied.add((match, message["round"], message["seq"]))
+    return applied
+
+
+def expected_reactions(path: Path, seen: list[dict[str, Any]], seat: int) -> dict[str, float]:
+    """The median, by kind, of the time from the action before (anyone's) to each of the
+    seat's applied actions, read straight from the file's action times."""
+    applied = applied_of(seen)
+    db = sqlite3.connect(path)
+    times: dict[str, list[float]] = {}
+    try:
+        for match in (1, 2):
+            for number in range(1, ROUNDS + 1):
+                rows = db.execute(
+                    "SELECT idx, at, action FROM actions WHERE code = 'HIST' AND match = ? AND round = ? ORDER BY idx",
+                    (match, number),
+                ).fetchall()
+                for (_, before, _), (idx, at, text) in itertools.pairwise(rows):
+                    action = json.loads(text)
+                    if action["player"] == seat and (match, number, idx) in applied:
+                        times.setdefault(action["type"], []).append(at - before)
+    finally:
+        db.close()
+    return {kind: statistics.median(values) for kind, values in sorted(times.items())}
+
+
+def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> None:
+    db = tmp_path / "ligretto.db"
+    played = play_two_matches(db)
+    ann, bob = played["ids"]
+    races = [m for m in played["seen"] if m["type"] == "race"]
+    with running(ServerProcess(db, tmp_path / "server.log")) as server:
+        status, page = get(server, f"/api/profiles/{ann}/matches")
+        assert status == 200 and page["total"] == 2 and page["pages"] == 1
+        newest, oldest = page["matches"]
+        assert (newest["match"], oldest["match"]) == (2, 1)
+        for entry, sheet in zip((oldest, newest), played["sheets"], strict=True):
+            assert entry["code"] == "HIST" and entry["rated"] and entry["preset"] == "classic"
+            assert entry["rules"] == RuleSet().replace(match_end="rounds:3").to_dict()
+            assert entry["sheet"] == sheet, "the history's sheet is not the one the table showed"
+            assert entry["places"] == sheet["places"] and entry["ended"] is not None
+            players = [(p["seat"], p["name"], p["profile"], p["bot"]) for p in entry["players"]]
+            assert players[:2] == [(0, "Ann", ann, None), (1, "Bob", bob, None)]
+            assert (players[2][0], players[2][2], players[2][3]) == (2, None, "smart:skilled")
+        assert get(server, f"/api/profiles/{ann}/matches?players=3")[1]["total"] == 2
+        assert get(server, f"/api/profiles/{ann}/matches?players=4")[1]["total"] == 0
+        assert get(server, f"/api/profiles/{ann}/matches?preset=expert")[1]["total"] == 0
+        assert get(server, f"/api/profiles/{ann}/matches?page=2")[1]["matches"] == []
+        assert get(server, f"/api/profiles/{ann}/matches?players=13")[1]["error"] == "bad_query"
+        assert get(server, f"/api/profiles/{ann}/matches?preset=nope")[0] == 400
+        assert get(server, "/api/profiles/nobody/matches")[0] == 404
+
+        for seat, profile in enumerate((ann, bob)):
+            status, figures = get(server, f"/api/profiles/{profile}/stats")
+            assert status == 200
+            rows = [row for sheet in played["sheets"] for row in sheet["rounds"]]
+            assert figures["matches"] == 2 and figures["rounds"] == 2 * ROUNDS
+            assert figures["rounds_won"] == sum(seat in row["winners"] for row in rows)
+            assert figures["stops"] == sum(row["stopped_by"] == seat for row in rows)
+            assert figures["center_per_round"] == sum(row["lines"][seat]["center"] for row in rows) / len(rows)
+            assert figures["stack_per_round"] == sum(row["lines"][seat]["stack"] for row in rows) / len(rows)
+            assert figures["races_won"] == sum(race["winner"] == seat for race in races)
+            assert figures["races_lost"] == sum(race["loser"] == seat for race in races)
+            assert figures["reaction_s"] == expected_reactions(db, played["seen"], seat)
+            assert [(m["match"], m["rounds"]) for m in figures["by_match"]] == [(1, ROUNDS), (2, ROUNDS)]
+            assert get(server, f"/api/profiles/{profile}/stats?players=5")[1]["rounds"] == 0
+            assert no_cards(figures) == []
+        assert no_cards(page) == []
+    assert races, "no race in six rounds of three bots: the race figures were not put to the test"
+
+
+def test_matches_of_pages_newest_first(tmp_path: Path) -> None:
+    db = tmp_path / "ligretto.db"
+    played = play_two_matches(db)
+    store = SqliteStore(db)
+    try:
+        ann = played["ids"][0]
+        first = matches_of(store.db, MatchFilter(ann), page=1, size=1)
+        second = matches_of(store.db, MatchFilter(ann), page=2, size=1)
+        assert [m.match for m in first + second] == [2, 1]
+    finally:
+        store.close()
