@@ -19,6 +19,9 @@ example with these structs.  By concern:
 
 from __future__ import annotations
 
+import msgspec
+
+from ligretto.protocol import http as _http
 from ligretto.protocol.client import (
     ACTION_MESSAGES,
     CLIENT_MESSAGES,
@@ -77,7 +80,6 @@ from ligretto.protocol.history import (
     ProfileStats,
 )
 from ligretto.protocol.http import (
-    HTTP_BODIES,
     ClaimProfile,
     CreateProfile,
     CreateTable,
@@ -128,6 +130,7 @@ from ligretto.protocol.names import (
     check_name,
     visible_length,
 )
+from ligretto.protocol.replays import REPLAY_BODIES, ReplayEnd, ReplayPlayer, ReplayRound, ReplayStep
 from ligretto.protocol.server import (
     SERVER_MESSAGES,
     Ack,
@@ -165,6 +168,9 @@ from ligretto.protocol.server import (
     welcome_message,
     wire,
 )
+
+HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BODIES)
+"""The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 
 __all__ = [
     "ACTION_MESSAGES",
@@ -239,6 +245,10 @@ __all__ = [
     "ReactionLimit",
     "Ready",
     "RemoveSeat",
+    "ReplayEnd",
+    "ReplayPlayer",
+    "ReplayRound",
+    "ReplayStep",
     "RoundOver",
     "RoundStoppedMsg",
     "RowRefilledMsg",
