@@ -1,5 +1,5 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
-// #/rules (the rule book), #/learn (the tutorial).  An invite link may also be /?t=CODE.
+// #/rules (the rule book), #/learn (the tutorial), #/replay/CODE/MATCH/ROUND (a round's replay).  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options before the first screen.
 
@@ -7,6 +7,7 @@ import { h } from "./dom.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
 import { LobbyScreen } from "./lobby.js";
 import { loadRuleOptions } from "./rules.js";
+import { ReplayScreen } from "./replay.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
 import { TutorialScreen } from "./tutorial.js";
@@ -17,6 +18,8 @@ let connection = null;
 
 function route() {
   const hash = location.hash || "#/";
+  const replay = hash.match(/^#\/replay\/([A-Za-z0-9_-]+)\/(\d+)\/(\d+)/);
+  if (replay) return { name: "replay", code: replay[1], match: Number(replay[2]), round: Number(replay[3]) };
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
   if (hash.startsWith("#/rules")) return { name: "rules" };
@@ -45,6 +48,8 @@ function open() {
         renderNet();
       },
     });
+  } else if (where.name === "replay") {
+    screen = new ReplayScreen(app, where.code, where.match, where.round);
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
   } else {
