@@ -118,7 +118,7 @@ def test_the_file_verifies_and_one_action_changed_is_refused_naming_it(played: d
     path = tmp_path / "round.json"
     path.write_bytes(text)
     command = [sys.executable, "-m", "ligretto", "replay", "--verify-only"]
-    ok = subprocess.run([*command, str(path)], capture_output=True, text=True, timeout=60)
+    ok = subprocess.run([*command, str(path)], check=False, capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.startswith(f"verified: {len(doc['actions'])} actions")
     # One play changed to another row position: the engine answers otherwise there.
@@ -126,6 +126,6 @@ def test_the_file_verifies_and_one_action_changed_is_refused_naming_it(played: d
     doc["actions"][index]["action"] = {"type": "vote", "player": doc["actions"][index]["seat"]}
     tampered = tmp_path / "tampered.json"
     tampered.write_text(json.dumps(doc))
-    refused = subprocess.run([*command, str(tampered)], capture_output=True, text=True, timeout=60)
+    refused = subprocess.run([*command, str(tampered)], check=False, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2
     assert f"action {index} " in refused.stderr, refused.stderr

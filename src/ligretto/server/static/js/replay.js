@@ -249,8 +249,9 @@ export class ReplayScreen {
       SPEEDS.map((value) => h("option", { value: String(value), selected: value === this.speed }, `${value}×`)));
     const slider = h("input", { type: "range", id: "replay-timeline", min: "0", max: String(n), step: "1", value: String(this.track.index), "aria-label": t("replay.timeline") });
     slider.addEventListener("input", () => {
+      const index = Number(slider.value); // before pausing draws the slider again
       this.pause();
-      this.goTo(Number(slider.value));
+      this.goTo(index);
     });
     const where = h("p", { class: "replay-where", id: "replay-where", "aria-live": "polite" });
     const element = h("section", { class: "replay-controls panel", "aria-label": t("replay.controls") },
