@@ -16,6 +16,7 @@ from browserkit import host_table, read_board, start_match, stray_cards, wait_ro
 from playwright.sync_api import Browser, Page
 
 from ligretto.replay import Verified, decode, verify
+from racedeals import raced_replay
 from realserver import ServerProcess
 
 BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
@@ -123,6 +124,22 @@ def test_the_timeline_plays_pauses_and_steps_by_keys(pages: Any, played: dict[st
     page.wait_for_timeout(600)
     assert page.evaluate(BOARD_STEP) == held and page.inner_text("#replay-play") == "Play"
     assert page.locator("#replay-speed option").all_inner_texts() == ["0.25×", "0.5×", "1×", "2×", "4×", "8×"]
+
+
+def test_a_lost_race_shows_the_live_games_race_note(pages: Any, played: dict[str, Any]) -> None:
+    page, _ = open_replay(pages, played["href"])
+    page.evaluate(
+        "(answer) => { window.ligrettoReplay.start(answer); window.ligrettoReplay.render(); }", raced_replay()
+    )
+    page.wait_for_selector(".board[data-step='0']")
+    for k in (1, 2):
+        page.click("#replay-forward")
+        page.wait_for_selector(f".board[data-step='{k}']")
+    assert not page.locator("#race-note").is_visible()
+    page.click("#replay-forward")
+    page.wait_for_selector(".board[data-step='3']")
+    assert page.inner_text("#race-note") == "Ann beat Bob to a pile"
+    assert page.inner_text("#replay-where") == "Move 3 of 3 · at 1.500 s · Bob"
 
 
 def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:

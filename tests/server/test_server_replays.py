@@ -19,6 +19,7 @@ import pytest
 
 from ligretto.loadtest.scans import card_mentions, hidden_keys
 from ligretto.replay import decode, verify
+from racedeals import raced_replay
 
 PLAY_NOW = {"bots": ["smart:machine"] * 2, "seats": 3, "start": True, "options": {"match_end": "rounds:1"}}
 
@@ -129,3 +130,18 @@ def test_the_file_verifies_and_one_action_changed_is_refused_naming_it(played: d
     refused = subprocess.run([*command, str(tampered)], check=False, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2
     assert f"action {index} " in refused.stderr, refused.stderr
+
+
+def test_a_lost_race_is_the_race_a_spectator_was_sent() -> None:
+    answer = raced_replay()
+    steps = answer["steps"]
+    assert [step["t"] for step in steps] == [0.5, 1.25, 1.5]
+    assert steps[0]["events"]["seq"] == 0 and steps[1]["events"]["by"] == 0
+    pile = steps[0]["events"]["events"][0]["pile"]
+    assert steps[2] == {
+        "t": 1.5,
+        "seat": 1,
+        "race": {"type": "race", "round": 1, "pile": pile, "winner": 0, "loser": 1},
+    }
+    assert answer["end"] == {"ending": None, "stopped_by": None, "scores": answer["end"]["scores"]}
+    assert answer["snapshot"]["view"]["viewer"] is None and hidden_keys(answer) == []
