@@ -7,12 +7,12 @@ waiting room of the host and of a guest, a round in play (with the keys dialog o
 after a "stuck" vote, with a refused card, as a spectator, and at twelve seats), the
 lobby's public tables, the expert variant (also while placing a card onto the row), an
 invite to a match already on, the Stop banner, the score sheet, the match result, a
-round's replay (half way and at its end), the rules page and an unknown table.  At each screen axe-core runs with its standard rules
-(WCAG 2.0/2.1 A and AA and best practices, as ``axe.run`` does by default, none turned
-off), plus its experimental rules for WCAG A and AA criteria such as 2.5.3 "label in
-name", and a screenshot goes to tests/browser/artifacts/.  The test fails with every
-violation of every screen: its rule id, impact, the selectors of the elements and what
-to do.
+round's replay (half way and at its end), the rules page and an unknown table.  At each
+screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best practices,
+as ``axe.run`` does by default, none turned off), plus its experimental rules for WCAG
+A and AA criteria such as 2.5.3 "label in name", and a screenshot goes to
+tests/browser/artifacts/.  The test fails with every violation of every screen: its rule
+id, impact, the selectors of the elements and what to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
 of the tour there (it may use the pages and tables the earlier steps made); a screen of
