@@ -4,12 +4,19 @@ a lost race looks like: seat 1 can start a pile with its 1, and both seats then 
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+from ligretto import protocol
 from ligretto.engine.actions import Play, Source
 from ligretto.engine.cards import Card
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
+from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import AreaView, view
+from ligretto.server.replays import spectator_round
+from ligretto.server.store import LoggedAction, RoundLog, RoundPlayer
 
 
 def visible(area: AreaView) -> list[tuple[Source, int, Card]]:
@@ -40,3 +47,18 @@ def a_race(rules: RuleSet) -> tuple[int, Play, Play, Play]:
                 (s0, p0, c0), (s1, p1, c1) = mine[0], theirs[0]
                 return seed, start, Play(0, s0, pile, p0, c0), Play(1, s1, pile, p1, c1)
     raise AssertionError("no race in 3000 deals")
+
+
+def raced_replay() -> dict[str, Any]:
+    """The viewer's answer of a round where Bob starts a pile, Ann's 2 lands on it and
+    Bob's 2 loses the race (:func:`a_race`); stored at 100 s, "go" at 101 s."""
+    rules = RuleSet()
+    seed, one, ann_two, bob_two = a_race(rules)
+    actions = [
+        LoggedAction(i, at, play.player, action_to_dict(play))
+        for i, (play, at) in enumerate([(one, 101.5), (ann_two, 102.25), (bob_two, 102.5)])
+    ]
+    players = (RoundPlayer(0, "Ann", None), RoundPlayer(1, "Bob", None))
+    log = RoundLog("RACE", 1, 1, rules.to_dict(), players, round_seed(seed, 1), 100.0, tuple(actions))
+    answer: dict[str, Any] = json.loads(protocol.encode(spectator_round(log, 101.0)))
+    return answer

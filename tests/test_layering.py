@@ -35,7 +35,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "sim": frozenset({"engine", "bots", "ratings"}),
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
-    "server": frozenset({"engine", "bots", "protocol", "rulebook", "ratings"}),
+    "server": frozenset({"engine", "bots", "protocol", "rulebook", "ratings", "replay"}),
     "terminal": frozenset({"engine", "protocol", "client", "rulebook", "replay"}),
     "replay": frozenset({"engine"}),
     "loadtest": frozenset({"engine", "bots", "protocol", "client", "sim"}),

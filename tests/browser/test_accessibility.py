@@ -6,13 +6,13 @@ One tour per size walks every screen in order on a few pages of one server: the 
 waiting room of the host and of a guest, a round in play (with the keys dialog open,
 after a "stuck" vote, with a refused card, as a spectator, and at twelve seats), the
 lobby's public tables, the expert variant (also while placing a card onto the row), an
-invite to a match already on, the Stop banner, the score sheet, the match result, the
-rules page and an unknown table.  At each screen axe-core runs with its standard rules
-(WCAG 2.0/2.1 A and AA and best practices, as ``axe.run`` does by default, none turned
-off), plus its experimental rules for WCAG A and AA criteria such as 2.5.3 "label in
-name", and a screenshot goes to tests/browser/artifacts/.  The test fails with every
-violation of every screen: its rule id, impact, the selectors of the elements and what
-to do.
+invite to a match already on, the Stop banner, the score sheet, the match result, a
+round's replay (half way and at its end), the rules page and an unknown table.  At each
+screen axe-core runs with its standard rules (WCAG 2.0/2.1 A and AA and best practices,
+as ``axe.run`` does by default, none turned off), plus its experimental rules for WCAG
+A and AA criteria such as 2.5.3 "label in name", and a screenshot goes to
+tests/browser/artifacts/.  The test fails with every violation of every screen: its rule
+id, impact, the selectors of the elements and what to do.
 
 A new screen is one line in :data:`SCREENS`: its name and a function that brings a page
 of the tour there (it may use the pages and tables the earlier steps made); a screen of
@@ -267,7 +267,7 @@ def score_sheet(tour: Tour) -> Page:
     """A table of machine bots: its rounds end within seconds (the host plays too, and
     says "stuck" when it is, so that no round waits for its vote)."""
     page = tour.visit("host", "/")
-    host_table(page, "Hana", seats=3, rounds=2, bots=("smart:machine", "greedy:machine"))
+    tour.codes["sheet"] = host_table(page, "Hana", seats=3, rounds=2, bots=("smart:machine", "greedy:machine"))
     start_match(page)
     play_keys_until_round_ends(page)
     # The Stop banner shows alone for 1.4 s before the score sheet covers the board.
@@ -293,6 +293,23 @@ def final_board(tour: Tour) -> Page:
     page.click("#show-board-button")
     expect(page.locator("#show-sheet-button")).to_be_visible()
     wait_settled(page)
+    return page
+
+
+def replay_viewer(tour: Tour) -> Page:
+    """The replay of the score sheet's first round, half way through (its timeline focused)."""
+    page = tour.visit("watcher", f"/#/replay/{tour.codes['sheet']}/1/1")
+    page.wait_for_function("() => window.ligrettoReplay !== undefined")
+    page.evaluate("() => window.ligrettoReplay.goTo(Math.floor(window.ligrettoReplay.track.length / 2))")
+    page.focus("#replay-timeline")
+    return page
+
+
+def replay_end(tour: Tour) -> Page:
+    """The replay at its last step: the Stop banner and the round's scores."""
+    page = tour.page("watcher")
+    page.evaluate("() => window.ligrettoReplay.goTo(window.ligrettoReplay.track.length)")
+    page.wait_for_selector("#replay-scores")
     return page
 
 
@@ -337,6 +354,8 @@ SCREENS: list[tuple[str, Callable[[Tour], Page]]] = [
     ("score-sheet", score_sheet),
     ("match-result", match_result),
     ("final-board", final_board),
+    ("replay", replay_viewer),
+    ("replay-end", replay_end),
     ("play-now", play_now),
     ("tutorial", at("learner", "/#/learn", "#coach-text")),
     ("tutorial-step", at("learner", "/#/learn", ".board.live .tutorial-target")),

@@ -19,6 +19,9 @@ example with these structs.  By concern:
 
 from __future__ import annotations
 
+import msgspec
+
+from ligretto.protocol import http as _http
 from ligretto.protocol.client import (
     ACTION_MESSAGES,
     CLIENT_MESSAGES,
@@ -80,7 +83,6 @@ from ligretto.protocol.history import (
     RatingMsg,
 )
 from ligretto.protocol.http import (
-    HTTP_BODIES,
     ClaimProfile,
     CreateProfile,
     CreateTable,
@@ -131,6 +133,7 @@ from ligretto.protocol.names import (
     check_name,
     visible_length,
 )
+from ligretto.protocol.replays import REPLAY_BODIES, ReplayEnd, ReplayPlayer, ReplayRound, ReplayStep
 from ligretto.protocol.server import (
     SERVER_MESSAGES,
     Ack,
@@ -168,6 +171,9 @@ from ligretto.protocol.server import (
     welcome_message,
     wire,
 )
+
+HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BODIES)
+"""The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 
 __all__ = [
     "ACTION_MESSAGES",
@@ -245,6 +251,10 @@ __all__ = [
     "ReactionLimit",
     "Ready",
     "RemoveSeat",
+    "ReplayEnd",
+    "ReplayPlayer",
+    "ReplayRound",
+    "ReplayStep",
     "RoundOver",
     "RoundStoppedMsg",
     "RowRefilledMsg",

@@ -71,6 +71,8 @@ class TableState(_Server, tag="table"):
     arbitration: Literal["arrival", "fair"]
     window_ms: int
     rated: bool
+    match: int
+    """The table's match (1-based; 0 before its first): with ``round``, where a replay is."""
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -284,6 +286,7 @@ def table_message(
     arbitration: str,
     window_ms: int,
     rated: bool = False,
+    match: int = 0,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -301,6 +304,7 @@ def table_message(
         arbitration=str(arbitration),  # type: ignore[arg-type]  # an Arbitration value
         window_ms=window_ms,
         rated=rated,
+        match=match,
     )
 
 

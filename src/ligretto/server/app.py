@@ -36,6 +36,7 @@ from ligretto.server.heap import COLLECTOR
 from ligretto.server.historyapi import leaderboard, profile_matches, profile_stats
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.profileapi import claim_profile, create_profile, link_profile, my_profile
+from ligretto.server.replays import replay_file, replay_round
 from ligretto.server.sockets import lobby_endpoint, websocket_endpoint
 
 __all__ = ["STATIC", "Lobby", "Settings", "create_app"]
@@ -84,6 +85,8 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/profiles/{id}/matches", profile_matches),
         Route("/api/profiles/{id}/stats", profile_stats),
         Route("/api/leaderboard", leaderboard),
+        Route("/api/replays/{code}/{match:int}/{round:int}", replay_round),
+        Route("/api/replays/{code}/{match:int}/{round:int}/file", replay_file),
         Route("/api/presets", presets),
         Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),

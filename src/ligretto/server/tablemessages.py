@@ -48,6 +48,8 @@ class Table(Protocol):
     def start_at(self) -> float | None: ...
     @property
     def fairness(self) -> Fairness: ...
+    @property
+    def matches_played(self) -> int: ...
 
 
 def summary(table: Table) -> protocol.TableSummary:
@@ -81,6 +83,7 @@ def table_message(table: Table) -> protocol.TableState:
         arbitration=table.fairness.arbitration.value,
         window_ms=table.fairness.window_ms,
         rated=table.rated,
+        match=table.matches_played,
     )
 
 

@@ -1,10 +1,11 @@
 // Start-up and routing: #/ (lobby), #/t/CODE (play at a table), #/w/CODE (watch one),
 // #/rules (the rule book), #/learn (the tutorial), #/profile (the player's profile),
 // #/claim/CODE (take a profile from another device), #/history/ID (a profile's matches
-// and statistics; #/history: this browser's own profile), #/leaderboard.  An invite link
-// may also be /?t=CODE.  The header holds the language picker and the connection badge.
-// Start-up loads the texts and the rule options, and makes or checks the profile
-// (profile.js), before the first screen.
+// and statistics; #/history: this browser's own profile), #/leaderboard,
+// #/replay/CODE/MATCH/ROUND (a round's replay).  An invite link may also be /?t=CODE.
+// The header holds the language picker and the connection badge.  Start-up loads the
+// texts and the rule options, and makes or checks the profile (profile.js), before the
+// first screen.
 
 import { h } from "./dom.js";
 import { HistoryPage } from "./history.js";
@@ -14,6 +15,7 @@ import { LobbyScreen } from "./lobby.js";
 import { profiles } from "./profile.js";
 import { ClaimScreen, ProfilePage } from "./profilepage.js";
 import { loadRuleOptions } from "./rules.js";
+import { ReplayScreen } from "./replay.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
 import { TutorialScreen } from "./tutorial.js";
@@ -25,6 +27,8 @@ let connection = null;
 
 function route() {
   const hash = location.hash || "#/";
+  const replay = hash.match(/^#\/replay\/([A-Za-z0-9_-]+)\/(\d+)\/(\d+)/);
+  if (replay) return { name: "replay", code: replay[1], match: Number(replay[2]), round: Number(replay[3]) };
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
   const claim = hash.match(/^#\/claim\/([A-Za-z0-9_-]+)/);
@@ -63,6 +67,8 @@ function open() {
     screen = new HistoryPage(app, where.profile);
   } else if (where.name === "leaderboard") {
     screen = new LeaderboardPage(app);
+  } else if (where.name === "replay") {
+    screen = new ReplayScreen(app, where.code, where.match, where.round);
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
   } else if (where.name === "profile") {

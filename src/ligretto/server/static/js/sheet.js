@@ -155,6 +155,14 @@ function matchResult(session, seats, places, winners) {
   );
 }
 
+/** "Watch the replay" of the round just scored (in a new tab: the seat stays at the table). */
+function replayLink(session) {
+  const table = session.table;
+  if (!table.match || !table.round) return null;
+  const href = `#/replay/${encodeURIComponent(table.code)}/${table.match}/${table.round}`;
+  return h("a", { class: "button", id: "replay-link", href, target: "_blank", rel: "noopener" }, t("replay.watch"));
+}
+
 function footer(session, over, { onReady, onRematch }) {
   const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
   if (over) {
@@ -163,6 +171,7 @@ function footer(session, over, { onReady, onRematch }) {
         ? h("button", { class: "primary big", id: "rematch-button", onclick: onRematch }, t("match.rematch"))
         : h("p", { class: "muted" }, t("match.rematch.wait")),
       toBoard,
+      replayLink(session),
       h("a", { class: "button", href: "#/" }, t("match.lobby")),
     );
   }
@@ -174,9 +183,10 @@ function footer(session, over, { onReady, onRematch }) {
         : h("button", { class: "primary big", id: "ready-button", onclick: onReady },
             t("sheet.next"), " ", h("kbd", {}, KEYS.label(KEYS.ready))),
       toBoard,
+      replayLink(session),
     );
   }
-  return h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")), toBoard);
+  return h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")), toBoard, replayLink(session));
 }
 
 /**

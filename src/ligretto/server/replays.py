@@ -1,0 +1,119 @@
+"""The HTTP API of replays (docs/protocol.md, "Replays"): a finished round from the store
+as the replay file (``GET /api/replays/{code}/{match}/{round}/file``, a download that
+``ligretto replay FILE`` verifies) and as the browser's viewer needs it
+(``GET /api/replays/{code}/{match}/{round}``: the round as a spectator saw it).
+
+Both are built here by replaying the stored actions through the engine, never from
+anything a client sent.  Only a round that is over is answered: the file holds the
+round's seed, which deals every hidden card, so a round still being played (its table
+in countdown or play at that match and round) is refused ``round_not_over``.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.engine.events import Applied
+from ligretto.engine.races import race_lost
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.serial import action_from_dict
+from ligretto.engine.state import Round
+from ligretto.engine.views import view
+from ligretto.replay import encode, replay_of
+from ligretto.replay.file import end_of
+from ligretto.server.api import _answer
+from ligretto.server.lobby import Lobby
+from ligretto.server.profileapi import NO_STORE
+from ligretto.server.seats import Phase
+from ligretto.server.store import RoundLog, SqliteStore
+
+NO_ROUND = protocol.HttpError("no_round", "there is no stored round with that table code, match and round")
+NOT_OVER = protocol.HttpError(
+    "round_not_over", "this round is still being played: its replay can be watched once it is over"
+)
+
+
+def being_played(lobby: Lobby, code: str, match: int, number: int) -> bool:
+    """Whether the round is the one its table is counting down to or playing now."""
+    table = lobby.tables.get(code)
+    if table is None or table.phase not in (Phase.COUNTDOWN, Phase.PLAYING):
+        return False
+    return (table.matches_played, table.round_number) == (match, number)
+
+
+def _finished_log(request: Request) -> RoundLog | Response:
+    """The stored round the path names, or the answer refusing it."""
+    lobby: Lobby = request.app.state.lobby
+    store: SqliteStore | None = lobby.store
+    if store is None:
+        return _answer(NO_STORE, 503)
+    code = request.path_params["code"]
+    match, number = request.path_params["match"], request.path_params["round"]
+    if being_played(lobby, code, match, number):
+        return _answer(NOT_OVER, 409)
+    log = store.round_log(code, match, number)
+    return _answer(NO_ROUND, 404) if log is None else log
+
+
+def go_time(request: Request, log: RoundLog) -> float:
+    """When the round's play started on the actions' clock: dealt, then its countdown."""
+    lobby: Lobby = request.app.state.lobby
+    return log.started + lobby.settings.countdown_s
+
+
+def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
+    """The round as a spectator saw it: the first snapshot, then for every stored action
+    what a spectator was sent (``events``, or the ``race`` a refused play lost), with
+    its time from ``start``; the end and scores.  The engine plays the log again here."""
+    number = log.number
+    players = sorted(log.players, key=lambda player: player.seat)
+    game = Round.deal(RuleSet.from_dict(log.rules), len(players), log.seed)
+    snapshot = protocol.snapshot_message(view(game, None), number)
+    steps = []
+    for logged in log.actions:
+        action = action_from_dict(logged.action)
+        seq = len(game.log)
+        result = game.apply(action)
+        t = None if logged.at is None else round(max(0.0, logged.at - start), 3)
+        step = protocol.ReplayStep(t, action.player)
+        if isinstance(result, Applied):
+            step.events = protocol.events_message(number, seq, action.player, result.events)
+        else:
+            lost = race_lost(game, action, result)
+            if lost is not None:
+                pile, _height, winner = lost
+                step.race = protocol.race_message(number, pile, winner, action.player, None)
+        steps.append(step)
+    end = end_of(game)
+    return protocol.ReplayRound(
+        code=log.code,
+        match=log.match,
+        round=number,
+        rules=log.rules,
+        players=[protocol.ReplayPlayer(p.seat, p.name, p.bot) for p in players],
+        snapshot=snapshot,
+        steps=steps,
+        end=protocol.ReplayEnd(end.ending, end.stopped_by, end.scores),
+    )
+
+
+async def replay_round(request: Request) -> Response:
+    """``GET /api/replays/{code}/{match}/{round}``: the round for the browser's viewer."""
+    found = _finished_log(request)
+    if isinstance(found, Response):
+        return found
+    return _answer(spectator_round(found, go_time(request, found)))
+
+
+async def replay_file(request: Request) -> Response:
+    """``GET /api/replays/{code}/{match}/{round}/file``: the replay file, as a download."""
+    found = _finished_log(request)
+    if isinstance(found, Response):
+        return found
+    body = encode(replay_of(found, start=go_time(request, found)))
+    name = f"ligretto-{found.code}-{found.match}-{found.number}.json"
+    return Response(
+        body, media_type="application/json", headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )

@@ -1,0 +1,149 @@
+"""The replay viewer in a real browser: a round with two ``smart:machine`` bots is played
+through the page to its end; its score sheet offers "Watch the replay", which opens the
+viewer.  After every step k the round model the viewer shows (the client's mirror) equals
+the engine's spectator view after k actions (``replay.verify.verify`` of the downloaded
+file), and the board drawn shows that center; at the last step the center and the scores
+the round ended with.  The timeline (play, pause, speed, scrubbing, step keys) moves the
+board; no replay answer holds a hidden card."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browserkit import host_table, read_board, start_match, stray_cards, wait_round_over
+from playwright.sync_api import Browser, Page
+
+from ligretto.replay import Verified, decode, verify
+from racedeals import raced_replay
+from realserver import ServerProcess
+
+BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
+
+
+@pytest.fixture(scope="module")
+def played(browser: Browser, server: ServerProcess) -> Iterator[dict[str, Any]]:
+    """One round played to its end through the page: the table's code and the page's
+    "Watch the replay" link."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    context.set_default_timeout(15_000)
+    host = context.new_page()
+    host.goto(server.url + "/")
+    host.wait_for_selector("body[data-ready]")
+    code = host_table(host, "Alice", rounds=1, bots=("smart:machine", "smart:machine"))
+    start_match(host)
+    wait_round_over(host, timeout_ms=90_000)
+    link = host.locator("#replay-link")
+    yield {"code": code, "href": link.get_attribute("href"), "target": link.get_attribute("target"), "context": context}
+    context.close()
+
+
+def open_replay(pages: Any, href: str, width: int = 1280) -> tuple[Page, dict[str, Any]]:
+    """The viewer at ``href``; the answer it was given."""
+    page = pages.context(width=width).new_page()
+    page.on("pageerror", lambda error: pages.errors.append(f"{page.url}: {error}"))
+    with page.expect_response(lambda r: "/api/replays/" in r.url and not r.url.endswith("/file")) as answer:
+        page.goto(pages.server.url + "/" + href)
+    try:
+        page.wait_for_function("() => window.ligrettoReplay !== undefined", timeout=5000)
+    except Exception:
+        raise
+    return page, answer.value.json()
+
+
+def downloaded(page: Page) -> Verified:
+    href = page.get_attribute("#replay-download", "href")
+    assert href is not None
+    response = page.request.get(page.url.split("#")[0].rstrip("/") + href)
+    assert response.ok and 'attachment; filename="ligretto-' in response.headers["content-disposition"]
+    return verify(decode(response.body()))
+
+
+def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any]) -> None:
+    assert played["href"] == f"#/replay/{played['code']}/1/1"
+    assert played["target"] == "_blank"  # the seat stays at the table
+
+
+def test_every_step_shows_the_engines_spectator_view(pages: Any, played: dict[str, Any]) -> None:
+    page, answer = open_replay(pages, played["href"])
+    assert stray_cards(answer) == []
+    assert answer["snapshot"]["view"]["viewer"] is None
+    verified = downloaded(page)
+    boards = [verified.dealt.to_dict(), *(frame.board.to_dict() for frame in verified.frames)]
+    count = len(answer["steps"])
+    assert count == len(verified.frames) > 20
+    # The model after every step, read through the page's hook, walking forward.
+    views = page.evaluate(
+        """(n) => { const r = window.ligrettoReplay; const out = [];
+           for (let k = 0; k <= n; k++) { r.goTo(k); out.push(structuredClone(r.session.view)); }
+           return out; }""",
+        count,
+    )
+    assert len(views) == count + 1
+    for k, (shown, engine) in enumerate(zip(views, boards, strict=True)):
+        assert shown == engine, f"after {k} actions the viewer's round differs from the engine's"
+    # Going back and scrubbing rebuild the same boards; the board drawn shows the center.
+    for k in (count, count // 2, 1, count - 1, 0, count // 3):
+        page.locator("#replay-timeline").fill(str(k))
+        page.wait_for_function(f"() => ({BOARD_STEP})() === {k}")
+        assert page.evaluate("() => window.ligrettoReplay.session.view") == boards[k]
+        piles = read_board(page)["piles"]  # type: ignore[index]
+        assert piles == [{"index": p["index"], "colour": p["colour"], "top": p["top"]} for p in boards[k]["center"]]
+    # The last step: the center and the scores the round ended with.
+    page.locator("#replay-timeline").fill(str(count))
+    page.wait_for_selector("#replay-scores")
+    end = verified.doc.end
+    assert [p["top"] for p in read_board(page)["piles"]] == [p["top"] for p in boards[-1]["center"]]  # type: ignore[index]
+    scores = page.locator("#replay-scores li strong").all_inner_texts()
+    assert [int(text.replace("\u2212", "-")) for text in scores] == end.scores == answer["end"]["scores"]
+    assert page.locator(".banner").count() == 1
+    assert f"Move {count} of {count}" in page.inner_text("#replay-where")
+
+
+def test_the_timeline_plays_pauses_and_steps_by_keys(pages: Any, played: dict[str, Any]) -> None:
+    page, answer = open_replay(pages, played["href"])
+    steps = answer["steps"]
+    assert page.inner_text("#replay-play") == "Play"
+    assert page.get_attribute("#replay-timeline", "aria-label") == "Timeline"
+    page.focus("#replay-play")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"() => ({BOARD_STEP})() === 1")
+    assert f"at {steps[0]['t']:.3f} s" in page.inner_text("#replay-where")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(f"() => ({BOARD_STEP})() === 1")
+    assert page.get_attribute("#replay-timeline", "aria-valuetext") == page.inner_text("#replay-where")
+    # Playing at 8x moves on by itself; pausing stops it.
+    page.select_option("#replay-speed", "8")
+    page.click("#replay-play")
+    assert page.get_attribute("#replay-play", "aria-pressed") == "true"
+    page.wait_for_function(f"() => ({BOARD_STEP})() >= 4", timeout=20_000)
+    page.click("#replay-play")
+    held = page.evaluate(BOARD_STEP)
+    page.wait_for_timeout(600)
+    assert page.evaluate(BOARD_STEP) == held and page.inner_text("#replay-play") == "Play"
+    assert page.locator("#replay-speed option").all_inner_texts() == ["0.25×", "0.5×", "1×", "2×", "4×", "8×"]
+
+
+def test_a_lost_race_shows_the_live_games_race_note(pages: Any, played: dict[str, Any]) -> None:
+    page, _ = open_replay(pages, played["href"])
+    page.evaluate(
+        "(answer) => { window.ligrettoReplay.start(answer); window.ligrettoReplay.render(); }", raced_replay()
+    )
+    page.wait_for_selector(".board[data-step='0']")
+    for k in (1, 2):
+        page.click("#replay-forward")
+        page.wait_for_selector(f".board[data-step='{k}']")
+    assert not page.locator("#race-note").is_visible()
+    page.click("#replay-forward")
+    page.wait_for_selector(".board[data-step='3']")
+    assert page.inner_text("#race-note") == "Ann beat Bob to a pile"
+    assert page.inner_text("#replay-where") == "Move 3 of 3 · at 1.500 s · Bob"
+
+
+def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:
+    page = pages.open("/#/replay/NOPE/1/1")
+    page.wait_for_selector(".replay-notice [role=alert]")
+    assert "no such round" in page.inner_text(".replay-notice")
+    assert page.evaluate("() => window.ligrettoReplay ?? null") is None
