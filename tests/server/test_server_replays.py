@@ -91,7 +91,9 @@ def test_the_viewers_answer_is_what_a_spectator_was_sent(played: dict[str, Any])
     assert [p["bot"] for p in answer["players"]] == ["smart:machine", "smart:machine", None]
     # Every action has its seat and its time from "go", in order.
     times = [step["t"] for step in answer["steps"]]
-    assert all(t is not None and t >= 0 for t in times) and times == sorted(times) and times[-1] > 0.5
+    assert all(t is not None and t >= 0 for t in times), times[:5]
+    assert times == sorted(times), times
+    assert 0 < times[-1] < 600, times[-5:]  # seconds from "go", not from the epoch
     assert len(answer["steps"]) == len(json.loads(played["file"])["actions"])
 
 
