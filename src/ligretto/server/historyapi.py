@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -120,7 +119,7 @@ async def profile_stats(request: Request) -> Response:
         races_won=sum(m.races_won for m in per_match),
         races_lost=sum(m.races_lost for m in per_match),
         reaction_s=figures.medians,
-        by_match=[msgspec.convert(msgspec.to_builtins(m), protocol.MatchStats) for m in per_match],
+        by_match=per_match,
         rating=rating_message(*ratingstore.rating_of(db, profile, which.players or ratingstore.OVERALL)),
     )
     return _answer(body)

@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ligretto import protocol
 from ligretto.engine.races import race_lost
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
@@ -30,7 +31,7 @@ from ligretto.engine.state import Round
 from ligretto.server.history import StoredMatch
 from ligretto.server.store import RoundLog
 
-__all__ = ["MatchFigures", "ProfileFigures", "RoundFigures", "figures_of", "round_figures"]
+__all__ = ["ProfileFigures", "RoundFigures", "figures_of", "round_figures"]
 
 
 @dataclass(slots=True)
@@ -102,24 +103,9 @@ def figures_of_round(
 
 
 @dataclass(frozen=True, slots=True)
-class MatchFigures:
-    """The player's figures in one match (the statistics over time)."""
-
-    code: str
-    match: int
-    started: float
-    rounds: int
-    rounds_won: int
-    stops: int
-    center: int
-    stack: int
-    races_won: int
-    races_lost: int
-
-
-@dataclass(frozen=True, slots=True)
 class ProfileFigures:
-    matches: list[MatchFigures]
+    matches: list[protocol.MatchStats]
+    """The player's figures in each match (the statistics over time), as the API sends them."""
     reactions: dict[str, list[float]]
 
     @property
@@ -152,7 +138,7 @@ def figures_of(db: sqlite3.Connection, profile: str, matches: list[StoredMatch],
             for kind, times in mine.reactions.items():
                 reactions[kind].extend(times)
         per_match.append(
-            MatchFigures(
+            protocol.MatchStats(
                 match.code, match.match, match.started, len(rounds), won, stops, center, stack, races_won, races_lost
             )
         )

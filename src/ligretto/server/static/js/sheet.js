@@ -52,6 +52,19 @@ function playerCell(session, seat, { back = true, mark = false } = {}) {
   );
 }
 
+/** The head of a score sheet: place, player, center, stack, score, total, and `more`. */
+function headRow(...more) {
+  return h("thead", {}, h("tr", {},
+    h("th", { scope: "col", class: "place" }, h("span", { class: "head" }, t("sheet.place"))),
+    h("th", { scope: "col", class: "player" }, t("sheet.player")),
+    column(t("sheet.center")),
+    column(t("sheet.stack")),
+    column(t("sheet.score")),
+    column(t("sheet.total"), "total"),
+    ...more,
+  ));
+}
+
 function column(text, extra = null) {
   return h("th", { scope: "col", class: ["num", extra] }, h("span", { class: "head" }, text));
 }
@@ -78,15 +91,7 @@ export function sheetPanel(session, { onReady, onRematch }) {
 
   const roundTable = h("table", { class: "sheet", id: "score-sheet" },
     h("caption", {}, over ? t("match.standings") : t("sheet.round", { n: number })),
-    h("thead", {}, h("tr", {},
-      h("th", { scope: "col", class: "place" }, h("span", { class: "head" }, t("sheet.place"))),
-      h("th", { scope: "col", class: "player" }, t("sheet.player")),
-      column(t("sheet.center")),
-      column(t("sheet.stack")),
-      column(t("sheet.score")),
-      column(t("sheet.total"), "total"),
-      over ? null : column(t("sheet.ready")),
-    )),
+    headRow(over ? null : column(t("sheet.ready"))),
     h("tbody", {}, seats.map((seat) => {
       const line = last.lines[seat];
       const entry = table.seats[seat];
@@ -242,14 +247,7 @@ export function pastRoundSheet(sheet, index, names, { me = null, id = null, matc
     : t(`ending.${round.ending}`);
   const table = h("table", { class: "sheet past-sheet", id, dataset: { round: index + 1 } },
     h("caption", {}, caption, " · ", h("span", { class: "sheet-ending-small" }, ending)),
-    h("thead", {}, h("tr", {},
-      h("th", { scope: "col", class: "place" }, h("span", { class: "head" }, t("sheet.place"))),
-      h("th", { scope: "col", class: "player" }, t("sheet.player")),
-      column(t("sheet.center")),
-      column(t("sheet.stack")),
-      column(t("sheet.score")),
-      column(t("sheet.total"), "total"),
-    )),
+    headRow(),
     h("tbody", {}, seats.map((seat) => {
       const line = round.lines[seat];
       const won = winners.has(seat);
