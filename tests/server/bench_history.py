@@ -1,0 +1,113 @@
+"""The history page of a profile with 1,000 matches (issue 15, "Measured"; docs/benchmarks.md).
+
+One real match of four players and five rounds is played in process into a fresh SQLite
+file (bots on a virtual clock, the profile's seat played by its stand-in), then filed
+999 times more under other table codes (its rows in ``matches`` and ``match_players``
+copied), so the profile has 1,000 matches with real score sheets.  A real ``ligretto
+serve`` on that file answers ``GET /api/profiles/{id}/matches`` (page 1 of 50); each
+request is timed from the client on the same machine, so the figures include the HTTP
+round trip on 127.0.0.1 and bound the server's time from above.
+
+    python tests/server/bench_history.py [--repeats 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from listeners import Recorder  # noqa: E402
+
+from ligretto.engine.rules import RuleSet  # noqa: E402
+from ligretto.server.clock import VirtualScheduler  # noqa: E402
+from ligretto.server.store import SqliteStore  # noqa: E402
+from ligretto.server.table import Phase, Table  # noqa: E402
+from realserver import ServerProcess, running  # noqa: E402
+
+MATCHES = 1000
+ROUNDS = 5
+
+
+def one_match(path: Path) -> str:
+    """Play one match into ``path``; the profile's id."""
+    store = SqliteStore(path)
+    profile, _ = store.profiles.create("Ann", "sun")
+    scheduler = VirtualScheduler()
+    rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
+    table = Table("BENCH", seats=4, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
+    table.match_seeds = lambda n: 7000 + n
+    table.join(Recorder(), "Ann", profile.id)
+    for _ in range(3):
+        table.add_bot(0, "smart:skilled")
+    seat = table.seats[0]
+    assert seat is not None
+    seat.stand_in = True
+    table.start(0)
+    for number in range(1, ROUNDS + 1):
+        scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
+        if number < ROUNDS:
+            table.ready(0)
+    assert table.phase is Phase.OVER
+    store.commit()
+    table.close()
+    store.close()
+    return profile.id
+
+
+def copy_matches(path: Path) -> None:
+    """File the one match 999 times more, each under its own table code and start time."""
+    db = sqlite3.connect(path)
+    with db:
+        for n in range(1, MATCHES):
+            db.execute(
+                "INSERT INTO matches SELECT code || ?, match, rules, preset, size, rated, started - ?, ended - ?,"
+                " sheet, places FROM matches WHERE code = 'BENCH'",
+                (f"-{n}", n * 600.0, n * 600.0),
+            )
+            db.execute(
+                "INSERT INTO match_players SELECT code || ?, match, seat, name, profile, bot"
+                " FROM match_players WHERE code = 'BENCH'",
+                (f"-{n}",),
+            )
+    (count,) = db.execute("SELECT COUNT(*) FROM matches").fetchone()
+    db.close()
+    assert count == MATCHES, count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "history.db"
+        profile = one_match(path)
+        copy_matches(path)
+        with running(ServerProcess(path, Path(folder) / "server.log")) as server:
+            url = f"{server.url}/api/profiles/{profile}/matches"
+            times, size, body = [], 0, {}
+            for _ in range(args.repeats + 1):
+                start = time.perf_counter()
+                with urllib.request.urlopen(url, timeout=30) as response:
+                    raw = response.read()
+                times.append((time.perf_counter() - start) * 1000)
+                size, body = len(raw), json.loads(raw)
+            times = times[1:]  # the first request warms the server up
+    assert body["total"] == MATCHES and len(body["matches"]) == 20, (body.get("total"), len(body.get("matches", [])))
+    print(
+        f"page 1 of {body['total']:,} matches ({body['pages']} pages): median {statistics.median(times):.1f} ms,"
+        f" max {max(times):.1f} ms, {size:,} bytes, {args.repeats} requests"
+    )
+
+
+if __name__ == "__main__":
+    main()
