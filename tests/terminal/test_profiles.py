@@ -150,7 +150,13 @@ def test_the_profile_goes_in_every_hello_and_the_match_is_filed_under_it(
         assert remote.ws is not None
         remote.ws.transport.abort()
         await _until(lambda: remote.connects == 2 and remote.welcomed, "the reconnection", seen)
-        assert remote._hello() == {"type": "hello", "v": 1, "code": code, "profile": remote.profile, "token": remote.token}
+        assert remote._hello() == {
+            "type": "hello",
+            "v": 1,
+            "code": code,
+            "profile": remote.profile,
+            "token": remote.token,
+        }
         await remote.close()
 
     arun(scenario())

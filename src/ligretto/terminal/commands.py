@@ -8,8 +8,8 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
-from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper
-from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper, UrlError
+from ligretto.terminal.remote import RemoteTable, ws_url
 from ligretto.terminal.screens import RulebookError, rules_text
 
 
