@@ -80,7 +80,7 @@ def test_shown_renamed_linked_claimed_and_deleted(server: ServerProcess, devices
     link_code = lines[0].split()[2]
     assert lines[1] == f"claim link: {server.url}/#/claim/{link_code}"
 
-    code, out, _ = second.run(server.url, "--claim", link_code)
+    code, out, _ = second.run(server.url, "--claim", f"{server.url}/#/claim/{link_code}")  # the link pasted
     assert code == 0 and out.splitlines()[:2] == [f"profile Tessa (back symbol heart) on {server.url}", f"id: {pid}"]
     (claimed,) = second.kept().values()
     assert set(claimed) == {"id", "secret"} and claimed["id"] == pid and claimed["secret"] != secret

@@ -199,3 +199,33 @@ def test_a_profile_deleted_before_the_hello_is_forgotten_and_the_seat_taken(
         await remote.close()
 
     arun(scenario())
+
+
+def test_a_profile_seated_on_another_device_watches(server: ServerProcess, tmp_path: Path, arun: Arun) -> None:
+    """The same profile at the same table from a second terminal: the hello is refused
+    ``profile_seated`` and the second terminal watches instead (with the profile)."""
+    code = server.create_table(3)
+    file = ProfileFile(tmp_path / "profiles.json")
+
+    def terminal(folder: str) -> RemoteTable:
+        tokens = SeatTokens(tmp_path / folder / "seats.json")
+        return RemoteTable(server.url, code, "Tess", tokens=tokens, profiles=ProfileKeeper(server.url, file))
+
+    first, second = terminal("a"), terminal("b")
+    seen: list[dict[str, Any]] = []
+    watching: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        first.start(seen.append)
+        await _until(lambda: any(m["type"] == "welcome" for m in seen), "the first welcome", seen)
+        second.start(watching.append)
+        await _until(lambda: any(m["type"] == "welcome" for m in watching), "the second welcome", watching)
+        (welcome,) = [m for m in watching if m["type"] == "welcome"]
+        assert welcome["seat"] is None and second.watching and second.profile == first.profile is not None
+        assert [m["state"] for m in watching if m["type"] == "connection"] == ["watching", "connected"]
+        await first.close()
+        await second.close()
+
+    arun(scenario())
+    status, details = server.http("GET", f"/api/tables/{code}")
+    assert status == 200 and [p["name"] for p in details["players"] if p is not None] == ["Tess"]

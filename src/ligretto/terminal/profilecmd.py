@@ -129,7 +129,7 @@ class ProfileCommand:
 
     def _link(self, kept: Kept) -> None:
         link = self.api.link(kept.secret)
-        until = time.strftime("%H:%M:%S", time.localtime(self.clock() + link.expires_s))
+        until = time.strftime("%H:%M:%S %Z", time.localtime(self.clock() + link.expires_s))
         self.say(f"one-time code: {link.code} (one use, valid {link.expires_s / 60:g} minutes, until {until})")
         self.say(f"claim link: {self.server}/#/claim/{link.code}")
         self.say(f"in another terminal: ligretto profile {self.server} --claim {link.code}")

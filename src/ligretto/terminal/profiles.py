@@ -16,7 +16,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
@@ -30,6 +30,9 @@ SYMBOLS = tuple(symbol.name.lower() for symbol in Symbol)
 DEFAULT_SYMBOL = SYMBOLS[0]
 """The back symbol of a profile made without ``--symbol``."""
 HTTP_TIMEOUT_S = 10.0
+"""Seconds one request of the profile API may take."""
+
+Body = TypeVar("Body", bound=msgspec.Struct)
 
 
 class UrlError(ValueError):
@@ -113,7 +116,10 @@ class ProfileApi:
             raise self._refusal(error) from None
         except (OSError, ValueError) as error:
             raise Unavailable(f"cannot reach {self.base}: {getattr(error, 'reason', error)}") from None
-        return json.loads(raw) if raw else None
+        try:
+            return json.loads(raw) if raw else None
+        except ValueError:
+            raise Unavailable(f"{self.base} has no profile API (its answer is no JSON)") from None
 
     def _refusal(self, error: urllib.error.HTTPError) -> Exception:
         try:
@@ -124,11 +130,17 @@ class ProfileApi:
             return Unavailable(f"{self.base} keeps no profiles (it runs without a database)")
         return ProfileApiError(error.code, answer.error, answer.message)
 
+    def _read(self, answer: Any, body: type[Body]) -> Body:
+        try:
+            return msgspec.convert(answer, body)
+        except msgspec.ValidationError as error:
+            raise Unavailable(f"{self.base} answered no profile API's answer: {error}") from None
+
     def _secret(self, answer: Any) -> protocol.ProfileSecret:
-        return msgspec.convert(answer, protocol.ProfileSecret)
+        return self._read(answer, protocol.ProfileSecret)
 
     def _profile(self, answer: Any) -> protocol.ProfileMsg:
-        return msgspec.convert(answer, protocol.ProfileMsg)
+        return self._read(answer, protocol.ProfileMsg)
 
     def create(self, name: str, symbol: str) -> protocol.ProfileSecret:
         return self._secret(self._call("POST", "/api/profiles", body={"name": name, "symbol": symbol}))
@@ -144,7 +156,7 @@ class ProfileApi:
         self._call("DELETE", "/api/profiles/me", secret=secret)
 
     def link(self, secret: str) -> protocol.ProfileLink:
-        return msgspec.convert(self._call("POST", "/api/profiles/me/link", secret=secret), protocol.ProfileLink)
+        return self._read(self._call("POST", "/api/profiles/me/link", secret=secret), protocol.ProfileLink)
 
     def claim(self, code: str) -> protocol.ProfileSecret:
         return self._secret(self._call("POST", "/api/profiles/claim", body={"code": code}))
