@@ -300,6 +300,16 @@ def _add_terminal_parsers(commands: argparse._SubParsersAction[_Parser]) -> None
     join.add_argument("--name", required=True, help="your name at the table")
     join.add_argument("--bot", default="smart:skilled", metavar="SPEC", help="the bot the host's b key adds")
     join.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
+    join.add_argument("--symbol", default="sun", help="the back symbol of the profile the first join makes (sun)")
+
+    profile = commands.add_parser("profile", help="your profile on a server: show, rename, link, claim, delete")
+    profile.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
+    profile.add_argument("--rename", metavar="NAME", help="a new display name")
+    profile.add_argument("--symbol", help="a new back symbol: sun, moon, star or heart")
+    profile.add_argument("--link", action="store_true", help="a one-time code and link for another device")
+    profile.add_argument("--claim", metavar="CODE", help="take the profile of another device's one-time code")
+    profile.add_argument("--delete", action="store_true", help="delete the profile for good (asks first)")
+    profile.add_argument("--yes", action="store_true", help="--delete without asking")
 
 
 def _speed(text: str) -> float:
@@ -352,7 +362,7 @@ def _terminal(args: argparse.Namespace) -> int:
                 window_ms=args.window,
             )
         else:
-            app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang)
+            app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang, symbol=args.symbol)
     except commands.ArgumentError as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2
@@ -448,6 +458,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         elif args.command in ("play", "join"):
             return _terminal(args)
+        elif args.command == "profile":
+            from ligretto.terminal import profilecmd
+
+            fields = ("url", "rename", "symbol", "link", "claim", "delete", "yes")
+            return profilecmd.run(profilecmd.Request(**{field: getattr(args, field) for field in fields}))
     except (RuleError, BotSpecError, _OutputError, _UsageError) as error:
         print(f"ligretto: error: {error}", file=sys.stderr)
         return 2

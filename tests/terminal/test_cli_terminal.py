@@ -39,6 +39,9 @@ from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
         (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "x" * 25], "limited to 24 characters"),
         (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "T", "--bot", "nope"], "unknown strategy"),
         (["join", "http://127.0.0.1:8000", "--code", " ", "--name", "Tess"], "invite code is required"),
+        (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "T", "--symbol", "skull"], "--symbol: a back"),
+        (["profile"], "the following arguments are required: url"),
+        (["profile", "http://127.0.0.1:8000", "--link", "--claim", "ABCD"], "go alone"),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_2(
@@ -106,6 +109,10 @@ def test_join_builds_a_remote_seat(launched: list[LigrettoApp], monkeypatch: pyt
     assert remote.url == "wss://ligretto.example:8443/ws" and remote.code == "ABC" and remote.name == "Tess"
     assert remote.tokens.path == tmp_path / "ligretto" / "seats.json"
     assert app.bot == "smart:expert"
+    assert remote.profiles is not None and remote.profiles.server == "https://ligretto.example:8443"
+    assert remote.profiles.file.path == tmp_path / "ligretto" / "profiles.json" and remote.symbol == "sun"
+    assert main(["join", "http://h:1", "--code", "ABC", "--name", "Tess", "--symbol", "moon"]) == 0
+    assert isinstance(launched[1].transport, RemoteTable) and launched[1].transport.symbol == "moon"
 
 
 def test_server_addresses() -> None:

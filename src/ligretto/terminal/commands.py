@@ -8,7 +8,8 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
-from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper, UrlError
+from ligretto.terminal.remote import RemoteTable, ws_url
 from ligretto.terminal.screens import RulebookError, rules_text
 
 
@@ -42,8 +43,9 @@ def local_app(
     return LigrettoApp(LocalGame(rules, specs, name=name, seed=seed, fairness=fairness), lang=lang)
 
 
-def remote_app(url: str, code: str, name: str, *, bot: str, lang: str) -> LigrettoApp:
-    """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds."""
+def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
+    """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds;
+    ``symbol``: the back symbol of the server's profile if the join makes one."""
     try:
         ws_url(url)
         name = check_name(name)
@@ -53,4 +55,7 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str) -> Ligret
         raise ArgumentError(str(error)) from None
     if not code.strip():
         raise ArgumentError("--code: the table's invite code is required")
-    return LigrettoApp(RemoteTable(url, code.strip(), name), lang=lang, bot=bot)
+    if symbol not in SYMBOLS:
+        raise ArgumentError(f"--symbol: a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
+    remote = RemoteTable(url, code.strip(), name, profiles=ProfileKeeper(url), symbol=symbol)
+    return LigrettoApp(remote, lang=lang, bot=bot)

@@ -7,7 +7,9 @@ the last pong); a third pings every second.  When the connection drops, the
 client connects again (with a growing pause) and says hello with its seat token, so it
 gets its seat, the table and the round's snapshot back.  The token is kept in a small
 file (``$XDG_STATE_HOME/ligretto/seats.json``) keyed by server and invite code, so even
-a restarted client comes back to its seat.
+a restarted client comes back to its seat.  With a ``ProfileKeeper`` (``ligretto join``)
+the server's profile is checked or made before the first connection and its secret sent
+in every hello (``terminal/profiles.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +27,8 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from ligretto.client.clocksync import PING_S, ClockSync, ping_gap
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper, UrlError
+from ligretto.terminal.statefiles import read_json, state_dir, write_private
 from ligretto.terminal.transport import Deliver
 
 SEND_GAP_S = 1 / 18
@@ -42,10 +44,6 @@ FATAL = frozenset({"no_table", "bad_name", "bad_version", "replaced"})
 """Errors after which reconnecting cannot help."""
 
 
-class UrlError(ValueError):
-    """A server address that is not http(s):// or ws(s)://."""
-
-
 def ws_url(url: str) -> str:
     """The WebSocket address of a server: ``http://host:8000`` -> ``ws://host:8000/ws``."""
     parts = urlsplit(url.strip())
@@ -56,12 +54,6 @@ def ws_url(url: str) -> str:
     return urlunsplit((schemes[parts.scheme], parts.netloc, path, "", ""))
 
 
-def state_dir() -> Path:
-    """Where the client keeps its state: ``$XDG_STATE_HOME/ligretto`` or ``~/.local/state/ligretto``."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ligretto"
-
-
 class SeatTokens:
     """Seat tokens by server and invite code, in a JSON file only its owner may read."""
 
@@ -69,11 +61,7 @@ class SeatTokens:
         self.path = path or state_dir() / "seats.json"
 
     def _load(self) -> dict[str, str]:
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        return {str(k): str(v) for k, v in read_json(self.path).items()}
 
     def get(self, key: str) -> str | None:
         return self._load().get(key)
@@ -85,25 +73,36 @@ class SeatTokens:
             data.pop(key, None)
         else:
             data[key] = token
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(dir=self.path.parent, prefix=".seats-")
-        with os.fdopen(handle, "w") as out:
-            json.dump(data, out, indent=1)
-        os.chmod(name, 0o600)
-        os.replace(name, self.path)
+        write_private(self.path, data)
 
 
 class RemoteTable:
     """A seat at a server table, over ``/ws``; reconnects with its seat token after a drop."""
 
     def __init__(
-        self, url: str, code: str, name: str, *, tokens: SeatTokens | None = None, now: Callable[[], float] = time.time
+        self,
+        url: str,
+        code: str,
+        name: str,
+        *,
+        tokens: SeatTokens | None = None,
+        profiles: ProfileKeeper | None = None,
+        symbol: str = DEFAULT_SYMBOL,
+        now: Callable[[], float] = time.time,
     ) -> None:
-        """``now``: the local clock the clock sync stamps with (tests give one)."""
+        """``profiles``: the server's profile, checked or made before the first connection
+        (with ``symbol`` if one is made) and sent in every ``hello`` (``None``: no profile);
+        ``now``: the local clock the clock sync stamps with (tests give one)."""
         self.url = ws_url(url)
         self.code = code
         self.name = name
         self.tokens = tokens or SeatTokens()
+        self.profiles = profiles
+        self.symbol = symbol
+        self.profile: str | None = None
+        """The profile's secret sent in ``hello`` (never shown)."""
+        self.profile_note = ""
+        """What the connected notice says of the profile (which one, or why none)."""
         self.key = f"{self.url}#{code}"
         self.token = self.tokens.get(self.key)
         self.description = f"{self.url} table {code}"
@@ -153,6 +152,8 @@ class RemoteTable:
 
     def _hello(self) -> dict[str, Any]:
         hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
+        if self.profile is not None:
+            hello["profile"] = self.profile
         if self.watching:
             hello["watch"] = True
         elif self.token is not None:
@@ -161,7 +162,13 @@ class RemoteTable:
             hello["name"] = self.name
         return hello
 
+    async def _find_profile(self) -> None:
+        if self.profiles is None:
+            return
+        self.profile, self.profile_note = await asyncio.to_thread(self.profiles.for_join, self.name, self.symbol)
+
     async def _run(self) -> None:
+        await self._find_profile()
         failures = 0
         while not self.stopped:
             try:
@@ -215,7 +222,8 @@ class RemoteTable:
                 return True
             self.welcomed = True
             where = "watching" if message["seat"] is None else f"seat {message['seat'] + 1}"
-            self._notify("connected", f"connected to {self.url}, table {self.code}: {where}")
+            note = f" ({self.profile_note})" if self.profile_note else ""
+            self._notify("connected", f"connected to {self.url}, table {self.code}: {where}{note}")
             return True
         if kind != "error":
             return True
@@ -225,7 +233,13 @@ class RemoteTable:
             self.tokens.put(self.key, None)
             await ws.send(json.dumps(self._hello()))
             return False
-        if code in ("started", "full") and self.token is None and not self.watching:
+        if code == "bad_profile" and self.profile is not None:  # deleted meanwhile: carry on without it
+            if self.profiles is not None:
+                self.profiles.forget(self.profile)
+            self.profile, self.profile_note = None, "without a profile: the server no longer knows it"
+            await ws.send(json.dumps(self._hello()))
+            return False
+        if code in ("started", "full", "profile_seated") and self.token is None and not self.watching:
             self.watching = True
             self._notify("watching", f"{message['message']}: watching the table")
             await ws.send(json.dumps(self._hello()))

@@ -1,0 +1,200 @@
+"""The terminal client's profile on each server (docs/clients.md, Terminal client, Profiles).
+
+A profile is kept per server in ``$XDG_STATE_HOME/ligretto/profiles.json`` (mode 0600),
+keyed by the server's base address, as ``{id, secret}`` and nothing else: the name and the
+back symbol are the server's to say.  :class:`ProfileApi` speaks the server's profile API
+(docs/protocol.md, "Profiles, history and ratings") over plain HTTP; :class:`ProfileKeeper`
+is one server's profile as ``ligretto join`` needs it: checked, made on the first join,
+forgotten and made again when the server no longer knows it.  The secret goes only to the
+server (the ``Authorization`` header, ``hello.profile``), never to the screen.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import msgspec
+
+from ligretto import protocol
+from ligretto.engine.cards import Symbol
+from ligretto.terminal.statefiles import read_json, state_dir, write_private
+
+SYMBOLS = tuple(symbol.name.lower() for symbol in Symbol)
+"""The back symbols a profile may have (the decks' backs): sun, moon, star, heart."""
+DEFAULT_SYMBOL = SYMBOLS[0]
+"""The back symbol of a profile made without ``--symbol``."""
+HTTP_TIMEOUT_S = 10.0
+"""Seconds one request of the profile API may take."""
+
+Body = TypeVar("Body", bound=msgspec.Struct)
+
+
+class UrlError(ValueError):
+    """A server address that is not http(s):// or ws(s)://."""
+
+
+def base_url(url: str) -> str:
+    """The server's base address, the key of its profile: ``ws://host:8000/ws`` -> ``http://host:8000``."""
+    parts = urlsplit(url.strip())
+    schemes = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
+    if parts.scheme not in schemes or not parts.netloc:
+        raise UrlError(f"bad server address {url!r}: expected e.g. http://127.0.0.1:8000")
+    path = parts.path.rstrip("/")
+    path = path.removesuffix("/ws") if path.endswith("/ws") else path
+    return urlunsplit((schemes[parts.scheme], parts.netloc, path, "", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What the state file keeps of one server's profile."""
+
+    id: str
+    secret: str
+
+
+class ProfileFile:
+    """Profiles by server base address, in a JSON file only its owner may read."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or state_dir() / "profiles.json"
+
+    def get(self, server: str) -> Kept | None:
+        entry = read_json(self.path).get(server)
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str) and isinstance(entry.get("secret"), str):
+            return Kept(entry["id"], entry["secret"])
+        return None
+
+    def put(self, server: str, kept: Kept | None) -> None:
+        """Keep ``kept`` for ``server`` (``None`` forgets it)."""
+        data = read_json(self.path)
+        if kept is None:
+            data.pop(server, None)
+        else:
+            data[server] = {"id": kept.id, "secret": kept.secret}
+        write_private(self.path, data)
+
+
+class ProfileApiError(Exception):
+    """The server refused a profile request: its status, error code and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class Unavailable(Exception):
+    """No profile can be had from this server: unreachable, no database (503 ``no_store``)
+    or no profile API at all; the message says which."""
+
+
+class ProfileApi:
+    """The profile API of one server (``base``: its base address), one blocking request each."""
+
+    def __init__(self, base: str, timeout: float = HTTP_TIMEOUT_S) -> None:
+        self.base = base
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, *, secret: str | None = None, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if secret is not None:
+            request.add_header("Authorization", f"Bearer {secret}")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raise self._refusal(error) from None
+        except (OSError, ValueError) as error:
+            raise Unavailable(f"cannot reach {self.base}: {getattr(error, 'reason', error)}") from None
+        try:
+            return json.loads(raw) if raw else None
+        except ValueError:
+            raise Unavailable(f"{self.base} has no profile API (its answer is no JSON)") from None
+
+    def _refusal(self, error: urllib.error.HTTPError) -> Exception:
+        try:
+            answer = msgspec.json.decode(error.read(), type=protocol.HttpError)
+        except (msgspec.DecodeError, OSError):
+            return Unavailable(f"{self.base} has no profile API (HTTP {error.code})")
+        if answer.error == "no_store":
+            return Unavailable(f"{self.base} keeps no profiles (it runs without a database)")
+        return ProfileApiError(error.code, answer.error, answer.message)
+
+    def _read(self, answer: Any, body: type[Body]) -> Body:
+        try:
+            return msgspec.convert(answer, body)
+        except msgspec.ValidationError as error:
+            raise Unavailable(f"{self.base} answered no profile API's answer: {error}") from None
+
+    def _secret(self, answer: Any) -> protocol.ProfileSecret:
+        return self._read(answer, protocol.ProfileSecret)
+
+    def _profile(self, answer: Any) -> protocol.ProfileMsg:
+        return self._read(answer, protocol.ProfileMsg)
+
+    def create(self, name: str, symbol: str) -> protocol.ProfileSecret:
+        return self._secret(self._call("POST", "/api/profiles", body={"name": name, "symbol": symbol}))
+
+    def me(self, secret: str) -> protocol.ProfileMsg:
+        return self._profile(self._call("GET", "/api/profiles/me", secret=secret))
+
+    def update(self, secret: str, name: str | None, symbol: str | None) -> protocol.ProfileMsg:
+        body = {key: value for key, value in (("name", name), ("symbol", symbol)) if value is not None}
+        return self._profile(self._call("PATCH", "/api/profiles/me", secret=secret, body=body))
+
+    def delete(self, secret: str) -> None:
+        self._call("DELETE", "/api/profiles/me", secret=secret)
+
+    def link(self, secret: str) -> protocol.ProfileLink:
+        return self._read(self._call("POST", "/api/profiles/me/link", secret=secret), protocol.ProfileLink)
+
+    def claim(self, code: str) -> protocol.ProfileSecret:
+        return self._secret(self._call("POST", "/api/profiles/claim", body={"code": code}))
+
+
+class ProfileKeeper:
+    """One server's profile for ``ligretto join``: the kept one checked, or one made."""
+
+    def __init__(self, url: str, file: ProfileFile | None = None, api: ProfileApi | None = None) -> None:
+        self.server = base_url(url)
+        self.file = file or ProfileFile()
+        self.api = api or ProfileApi(self.server)
+
+    def for_join(self, name: str, symbol: str = DEFAULT_SYMBOL) -> tuple[str | None, str]:
+        """The secret to send in ``hello`` (``None``: join without a profile) and one line
+        saying which profile it is, or why there is none.  A kept profile the server no
+        longer knows (401 ``bad_profile``) is forgotten and a new one made."""
+        try:
+            kept = self.file.get(self.server)
+            if kept is not None:
+                try:
+                    profile = self.api.me(kept.secret)
+                    return kept.secret, f"profile {profile.name}"
+                except ProfileApiError as error:
+                    if error.code != "bad_profile":
+                        raise
+                    self.file.put(self.server, None)
+            made = self.api.create(name, symbol)
+        except Unavailable as error:
+            return None, f"without a profile: {error}"
+        except ProfileApiError as error:
+            return None, f"without a profile: {error.message}"
+        self.file.put(self.server, Kept(made.id, made.secret))
+        again = "a new profile (the old one is gone)" if kept is not None else "a new profile"
+        return made.secret, f"{again} {made.name}"
+
+    def forget(self, secret: str) -> None:
+        """Forget the kept profile if its secret is ``secret`` (a ``hello`` refused it)."""
+        kept = self.file.get(self.server)
+        if kept is not None and kept.secret == secret:
+            self.file.put(self.server, None)
