@@ -26,13 +26,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from listeners import Recorder  # noqa: E402
+from listeners import Recorder
 
-from ligretto.engine.rules import RuleSet  # noqa: E402
-from ligretto.server.clock import VirtualScheduler  # noqa: E402
-from ligretto.server.store import SqliteStore  # noqa: E402
-from ligretto.server.table import Phase, Table  # noqa: E402
-from realserver import ServerProcess, running  # noqa: E402
+from ligretto.engine.rules import RuleSet
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.store import SqliteStore
+from ligretto.server.table import Phase, Table
+from realserver import ServerProcess, running
 
 MATCHES = 1000
 ROUNDS = 5

@@ -65,6 +65,7 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
             assert table.act(1, faster).events
             app.action_row(position)
             await until(pilot, lambda: model.refusals == 1, what="the refusal")
+            await until(pilot, lambda: "Beaten to it" in screen_text(app), what="the refusal drawn")
             text = screen_text(app)
             assert "Beaten to it by Rival!" in text  # the ack names who was faster
             assert model.notice_kind is Notice.REFUSED
@@ -127,6 +128,7 @@ def test_a_race_lost_at_a_fair_table_says_by_how_many_ms_and_everyone_sees_it(
             assert model.refusals == 0, "the person's play is held too"
             scheduler.advance(0.1)  # the rival's play is let go, then the person's behind it
             await until(pilot, lambda: model.refusals == 1, what="the refusal")
+            await until(pilot, lambda: "faster!" in screen_text(app), what="the refusal drawn")
             text = screen_text(app)
             assert "Rival was 12 ms faster!" in text, text
             assert model.notice.startswith("Rival was 12 ms faster!") and model.notice_kind is Notice.REFUSED
