@@ -8,6 +8,8 @@ board; no replay answer holds a hidden card."""
 
 from __future__ import annotations
 
+import sqlite3
+
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,8 +62,19 @@ def downloaded(page: Page) -> Verified:
     return verify(decode(response.body()))
 
 
-def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any]) -> None:
-    assert played["href"] == f"#/replay/{played['code']}/1/1"
+def stored_token(server: ServerProcess, code: str) -> str:
+    """The share token the store filed for the table's first round when it was dealt."""
+    db = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
+    try:
+        (token,) = db.execute("SELECT share FROM rounds WHERE code = ? AND match = 1 AND number = 1", (code,)).fetchone()
+    finally:
+        db.close()
+    assert isinstance(token, str) and len(token) == 22
+    return token
+
+
+def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any], server: ServerProcess) -> None:
+    assert played["href"] == f"#/replay/{stored_token(server, played['code'])}"
     assert played["target"] == "_blank"  # the seat stays at the table
 
 
@@ -143,7 +156,7 @@ def test_a_lost_race_shows_the_live_games_race_note(pages: Any, played: dict[str
 
 
 def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:
-    page = pages.open("/#/replay/NOPE/1/1")
+    page = pages.open("/#/replay/NOPE")
     page.wait_for_selector(".replay-notice [role=alert]")
     assert "no such round" in page.inner_text(".replay-notice")
     assert page.evaluate("() => window.ligrettoReplay ?? null") is None

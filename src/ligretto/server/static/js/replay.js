@@ -256,7 +256,7 @@ export class ReplayScreen {
     event.preventDefault();
     const response = await fetch(event.currentTarget.href, { headers });
     if (!response.ok) return;
-    const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "")?.[1] || "replay.json";
+    const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "")?.[1] || "ligretto-replay.json";
     const url = URL.createObjectURL(await response.blob());
     const save = h("a", { href: url, download: name });
     document.body.append(save);
