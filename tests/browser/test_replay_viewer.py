@@ -4,22 +4,31 @@ viewer.  After every step k the round model the viewer shows (the client's mirro
 the engine's spectator view after k actions (``replay.verify.verify`` of the downloaded
 file), and the board drawn shows that center; at the last step the center and the scores
 the round ended with.  The timeline (play, pause, speed, scrubbing, step keys) moves the
-board; no replay answer holds a hidden card."""
+board; no replay answer holds a hidden card.  A ``players`` table's replay (a round
+played in process into the served file) tells a stranger it is for the players only and
+opens, download included, for the player's profile."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
-
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from browserkit import host_table, read_board, start_match, stray_cards, wait_round_over
 from playwright.sync_api import Browser, Page
 
+from ligretto.engine.rules import RuleSet
 from ligretto.replay import Verified, decode, verify
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.replayaccess import Replays
+from ligretto.server.store import SqliteStore
+from ligretto.server.table import Phase, Table
 from racedeals import raced_replay
-from realserver import ServerProcess
+from realserver import ServerProcess, running
 
 BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
 
@@ -66,7 +75,9 @@ def stored_token(server: ServerProcess, code: str) -> str:
     """The share token the store filed for the table's first round when it was dealt."""
     db = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
     try:
-        (token,) = db.execute("SELECT share FROM rounds WHERE code = ? AND match = 1 AND number = 1", (code,)).fetchone()
+        (token,) = db.execute(
+            "SELECT share FROM rounds WHERE code = ? AND match = 1 AND number = 1", (code,)
+        ).fetchone()
     finally:
         db.close()
     assert isinstance(token, str) and len(token) == 22
@@ -160,3 +171,63 @@ def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:
     page.wait_for_selector(".replay-notice [role=alert]")
     assert "no such round" in page.inner_text(".replay-notice")
     assert page.evaluate("() => window.ligrettoReplay ?? null") is None
+
+
+class Away:
+    """Ann's connection, gone: her stand-in plays (what she is sent does not matter here)."""
+
+    seat: int | None = None
+
+    def detach(self) -> None:
+        self.seat = None
+
+    def send(self, message: Any) -> None:
+        pass
+
+
+def players_only_round(folder: Path) -> tuple[str, str, str]:
+    """A round of a ``players`` table, played in process on a virtual clock into the file
+    the server will serve (Ann, with a profile, played by her stand-in, against a bot):
+    its share token, and Ann's profile id and secret."""
+    store = SqliteStore(folder / "ligretto.db")
+    profile, secret = store.profiles.create("Ann", "star")
+    scheduler = VirtualScheduler(start=time.time())
+    rules = RuleSet().replace(match_end="rounds:1")
+    table = Table("ONLY", seats=2, rules=rules, store=store, scheduler=scheduler, replays=Replays.PLAYERS)
+    table.join(Away(), "Ann", profile.id)
+    table.add_bot(0, "smart:skilled")
+    seat = table.seats[0]
+    assert seat is not None
+    seat.stand_in = True
+    table.start(0)
+    scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
+    store.commit()
+    table.close()
+    store.close()
+    assert table.replay_token is not None
+    return table.replay_token, profile.id, secret
+
+
+def test_a_players_only_replay_opens_for_its_player_and_not_for_a_stranger(browser: Browser, tmp_path: Path) -> None:
+    token, profile_id, secret = players_only_round(tmp_path)
+    with running(ServerProcess.in_folder(tmp_path)) as server:
+        stranger = browser.new_context(locale="en-US")
+        page = stranger.new_page()
+        page.goto(f"{server.url}/#/replay/{token}")
+        page.wait_for_selector(".replay-notice [role=alert]")
+        assert "players only" in page.inner_text(".replay-notice")
+        assert page.evaluate("() => window.ligrettoReplay ?? null") is None
+        stranger.close()
+        player = browser.new_context(locale="en-US")
+        kept = json.dumps({"id": profile_id, "secret": secret})
+        player.add_init_script(f"localStorage.setItem('ligretto.profile', {json.dumps(kept)})")
+        page = player.new_page()
+        with page.expect_response(lambda r: r.url.endswith(f"/api/replays/{token}")) as answer:
+            page.goto(f"{server.url}/#/replay/{token}")
+        assert answer.value.status == 200
+        page.wait_for_function("() => window.ligrettoReplay !== undefined")
+        with page.expect_download() as saved:
+            page.click("#replay-download")
+        path = saved.value.path()
+        assert path is not None and verify(decode(Path(path).read_bytes())).frames
+        player.close()

@@ -67,7 +67,12 @@ def played(module_server: Any) -> dict[str, Any]:
         await ann.close()
         await watcher.close()
         return {
-            "code": code, "token": token, "seen": watcher.messages, "ann": ann.messages, "over": over, "during": during
+            "code": code,
+            "token": token,
+            "seen": watcher.messages,
+            "ann": ann.messages,
+            "over": over,
+            "during": during,
         }
 
     result: dict[str, Any] = asyncio.run(asyncio.wait_for(scenario(), 90))

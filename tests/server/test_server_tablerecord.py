@@ -58,7 +58,9 @@ def test_a_restored_round_keeps_the_share_token_the_store_gives() -> None:
     game = table.game
     assert game is not None and table.replay_token is not None
     again = Table.restore(
-        table.record(), [action_to_dict(a) for a in game.log], scheduler=VirtualScheduler(),
+        table.record(),
+        [action_to_dict(a) for a in game.log],
+        scheduler=VirtualScheduler(),
         replay_token=table.replay_token,
     )
     assert again.replay_token == table.replay_token

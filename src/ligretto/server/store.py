@@ -203,7 +203,8 @@ class SqliteStore:
                 )
             if self._rounds:
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started, share) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started, share) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     self._rounds,
                 )
             if self._actions:
