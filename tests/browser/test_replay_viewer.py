@@ -231,3 +231,42 @@ def test_a_players_only_replay_opens_for_its_player_and_not_for_a_stranger(brows
         path = saved.value.path()
         assert path is not None and verify(decode(Path(path).read_bytes())).frames
         player.close()
+
+
+def test_the_rule_form_sets_who_may_watch_the_replays(pages: Any) -> None:
+    """The create form sends ``replays`` with ``POST /api/tables``; the waiting room's form
+    shows the table's choice (its ``table`` message) and the host changes it by
+    ``set_rules``; a guest sees it, disabled."""
+    host = pages.open("/")
+    sent: list[dict[str, Any]] = []
+    received: list[dict[str, Any]] = []
+
+    def listen(socket: Any) -> None:
+        if socket.url.endswith("/ws"):
+            socket.on("framesent", lambda frame: sent.append(json.loads(str(frame))))
+            socket.on("framereceived", lambda frame: received.append(json.loads(str(frame))))
+
+    host.on("websocket", listen)
+    assert host.locator("#create-replays option").all_inner_texts() == ["Anyone with the link", "Only the players"]
+    assert "only the players of the match" in host.inner_text("#create-replays-help")
+    host.fill("#player-name", "Alice")
+    host.select_option("#create-replays", "players")
+    with host.expect_request(lambda r: r.url.endswith("/api/tables") and r.method == "POST") as made:
+        host.click("#create-button")
+    assert json.loads(made.value.post_data or "{}")["replays"] == "players"
+    host.wait_for_selector("#seats .seat")
+    host.wait_for_function("() => document.querySelector('#table-replays')?.value === 'players'")
+    assert [m["replays"] for m in received if m["type"] == "table"][-1] == "players"
+    host.select_option("#table-replays", "link")
+    host.wait_for_function("() => document.querySelector('#table-replays').value === 'link'")
+    deadline = time.monotonic() + 5
+    while not any(m["type"] == "table" and m["replays"] == "link" for m in received):
+        assert time.monotonic() < deadline, "the table never said link"
+        host.wait_for_timeout(50)
+    assert [m for m in sent if m["type"] == "set_rules"][-1]["replays"] == "link"
+    guest = pages.open("/#" + host.url.split("#", 1)[1])
+    guest.fill("#prompt-name", "Bob")
+    guest.keyboard.press("Enter")
+    guest.wait_for_selector(".seat .badge.me")
+    guest.wait_for_function("() => document.querySelector('#view-replays')?.value === 'link'")
+    assert guest.locator("#view-replays").is_disabled()
