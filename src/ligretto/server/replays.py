@@ -34,6 +34,8 @@ from ligretto.server.profiles import ProfileError
 from ligretto.server.replayaccess import Replays, may_watch
 from ligretto.server.seats import Phase
 from ligretto.server.store import RoundLog, SqliteStore
+from ligretto.server.table import Table
+from ligretto.server.tablerecord import TableRecord
 
 NO_ROUND = protocol.HttpError("no_round", "there is no stored round with that replay link")
 NOT_A_PLAYER = protocol.HttpError(
@@ -71,12 +73,22 @@ def _finished_log(request: Request) -> RoundLog | Response:
     return _answer(NO_ROUND, 404) if log is None else log
 
 
+def _setting(table: Table | None, record: TableRecord | None) -> Replays:
+    """The table's choice: the live table's, else its record's; a table without a record
+    (none is made without one) shows nobody but its players."""
+    if table is not None:
+        return table.replays
+    if record is not None:
+        return Replays(record.replays)
+    return Replays.PLAYERS
+
+
 def _may_watch(request: Request, store: SqliteStore, code: str, match: int) -> bool:
     """The table's setting (live, else as stored) and the request's credentials."""
     lobby: Lobby = request.app.state.lobby
     table = lobby.tables.get(code)
     record = None if table is not None else store.table_record(code)
-    setting = table.replays if table is not None else Replays(record.replays if record else Replays.LINK)
+    setting = _setting(table, record)
     if setting is Replays.LINK:
         return True
     profile = None
