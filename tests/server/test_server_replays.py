@@ -136,6 +136,12 @@ def test_the_viewers_answer_is_what_a_spectator_was_sent(played: dict[str, Any])
     assert len(answer["steps"]) == len(json.loads(played["file"])["actions"])
 
 
+def test_a_replay_does_not_hand_out_the_tables_invite_code(played: dict[str, Any]) -> None:
+    assert (played["answer"]["match"], played["answer"]["round"]) == (1, 1)
+    assert played["code"] not in json.dumps(played["answer"])
+    assert played["code"].encode() not in played["file"] and played["code"] not in played["disposition"]
+
+
 def test_no_replay_answer_holds_a_hidden_card(played: dict[str, Any]) -> None:
     answer = played["answer"]
     assert hidden_keys(answer) == []
@@ -155,8 +161,8 @@ def test_no_replay_answer_holds_a_hidden_card(played: dict[str, Any]) -> None:
 def test_the_file_verifies_and_one_action_changed_is_refused_naming_it(played: dict[str, Any], tmp_path: Path) -> None:
     text = played["file"]
     doc = json.loads(text)
-    assert played["disposition"] == f'attachment; filename="ligretto-{played["code"]}-1-1.json"'
-    assert doc["round"] == {"code": played["code"], "match": 1, "number": 1}
+    assert played["disposition"] == 'attachment; filename="ligretto-replay-1-1.json"'
+    assert doc["round"] is None, "a shared replay does not name the table's invite code"
     path = tmp_path / "round.json"
     path.write_bytes(text)
     command = [sys.executable, "-m", "ligretto", "replay", "--verify-only"]

@@ -142,7 +142,6 @@ def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
         steps.append(step)
     end = end_of(game)
     return protocol.ReplayRound(
-        code=log.code,
         match=log.match,
         round=number,
         rules=log.rules,
@@ -166,8 +165,8 @@ async def replay_file(request: Request) -> Response:
     found = _finished_log(request)
     if isinstance(found, Response):
         return found
-    body = encode(replay_of(found, start=go_time(request, found)))
-    name = f"ligretto-{found.code}-{found.match}-{found.number}.json"
+    body = encode(replay_of(found, start=go_time(request, found), where=False))
+    name = f"ligretto-replay-{found.match}-{found.number}.json"
     return Response(
         body, media_type="application/json", headers={"Content-Disposition": f'attachment; filename="{name}"'}
     )

@@ -28,7 +28,7 @@ class ReplaySession {
     this.round = replay.round;
     this.pending = new Map();
     this.table = {
-      code: replay.code,
+      code: null, // a replay does not name its table's invite code
       phase: "replay",
       rules: replay.rules,
       seats: replay.players.map((p) => ({ ...p, connected: true, stand_in: false, ready: false })),
@@ -67,7 +67,7 @@ export class ReplayScreen {
   constructor(root, token) {
     this.root = root;
     this.token = token;
-    this.where = null; // {code, match, round} of the answer
+    this.where = null; // {match, round} of the answer
     this.track = null;
     this.session = null;
     this.problem = null;
@@ -99,7 +99,7 @@ export class ReplayScreen {
 
   /** Begin at the deal with the answer `replay` (also used by the benchmark and tests). */
   start(replay) {
-    this.where = { code: replay.code, match: replay.match, round: replay.round };
+    this.where = { match: replay.match, round: replay.round };
     this.track = new ReplayTrack(replay);
     this.session = new ReplaySession(replay);
     this.session.view = this.track.view;
@@ -224,11 +224,11 @@ export class ReplayScreen {
   }
 
   show() {
-    const { code, match, round } = this.where;
+    const { match, round } = this.where;
     if (!this.shell || !this.shell.isConnected) {
       this.bar = h("div", { class: "table-bar" },
         h("div", { class: "bar-info" },
-          h("h1", { class: "table-title" }, t("replay.title", { code, match, round })),
+          h("h1", { class: "table-title" }, t("replay.title", { match, round })),
         ),
         h("div", { class: "bar-tools" },
           h("a", {
