@@ -6,7 +6,7 @@ screenshots at 390x844 and 1280x800.
 
 A 12-seat table of ``smart:skilled`` bots (one seat a person's, played by its stand-in)
 plays one round in process on a virtual clock into a real SQLite file; ``ligretto serve``
-on that file answers ``GET /api/replays/BENCH/1/1``.  Timed in the page, after the answer
+on that file answers ``GET /api/replays/{token}`` (the round's share token).  Timed in the page, after the answer
 arrived: building the viewer's model from the answer, applying every step and drawing the
 last board (``ReplayScreen.start`` then ``goTo(last)``: what "to its last state" costs);
 the fetch of the answer is reported apart.  Median and best of the repeats.
@@ -37,9 +37,9 @@ from ligretto.server.table import Phase, Table
 from realserver import COUNTDOWN_S, ServerProcess, running
 
 SEATS = 12
-TIMED = """async (repeats) => {
+TIMED = """async ([repeats, token]) => {
   const started = performance.now();
-  const answer = await (await fetch('/api/replays/BENCH/1/1')).json();
+  const answer = await (await fetch(`/api/replays/${token}`)).json();
   const fetched = performance.now() - started;
   const screen = window.ligrettoReplay;
   const times = [];
@@ -54,8 +54,8 @@ TIMED = """async (repeats) => {
 }"""
 
 
-def store_round(path: Path) -> None:
-    """One 12-player round played in process into the file at ``path``."""
+def store_round(path: Path) -> str:
+    """One 12-player round played in process into the file at ``path``; its share token."""
     store = SqliteStore(path)
     scheduler = VirtualScheduler(start=time.time())  # the store dates the deal by the wall clock
     rules = RuleSet().replace(match_end="rounds:1")
@@ -72,6 +72,8 @@ def store_round(path: Path) -> None:
     store.commit()
     table.close()
     store.close()
+    assert table.replay_token is not None
+    return table.replay_token
 
 
 def main() -> None:
@@ -80,16 +82,16 @@ def main() -> None:
     parser.add_argument("--shots", type=Path, default=Path("/tmp"))
     options = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-replay-"))
-    store_round(folder / "ligretto.db")
+    token = store_round(folder / "ligretto.db")
     with running(ServerProcess.in_folder(folder)) as server, sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=ensure_chromium(), headless=True, args=LAUNCH_ARGS)
         results: dict[str, Any] = {}
         for name, size in {"phone": (390, 844), "desktop": (1280, 800)}.items():
             page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-            page.goto(f"{server.url}/#/replay/BENCH/1/1")
+            page.goto(f"{server.url}/#/replay/{token}")
             page.wait_for_function("() => window.ligrettoReplay !== undefined")
             if name == "desktop":
-                results = page.evaluate(TIMED, options.repeats)
+                results = page.evaluate(TIMED, [options.repeats, token])
             page.evaluate("() => window.ligrettoReplay.goTo(Math.floor(window.ligrettoReplay.track.length / 2))")
             page.screenshot(path=str(options.shots / f"replay-{SEATS}-{name}-middle.png"))
             page.evaluate("() => window.ligrettoReplay.goTo(window.ligrettoReplay.track.length)")

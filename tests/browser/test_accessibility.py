@@ -274,6 +274,7 @@ def score_sheet(tour: Tour) -> Page:
     check_now(page, "stop-banner", ".banner", "() => !document.querySelector('#score-sheet')")
     wait_round_over(page)
     expect(page.locator("#ready-button")).to_be_visible()
+    tour.codes["replay"] = page.get_attribute("#replay-link", "href") or ""  # the first round's share link
     return page
 
 
@@ -298,7 +299,7 @@ def final_board(tour: Tour) -> Page:
 
 def replay_viewer(tour: Tour) -> Page:
     """The replay of the score sheet's first round, half way through (its timeline focused)."""
-    page = tour.visit("watcher", f"/#/replay/{tour.codes['sheet']}/1/1")
+    page = tour.visit("watcher", f"/{tour.codes['replay']}")
     page.wait_for_function("() => window.ligrettoReplay !== undefined")
     page.evaluate("() => window.ligrettoReplay.goTo(Math.floor(window.ligrettoReplay.track.length / 2))")
     page.focus("#replay-timeline")

@@ -4,20 +4,31 @@ viewer.  After every step k the round model the viewer shows (the client's mirro
 the engine's spectator view after k actions (``replay.verify.verify`` of the downloaded
 file), and the board drawn shows that center; at the last step the center and the scores
 the round ended with.  The timeline (play, pause, speed, scrubbing, step keys) moves the
-board; no replay answer holds a hidden card."""
+board; no replay answer holds a hidden card.  A ``players`` table's replay (a round
+played in process into the served file) tells a stranger it is for the players only and
+opens, download included, for the player's profile."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from browserkit import host_table, read_board, start_match, stray_cards, wait_round_over
 from playwright.sync_api import Browser, Page
 
+from ligretto.engine.rules import RuleSet
 from ligretto.replay import Verified, decode, verify
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.replayaccess import Replays
+from ligretto.server.store import SqliteStore
+from ligretto.server.table import Phase, Table
 from racedeals import raced_replay
-from realserver import ServerProcess
+from realserver import ServerProcess, running
 
 BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
 
@@ -60,8 +71,21 @@ def downloaded(page: Page) -> Verified:
     return verify(decode(response.body()))
 
 
-def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any]) -> None:
-    assert played["href"] == f"#/replay/{played['code']}/1/1"
+def stored_token(server: ServerProcess, code: str) -> str:
+    """The share token the store filed for the table's first round when it was dealt."""
+    db = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
+    try:
+        (token,) = db.execute(
+            "SELECT share FROM rounds WHERE code = ? AND match = 1 AND number = 1", (code,)
+        ).fetchone()
+    finally:
+        db.close()
+    assert isinstance(token, str) and len(token) == 22
+    return token
+
+
+def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any], server: ServerProcess) -> None:
+    assert played["href"] == f"#/replay/{stored_token(server, played['code'])}"
     assert played["target"] == "_blank"  # the seat stays at the table
 
 
@@ -143,7 +167,106 @@ def test_a_lost_race_shows_the_live_games_race_note(pages: Any, played: dict[str
 
 
 def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:
-    page = pages.open("/#/replay/NOPE/1/1")
+    page = pages.open("/#/replay/NOPE")
     page.wait_for_selector(".replay-notice [role=alert]")
     assert "no such round" in page.inner_text(".replay-notice")
     assert page.evaluate("() => window.ligrettoReplay ?? null") is None
+
+
+class Away:
+    """Ann's connection, gone: her stand-in plays (what she is sent does not matter here)."""
+
+    seat: int | None = None
+
+    def detach(self) -> None:
+        self.seat = None
+
+    def send(self, message: Any) -> None:
+        pass
+
+
+def players_only_round(folder: Path) -> tuple[str, str, str]:
+    """A round of a ``players`` table, played in process on a virtual clock into the file
+    the server will serve (Ann, with a profile, played by her stand-in, against a bot):
+    its share token, and Ann's profile id and secret."""
+    store = SqliteStore(folder / "ligretto.db")
+    profile, secret = store.profiles.create("Ann", "star")
+    scheduler = VirtualScheduler(start=time.time())
+    rules = RuleSet().replace(match_end="rounds:1")
+    table = Table("ONLY", seats=2, rules=rules, store=store, scheduler=scheduler, replays=Replays.PLAYERS)
+    table.join(Away(), "Ann", profile.id)
+    table.add_bot(0, "smart:skilled")
+    seat = table.seats[0]
+    assert seat is not None
+    seat.stand_in = True
+    table.start(0)
+    scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
+    store.commit()
+    table.close()
+    store.close()
+    assert table.replay_token is not None
+    return table.replay_token, profile.id, secret
+
+
+def test_a_players_only_replay_opens_for_its_player_and_not_for_a_stranger(browser: Browser, tmp_path: Path) -> None:
+    token, profile_id, secret = players_only_round(tmp_path)
+    with running(ServerProcess.in_folder(tmp_path)) as server:
+        stranger = browser.new_context(locale="en-US")
+        page = stranger.new_page()
+        page.goto(f"{server.url}/#/replay/{token}")
+        page.wait_for_selector(".replay-notice [role=alert]")
+        assert "players only" in page.inner_text(".replay-notice")
+        assert page.evaluate("() => window.ligrettoReplay ?? null") is None
+        stranger.close()
+        player = browser.new_context(locale="en-US")
+        kept = json.dumps({"id": profile_id, "secret": secret})
+        player.add_init_script(f"localStorage.setItem('ligretto.profile', {json.dumps(kept)})")
+        page = player.new_page()
+        with page.expect_response(lambda r: r.url.endswith(f"/api/replays/{token}")) as answer:
+            page.goto(f"{server.url}/#/replay/{token}")
+        assert answer.value.status == 200
+        page.wait_for_function("() => window.ligrettoReplay !== undefined")
+        with page.expect_download() as saved:
+            page.click("#replay-download")
+        path = saved.value.path()
+        assert path is not None and verify(decode(Path(path).read_bytes())).frames
+        player.close()
+
+
+def test_the_rule_form_sets_who_may_watch_the_replays(pages: Any) -> None:
+    """The create form sends ``replays`` with ``POST /api/tables``; the waiting room's form
+    shows the table's choice (its ``table`` message) and the host changes it by
+    ``set_rules``; a guest sees it, disabled."""
+    host = pages.open("/")
+    sent: list[dict[str, Any]] = []
+    received: list[dict[str, Any]] = []
+
+    def listen(socket: Any) -> None:
+        if socket.url.endswith("/ws"):
+            socket.on("framesent", lambda frame: sent.append(json.loads(str(frame))))
+            socket.on("framereceived", lambda frame: received.append(json.loads(str(frame))))
+
+    host.on("websocket", listen)
+    assert host.locator("#create-replays option").all_inner_texts() == ["Anyone with the link", "Only the players"]
+    assert "only the players of the match" in host.inner_text("#create-replays-help")
+    host.fill("#player-name", "Alice")
+    host.select_option("#create-replays", "players")
+    with host.expect_request(lambda r: r.url.endswith("/api/tables") and r.method == "POST") as made:
+        host.click("#create-button")
+    assert json.loads(made.value.post_data or "{}")["replays"] == "players"
+    host.wait_for_selector("#seats .seat")
+    host.wait_for_function("() => document.querySelector('#table-replays')?.value === 'players'")
+    assert [m["replays"] for m in received if m["type"] == "table"][-1] == "players"
+    host.select_option("#table-replays", "link")
+    host.wait_for_function("() => document.querySelector('#table-replays').value === 'link'")
+    deadline = time.monotonic() + 5
+    while not any(m["type"] == "table" and m["replays"] == "link" for m in received):
+        assert time.monotonic() < deadline, "the table never said link"
+        host.wait_for_timeout(50)
+    assert [m for m in sent if m["type"] == "set_rules"][-1]["replays"] == "link"
+    guest = pages.open("/#" + host.url.split("#", 1)[1])
+    guest.fill("#prompt-name", "Bob")
+    guest.keyboard.press("Enter")
+    guest.wait_for_selector(".seat .badge.me")
+    guest.wait_for_function("() => document.querySelector('#view-replays')?.value === 'link'")
+    assert guest.locator("#view-replays").is_disabled()

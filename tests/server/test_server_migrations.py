@@ -3,6 +3,7 @@ keeping everything; each step runs once; a file of a newer version is refused.""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -56,7 +57,13 @@ def test_a_file_of_the_old_schema_migrates_forward_keeping_everything(tmp_path: 
         assert store.db.execute("SELECT code, config, updated FROM tables").fetchall() == [
             ("abc", '{"dropped": true}', 1.5)
         ]
-        assert store.db.execute("SELECT * FROM rounds").fetchall() == [("abc", 1, 1, 42, 2.5)]
+        assert store.db.execute("SELECT code, match, number, seed, started FROM rounds").fetchall() == [
+            ("abc", 1, 1, 42, 2.5)
+        ]
+        # The old round got a share token of 128 random bits (as hex), which finds it.
+        ((share,),) = store.db.execute("SELECT share FROM rounds").fetchall()
+        assert re.fullmatch(r"[0-9a-f]{32}", share), share
+        assert store.round_of_token(share) == ("abc", 1, 1)
         assert store.db.execute("SELECT code, match, round, idx, action, at FROM actions").fetchall() == [
             ("abc", 1, 1, 0, '{"type": "turn", "player": 0}', None)
         ]

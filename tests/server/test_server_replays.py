@@ -1,14 +1,17 @@
 """Replays over HTTP on a real server: a play-now round with two ``smart:machine`` bots is
-played to its end while a spectator watches; its replay is refused while it is played
-(``round_not_over``) and served after: the viewer's answer is exactly what the spectator
-was sent (the deal's snapshot, every action's events and race, the scores), the file
-verifies with ``ligretto replay --verify-only`` and a copy with one action changed is
-refused naming that action.  No answer holds a hidden card."""
+played to its end while a spectator watches; its share token comes in ``round_over`` and
+in no message before; its replay (by that token, read from the store's file while the
+round is played) is refused while it is played (``round_not_over``) and served after:
+the viewer's answer is exactly what the spectator was sent (the deal's snapshot, every
+action's events and race, the scores), the file verifies with ``ligretto replay
+--verify-only`` and a copy with one action changed is refused naming that action.  No
+answer holds a hidden card.  A wrong token is not found."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
 import sys
 import urllib.request
@@ -24,8 +27,20 @@ from racedeals import raced_replay
 PLAY_NOW = {"bots": ["smart:machine"] * 2, "seats": 3, "start": True, "options": {"match_end": "rounds:1"}}
 
 
-def replay_path(code: str, what: str = "") -> str:
-    return f"/api/replays/{code}/1/1{what}"
+def replay_path(token: str, what: str = "") -> str:
+    return f"/api/replays/{token}{what}"
+
+
+def stored_token(server: Any, code: str) -> str:
+    """The share token the store's file keeps for the table's round 1 of match 1."""
+    db = sqlite3.connect(f"file:{server.db}?mode=ro", uri=True)
+    try:
+        found = db.execute("SELECT share FROM rounds WHERE code = ? AND match = 1 AND number = 1", (code,)).fetchone()
+    finally:
+        db.close()
+    assert found is not None and found[0], "the round is stored with its token when it is dealt"
+    token: str = found[0]
+    return token
 
 
 @pytest.fixture(scope="module")
@@ -41,20 +56,29 @@ def played(module_server: Any) -> dict[str, Any]:
         watcher = await server.client("watcher").watch(code)
         ann = await server.client("Ann").join(code)
         await ann.wait_for("snapshot")
-        during = [server.http("GET", replay_path(code, end)) for end in ("", "/file")]
+        token = stored_token(server, code)
+        during = [server.http("GET", replay_path(token, end)) for end in ("", "/file")]
         await ann.wait_for("go", timeout=5)
-        during += [server.http("GET", replay_path(code, end)) for end in ("", "/file")]
+        during += [server.http("GET", replay_path(token, end)) for end in ("", "/file")]
         await ann.play_to_end()
         over = await watcher.wait_for("round_over", timeout=30)
+        await ann.wait_for("round_over", timeout=30)
         await asyncio.sleep(0.2)  # the store commits on the loop's next turn
         await ann.close()
         await watcher.close()
-        return {"code": code, "seen": watcher.messages, "over": over, "during": during}
+        return {
+            "code": code,
+            "token": token,
+            "seen": watcher.messages,
+            "ann": ann.messages,
+            "over": over,
+            "during": during,
+        }
 
     result: dict[str, Any] = asyncio.run(asyncio.wait_for(scenario(), 90))
-    status, result["answer"] = server.http("GET", replay_path(code))
+    status, result["answer"] = server.http("GET", replay_path(result["token"]))
     assert status == 200, result["answer"]
-    with urllib.request.urlopen(server.url + replay_path(code, "/file"), timeout=10) as response:
+    with urllib.request.urlopen(server.url + replay_path(result["token"], "/file"), timeout=10) as response:
         result["file"] = response.read()
         result["disposition"] = response.headers["Content-Disposition"]
     return result
@@ -67,13 +91,28 @@ def test_a_round_being_played_is_refused_and_an_unknown_one_is_not_found(
     for status, body in played["during"]:
         assert status == 409 and body["error"] == "round_not_over", body
         assert "still being played" in body["message"]
+    wrong = played["token"][:-1] + ("A" if played["token"][-1] != "A" else "B")
     for path in (
-        f"/api/replays/{played['code']}/1/2",
-        f"/api/replays/{played['code']}/2/1/file",
-        "/api/replays/NOPE/1/1",
+        replay_path(wrong),
+        replay_path(wrong, "/file"),
+        replay_path(played["code"]),  # the invite code leads to no replay
+        f"/api/replays/{played['code']}/1/1",  # nor do the match and round numbers
     ):
         status, body = module_server.http("GET", path)
-        assert (status, body["error"]) == (404, "no_round"), (path, body)
+        assert status == 404, (path, body)
+    status, body = module_server.http("GET", replay_path(wrong))
+    assert body["error"] == "no_round" and "replay link" in body["message"]
+
+
+def test_the_token_comes_in_round_over_and_in_no_message_before(played: dict[str, Any]) -> None:
+    token = played["token"]
+    assert played["over"]["replay"] == token
+    for label in ("seen", "ann"):
+        messages = played[label]
+        first = next(i for i, m in enumerate(messages) if m["type"] == "round_over")
+        assert messages[first]["replay"] == token
+        before = json.dumps(messages[:first])
+        assert token not in before, f"{label} was told the token before the round was over"
 
 
 def test_the_viewers_answer_is_what_a_spectator_was_sent(played: dict[str, Any]) -> None:
@@ -97,6 +136,12 @@ def test_the_viewers_answer_is_what_a_spectator_was_sent(played: dict[str, Any])
     assert len(answer["steps"]) == len(json.loads(played["file"])["actions"])
 
 
+def test_a_replay_does_not_hand_out_the_tables_invite_code(played: dict[str, Any]) -> None:
+    assert (played["answer"]["match"], played["answer"]["round"]) == (1, 1)
+    assert played["code"] not in json.dumps(played["answer"])
+    assert played["code"].encode() not in played["file"] and played["code"] not in played["disposition"]
+
+
 def test_no_replay_answer_holds_a_hidden_card(played: dict[str, Any]) -> None:
     answer = played["answer"]
     assert hidden_keys(answer) == []
@@ -116,8 +161,8 @@ def test_no_replay_answer_holds_a_hidden_card(played: dict[str, Any]) -> None:
 def test_the_file_verifies_and_one_action_changed_is_refused_naming_it(played: dict[str, Any], tmp_path: Path) -> None:
     text = played["file"]
     doc = json.loads(text)
-    assert played["disposition"] == f'attachment; filename="ligretto-{played["code"]}-1-1.json"'
-    assert doc["round"] == {"code": played["code"], "match": 1, "number": 1}
+    assert played["disposition"] == 'attachment; filename="ligretto-replay-1-1.json"'
+    assert doc["round"] is None, "a shared replay does not name the table's invite code"
     path = tmp_path / "round.json"
     path.write_bytes(text)
     command = [sys.executable, "-m", "ligretto", "replay", "--verify-only"]

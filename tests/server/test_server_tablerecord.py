@@ -13,6 +13,7 @@ from ligretto.engine.races import DEFAULT_WINDOW_MS
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict, state_to_dict
 from ligretto.server.clock import VirtualScheduler
+from ligretto.server.replayaccess import Replays
 from ligretto.server.table import Phase, Table
 from ligretto.server.tablerecord import SeatRecord, TableRecord
 
@@ -24,6 +25,7 @@ def _table_in_play() -> Table:
     table.join(Quiet(), "Bob")
     table.add_bot(0, "greedy:beginner")
     table.rated = True
+    table.set_rules(0, preset="expert", options={}, replays="players")
     table.start(0)
     scheduler.advance(1.0)
     for seat in (0, 1, 0):
@@ -47,6 +49,22 @@ def test_a_record_and_its_actions_rebuild_the_same_table() -> None:
     assert again.seats[2] is not None and str(again.seats[2].bot) == "greedy:beginner"
     assert [None if s is None else s.profile for s in again.seats] == ["ann-profile-id", None, None]
     assert again.rated
+    assert again.replays is Replays.PLAYERS
+    assert again.replay_token is not None and again.replay_token != table.replay_token, "not in the record"
+
+
+def test_a_restored_round_keeps_the_share_token_the_store_gives() -> None:
+    table = _table_in_play()
+    game = table.game
+    assert game is not None and table.replay_token is not None
+    again = Table.restore(
+        table.record(),
+        [action_to_dict(a) for a in game.log],
+        scheduler=VirtualScheduler(),
+        replay_token=table.replay_token,
+    )
+    assert again.replay_token == table.replay_token
+    assert table.deal_record().replay == table.replay_token
 
 
 def test_the_json_of_a_record_reads_back_as_the_same_record() -> None:
@@ -92,4 +110,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "arbitration": "fair",
         "window_ms": DEFAULT_WINDOW_MS,
         "rated": True,  # a public table from before ratings: rated, as public tables are now
+        "replays": "link",  # a table from before the setting: anyone with a replay's link
     }

@@ -122,6 +122,8 @@ class SetRules(_Client, tag="set_rules"):
     arbitration: Literal["arrival", "fair"] | None = None
     window_ms: int | None = None
     rated: bool | None = None
+    replays: str | None = None
+    """Who may watch the replays: ``link`` or ``players`` (checked by the table: ``bad_replays``)."""
 
 
 class Start(_Client, tag="start"):

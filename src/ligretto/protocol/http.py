@@ -38,6 +38,8 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     window_ms: int | None = None
     rated: bool | None = None
     """Its matches update the players' ratings; ``None``: rated if public or ``start``."""
+    replays: str = "link"
+    """Who may watch its replays: ``link`` (anyone with the link) or ``players`` (``bad_replays`` else)."""
 
 
 class CreateProfile(msgspec.Struct, forbid_unknown_fields=True):

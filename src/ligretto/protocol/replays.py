@@ -44,9 +44,9 @@ class ReplayEnd(_Body):
 
 
 class ReplayRound(_Body):
-    """``GET /api/replays/{code}/{match}/{round}``: what the browser's viewer needs."""
+    """``GET /api/replays/{token}``: what the browser's viewer needs (the match and round
+    numbers, not the table's invite code: a shared replay does not hand out the table)."""
 
-    code: str
     match: int
     round: int
     rules: dict[str, Any]

@@ -73,6 +73,8 @@ class TableState(_Server, tag="table"):
     rated: bool
     match: int
     """The table's match (1-based; 0 before its first): with ``round``, where a replay is."""
+    replays: Literal["link", "players"] = "link"
+    """Who may watch its rounds' replays: anyone with the link, or its players only."""
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -134,6 +136,9 @@ class RoundOver(_Server, tag="round_over"):
     totals: list[int]
     match_over: bool
     winners: list[int] | None
+    replay: str | None = None
+    """The round's share token: its replay is ``GET /api/replays/{replay}`` (the browser's
+    ``#/replay/{replay}``); ``None`` from a table that keeps no replays."""
 
 
 class Reaction(_Server, tag="reaction"):
@@ -287,6 +292,7 @@ def table_message(
     window_ms: int,
     rated: bool = False,
     match: int = 0,
+    replays: str = "link",
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -305,6 +311,7 @@ def table_message(
         window_ms=window_ms,
         rated=rated,
         match=match,
+        replays=str(replays),  # type: ignore[arg-type]  # a Replays value
     )
 
 
@@ -342,6 +349,7 @@ def round_over_message(
     totals: Iterable[int],
     match_over: bool,
     winners: Iterable[int] | None,
+    replay: str | None = None,
 ) -> RoundOver:
     return RoundOver(
         round,
@@ -351,6 +359,7 @@ def round_over_message(
         list(totals),
         match_over,
         None if winners is None else list(winners),
+        replay,
     )
 
 

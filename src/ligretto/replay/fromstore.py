@@ -61,14 +61,16 @@ class RoundLog(Protocol):
     def actions(self) -> Sequence[LoggedAction]: ...
 
 
-def replay_of(log: RoundLog, *, start: float | None = None) -> ReplayDoc:
+def replay_of(log: RoundLog, *, start: float | None = None, where: bool = True) -> ReplayDoc:
     """The replay document of a stored round.
 
     Each action's time is ``at - start`` (at least 0), ``start`` the round's start on
     the actions' clock: the log's ``started`` unless given (the integrator may pass
     ``started`` plus the table's countdown, so times count from "go").  An action stored
     without a time gets ``t: null``; the document still verifies.  The engine plays the
-    log again here, so the answers and boards in the file are the engine's.
+    log again here, so the answers and boards in the file are the engine's.  ``where``
+    ``False`` leaves out where it was played (the table's invite code: a shared replay
+    does not hand out the table).
     """
     seats = sorted(log.players, key=lambda player: player.seat)
     if [player.seat for player in seats] != list(range(len(seats))):
@@ -80,5 +82,5 @@ def replay_of(log: RoundLog, *, start: float | None = None) -> ReplayDoc:
         if action.player != logged.seat:
             raise ValueError(f"stored action {index} is by seat {action.player}, stored for seat {logged.seat}")
         entries.append((action, None if logged.at is None else max(0.0, logged.at - offset)))
-    where = RoundRef(log.code, log.match, log.number)
-    return write_round(RuleSet.from_dict(log.rules), [p.name for p in seats], log.seed, entries, where=where)
+    ref = RoundRef(log.code, log.match, log.number) if where else None
+    return write_round(RuleSet.from_dict(log.rules), [p.name for p in seats], log.seed, entries, where=ref)

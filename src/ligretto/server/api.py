@@ -22,6 +22,7 @@ from ligretto.protocol import ProtocolError
 from ligretto.server import metrics
 from ligretto.server.admission import Refusal, address_of
 from ligretto.server.lobby import Lobby, count_players
+from ligretto.server.replayaccess import check_replays
 from ligretto.server.seats import check_fairness, check_grace, check_seats
 from ligretto.server.table import Table, TableError
 from ligretto.server.timing import DEFAULT_GRACE_S
@@ -80,6 +81,7 @@ async def create_table(request: Request) -> Response:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
         fairness = check_fairness(spec.arbitration, spec.window_ms)
+        replays = check_replays(spec.replays)
         check_seats(spec.seats)
         bots = _bots_for(spec)
         refusal = _over_quota(request)
@@ -87,7 +89,7 @@ async def create_table(request: Request) -> Response:
             return refusal.response()
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
-        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated)
+        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays)
     except RuleError as error:
         return _error(400, "bad_rules", str(error))
     except TableError as error:

@@ -101,6 +101,7 @@ def dispatch(
             arbitration=message.arbitration,
             window_ms=message.window_ms,
             rated=message.rated,
+            replays=message.replays,
         )
     elif isinstance(message, protocol.Start):
         table.start(seat)

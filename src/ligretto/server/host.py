@@ -13,6 +13,7 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server import tablemessages as messages
+from ligretto.server.replayaccess import Replays, check_replays
 from ligretto.server.seats import (
     Phase,
     Seat,
@@ -29,6 +30,7 @@ class HostCommands(Seating):
     """The host's commands of a :class:`~ligretto.server.table.Table`."""
 
     rules: RuleSet
+    replays: Replays
     public: bool
     fairness: Fairness
 
@@ -82,6 +84,7 @@ class HostCommands(Seating):
         arbitration: str | None = None,
         window_ms: int | None = None,
         rated: bool | None = None,
+        replays: str | None = None,
     ) -> None:
         self._check_host(by)
         if self.phase is not Phase.LOBBY:
@@ -97,6 +100,7 @@ class HostCommands(Seating):
         if grace_s is not None:
             check_grace(grace_s)
         fairness = check_fairness(arbitration, window_ms, self.fairness)
+        access = check_replays(replays, self.replays)
         # Every check passed: change the table.
         if seats is not None:
             self.seats = (self.seats + [None] * seats)[:seats]
@@ -109,4 +113,5 @@ class HostCommands(Seating):
             self.rated = rated
         self.rules = rules
         self.fairness = fairness
+        self.replays = access
         self._changed()

@@ -19,6 +19,7 @@ from ligretto.server.clock import Scheduler
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox
 from ligretto.server.profiles import ProfileError
+from ligretto.server.replayaccess import Replays
 from ligretto.server.table import Phase, Table, new_code
 from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DESERTED_S
 from ligretto.server.tutorial import TutorialTable
@@ -118,6 +119,7 @@ class Lobby:
         fairness: Fairness | None = None,
         *,
         rated: bool | None = None,
+        replays: Replays = Replays.LINK,
     ) -> Table:
         code = self._free_code()
         table = Table(
@@ -128,6 +130,7 @@ class Lobby:
             grace_s=grace_s,
             fairness=fairness,
             rated=rated,
+            replays=replays,
             store=self.store,
             countdown_s=self.settings.countdown_s,
             scheduler=self.scheduler,

@@ -120,6 +120,14 @@ _ROUND_FIGURES = (
     )""",
 )
 
+_REPLAY_TOKENS = (
+    # Each round's share token (``server.replayaccess``): the rounds stored before tokens
+    # were get one here, 128 random bits as hex (a new round's is URL-safe base64).
+    "ALTER TABLE rounds ADD COLUMN share TEXT",
+    "UPDATE rounds SET share = lower(hex(randomblob(16))) WHERE share IS NULL",
+    "CREATE UNIQUE INDEX rounds_by_share ON rounds (share)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -127,6 +135,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _HISTORY,
     _RATINGS,
     _ROUND_FIGURES,
+    _REPLAY_TOKENS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -1,7 +1,11 @@
 """The HTTP API of replays (docs/protocol.md, "Replays"): a finished round from the store
-as the replay file (``GET /api/replays/{code}/{match}/{round}/file``, a download that
-``ligretto replay FILE`` verifies) and as the browser's viewer needs it
-(``GET /api/replays/{code}/{match}/{round}``: the round as a spectator saw it).
+as the replay file (``GET /api/replays/{token}/file``, a download that ``ligretto replay
+FILE`` verifies) and as the browser's viewer needs it (``GET /api/replays/{token}``: the
+round as a spectator saw it).  ``token`` is the round's share token (``replayaccess``),
+told to the table in the round's ``round_over``; an unknown one is ``no_round``.  At a
+table whose setting ``replays`` is ``players``, only a player of the round's match is
+answered (``Authorization: Bearer <profile secret>`` of a profile that sat in it, or
+``?seat=<seat token>`` of one of its seats), anyone else ``not_a_player`` (403).
 
 Both are built here by replaying the stored actions through the engine, never from
 anything a client sent.  Only a round that is over is answered: the file holds the
@@ -25,11 +29,19 @@ from ligretto.replay import encode, replay_of
 from ligretto.replay.file import end_of
 from ligretto.server.api import _answer
 from ligretto.server.lobby import Lobby
-from ligretto.server.profileapi import NO_STORE
+from ligretto.server.profileapi import NO_STORE, secret_of
+from ligretto.server.profiles import ProfileError
+from ligretto.server.replayaccess import Replays, may_watch
 from ligretto.server.seats import Phase
 from ligretto.server.store import RoundLog, SqliteStore
+from ligretto.server.table import Table
+from ligretto.server.tablerecord import TableRecord
 
-NO_ROUND = protocol.HttpError("no_round", "there is no stored round with that table code, match and round")
+NO_ROUND = protocol.HttpError("no_round", "there is no stored round with that replay link")
+NOT_A_PLAYER = protocol.HttpError(
+    "not_a_player",
+    "this table shows its replays to its players only: open the link with the profile you played with",
+)
 NOT_OVER = protocol.HttpError(
     "round_not_over", "this round is still being played: its replay can be watched once it is over"
 )
@@ -44,17 +56,59 @@ def being_played(lobby: Lobby, code: str, match: int, number: int) -> bool:
 
 
 def _finished_log(request: Request) -> RoundLog | Response:
-    """The stored round the path names, or the answer refusing it."""
+    """The stored round the path's token names, or the answer refusing it."""
     lobby: Lobby = request.app.state.lobby
     store: SqliteStore | None = lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
-    code = request.path_params["code"]
-    match, number = request.path_params["match"], request.path_params["round"]
+    found = store.round_of_token(request.path_params["token"])
+    if found is None:
+        return _answer(NO_ROUND, 404)
+    code, match, number = found
     if being_played(lobby, code, match, number):
         return _answer(NOT_OVER, 409)
+    if not _may_watch(request, store, code, match):
+        return _answer(NOT_A_PLAYER, 403)
     log = store.round_log(code, match, number)
     return _answer(NO_ROUND, 404) if log is None else log
+
+
+def _setting(table: Table | None, record: TableRecord | None) -> Replays:
+    """The table's choice: the live table's, else its record's; a table without a record
+    (none is made without one) shows nobody but its players."""
+    if table is not None:
+        return table.replays
+    if record is not None:
+        return Replays(record.replays)
+    return Replays.PLAYERS
+
+
+def _may_watch(request: Request, store: SqliteStore, code: str, match: int) -> bool:
+    """The table's setting (live, else as stored) and the request's credentials."""
+    lobby: Lobby = request.app.state.lobby
+    table = lobby.tables.get(code)
+    record = None if table is not None else store.table_record(code)
+    setting = _setting(table, record)
+    if setting is Replays.LINK:
+        return True
+    profile = None
+    secret = secret_of(request)
+    if secret is not None:
+        try:
+            profile = store.profiles.by_secret(secret).id
+        except ProfileError:
+            profile = None
+    # The tokens the match's seats have at the table now (a seat keeps its token all match).
+    seated = store.match_seats(code, match)
+    current = table.seats if table is not None else record.seats if record is not None else ()
+    tokens = {seat.token for index, seat in enumerate(current) if seat is not None and index in seated}
+    return may_watch(
+        setting,
+        profile=profile,
+        seat_token=request.query_params.get("seat"),
+        players=store.match_profiles(code, match),
+        seat_tokens=tokens,
+    )
 
 
 def go_time(request: Request, log: RoundLog) -> float:
@@ -88,7 +142,6 @@ def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
         steps.append(step)
     end = end_of(game)
     return protocol.ReplayRound(
-        code=log.code,
         match=log.match,
         round=number,
         rules=log.rules,
@@ -100,7 +153,7 @@ def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
 
 
 async def replay_round(request: Request) -> Response:
-    """``GET /api/replays/{code}/{match}/{round}``: the round for the browser's viewer."""
+    """``GET /api/replays/{token}``: the round for the browser's viewer."""
     found = _finished_log(request)
     if isinstance(found, Response):
         return found
@@ -108,12 +161,12 @@ async def replay_round(request: Request) -> Response:
 
 
 async def replay_file(request: Request) -> Response:
-    """``GET /api/replays/{code}/{match}/{round}/file``: the replay file, as a download."""
+    """``GET /api/replays/{token}/file``: the replay file, as a download."""
     found = _finished_log(request)
     if isinstance(found, Response):
         return found
-    body = encode(replay_of(found, start=go_time(request, found)))
-    name = f"ligretto-{found.code}-{found.match}-{found.number}.json"
+    body = encode(replay_of(found, start=go_time(request, found), where=False))
+    name = f"ligretto-replay-{found.match}-{found.number}.json"
     return Response(
         body, media_type="application/json", headers={"Content-Disposition": f'attachment; filename="{name}"'}
     )

@@ -121,7 +121,7 @@ class SqliteStore:
         self._tables: dict[str, Table] = {}
         """Tables whose settings, seats or phase changed: their records are written as
         they are at the commit."""
-        self._rounds: list[tuple[str, int, int, int, float]] = []
+        self._rounds: list[tuple[str, int, int, int, float, str]] = []
         self._matches: list[tuple[history.MatchRow, list[history.PlayerRow]]] = []
         """Matches whose first round was dealt: filed in the history."""
         self._actions: list[tuple[str, int, int, int, str, float]] = []
@@ -157,7 +157,7 @@ class SqliteStore:
     def start_round(self, table: Table) -> None:
         deal = table.deal_record()
         now = time.time()
-        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, now))
+        self._rounds.append((deal.code, deal.match, deal.number, deal.seed, now, deal.replay))
         if deal.number == 1:
             self._matches.append(history.match_started(table, now))
         self._written()
@@ -203,7 +203,8 @@ class SqliteStore:
                 )
             if self._rounds:
                 self.db.executemany(
-                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started, share) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     self._rounds,
                 )
             if self._actions:
@@ -246,8 +247,11 @@ class SqliteStore:
             record = TableRecord.from_json(code, config)
             if not record.dropped:
                 actions = self._actions_of(code, record.matches_played, record.round)
+                token = self._share_of(code, record.matches_played, record.round)
                 try:
-                    tables.append(Table.restore(record, actions, store=self, countdown_s=countdown_s))
+                    tables.append(
+                        Table.restore(record, actions, store=self, countdown_s=countdown_s, replay_token=token)
+                    )
                 except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
                     log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
         return tables
@@ -273,6 +277,34 @@ class SqliteStore:
             for index, at, action in ((i, at, json.loads(text)) for i, at, text in rows)
         )
         return RoundLog(code, match, number, rules, players, seed, started, actions)
+
+    def round_of_token(self, token: str) -> tuple[str, int, int] | None:
+        """The round (table code, match, number) whose share token is ``token``, if any."""
+        found = self.db.execute("SELECT code, match, number FROM rounds WHERE share = ?", (token,)).fetchone()
+        return None if found is None else (found[0], found[1], found[2])
+
+    def table_record(self, code: str) -> TableRecord | None:
+        """The stored record of the table ``code`` (``None``: none)."""
+        found = self.db.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
+        return None if found is None else TableRecord.from_json(code, found[0])
+
+    def match_profiles(self, code: str, match: int) -> set[str]:
+        """The profile ids that sat in the match (live ones: a deleted profile's are gone)."""
+        rows = self.db.execute(
+            "SELECT profile FROM match_players WHERE code = ? AND match = ? AND profile IS NOT NULL", (code, match)
+        )
+        return {profile for (profile,) in rows}
+
+    def match_seats(self, code: str, match: int) -> set[int]:
+        """The seats that were taken when the match started."""
+        rows = self.db.execute("SELECT seat FROM match_players WHERE code = ? AND match = ?", (code, match))
+        return {seat for (seat,) in rows}
+
+    def _share_of(self, code: str, match: int, number: int) -> str | None:
+        found = self.db.execute(
+            "SELECT share FROM rounds WHERE code = ? AND match = ? AND number = ?", (code, match, number)
+        ).fetchone()
+        return None if found is None else found[0]
 
     def _match_setting(self, code: str, match: int) -> tuple[dict[str, Any], tuple[RoundPlayer, ...]]:
         found = self.db.execute("SELECT rules FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()

@@ -45,6 +45,7 @@ from ligretto.server import tablerecord
 from ligretto.server.clock import LoopScheduler, Scheduler
 from ligretto.server.judging import Judge
 from ligretto.server.plays import Plays
+from ligretto.server.replayaccess import Replays, new_replay_token
 from ligretto.server.seats import Abandoned, Listener, Phase, Seat, TableError, check_seats
 from ligretto.server.tablebots import TableBots
 from ligretto.server.tablerecord import DealRecord, TableRecord
@@ -122,6 +123,7 @@ class Table(Plays):
         match_seeds: Callable[[int], int] | None = None,
         fairness: Fairness | None = None,
         rated: bool | None = None,
+        replays: Replays = Replays.LINK,
     ) -> None:
         """``match_seeds(n)`` gives the seed of the table's ``n``-th match (1-based); by
         default a fresh random one.  Every deal and every bot's choices follow from it.
@@ -137,6 +139,11 @@ class Table(Plays):
         self.public = public
         self.rated = public if rated is None else rated
         """Its matches update its profiles' ratings (by default: public tables are rated)."""
+        self.replays = replays
+        """Who may watch its rounds' replays (``replayaccess``)."""
+        self.replay_token: str | None = None
+        """The share token of the round being dealt or played, or of the last one: told
+        to the table only in that round's ``round_over``."""
         self.store: Store = store or NoStore()
         self.countdown_s = countdown_s
         self.match_seeds = match_seeds or _random_match_seed
@@ -230,6 +237,7 @@ class Table(Plays):
 
     def _begin_countdown(self) -> None:
         self._deal()
+        self.replay_token = new_replay_token()
         self.judge.new_round()
         for seat in self.seats:
             if seat is not None:
@@ -273,7 +281,7 @@ class Table(Plays):
         for seat in self.seats:
             if seat is not None:
                 seat.ready = not seat.human or seat.stand_in or not seat.connected
-        self.broadcast(messages.round_over(self.match, game, scores))
+        self.broadcast(messages.round_over(self.match, game, scores, self.replay_token))
         self._changed()
 
     def ready(self, index: int | None) -> None:
@@ -299,8 +307,8 @@ class Table(Plays):
 
     def deal_record(self) -> DealRecord:
         """The round being dealt or played, as the store files it and its actions."""
-        assert self.game is not None
-        return DealRecord(self.code, self.matches_played, self.round_number, self.game.seed)
+        assert self.game is not None and self.replay_token is not None
+        return DealRecord(self.code, self.matches_played, self.round_number, self.game.seed, self.replay_token)
 
     @classmethod
     def restore(
@@ -311,9 +319,11 @@ class Table(Plays):
         store: Store | None = None,
         countdown_s: float = COUNTDOWN_S,
         scheduler: Scheduler | None = None,
+        replay_token: str | None = None,
     ) -> Table:
         """The table of ``record`` rebuilt: seats, rules, phase, score sheet, and the current
-        round dealt again from its seed with ``actions`` (its own, in order) replayed.
+        round dealt again from its seed with ``actions`` (its own, in order) replayed, with
+        its share token as the store keeps it (``None``: none stored, a new one).
         Nothing runs yet: :meth:`resume` carries on."""
         table = cls(
             record.code,
@@ -326,6 +336,8 @@ class Table(Plays):
             scheduler=scheduler,
         )
         tablerecord.restore_state(table, record, actions)
+        if table.match is not None and record.round:
+            table.replay_token = replay_token or new_replay_token()
         return table
 
     # --- bots -------------------------------------------------------------------------

@@ -41,6 +41,8 @@ class Table(Protocol):
     @property
     def rated(self) -> bool: ...
     @property
+    def replays(self) -> enum.StrEnum: ...
+    @property
     def grace_s(self) -> float: ...
     @property
     def match(self) -> Match | None: ...
@@ -84,6 +86,7 @@ def table_message(table: Table) -> protocol.TableState:
         window_ms=table.fairness.window_ms,
         rated=table.rated,
         match=table.matches_played,
+        replays=table.replays.value,
     )
 
 
@@ -133,8 +136,11 @@ def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]
     return protocol.events_message(round_number, seq, by, applied_events)
 
 
-def round_over(match: Match, game: Round, scores: Sequence[RoundScore]) -> protocol.RoundOver:
-    """The round's ending, each seat's scores and the totals; the winners if the match is over."""
+def round_over(
+    match: Match, game: Round, scores: Sequence[RoundScore], replay: str | None = None
+) -> protocol.RoundOver:
+    """The round's ending, each seat's scores and the totals; the winners if the match is
+    over; the round's share token (``replay``), which nothing sent before tells."""
     outcome = game.outcome
     assert outcome is not None
     return protocol.round_over_message(
@@ -145,6 +151,7 @@ def round_over(match: Match, game: Round, scores: Sequence[RoundScore]) -> proto
         totals=match.sheet.totals(),
         match_over=match.over,
         winners=match.winners() if match.over else None,
+        replay=replay,
     )
 
 

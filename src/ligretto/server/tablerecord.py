@@ -25,6 +25,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
+from ligretto.server.replayaccess import Replays
 from ligretto.server.seats import Abandoned, Phase, Seat
 
 
@@ -37,6 +38,7 @@ class Table(Protocol):
     rules: RuleSet
     public: bool
     rated: bool
+    replays: Replays
     grace_s: float
     fairness: Fairness
     host: int | None
@@ -138,6 +140,8 @@ class TableRecord:
     window_ms: int = DEFAULT_WINDOW_MS
     rated: bool = False
     """Matches at the table update its profiles' ratings (older records: rated if public)."""
+    replays: str = Replays.LINK.value
+    """Who may watch its replays (``replayaccess.Replays``; older records: anyone with the link)."""
 
     def to_json(self) -> str:
         return json.dumps(
@@ -159,6 +163,7 @@ class TableRecord:
                 "arbitration": self.arbitration,
                 "window_ms": self.window_ms,
                 "rated": self.rated,
+                "replays": self.replays,
             }
         )
 
@@ -184,17 +189,20 @@ class TableRecord:
             arbitration=data.get("arbitration", Arbitration.FAIR.value),
             window_ms=data.get("window_ms", DEFAULT_WINDOW_MS),
             rated=data.get("rated", data["public"]),
+            replays=data.get("replays", Replays.LINK.value),
         )
 
 
 @dataclass(frozen=True, slots=True)
 class DealRecord:
-    """A round as the store files it: its table, match (1-based), number, and its seed."""
+    """A round as the store files it: its table, match (1-based), number, its seed and its
+    share token (``replayaccess``)."""
 
     code: str
     match: int
     number: int
     seed: int
+    replay: str
 
 
 def record_of(table: Table) -> TableRecord:
@@ -219,6 +227,7 @@ def record_of(table: Table) -> TableRecord:
         arbitration=table.fairness.arbitration.value,
         window_ms=table.fairness.window_ms,
         rated=table.rated,
+        replays=table.replays.value,
     )
 
 
@@ -234,6 +243,7 @@ def restore_state(table: Table, record: TableRecord, actions: Iterable[dict[str,
     table.start_at = record.start_at
     table.fairness = Fairness.of(record.arbitration, record.window_ms)
     table.rated = record.rated
+    table.replays = Replays(record.replays)
     if record.sheet is None:
         return
     rules: RuleSet = table.rules

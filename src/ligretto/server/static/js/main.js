@@ -2,7 +2,7 @@
 // #/rules (the rule book), #/learn (the tutorial), #/profile (the player's profile),
 // #/claim/CODE (take a profile from another device), #/history/ID (a profile's matches
 // and statistics; #/history: this browser's own profile), #/leaderboard,
-// #/replay/CODE/MATCH/ROUND (a round's replay).  An invite link may also be /?t=CODE.
+// #/replay/TOKEN (a round's replay, by its share token).  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options, and makes or checks the profile (profile.js), before the
 // first screen.
@@ -27,8 +27,8 @@ let connection = null;
 
 function route() {
   const hash = location.hash || "#/";
-  const replay = hash.match(/^#\/replay\/([A-Za-z0-9_-]+)\/(\d+)\/(\d+)/);
-  if (replay) return { name: "replay", code: replay[1], match: Number(replay[2]), round: Number(replay[3]) };
+  const replay = hash.match(/^#\/replay\/([A-Za-z0-9_-]+)$/);
+  if (replay) return { name: "replay", token: replay[1] };
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
   const claim = hash.match(/^#\/claim\/([A-Za-z0-9_-]+)/);
@@ -68,7 +68,7 @@ function open() {
   } else if (where.name === "leaderboard") {
     screen = new LeaderboardPage(app);
   } else if (where.name === "replay") {
-    screen = new ReplayScreen(app, where.code, where.match, where.round);
+    screen = new ReplayScreen(app, where.token);
   } else if (where.name === "rules") {
     screen = new RulesPage(app);
   } else if (where.name === "profile") {

@@ -1,6 +1,7 @@
-// The replay viewer (#/replay/CODE/MATCH/ROUND): a finished round as a spectator saw it,
-// from GET /api/replays/{code}/{match}/{round} (the server replays the stored actions
-// through the engine).  The board is the live spectator view's own (board.js), the round
+// The replay viewer (#/replay/TOKEN): a finished round as a spectator saw it, from
+// GET /api/replays/{token} (the round's share token; the server replays the stored actions
+// through the engine).  The profile's secret goes with every request, so a table that
+// shows its replays to its players only knows one.  The board is the live spectator view's own (board.js), the round
 // model the client's one (mirror.js, through replaytrack.js), races shown with the live
 // game's note (races.js).  A timeline: play/pause, speed, scrubbing, step by step, each
 // move's time; a link to download the replay file.
@@ -9,6 +10,7 @@ import { Board } from "./board.js";
 import { h, setChildren, typing } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyEvents } from "./mirror.js";
+import { profiles } from "./profile.js";
 import { RaceNotes } from "./races.js";
 import { ReplayTrack } from "./replaytrack.js";
 import { TableSession } from "./session.js";
@@ -26,7 +28,7 @@ class ReplaySession {
     this.round = replay.round;
     this.pending = new Map();
     this.table = {
-      code: replay.code,
+      code: null, // a replay does not name its table's invite code
       phase: "replay",
       rules: replay.rules,
       seats: replay.players.map((p) => ({ ...p, connected: true, stand_in: false, ready: false })),
@@ -51,14 +53,21 @@ class ReplaySession {
   }
 }
 
-export function replayPath(code, match, round) {
-  return `/api/replays/${encodeURIComponent(code)}/${match}/${round}`;
+export function replayPath(token) {
+  return `/api/replays/${encodeURIComponent(token)}`;
+}
+
+/** The request's headers: the profile's secret, when this browser keeps one. */
+function credentials() {
+  const secret = profiles.secret();
+  return secret ? { Authorization: `Bearer ${secret}` } : {};
 }
 
 export class ReplayScreen {
-  constructor(root, code, match, round) {
+  constructor(root, token) {
     this.root = root;
-    this.where = { code, match, round };
+    this.token = token;
+    this.where = null; // {match, round} of the answer
     this.track = null;
     this.session = null;
     this.problem = null;
@@ -73,12 +82,12 @@ export class ReplayScreen {
   }
 
   async load() {
-    const { code, match, round } = this.where;
     try {
-      const response = await fetch(replayPath(code, match, round));
+      const response = await fetch(replayPath(this.token), { headers: credentials() });
       const body = await response.json();
       if (!response.ok) {
-        this.problem = ["round_not_over", "no_round", "no_store"].includes(body.error) ? body.error : "failed";
+        const known = ["round_not_over", "no_round", "no_store", "not_a_player"];
+        this.problem = known.includes(body.error) ? body.error : "failed";
       } else {
         this.start(body);
       }
@@ -90,6 +99,7 @@ export class ReplayScreen {
 
   /** Begin at the deal with the answer `replay` (also used by the benchmark and tests). */
   start(replay) {
+    this.where = { match: replay.match, round: replay.round };
     this.track = new ReplayTrack(replay);
     this.session = new ReplaySession(replay);
     this.session.view = this.track.view;
@@ -214,14 +224,17 @@ export class ReplayScreen {
   }
 
   show() {
-    const { code, match, round } = this.where;
+    const { match, round } = this.where;
     if (!this.shell || !this.shell.isConnected) {
       this.bar = h("div", { class: "table-bar" },
         h("div", { class: "bar-info" },
-          h("h1", { class: "table-title" }, t("replay.title", { code, match, round })),
+          h("h1", { class: "table-title" }, t("replay.title", { match, round })),
         ),
         h("div", { class: "bar-tools" },
-          h("a", { class: "button", id: "replay-download", href: `${replayPath(code, match, round)}/file`, download: "" }, t("replay.download")),
+          h("a", {
+            class: "button", id: "replay-download", href: `${replayPath(this.token)}/file`, download: "",
+            onclick: (event) => this.download(event),
+          }, t("replay.download")),
         ),
       );
       this.stage = h("div", { class: "stage" });
@@ -234,6 +247,22 @@ export class ReplayScreen {
     this.board.root.dataset.step = String(this.track.index);
     setChildren(this.stage, [this.board.root, this.controls.element, over ? this.scores() : null, this.races.live].filter(Boolean));
     this.showControls();
+  }
+
+  /** The file with the profile's secret (a plain link cannot send it): fetched, then saved. */
+  async download(event) {
+    const headers = credentials();
+    if (!headers.Authorization) return; // the link itself serves whoever may have it
+    event.preventDefault();
+    const response = await fetch(event.currentTarget.href, { headers });
+    if (!response.ok) return;
+    const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "")?.[1] || "ligretto-replay.json";
+    const url = URL.createObjectURL(await response.blob());
+    const save = h("a", { href: url, download: name });
+    document.body.append(save);
+    save.click();
+    save.remove();
+    URL.revokeObjectURL(url);
   }
 
   buildControls() {

@@ -8,7 +8,7 @@ import { applyEvents } from "./mirror.js";
 const CHECKPOINT = 64;
 
 export class ReplayTrack {
-  /** `replay` is the answer of GET /api/replays/{code}/{match}/{round}. */
+  /** `replay` is the answer of GET /api/replays/{token}. */
   constructor(replay) {
     this.replay = replay;
     this.steps = replay.steps;

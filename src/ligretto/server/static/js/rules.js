@@ -81,15 +81,22 @@ export function rulesSummary(rules) {
   return parts.join(" · ");
 }
 
+/** Who may watch a table's replays (the server's `replays`): anyone with the link, or its players. */
+const REPLAYS = ["link", "players"];
+const DEFAULT_REPLAYS = "link";
+
 /**
- * The rule form: preset, every option with its explanation, seat count, public and the
- * judging of races.  `values`: {rules, seats, public, arbitration?, window_ms?};
- * `onChange(settings)` gets {preset, options, seats, public, arbitration, window_ms}
- * whenever a control changes.
+ * The rule form: preset, every option with its explanation, seat count, public, who may
+ * watch the replays and the judging of races.  `values`: {rules, seats, public,
+ * replays?, arbitration?, window_ms?}; `onChange(settings)` gets {preset, options, seats,
+ * public, replays, arbitration, window_ms} whenever a control changes.
  * Returns the element; it keeps its own state.
  */
 export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules" } = {}) {
-  const state = { rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public, ...judgingOf(values) };
+  const state = {
+    rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public,
+    replays: values.replays ?? DEFAULT_REPLAYS, ...judgingOf(values),
+  };
   const id = (name) => `${idPrefix}-${name}`;
   const changed = () => onChange(settingsOf(state));
 
@@ -134,6 +141,13 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     changed();
   });
 
+  const replays = h("select", { id: id("replays"), disabled, "aria-describedby": id("replays-help") },
+    REPLAYS.map((value) => h("option", { value }, t(`table.replays.${value}`))));
+  replays.addEventListener("change", () => {
+    state.replays = replays.value;
+    changed();
+  });
+
   const judging = judgingFields(state, { id, disabled, changed });
 
   const form = h(
@@ -160,6 +174,13 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
       isPublic,
       h("small", { class: "help", id: id("public-help") }, t("table.public.help")),
     ),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: replays.id }, t("table.replays")),
+      replays,
+      h("small", { class: "help", id: id("replays-help") }, t("table.replays.help")),
+    ),
     judging.element,
     h(
       "details",
@@ -179,6 +200,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     catalog.options.forEach((option, i) => fields[i].show(state.rules[option.name]));
     if (document.activeElement !== seats) seats.value = String(state.seats);
     isPublic.checked = Boolean(state.public);
+    replays.value = state.replays;
     judging.show();
     refreshPreset();
   }
@@ -188,6 +210,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     state.rules = { ...classicRules(), ...next.rules };
     state.seats = next.seats;
     state.public = next.public;
+    state.replays = next.replays ?? DEFAULT_REPLAYS;
     Object.assign(state, judgingOf(next));
     refreshControls();
   };
@@ -292,7 +315,10 @@ function settingsOf(state) {
   for (const { name } of catalog.options) {
     if (String(base[name]) !== String(state.rules[name])) options[name] = state.rules[name];
   }
-  return { preset, options, seats: state.seats, public: state.public, arbitration: state.arbitration, window_ms: state.window_ms };
+  return {
+    preset, options, seats: state.seats, public: state.public, replays: state.replays,
+    arbitration: state.arbitration, window_ms: state.window_ms,
+  };
 }
 
 /** The judging of `values` (a table message's, or the form's), the default's where absent. */

@@ -160,11 +160,12 @@ function matchResult(session, seats, places, winners) {
   );
 }
 
-/** "Watch the replay" of the round just scored (in a new tab: the seat stays at the table). */
+/** "Watch the replay" of the round just scored, by its share token from `round_over` (in a
+ * new tab: the seat stays at the table). */
 function replayLink(session) {
-  const table = session.table;
-  if (!table.match || !table.round) return null;
-  const href = `#/replay/${encodeURIComponent(table.code)}/${table.match}/${table.round}`;
+  const token = session.roundOver?.replay;
+  if (!token) return null;
+  const href = `#/replay/${encodeURIComponent(token)}`;
   return h("a", { class: "button", id: "replay-link", href, target: "_blank", rel: "noopener" }, t("replay.watch"));
 }
 

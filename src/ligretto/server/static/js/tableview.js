@@ -613,9 +613,12 @@ export class TableScreen {
   }
 }
 
-/** What the rule form shows of a table: its rules, seats, listing and judging. */
+/** What the rule form shows of a table: its rules, seats, listing, replays and judging. */
 function formValues(table) {
-  return { rules: table.rules, seats: table.seats.length, public: table.public, arbitration: table.arbitration, window_ms: table.window_ms };
+  return {
+    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays,
+    arbitration: table.arbitration, window_ms: table.window_ms,
+  };
 }
 
 /** Refusals of a play that lost a race to its pile: the pile flashes, the winner is named. */
