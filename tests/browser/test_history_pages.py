@@ -93,7 +93,14 @@ def play_into(path: Path) -> dict[str, Any]:
     for code, preset, people, seed in (("HISTA", "classic", ["Ann", "Bob"], 7100), ("HISTB", "seed-es", ["Ann"], 7200)):
         rules = RuleSet.preset(preset).replace(match_end=f"rounds:{ROUNDS}")
         table = Table(
-            code, seats=len(people) + 1, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True
+            code,
+            seats=len(people) + 1,
+            rules=rules,
+            store=store,
+            countdown_s=1.0,
+            scheduler=scheduler,
+            rated=True,
+            public=True,  # its code shows in anyone's view of the history (a private one's only to its owner)
         )
         table.match_seeds = lambda n, seed=seed: seed + n
         ann = seat_profiles(table, [(name, ids[name]) for name in people], "smart:skilled")

@@ -32,7 +32,7 @@ def play_two_matches(path: Path) -> dict[str, Any]:
     """Ann and Bob (with profiles; stand-in bots play for them) and a bot play two matches;
     what the table showed: each match's sheet, the races announced, the applied actions."""
     store = SqliteStore(path)
-    ann, _ = store.profiles.create("Ann", "sun")
+    ann, ann_secret = store.profiles.create("Ann", "sun")
     bob, _ = store.profiles.create("Bob", "moon")
     scheduler = VirtualScheduler()
     rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
@@ -58,12 +58,15 @@ def play_two_matches(path: Path) -> dict[str, Any]:
     store.commit()
     table.close()
     store.close()
-    return {"ids": (ann.id, bob.id), "sheets": sheets, "seen": watcher.messages}
+    return {"ids": (ann.id, bob.id), "secret": ann_secret, "sheets": sheets, "seen": watcher.messages}
 
 
-def get(server: Any, path: str) -> tuple[int, Any]:
+def get(server: Any, path: str, secret: str | None = None) -> tuple[int, Any]:
+    request = urllib.request.Request(server.url + path)
+    if secret is not None:
+        request.add_header("Authorization", f"Bearer {secret}")
     try:
-        with urllib.request.urlopen(server.url + path, timeout=10) as response:
+        with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
@@ -127,8 +130,13 @@ def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> N
     ann, bob = played["ids"]
     races = [m for m in played["seen"] if m["type"] == "race"]
     with running(ServerProcess(db, tmp_path / "server.log")) as server:
-        status, page = get(server, f"/api/profiles/{ann}/matches")
+        status, seen_by_others = get(server, f"/api/profiles/{ann}/matches")
+        assert status == 200 and [m["code"] for m in seen_by_others["matches"]] == [None, None], "a private table"
+        status, stats_by_others = get(server, f"/api/profiles/{ann}/stats")
+        assert status == 200 and [m["code"] for m in stats_by_others["by_match"]] == [None, None]
+        status, page = get(server, f"/api/profiles/{ann}/matches", played["secret"])  # Ann's own history
         assert status == 200 and page["total"] == 2 and page["pages"] == 1
+        assert get(server, f"/api/profiles/{ann}/matches", "not-a-secret")[1] == seen_by_others
         newest, oldest = page["matches"]
         assert (newest["match"], oldest["match"]) == (2, 1)
         for entry, sheet in zip((oldest, newest), played["sheets"], strict=True):
@@ -229,10 +237,12 @@ def test_a_match_played_over_websockets_with_a_profile_is_in_its_history_and_rat
 
     over = arun(scenario())
     assert over["rated"] is True
-    status, page = server.http("GET", f"/api/profiles/{made['id']}/matches")
+    status, page = get(server, f"/api/profiles/{made['id']}/matches", made["secret"])
     assert status == 200 and page["total"] == 1
     (entry,) = page["matches"]
     assert entry["code"] == table["code"] and entry["sheet"] == over["sheet"] and entry["rated"]
+    status, seen_by_others = get(server, f"/api/profiles/{made['id']}/matches")
+    assert seen_by_others["matches"][0]["code"] is None, "a play-now table is private: its code is Ann's alone"
     assert entry["players"][1] == {"seat": 1, "name": "Ann", "profile": made["id"], "bot": None}
     assert (entry["players"][0]["bot"], entry["players"][0]["profile"]) == ("smart:machine", None)
     status, figures = server.http("GET", f"/api/profiles/{made['id']}/stats")

@@ -25,9 +25,10 @@ class MatchPlayer(_Body):
 
 class MatchEntry(_Body):
     """One match of a profile's history: ``sheet`` ``None`` before its first round was
-    scored; ``ended`` and ``places`` ``None`` while it is not over (or was abandoned)."""
+    scored; ``ended`` and ``places`` ``None`` while it is not over (or was abandoned);
+    ``code`` ``None`` for a private table, unless the profile's owner asks."""
 
-    code: str
+    code: str | None
     match: int
     started: float
     ended: float | None
@@ -50,9 +51,10 @@ class MatchHistory(_Body):
 
 
 class MatchStats(_Body):
-    """The profile's figures in one match (statistics over time)."""
+    """The profile's figures in one match (statistics over time); ``code`` as in
+    :class:`MatchEntry`."""
 
-    code: str
+    code: str | None
     match: int
     started: float
     rounds: int

@@ -7,7 +7,9 @@ and ``.../stats``, filtered by rules preset and number of players, and ``GET
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -19,7 +21,8 @@ from ligretto.ratings import Rating, nearest_bot
 from ligretto.server import history, ratingstore, stats
 from ligretto.server.api import _answer, _error
 from ligretto.server.history import MatchFilter, StoredMatch
-from ligretto.server.profileapi import NO_STORE
+from ligretto.server.profileapi import NO_STORE, secret_of
+from ligretto.server.profiles import ProfileError
 from ligretto.server.store import SqliteStore
 
 NO_PROFILE = protocol.HttpError("no_profile", "there is no profile with that id")
@@ -46,11 +49,11 @@ def filter_of(request: Request, profile: str) -> MatchFilter:
     return MatchFilter(profile, preset, _int(request, "players", MIN_PLAYERS, MAX_PLAYERS))
 
 
-def _entry(match: StoredMatch) -> protocol.MatchEntry:
+def _entry(match: StoredMatch, shown: Callable[[str], bool]) -> protocol.MatchEntry:
     players = [protocol.MatchPlayer(p.seat, p.name, p.profile, p.bot) for p in match.players]
     sheet = protocol.sheet_message(ScoreSheet.from_dict(match.sheet)) if match.sheet else None
     return protocol.MatchEntry(
-        match.code,
+        match.code if shown(match.code) else None,
         match.match,
         match.started,
         match.ended,
@@ -61,6 +64,27 @@ def _entry(match: StoredMatch) -> protocol.MatchEntry:
         sheet,
         match.places,
     )
+
+
+def codes_shown(request: Request, store: SqliteStore, profile: str) -> Callable[[str], bool]:
+    """Whether a table's invite code may be shown in ``profile``'s history: always to the
+    profile's owner (``Authorization: Bearer`` its secret), to anyone else only for a
+    public table (a private table's code lets whoever has it join or watch it)."""
+    try:
+        owner = store.profiles.by_secret(secret_of(request)).id == profile
+    except ProfileError:
+        owner = False
+    public: dict[str, bool] = {}
+
+    def shown(code: str) -> bool:
+        if owner:
+            return True
+        if code not in public:
+            record = store.table_record(code)
+            public[code] = record is not None and record.public
+        return public[code]
+
+    return shown
 
 
 def _store_and_profile(request: Request) -> tuple[SqliteStore, str] | Response:
@@ -89,7 +113,8 @@ async def profile_matches(request: Request) -> Response:
     total = history.count_of(db, which)
     matches = history.matches_of(db, which, page)
     pages = max(1, math.ceil(total / history.PAGE_SIZE))
-    return _answer(protocol.MatchHistory(profile, [_entry(m) for m in matches], page, pages, total))
+    shown = codes_shown(request, store, profile)
+    return _answer(protocol.MatchHistory(profile, [_entry(m, shown) for m in matches], page, pages, total))
 
 
 async def profile_stats(request: Request) -> Response:
@@ -105,6 +130,7 @@ async def profile_stats(request: Request) -> Response:
     except BadQuery as error:
         return _error(400, "bad_query", str(error))
     matches = history.matches_of(db, which, 1, size=history.count_of(db, which) or 1)
+    shown = codes_shown(request, store, profile)
     figures = stats.figures_of(db, profile, matches, store.round_log)
     per_match = figures.matches
     rounds = sum(m.rounds for m in per_match)
@@ -119,7 +145,7 @@ async def profile_stats(request: Request) -> Response:
         races_won=sum(m.races_won for m in per_match),
         races_lost=sum(m.races_lost for m in per_match),
         reaction_s=figures.medians,
-        by_match=per_match,
+        by_match=[m if shown(m.code or "") else msgspec.structs.replace(m, code=None) for m in per_match],
         rating=rating_message(*ratingstore.rating_of(db, profile, which.players or ratingstore.OVERALL)),
     )
     return _answer(body)

@@ -58,8 +58,17 @@ export function ownProfile() {
   return storage.profile?.()?.id ?? null;
 }
 
-async function getJson(path) {
-  const response = await fetch(path);
+/** The history's API, asked with this browser's secret when it is this browser's own
+ * profile: its owner sees the codes of its private tables too (nobody else does). */
+/** "Table CODE", or "A private table" when the server keeps its code to the owner. */
+function tableText(match) {
+  return match.code ? t("history.table", { code: match.code }) : t("history.private_table");
+}
+
+async function getJson(path, profile = null) {
+  const own = storage.profile?.();
+  const headers = own && own.id === profile ? { Authorization: `Bearer ${own.secret}` } : {};
+  const response = await fetch(path, { headers });
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw Object.assign(new Error(body.error || String(response.status)), { code: body.error });
   return body;
@@ -98,7 +107,7 @@ export class HistoryPage {
     this.loading = true;
     this.render();
     try {
-      const [stats, matches] = await Promise.all([getJson(`${base}/stats${this.query(false)}`), getJson(`${base}/matches${this.query(true)}`)]);
+      const [stats, matches] = await Promise.all([getJson(`${base}/stats${this.query(false)}`, this.profile), getJson(`${base}/matches${this.query(true)}`, this.profile)]);
       if (asked !== this.asked) return;
       Object.assign(this, { stats, matches, error: null });
     } catch (error) {
@@ -213,13 +222,13 @@ export class HistoryPage {
     if (!list) return null;
     const section = h("section", { class: "history-matches", id: "history-matches", "aria-labelledby": "history-matches-title", dataset: { total: list.total } },
       h("h2", { id: "history-matches-title" }, t("history.matches", { n: list.total })),
-      list.matches.length ? list.matches.map((match) => this.matchCard(match)) : h("p", { class: "muted" }, t("history.none")),
+      list.matches.length ? list.matches.map((match, index) => this.matchCard(match, index)) : h("p", { class: "muted" }, t("history.none")),
       this.pager(list),
     );
     return section;
   }
 
-  matchCard(match) {
+  matchCard(match, index = 0) {
     const names = [];
     for (const player of match.players) names[player.seat] = playerName(player);
     const me = match.players.find((player) => player.profile === this.profile)?.seat ?? null;
@@ -227,10 +236,10 @@ export class HistoryPage {
     const places = match.places || match.sheet?.places || [];
     const order = [...match.players].sort((a, b) => (places[a.seat] ?? 99) - (places[b.seat] ?? 99) || a.seat - b.seat);
     const rounds = match.sheet?.rounds || [];
-    return h("article", { class: "panel history-match", dataset: { code: match.code, match: match.match, players: match.players.length, preset: match.preset || "" } },
+    return h("article", { class: "panel history-match", dataset: { code: match.code || "", match: match.match, players: match.players.length, preset: match.preset || "" } },
       h("h3", {}, h("time", { datetime: new Date(match.started * 1000).toISOString() }, date)),
       h("p", { class: "muted small" },
-        t("history.table", { code: match.code }), " · ", rulesText(match),
+        tableText(match), " · ", rulesText(match),
         " · ", match.rated ? t("history.rated") : t("history.unrated"),
         match.ended === null ? [" · ", t("history.abandoned")] : null),
       h("ol", { class: "history-places", "aria-label": t("match.places") },
@@ -244,7 +253,7 @@ export class HistoryPage {
       rounds.length
         ? h("details", { class: "history-sheets" },
             h("summary", {}, t("history.sheets", { n: rounds.length })),
-            rounds.map((_, i) => pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${t("history.table", { code: match.code })} · ${match.match}` })))
+            rounds.map((_, i) => pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${tableText(match)} · ${match.match}${match.code ? "" : ` (${index + 1})`}` })))
         : null,
     );
   }
