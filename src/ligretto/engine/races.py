@@ -198,6 +198,11 @@ def judge(
     return (release if release > arrival else arrival), compensated
 
 
+def pile_of(action: Action) -> int | None:
+    """The pile a play is for (``None``: a new pile, or not a play)."""
+    return action.pile if isinstance(action, Play) else None
+
+
 def behind(release: float, compensated: float, held: Iterable[tuple[float, float]]) -> float:
     """``release``, or later: a play for a pile never takes effect before a play for the
     same pile that is ranked no later (``held``: their ``(release, compensated)``), so

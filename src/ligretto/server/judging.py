@@ -27,8 +27,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ligretto.engine.actions import Action, Play
-from ligretto.engine.races import CAP_MS, Fairness, behind, judge
+from ligretto.engine.actions import Action
+from ligretto.engine.races import CAP_MS, Fairness, behind, judge, pile_of
 from ligretto.server.clock import Timers
 
 
@@ -102,7 +102,7 @@ class Judge:
             cap=self.cap_s,
         )
         if seats:
-            pending.release = behind(pending.release, pending.compensated, self._held_for(_pile(pending.action)))
+            pending.release = behind(pending.release, pending.compensated, self._held_for(pile_of(pending.action)))
         now = self.clock()
         if pending.release <= now:
             return True
@@ -121,7 +121,7 @@ class Judge:
 
     def _held_for(self, pile: int | None) -> list[tuple[float, float]]:
         """``(release, compensated)`` of the plays held for ``pile``."""
-        return [(entry[0], entry[1]) for entry in self._held if _pile(entry[3].action) == pile]
+        return [(entry[0], entry[1]) for entry in self._held if pile_of(entry[3].action) == pile]
 
     def _arm(self) -> bool:
         """One timer, for the first play to let go; ``False`` if no timer can be set."""
@@ -190,7 +190,3 @@ class Judge:
         before a restart)."""
         won = self._placed.get((pile, height))
         return None if won is None else round((compensated - won) * 1000)
-
-
-def _pile(action: Action) -> int | None:
-    return action.pile if isinstance(action, Play) else None

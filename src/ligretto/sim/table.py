@@ -30,7 +30,7 @@ from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play, Vote
 from ligretto.engine.events import Ending, Outcome, Refused
-from ligretto.engine.races import behind, judge, race_winner, rivals
+from ligretto.engine.races import behind, judge, pile_of, race_winner, rivals
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
@@ -221,7 +221,7 @@ def _play_over_network(
                 if seats and isinstance(action, Play):
                     rival = max(estimate[r] for r in seats)
                     release, compensated = judge(now, stamp, estimate[seat], rival=rival, window=window, cap=cap)
-                    release = behind(release, compensated, [(h[0], h[1]) for h in held if _pile(h[4]) == action.pile])
+                    release = behind(release, compensated, [(h[0], h[1]) for h in held if pile_of(h[4]) == action.pile])
                     if release > now:
                         push(held, (release, compensated, tie(), seat, action))
                         continue
@@ -243,10 +243,6 @@ def _play_over_network(
             sent = now + delay_of(seat) + delay
             push(heap, (sent + delay_of(seat), tie(), seat, action, sent))
     return now, applied, refused
-
-
-def _pile(action: Action) -> int | None:
-    return action.pile if isinstance(action, Play) else None
 
 
 def _finish(game: Round) -> Outcome:
