@@ -3,7 +3,7 @@
 // match result.  It listens to the TableSession and draws what changed.
 
 import { aidToggle } from "./aid.js";
-import { Board } from "./board.js";
+import { BANNER_MS, Board } from "./board.js";
 import { backBadge, backOfSeat } from "./cards.js";
 import { Controls, keyList } from "./controls.js";
 import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
@@ -19,7 +19,6 @@ import * as sound from "./sound.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 
 const RULES_DEBOUNCE_MS = 250;
-const BANNER_MS = 1400;
 
 export class TableScreen {
   constructor(root, code, { watch = false, onNet = () => {} } = {}) {
