@@ -42,7 +42,8 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerP
         yield server, table.replay_token
 
 
-def phone(browser: Browser, server: ServerProcess, token: str) -> Page:
+def phone(browser: Browser, server: ServerProcess, token: str) -> tuple[Page, int]:
+    """The replay at 390x844 on Playwright's paused clock; its number of steps."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", has_touch=True)
     page = context.new_page()
     start_ms = time.time() * 1000
@@ -50,7 +51,8 @@ def phone(browser: Browser, server: ServerProcess, token: str) -> Page:
     page.goto(f"{server.url}/#/replay/{token}")
     page.wait_for_function("() => window.ligrettoReplay !== undefined")
     page.clock.pause_at(start_ms + 60_000)  # from here the page's time moves only by run_for
-    return page
+    steps: int = page.evaluate("() => window.ligrettoReplay.track.length")
+    return page, steps
 
 
 def at_the_end(page: Page) -> dict[str, Any]:
@@ -68,9 +70,7 @@ def at_the_end(page: Page) -> dict[str, Any]:
 def test_the_stop_banner_shows_a_moment_then_leaves_the_seats_readable(
     browser: Browser, replayed: tuple[ServerProcess, str]
 ) -> None:
-    server, token = replayed
-    page = phone(browser, server, token)
-    last = page.evaluate("() => window.ligrettoReplay.track.length")
+    page, last = phone(browser, *replayed)
     page.evaluate(f"() => window.ligrettoReplay.goTo({last - 1})")
     assert at_the_end(page)["banner"] is None
     page.click("#replay-forward")  # the last move, as the timeline plays it
@@ -91,9 +91,7 @@ def test_the_banner_shows_again_each_time_the_end_is_reached(
     browser: Browser, replayed: tuple[ServerProcess, str]
 ) -> None:
     """Scrubbed to the end, then back and to the end again: the banner each time, gone a moment later."""
-    server, token = replayed
-    page = phone(browser, server, token)
-    last = page.evaluate("() => window.ligrettoReplay.track.length")
+    page, last = phone(browser, *replayed)
     for _ in range(2):
         page.locator("#replay-timeline").fill(str(last))
         page.wait_for_selector("#replay-scores")
