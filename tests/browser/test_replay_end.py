@@ -5,8 +5,10 @@ page's clock is Playwright's, so "a moment" passes without waiting for it."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +19,17 @@ from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds
 
 SEATS = 8
-BANNER_MS = 1400
-"""``BANNER_MS`` of board.js: how long the banner stays alone at the end."""
+BOARD_JS = Path(__file__).resolve().parents[2] / "src/ligretto/server/static/js/board.js"
+
+
+def banner_ms() -> int:
+    """``BANNER_MS`` of board.js: how long the banner stays alone at the end."""
+    found = re.search(r"export const BANNER_MS = (\d+);", BOARD_JS.read_text(encoding="utf-8"))
+    assert found is not None, "board.js no longer says how long the banner stays"
+    return int(found.group(1))
+
+
+BANNER_MS = banner_ms()
 COVERED = """() => [...document.querySelectorAll('.opponent')].filter((seat) => {
   const box = seat.getBoundingClientRect();
   const points = [[0.5, 0.5], [0.1, 0.2], [0.9, 0.2], [0.1, 0.8], [0.9, 0.8], [0.3, 0.5], [0.7, 0.5]];
