@@ -23,18 +23,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: realserver.py
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))  # listeners.py
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: realserver.py, storedrounds.py
 
 from browserkit import LAUNCH_ARGS, ensure_chromium
-from listeners import Recorder
 from playwright.sync_api import sync_playwright
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
 from realserver import COUNTDOWN_S, ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 SEATS = 12
 TIMED = """async ([repeats, token]) => {
@@ -56,22 +52,12 @@ TIMED = """async ([repeats, token]) => {
 
 def store_round(path: Path) -> str:
     """One 12-player round played in process into the file at ``path``; its share token."""
-    store = SqliteStore(path)
-    scheduler = VirtualScheduler(start=time.time())  # the store dates the deal by the wall clock
     rules = RuleSet().replace(match_end="rounds:1")
-    table = Table("BENCH", seats=SEATS, rules=rules, store=store, countdown_s=COUNTDOWN_S, scheduler=scheduler)
-    table.match_seeds = lambda n: 1200 + n
-    table.join(Recorder(), "Ann")
-    for _ in range(SEATS - 1):
-        table.add_bot(0, "smart:skilled")
-    seat = table.seats[0]
-    assert seat is not None
-    seat.stand_in = True
-    table.start(0)
-    scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
-    store.commit()
-    table.close()
-    store.close()
+    with StoredRounds(path, start=time.time()) as stored:  # the store dates the deal by the wall clock
+        table = stored.table(
+            "BENCH", [Person("Ann")], ["smart:skilled"] * (SEATS - 1), rules=rules, seed=1200, countdown_s=COUNTDOWN_S
+        )
+        stored.play(table)
     assert table.replay_token is not None
     return table.replay_token
 

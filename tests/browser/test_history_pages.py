@@ -1,7 +1,7 @@
 """The history page (#/history/ID) and the leaderboard (#/leaderboard) in a real browser.
 
 Matches are played in process (stand-in bots play for the profiles' seats, on a virtual
-clock) into a real SQLite file, the way tests/server/test_server_historyapi.py does; one
+clock) into a real SQLite file by tests/storedrounds.py, as tests/server/test_server_historyapi.py does; one
 real ``ligretto serve`` on that file serves this module's pages.  Ann plays two matches of
 three rounds (classic with Bob and a bot; seed-es with a bot); Cid and Dee play 21 rated
 one-round matches with a bot: enough for the leaderboard, and two pages of history.  The pages must show the score
@@ -26,10 +26,8 @@ from test_accessibility import describe, violations
 
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
 from realserver import ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 ROUNDS = 3
 LADDER_MATCHES = 21
@@ -59,71 +57,37 @@ class Listener:
         return [m for m in self.messages if m["type"] == "round_over"]
 
 
-def play(table: Table, scheduler: VirtualScheduler, rounds: int) -> None:
-    """One match from the host's start to its end (the stand-ins play and get ready)."""
-    table.start(0)
-    for number in range(1, rounds + 1):
-        scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
-        if number < rounds:
-            table.ready(0)
-    assert table.phase is Phase.OVER
-
-
-def seat_profiles(table: Table, people: list[tuple[str, str]], bot: str) -> Listener:
-    """Seat each (name, profile id) with a stand-in playing for it, then a bot; the first
-    person's listener (what that player was sent)."""
-    first = Listener()
-    for i, (name, profile) in enumerate(people):
-        table.join(first if i == 0 else Listener(), name, profile)
-    table.add_bot(0, bot)
-    for seat in table.seats[: len(people)]:
-        assert seat is not None
-        seat.stand_in = True
-    return first
-
-
 def play_into(path: Path) -> dict[str, Any]:
-    store = SqliteStore(path)
-    made = {
-        name: store.profiles.create(name, symbol)
-        for name, symbol in (("Ann", "sun"), ("Bob", "moon"), ("Cid", "star"), ("Dee", "heart"))
-    }
-    ids = {name: profile.id for name, (profile, _secret) in made.items()}
-    scheduler = VirtualScheduler(start=time.time() - 3600)
-    seen: dict[str, list[dict[str, Any]]] = {}
-    for code, preset, people, seed in (("HISTA", "classic", ["Ann", "Bob"], 7100), ("HISTB", "seed-es", ["Ann"], 7200)):
-        rules = RuleSet.preset(preset).replace(match_end=f"rounds:{ROUNDS}")
-        table = Table(
-            code,
-            seats=len(people) + 1,
-            rules=rules,
-            store=store,
-            countdown_s=1.0,
-            scheduler=scheduler,
-            rated=True,
-            public=True,  # its code shows in anyone's view of the history (a private one's only to its owner)
-        )
-        table.match_seeds = lambda n, seed=seed: seed + n
-        ann = seat_profiles(table, [(name, ids[name]) for name in people], "smart:skilled")
-        play(table, scheduler, ROUNDS)
-        seen[code] = ann.round_overs()
-        table.close()
-    ladder = Table(
-        "LADDER",
-        seats=3,
-        rules=RuleSet.preset("classic").replace(match_end="rounds:1"),
-        store=store,
-        countdown_s=1.0,
-        scheduler=scheduler,
-        rated=True,
-    )
-    ladder.match_seeds = lambda n: 7300 + n
-    seat_profiles(ladder, [("Cid", ids["Cid"]), ("Dee", ids["Dee"])], "smart:casual")
-    for _ in range(LADDER_MATCHES):
-        play(ladder, scheduler, 1)
-    ladder.close()
-    store.commit()
-    store.close()
+    with StoredRounds(path, start=time.time() - 3600) as stored:
+        made = {
+            name: stored.profile(name, symbol)
+            for name, symbol in (("Ann", "sun"), ("Bob", "moon"), ("Cid", "star"), ("Dee", "heart"))
+        }
+        ids = {name: profile for name, (profile, _secret) in made.items()}
+        seen: dict[str, list[dict[str, Any]]] = {}
+        matches = (("HISTA", "classic", ["Ann", "Bob"], 7100), ("HISTB", "seed-es", ["Ann"], 7200))
+        for code, preset, names, seed in matches:
+            rules = RuleSet.preset(preset).replace(match_end=f"rounds:{ROUNDS}")
+            ann = Listener()  # what Ann, the host, was sent
+            people = [Person("Ann", ids["Ann"], ann), *(Person(name, ids[name], Listener()) for name in names[1:])]
+            table = stored.table(
+                code,
+                people,
+                ["smart:skilled"],
+                rules=rules,
+                seed=seed,
+                countdown_s=1.0,
+                rated=True,
+                public=True,  # its code shows in anyone's view of the history (a private one's only to its owner)
+            )
+            stored.play(table, ROUNDS)
+            seen[code] = ann.round_overs()
+            table.close()
+        rules = RuleSet.preset("classic").replace(match_end="rounds:1")
+        people = [Person("Cid", ids["Cid"]), Person("Dee", ids["Dee"])]
+        ladder = stored.table("LADDER", people, ["smart:casual"], rules=rules, seed=7300, countdown_s=1.0, rated=True)
+        for _ in range(LADDER_MATCHES):
+            stored.play(ladder)
     return {"ids": ids, "secrets": {name: secret for name, (_, secret) in made.items()}, "seen": seen}
 
 

@@ -23,12 +23,10 @@ from playwright.sync_api import Browser, Page
 
 from ligretto.engine.rules import RuleSet
 from ligretto.replay import Verified, decode, verify
-from ligretto.server.clock import VirtualScheduler
 from ligretto.server.replayaccess import Replays
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
 from racedeals import raced_replay
 from realserver import ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
 
@@ -182,39 +180,17 @@ def test_a_round_that_does_not_exist_says_so(pages: Any) -> None:
     assert page.evaluate("() => window.ligrettoReplay ?? null") is None
 
 
-class Away:
-    """Ann's connection, gone: her stand-in plays (what she is sent does not matter here)."""
-
-    seat: int | None = None
-
-    def detach(self) -> None:
-        self.seat = None
-
-    def send(self, message: Any) -> None:
-        pass
-
-
 def players_only_round(folder: Path) -> tuple[str, str, str]:
     """A round of a ``players`` table, played in process on a virtual clock into the file
     the server will serve (Ann, with a profile, played by her stand-in, against a bot):
     its share token, and Ann's profile id and secret."""
-    store = SqliteStore(folder / "ligretto.db")
-    profile, secret = store.profiles.create("Ann", "star")
-    scheduler = VirtualScheduler(start=time.time())
     rules = RuleSet().replace(match_end="rounds:1")
-    table = Table("ONLY", seats=2, rules=rules, store=store, scheduler=scheduler, replays=Replays.PLAYERS)
-    table.join(Away(), "Ann", profile.id)
-    table.add_bot(0, "smart:skilled")
-    seat = table.seats[0]
-    assert seat is not None
-    seat.stand_in = True
-    table.start(0)
-    scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
-    store.commit()
-    table.close()
-    store.close()
+    with StoredRounds(folder / "ligretto.db", start=time.time()) as stored:
+        profile, secret = stored.profile("Ann", "star")
+        table = stored.table("ONLY", [Person("Ann", profile)], ["smart:skilled"], rules=rules, replays=Replays.PLAYERS)
+        stored.play(table)
     assert table.replay_token is not None
-    return table.replay_token, profile.id, secret
+    return table.replay_token, profile, secret
 
 
 def test_a_players_only_replay_opens_for_its_player_and_not_for_a_stranger(browser: Browser, tmp_path: Path) -> None:

@@ -23,16 +23,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from listeners import Recorder
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: realserver.py, storedrounds.py
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
 from realserver import ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 MATCHES = 1000
 ROUNDS = 5
@@ -40,28 +35,20 @@ ROUNDS = 5
 
 def one_match(path: Path) -> str:
     """Play one match into ``path``; the profile's id."""
-    store = SqliteStore(path)
-    profile, _ = store.profiles.create("Ann", "sun")
-    scheduler = VirtualScheduler()
     rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
-    table = Table("BENCH", seats=4, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
-    table.match_seeds = lambda n: 7000 + n
-    table.join(Recorder(), "Ann", profile.id)
-    for _ in range(3):
-        table.add_bot(0, "smart:skilled")
-    seat = table.seats[0]
-    assert seat is not None
-    seat.stand_in = True
-    table.start(0)
-    for number in range(1, ROUNDS + 1):
-        scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
-        if number < ROUNDS:
-            table.ready(0)
-    assert table.phase is Phase.OVER
-    store.commit()
-    table.close()
-    store.close()
-    return profile.id
+    with StoredRounds(path) as stored:
+        profile, _ = stored.profile("Ann", "sun")
+        table = stored.table(
+            "BENCH",
+            [Person("Ann", profile)],
+            ["smart:skilled"] * 3,
+            rules=rules,
+            seed=7000,
+            countdown_s=1.0,
+            rated=True,
+        )
+        stored.play(table, ROUNDS)
+    return profile
 
 
 def copy_matches(path: Path) -> None:

@@ -22,8 +22,9 @@ from ligretto.loadtest.scans import CARD
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.history import MatchFilter, matches_of
 from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
+from ligretto.server.table import Table
 from realserver import ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 ROUNDS = 3
 
@@ -31,34 +32,20 @@ ROUNDS = 3
 def play_two_matches(path: Path) -> dict[str, Any]:
     """Ann and Bob (with profiles; stand-in bots play for them) and a bot play two matches;
     what the table showed: each match's sheet, the races announced, the applied actions."""
-    store = SqliteStore(path)
-    ann, ann_secret = store.profiles.create("Ann", "sun")
-    bob, _ = store.profiles.create("Bob", "moon")
-    scheduler = VirtualScheduler()
     rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
-    table = Table("HIST", seats=3, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=True)
-    table.match_seeds = lambda n: 4000 + n
-    table.join(Recorder(), "Ann", ann.id)
-    table.join(Recorder(), "Bob", bob.id)
-    table.add_bot(0, "smart:skilled")
-    for seat in table.seats[:2]:
-        assert seat is not None
-        seat.stand_in = True  # the person's seat is played by the stand-in bot
-    watcher = Recorder()
-    table.watch(watcher)
-    sheets = []
-    for _ in range(2):
-        table.start(0)
-        for number in range(1, ROUNDS + 1):
-            scheduler.run_until(lambda: table.phase in (Phase.SCORING, Phase.OVER), limit_s=3600)
-            if number < ROUNDS:
-                table.ready(0)
-        assert table.phase is Phase.OVER and table.match is not None
-        sheets.append(table.match.sheet.to_dict())
-    store.commit()
-    table.close()
-    store.close()
-    return {"ids": (ann.id, bob.id), "secret": ann_secret, "sheets": sheets, "seen": watcher.messages}
+    with StoredRounds(path) as stored:
+        ann, ann_secret = stored.profile("Ann", "sun")
+        bob, _ = stored.profile("Bob", "moon")
+        people = [Person("Ann", ann, Recorder()), Person("Bob", bob, Recorder())]
+        table = stored.table("HIST", people, ["smart:skilled"], rules=rules, seed=4000, countdown_s=1.0, rated=True)
+        watcher = Recorder()
+        table.watch(watcher)
+        sheets = []
+        for _ in range(2):
+            stored.play(table, ROUNDS)
+            assert table.match is not None
+            sheets.append(table.match.sheet.to_dict())
+    return {"ids": (ann, bob), "secret": ann_secret, "sheets": sheets, "seen": watcher.messages}
 
 
 def get(server: Any, path: str, secret: str | None = None) -> tuple[int, Any]:

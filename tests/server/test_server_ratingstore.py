@@ -10,42 +10,31 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from listeners import Quiet
 from openskill.models import PlackettLuce
 
 from ligretto.engine.rules import RuleSet
 from ligretto.ratings import DEFAULT, bot_rating
-from ligretto.server.clock import VirtualScheduler
 from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, rating_of
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table
+from ligretto.server.table import Table
 from realserver import ServerProcess, running
+from storedrounds import Person, StoredRounds
 
 BOT = "smart:skilled"
 
 
-def seated_table(store: SqliteStore, *, rated: bool) -> tuple[Table, VirtualScheduler, list[str]]:
+def seated_table(stored: StoredRounds, *, rated: bool) -> tuple[Table, list[str]]:
     """Ann and Bob with profiles, Carl without, and a bot; stand-ins play for the people."""
-    ann, _ = store.profiles.create("Ann", "sun")
-    bob, _ = store.profiles.create("Bob", "star")
-    scheduler = VirtualScheduler()
+    ann, _ = stored.profile("Ann", "sun")
+    bob, _ = stored.profile("Bob", "star")
     rules = RuleSet().replace(match_end="rounds:1")
-    table = Table("RATE", seats=4, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler, rated=rated)
-    table.match_seeds = lambda n: 777 + n
-    table.join(Quiet(), "Ann", ann.id)
-    table.join(Quiet(), "Bob", bob.id)
-    table.join(Quiet(), "Carl")
-    table.add_bot(0, BOT)
-    for seat in table.seats[:3]:
-        assert seat is not None
-        seat.stand_in = True
-    return table, scheduler, [ann.id, bob.id]
+    people = [Person("Ann", ann), Person("Bob", bob), Person("Carl")]
+    table = stored.table("RATE", people, [BOT], rules=rules, seed=777, countdown_s=1.0, rated=rated)
+    return table, [ann, bob]
 
 
-def play_match(table: Table, scheduler: VirtualScheduler) -> list[int]:
+def play_match(stored: StoredRounds, table: Table) -> list[int]:
     """One match of one round; its final places by seat."""
-    table.start(0)
-    scheduler.run_until(lambda: table.phase is Phase.OVER, limit_s=3600)
+    stored.play(table)
     assert table.match is not None
     places: list[int] = table.match.sheet.to_dict()["places"]
     return places
@@ -56,15 +45,16 @@ def relative(places: list[int]) -> list[int]:
 
 
 def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "r.db")
-    table, scheduler, (ann, bob) = seated_table(store, rated=True)
+    stored = StoredRounds(tmp_path / "r.db")
+    store = stored.store
+    table, (ann, bob) = seated_table(stored, rated=True)
     model = PlackettLuce()
     bot = bot_rating(BOT)
     assert bot is not None, "the bot of this test has a calibrated rating"
     expected = {ann: model.rating(), bob: model.rating()}
     try:
         for number in (1, 2):
-            places = play_match(table, scheduler)
+            places = play_match(stored, table)
             store.commit()
             # Seats 0 (Ann), 1 (Bob) and 3 (the bot) take part; Carl (seat 2) has no profile.
             ranks = relative([places[0], places[1], places[3]])
@@ -80,21 +70,20 @@ def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> No
         (count,) = store.db.execute("SELECT COUNT(*) FROM ratings").fetchone()
         assert count == 4, "only the two profiles are rated (overall and at four players)"
     finally:
-        table.close()
-        store.close()
+        stored.close()
 
 
 def test_a_match_of_an_unrated_table_changes_no_rating(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "r.db")
-    table, scheduler, (ann, _) = seated_table(store, rated=False)
+    stored = StoredRounds(tmp_path / "r.db")
+    store = stored.store
+    table, (ann, _) = seated_table(stored, rated=False)
     try:
-        play_match(table, scheduler)
+        play_match(stored, table)
         store.commit()
         assert store.db.execute("SELECT COUNT(*) FROM ratings").fetchone() == (0,)
         assert rating_of(store.db, ann) == (DEFAULT, 0)
     finally:
-        table.close()
-        store.close()
+        stored.close()
 
 
 def get(server: Any, path: str) -> tuple[int, Any]:
@@ -107,10 +96,11 @@ def get(server: Any, path: str) -> tuple[int, Any]:
 
 def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(tmp_path: Path) -> None:
     db = tmp_path / "ligretto.db"
-    store = SqliteStore(db)
-    table, scheduler, ids = seated_table(store, rated=True)
+    stored = StoredRounds(db)
+    store = stored.store
+    table, ids = seated_table(stored, rated=True)
     for number in range(1, LEADERBOARD_MIN_MATCHES + 1):
-        play_match(table, scheduler)
+        play_match(stored, table)
         store.commit()
         if number == LEADERBOARD_MIN_MATCHES - 1:
             early = [rating_of(store.db, profile)[1] for profile in ids]
@@ -122,7 +112,7 @@ def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(
     store.db.execute(
         "INSERT INTO ratings VALUES (?, ?, 60.0, 1.0, ?)", (newcomer.id, OVERALL, LEADERBOARD_MIN_MATCHES - 1)
     )
-    store.close()
+    stored.close()
     assert early == [LEADERBOARD_MIN_MATCHES - 1] * 2
     with running(ServerProcess(db, tmp_path / "server.log")) as server:
         status, board = get(server, "/api/leaderboard")

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from ligretto.terminal.profiles import ProfileFile, ProfileKeeper, base_url
+from ligretto import protocol
+from ligretto.terminal.profiles import ProfileApi, ProfileApiError, ProfileFile, ProfileKeeper, base_url
 from ligretto.terminal.remote import RemoteTable, SeatTokens
 from realserver import ServerProcess
 
@@ -51,9 +52,40 @@ def test_made_on_the_first_join_and_the_same_on_the_next(server: ServerProcess, 
     status, me = server.http("GET", f"/api/profiles/{entry['id']}/matches")
     assert status == 200 and me["total"] == 0  # a live profile of the server
 
-    again, note = ProfileKeeper(server.url + "/", file).for_join("Someone else", "star")
+    again, note = ProfileKeeper(server.url + "/", file).for_join("Tess", "star")
     assert (again, note) == (secret, "profile Tess")  # the same profile: checked, not made again
     assert kept_file(tmp_path) == {server.url: entry}
+
+
+def test_a_join_under_another_name_renames_the_kept_profile(server: ServerProcess, tmp_path: Path) -> None:
+    """``--name`` is the name the seat shows: a kept profile with another name is renamed
+    to it (its back symbol stays), and the line says so; the next join with that name
+    changes nothing."""
+    file = ProfileFile(tmp_path / "ligretto" / "profiles.json")
+    keeper = ProfileKeeper(server.url, file)
+    secret, _ = keeper.for_join("Tess", "moon")
+    assert secret is not None
+    (entry,) = kept_file(tmp_path).values()
+    again, note = ProfileKeeper(server.url + "/", file).for_join("Tessa B.", "star")
+    assert (again, note) == (secret, "profile Tessa B., renamed from Tess")
+    assert kept_file(tmp_path) == {server.url: entry}  # the same profile, not a new one
+    me = keeper.api.me(secret)
+    assert (me.id, me.name, me.symbol) == (entry["id"], "Tessa B.", "moon")
+    assert keeper.for_join("Tessa B.") == (secret, "profile Tessa B.")
+
+
+def test_a_rename_the_server_refuses_keeps_the_profile_as_it_was(server: ServerProcess, tmp_path: Path) -> None:
+    file = ProfileFile(tmp_path / "profiles.json")
+    secret, _ = ProfileKeeper(server.url, file).for_join("Tess")
+
+    class Refusing(ProfileApi):
+        def update(self, secret: str, name: str | None, symbol: str | None) -> protocol.ProfileMsg:
+            raise ProfileApiError(400, "bad_name", "this name is not allowed here")
+
+    keeper = ProfileKeeper(server.url, file, Refusing(base_url(server.url)))
+    assert keeper.for_join("Tessa") == (secret, "profile Tess, not renamed: this name is not allowed here")
+    assert secret is not None and keeper.api.me(secret).name == "Tess"
+    assert file.get(server.url) is not None
 
 
 def test_a_profile_the_server_no_longer_knows_is_made_again(server: ServerProcess, tmp_path: Path) -> None:
@@ -233,3 +265,31 @@ def test_a_profile_seated_on_another_device_watches(server: ServerProcess, tmp_p
     arun(scenario())
     status, details = server.http("GET", f"/api/tables/{code}")
     assert status == 200 and [p["name"] for p in details["players"] if p is not None] == ["Tess"]
+
+
+def test_the_seat_and_the_profile_take_the_joining_name(server: ServerProcess, tmp_path: Path, arun: Arun) -> None:
+    """A terminal whose profile is Tess joins with ``--name Tessa``: the connected line
+    says the profile was renamed, the seat shows Tessa and so does the profile."""
+    code = server.create_table(2)
+    file = ProfileFile(tmp_path / "profiles.json")
+    secret, _ = ProfileKeeper(server.url, file).for_join("Tess")
+    kept = file.get(server.url)
+    assert secret is not None and kept is not None
+    remote = RemoteTable(
+        server.url, code, "Tessa", tokens=SeatTokens(tmp_path / "seats.json"), profiles=ProfileKeeper(server.url, file)
+    )
+    seen: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        remote.start(seen.append)
+        await _until(lambda: any(m["type"] == "welcome" for m in seen), "the welcome", seen)
+        assert remote.profile == secret
+        (connected,) = [m for m in seen if m["type"] == "connection"]
+        assert connected["message"].endswith(": seat 1 (profile Tessa, renamed from Tess)")
+        await remote.close()
+
+    arun(scenario())
+    status, details = server.http("GET", f"/api/tables/{code}")
+    assert status == 200 and [p["name"] for p in details["players"] if p is not None] == ["Tessa"]
+    assert ProfileKeeper(server.url, file).api.me(secret).name == "Tessa"
+    assert file.get(server.url) == kept

@@ -23,6 +23,7 @@ from ligretto.terminal.profiles import (
     ProfileApi,
     ProfileApiError,
     ProfileFile,
+    ProfileKeeper,
     Unavailable,
     UrlError,
     base_url,
@@ -89,6 +90,7 @@ class ProfileCommand:
         self.server = base_url(url)
         self.file = file or ProfileFile()
         self.api = api or ProfileApi(self.server)
+        self.keeper = ProfileKeeper(url, self.file, self.api)
         self.out = out or sys.stdout
         self.ask = ask
         self.clock = clock
@@ -111,7 +113,7 @@ class ProfileCommand:
             elif request.link:
                 self._link(kept)
             elif request.rename is not None or request.symbol is not None:
-                self._show(self.api.update(kept.secret, request.rename, request.symbol))
+                self._show(self.keeper.change(kept.secret, request.rename, request.symbol))
             else:
                 self._show(self.api.me(kept.secret))
         except ProfileApiError as error:

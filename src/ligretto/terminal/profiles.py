@@ -5,7 +5,7 @@ keyed by the server's base address, as ``{id, secret}`` and nothing else: the na
 back symbol are the server's to say.  :class:`ProfileApi` speaks the server's profile API
 (docs/protocol.md, "Profiles, history and ratings") over plain HTTP; :class:`ProfileKeeper`
 is one server's profile as ``ligretto join`` needs it: checked, made on the first join,
-forgotten and made again when the server no longer knows it.  The secret goes only to the
+renamed to the joining name, forgotten and made again when the server no longer knows it.  The secret goes only to the
 server (the ``Authorization`` header, ``hello.profile``), never to the screen.
 """
 
@@ -170,16 +170,35 @@ class ProfileKeeper:
         self.file = file or ProfileFile()
         self.api = api or ProfileApi(self.server)
 
+    def change(self, secret: str, name: str | None, symbol: str | None = None) -> protocol.ProfileMsg:
+        """The profile renamed and/or given another back symbol (``PATCH /api/profiles/me``):
+        the one way both ``ligretto profile --rename`` and ``ligretto join --name`` change it."""
+        return self.api.update(secret, name, symbol)
+
+    def _named(self, secret: str, name: str) -> str:
+        """The line of a kept profile, renamed to ``name`` first if its name differs (the
+        seat's name is the profile's); a rename the server refuses leaves it as it was."""
+        profile = self.api.me(secret)
+        if profile.name == name:
+            return f"profile {name}"
+        try:
+            renamed = self.change(secret, name)
+        except ProfileApiError as error:
+            if error.code == "bad_profile":
+                raise
+            return f"profile {profile.name}, not renamed: {error.message}"
+        return f"profile {renamed.name}, renamed from {profile.name}"
+
     def for_join(self, name: str, symbol: str = DEFAULT_SYMBOL) -> tuple[str | None, str]:
         """The secret to send in ``hello`` (``None``: join without a profile) and one line
-        saying which profile it is, or why there is none.  A kept profile the server no
-        longer knows (401 ``bad_profile``) is forgotten and a new one made."""
+        saying which profile it is, or why there is none.  A kept profile whose name is not
+        ``name`` is renamed to it; one the server no longer knows (401 ``bad_profile``) is
+        forgotten and a new one made."""
         try:
             kept = self.file.get(self.server)
             if kept is not None:
                 try:
-                    profile = self.api.me(kept.secret)
-                    return kept.secret, f"profile {profile.name}"
+                    return kept.secret, self._named(kept.secret, name)
                 except ProfileApiError as error:
                     if error.code != "bad_profile":
                         raise

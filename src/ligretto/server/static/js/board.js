@@ -10,6 +10,9 @@ import { aidOn } from "./aid.js";
 import { fitsColumn, targetPile } from "./mirror.js";
 import { formatScore } from "./sheet.js";
 
+/** How long the Stop banner stays alone on the screen at a round's end, before the score
+ *  sheet (live table) or the round's scores alone (replay) take its place. */
+export const BANNER_MS = 1400;
 const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
 const LOST_PILE_MS = 1000;

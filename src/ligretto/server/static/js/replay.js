@@ -6,7 +6,7 @@
 // game's note (races.js).  A timeline: play/pause, speed, scrubbing, step by step, each
 // move's time; a link to download the replay file.
 
-import { Board } from "./board.js";
+import { BANNER_MS, Board } from "./board.js";
 import { h, setChildren, typing } from "./dom.js";
 import { t } from "./i18n.js";
 import { applyEvents } from "./mirror.js";
@@ -75,6 +75,8 @@ export class ReplayScreen {
     this.speed = 1;
     this.timer = null;
     this.clock = null; // {at: performance.now(), t: round seconds} while playing
+    this.bannerTimer = null; // at the end: until the Stop banner leaves the seats to be seen
+    this.bannerGone = false;
     this.keydown = (event) => this.key(event);
     document.addEventListener("keydown", this.keydown);
     this.render();
@@ -100,6 +102,9 @@ export class ReplayScreen {
   /** Begin at the deal with the answer `replay` (also used by the benchmark and tests). */
   start(replay) {
     this.where = { match: replay.match, round: replay.round };
+    clearTimeout(this.bannerTimer);
+    this.bannerTimer = null;
+    this.bannerGone = false;
     this.track = new ReplayTrack(replay);
     this.session = new ReplaySession(replay);
     this.session.view = this.track.view;
@@ -112,6 +117,7 @@ export class ReplayScreen {
 
   close() {
     this.pause();
+    clearTimeout(this.bannerTimer);
     this.races?.close();
     document.removeEventListener("keydown", this.keydown);
     if (window.ligrettoReplay === this) delete window.ligrettoReplay;
@@ -243,10 +249,28 @@ export class ReplayScreen {
     }
     const over = this.track.index === this.track.length;
     this.session.table.sheet = over ? { totals: this.track.replay.end.scores } : null;
+    this.endBanner(over);
     this.board.render();
     this.board.root.dataset.step = String(this.track.index);
     setChildren(this.stage, [this.board.root, this.controls.element, over ? this.scores() : null, this.races.live].filter(Boolean));
     this.showControls();
+  }
+
+  /** At the end the Stop banner shows a moment, as at the live table, then leaves: the
+   *  seats it covered (on a phone, several) and the scores below stay readable.  Back
+   *  before the end, it shows again the next time the end is reached. */
+  endBanner(over) {
+    if (!over) {
+      clearTimeout(this.bannerTimer);
+      this.bannerTimer = null;
+      this.bannerGone = false;
+    } else if (!this.bannerTimer && !this.bannerGone) {
+      this.bannerTimer = setTimeout(() => {
+        this.bannerGone = true;
+        this.show();
+      }, BANNER_MS);
+    }
+    this.shell.classList.toggle("banner-gone", this.bannerGone);
   }
 
   /** The file with the profile's secret (a plain link cannot send it): fetched, then saved. */

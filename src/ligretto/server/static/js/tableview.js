@@ -1,25 +1,22 @@
-// The table screen: join (or watch), the waiting room where the host sets the rules and
-// adds bots, then the board with its countdown, the Stop banner, the score sheet and the
-// match result.  It listens to the TableSession and draws what changed.
+// The table screen: join (or watch: invite.js), the waiting room where the host sets the
+// rules and adds bots (waitingroom.js), then the board with its countdown, the Stop banner,
+// the score sheet and the match result.  It listens to the TableSession and draws what changed.
 
 import { aidToggle } from "./aid.js";
-import { Board } from "./board.js";
-import { backBadge, backOfSeat } from "./cards.js";
+import { BANNER_MS, Board } from "./board.js";
 import { Controls, keyList } from "./controls.js";
-import { announce, fill, h, setChildren, toast, typing } from "./dom.js";
+import { announce, h, setChildren, toast, typing } from "./dom.js";
 import { has, t } from "./i18n.js";
+import { InvitePrompt } from "./invite.js";
 import { KEYS } from "./keys.js";
-import { inviteLink } from "./lobby.js";
-import { RaceNotes, judgingSummary, lostRaceText } from "./races.js";
+import { RaceNotes, lostRaceText } from "./races.js";
 import { Reactions } from "./reactions.js";
-import { LEVELS, STRATEGIES, rulesForm, rulesSummary } from "./rules.js";
+import { rulesSummary } from "./rules.js";
 import { TableSession } from "./session.js";
 import { sheetPanel } from "./sheet.js";
 import * as sound from "./sound.js";
-import { NAME_INPUT_MAX, storage } from "./storage.js";
-
-const RULES_DEBOUNCE_MS = 250;
-const BANNER_MS = 1400;
+import { storage } from "./storage.js";
+import { WaitingRoom, shareInvite } from "./waitingroom.js";
 
 export class TableScreen {
   constructor(root, code, { watch = false, onNet = () => {} } = {}) {
@@ -39,11 +36,11 @@ export class TableScreen {
     this.bar = h("div", { class: "table-bar" });
     this.stage = h("div", { class: "stage" });
     this.shell = h("div", { class: "table-screen" }, this.bar, this.stage);
-    this.prompt = null; // the name prompt, built once (see namePrompt)
+    this.prompt = new InvitePrompt(this.session, code, { onJoin: () => this.renderStage() });
+    this.room = new WaitingRoom(this.session, code);
     this.countdown = null;
     this.countdownTimer = null;
     this.goShownUntil = 0;
-    this.rulesTimer = null;
     this.wasReconnecting = false;
     this.stoppedAt = 0;
     this.sheetTimer = null;
@@ -255,7 +252,7 @@ export class TableScreen {
     }
     if (session.watching) parts.push(h("span", { class: "pill watch" }, t("table.watching")));
     const tools = h("div", { class: "bar-tools" },
-      h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => this.shareInvite() }, t("invite.share")),
+      h("button", { type: "button", class: "ghost", id: "copy-invite", onclick: () => shareInvite(this.code) }, t("invite.share")),
       sound.muteButton(),
       h("button", { type: "button", class: "ghost keys-button", "aria-keyshortcuts": "?", onclick: () => this.showHelp() }, t("keys.button")),
       !session.watching && session.seat !== null
@@ -263,30 +260,6 @@ export class TableScreen {
         : null,
     );
     this.bar.replaceChildren(h("div", { class: "bar-info" }, parts), tools);
-  }
-
-  async copyInvite() {
-    const link = inviteLink(this.code);
-    try {
-      await navigator.clipboard.writeText(link);
-      toast(t("table.invite.copied"), "ok");
-    } catch {
-      toast(link, "info", 6000);
-    }
-  }
-
-  /** The system's share sheet where the browser has one (phones), else copy the link. */
-  async shareInvite() {
-    const link = inviteLink(this.code);
-    if (typeof navigator.share === "function") {
-      try {
-        await navigator.share({ title: t("invite.share.title"), text: t("invite.share.text"), url: link });
-        return;
-      } catch (error) {
-        if (error && error.name === "AbortError") return; // the person closed the sheet
-      }
-    }
-    await this.copyInvite();
   }
 
   leave() {
@@ -320,7 +293,7 @@ export class TableScreen {
       return;
     }
     if (!session.joined && !session.watching && !session.token && !session.name) {
-      const prompt = this.namePrompt();
+      const prompt = this.prompt.element();
       const shown = prompt.isConnected;
       setChildren(this.stage, [prompt]);
       // Coming into view (first, or again after a refused name): the field takes the focus,
@@ -334,7 +307,7 @@ export class TableScreen {
       return;
     }
     if (table.phase === "lobby") {
-      this.stage.replaceChildren(this.waitingRoom());
+      this.stage.replaceChildren(this.room.build());
       this.updateWaitingRoom();
       return;
     }
@@ -382,243 +355,11 @@ export class TableScreen {
     return overlay;
   }
 
-  /**
-   * The name prompt of a first visit by invite link. It is built once and only its words
-   * are set again: the page draws the stage again when the socket opens, when the language
-   * changes and when the server refuses the name, and the same input keeps what the person
-   * typed, the caret and the focus through all of it.
-   */
-  namePrompt() {
-    if (!this.prompt) {
-      const input = h("input", {
-        id: "prompt-name",
-        type: "text",
-        maxlength: NAME_INPUT_MAX,
-        required: true,
-        autocomplete: "nickname",
-        value: this.session.refusedName || "",
-      });
-      const label = h("label", { for: input.id });
-      const join = h("button", { class: "primary", type: "submit" });
-      const watch = h("button", { type: "button", onclick: () => this.session.watch() });
-      const form = h("form", {
-        onsubmit: (event) => {
-          event.preventDefault();
-          const name = input.value.trim();
-          if (!name) return;
-          storage.setName(name);
-          this.session.joinAs(name); // sent now, or with the hello when the socket opens
-          this.renderStage();
-        },
-      }, label, h("div", { class: "inline" }, input, join));
-      const about = h("div", { class: "invite-about", id: "invite-about", "aria-live": "polite" });
-      this.prompt = {
-        root: h("section", { class: "panel notice invite", id: "name-prompt" }, about, form, watch),
-        input, label, join, watch, about, summary: undefined,
-      };
-      this.loadInvite();
-    }
-    const { root, label, join, watch } = this.prompt;
-    label.textContent = t("lobby.name");
-    join.textContent = t("lobby.join");
-    watch.textContent = t("lobby.watch");
-    this.renderInvite();
-    return root;
-  }
-
-  /** What the invite page tells before joining: `GET /api/tables/{code}` (public only). */
-  async loadInvite() {
-    let summary = null;
-    try {
-      const response = await fetch(`/api/tables/${encodeURIComponent(this.code)}`);
-      summary = response.ok ? await response.json() : { error: "no_table" };
-    } catch {
-      summary = { error: "offline" };
-    }
-    this.prompt.summary = summary;
-    this.renderInvite();
-  }
-
-  /** The host, who is seated, the rules in a line and the free seats (or why not to join). */
-  renderInvite() {
-    const { about, summary } = this.prompt;
-    if (summary === undefined) {
-      fill(about, h("p", { class: "muted" }, t("invite.loading")));
-      return;
-    }
-    if (summary.error) {
-      fill(about, h("p", { role: "alert" }, t(summary.error === "no_table" ? "error.no_table" : "net.offline")));
-      return;
-    }
-    const players = summary.players.filter(Boolean);
-    const free = summary.seats - summary.taken;
-    fill(about,
-      h("h2", { id: "invite-title" }, summary.host ? t("invite.host", { name: summary.host }) : t("invite.nohost")),
-      h("p", { class: "invite-rules", id: "invite-rules" }, rulesSummary(summary.rules)),
-      players.length
-        ? h("div", {},
-            h("h3", {}, t("invite.seated")),
-            h("ul", { class: "invite-players", id: "invite-players" },
-              players.map((player) => h("li", { dataset: { seat: player.seat, bot: player.bot } },
-                backBadge(backOfSeat(player.seat)),
-                h("span", { class: "seat-name" }, player.name),
-                player.bot ? h("span", { class: "badge" }, t("seat.bot")) : null,
-              ))))
-        : null,
-      h("p", { class: "invite-free", id: "invite-free" },
-        summary.phase === "lobby" ? t("invite.free", { n: free }) : t("error.started")),
-    );
-  }
-
-  // --- the waiting room (lobby phase) ---------------------------------------------
-
-  waitingRoom() {
-    const session = this.session;
-    const table = session.table;
-    const host = session.isHost;
-    const link = inviteLink(this.code);
-    this.seatList = h("ol", { class: "seats", id: "seats" });
-    this.startBox = h("div", { class: "start-box" });
-    this.rulesBox = null;
-    this.rulesForm = null;
-    let rulesPart;
-    if (host) {
-      this.rulesForm = rulesForm(
-        formValues(table),
-        {
-          idPrefix: "table",
-          onChange: (settings) => {
-            clearTimeout(this.rulesTimer);
-            this.rulesTimer = setTimeout(() => this.session.setRules(settings), RULES_DEBOUNCE_MS);
-          },
-        },
-      );
-      rulesPart = this.rulesForm;
-    } else {
-      this.rulesBox = h("div", { class: "rules-readonly" });
-      rulesPart = this.rulesBox;
-    }
-    const strategy = h("select", { id: "bot-strategy", "aria-describedby": "bot-strategy-help" },
-      STRATEGIES.map((name) => h("option", { value: name }, t(`bot.${name}`))));
-    const level = h("select", { id: "bot-level", "aria-describedby": "bot-level-help" },
-      LEVELS.map((name) => h("option", { value: name, selected: name === "skilled" }, t(`level.${name}`))));
-    const strategyHelp = h("small", { class: "help", id: "bot-strategy-help" });
-    const levelHelp = h("small", { class: "help", id: "bot-level-help" });
-    const explain = () => {
-      strategyHelp.textContent = t(`bot.${strategy.value}.help`);
-      levelHelp.textContent = t(`level.${level.value}.help`);
-    };
-    strategy.addEventListener("change", explain);
-    level.addEventListener("change", explain);
-    explain();
-
-    const room = h("div", { class: "waiting" },
-      h("section", { class: "panel" },
-        h("h2", {}, t("waiting.title")),
-        h("label", { for: "invite-link" }, t("waiting.invite")),
-        h("div", { class: "inline" },
-          h("input", { id: "invite-link", type: "text", readonly: true, value: link, onfocus: (e) => e.target.select() }),
-          h("button", { type: "button", onclick: () => this.copyInvite() }, t("table.invite.copy")),
-          h("button", { type: "button", class: "primary", id: "share-invite", onclick: () => this.shareInvite() }, t("invite.share")),
-        ),
-        h("p", { class: "muted small" }, t("waiting.code", { code: this.code })),
-        h("figure", { class: "invite-qr" },
-          h("img", {
-            id: "invite-qr",
-            src: `/api/tables/${encodeURIComponent(this.code)}/qr.svg`,
-            alt: t("invite.qr.alt", { code: this.code }),
-          }),
-          h("figcaption", { class: "muted small" }, t("invite.qr.caption")),
-        ),
-        this.seatList,
-        host
-          ? h("div", { class: "add-bot" },
-              h("h3", {}, t("bot.add.title")),
-              h("div", { class: "field" }, h("label", { for: strategy.id }, t("bot.strategy")), strategy, strategyHelp),
-              h("div", { class: "field" }, h("label", { for: level.id }, t("bot.level")), level, levelHelp),
-              h("button", { type: "button", id: "add-bot", onclick: () => this.session.addBot(strategy.value, level.value) }, t("bot.add")),
-            )
-          : null,
-        this.startBox,
-      ),
-      h("section", { class: "panel" },
-        h("h2", {}, t("waiting.rules")),
-        h("p", { class: "judging-summary", id: "judging-summary" }, judgingSummary(table)),
-        rulesPart,
-      ),
-    );
-    return room;
-  }
+  // --- the waiting room (lobby phase): waitingroom.js -------------------------------
 
   updateWaitingRoom() {
-    const session = this.session;
-    const table = session.table;
-    if (!this.seatList || !this.seatList.isConnected) {
-      this.renderStage();
-      return;
-    }
-    const host = session.isHost;
-    if (Boolean(this.rulesForm) !== host) {
-      this.renderStage(); // the host role moved
-      return;
-    }
-    this.seatList.replaceChildren(
-      ...table.seats.map((entry, seat) => {
-        const back = backOfSeat(seat);
-        if (!entry) {
-          return h("li", { class: "seat free", dataset: { seat } }, backBadge(back), h("span", { class: "muted" }, t("seat.free")));
-        }
-        const [strategy, level] = entry.bot ? entry.bot.split(":") : [];
-        return h("li", { class: "seat", dataset: { seat, bot: entry.bot || null } },
-          backBadge(back),
-          h("span", { class: "seat-name" }, session.nameOf(seat)),
-          seat === table.host ? h("span", { class: "badge host" }, t("seat.host")) : null,
-          seat === session.seat && !session.watching ? h("span", { class: "badge me" }, t("seat.you")) : null,
-          entry.bot
-            ? h("span", { class: "badge" }, `${has(`bot.${strategy}`) ? t(`bot.${strategy}`) : strategy} · ${has(`level.${level}`) ? t(`level.${level}`) : level}`)
-            : null,
-          !entry.bot && !entry.connected ? h("span", { class: "badge warn" }, t("seat.away")) : null,
-          host && seat !== session.seat
-            ? h("button", {
-                type: "button",
-                class: "ghost small remove-seat",
-                "aria-label": t("seat.remove.label", { name: session.nameOf(seat) }),
-                onclick: () => this.session.removeSeat(seat),
-              }, t("seat.remove"))
-            : null,
-        );
-      }),
-    );
-    const summary = document.getElementById("judging-summary");
-    if (summary) summary.textContent = judgingSummary(table);
-    const taken = table.seats.filter(Boolean).length;
-    if (host) {
-      fill(
-        this.startBox,
-        h("button", {
-          type: "button",
-          class: "primary big",
-          id: "start-button",
-          disabled: taken < 2,
-          onclick: () => this.session.start(),
-        }, t("waiting.start")),
-        taken < 2 ? h("p", { class: "muted small" }, t("waiting.too_few")) : null,
-      );
-      this.rulesForm.update(formValues(table));
-    } else {
-      const hostName = table.host === null ? null : session.nameOf(table.host);
-      this.startBox.replaceChildren(h("p", { class: "muted" }, hostName ? t("waiting.for_host", { name: hostName }) : t("waiting.no_host")));
-      this.rulesBox.replaceChildren(rulesForm({ ...formValues(table), open: true }, { disabled: true, idPrefix: "view" }));
-    }
+    if (!this.room.update()) this.renderStage(); // not on the page, or the host role moved
   }
-}
-
-/** What the rule form shows of a table: its rules, seats, listing, replays and judging. */
-function formValues(table) {
-  return {
-    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays,
-    arbitration: table.arbitration, window_ms: table.window_ms,
-  };
 }
 
 /** Refusals of a play that lost a race to its pile: the pile flashes, the winner is named. */
