@@ -62,9 +62,7 @@ class BadEntry:
     player: int | None = None
 
 
-def check_entry(
-    rules: RuleSet, names: Sequence[str], tally: Tally, number: int, sheet: ScoreSheet
-) -> BadEntry | None:
+def check_entry(rules: RuleSet, names: Sequence[str], tally: Tally, number: int, sheet: ScoreSheet) -> BadEntry | None:
     """Whether ``tally`` may be round ``number`` (1-based) of ``sheet`` (the match's
     rounds so far) among the players ``names``: ``None``, or the first reason it may not.
     Unlikely but possible tallies (two players with an empty stack after a Stop) pass."""
