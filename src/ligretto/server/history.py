@@ -14,11 +14,11 @@ newest first, filtered by rules preset and number of players (:func:`matches_of`
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.server.database import Database
 from ligretto.server.profiles import DELETED_NAME
 from ligretto.server.seats import Seat
 from ligretto.server.tablerecord import TableRecord
@@ -73,18 +73,22 @@ def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     return row, players
 
 
-def file_started(db: sqlite3.Connection, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
+def file_started(db: Database, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
     """Write the rows of :func:`match_started` (inside the store's transaction)."""
     for row, players in started:
         db.execute(
-            "INSERT OR IGNORE INTO matches (code, match, rules, preset, size, rated, started, sheet) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, '{}')",
+            "INSERT INTO matches (code, match, rules, preset, size, rated, started, sheet) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, '{}') ON CONFLICT (code, match) DO NOTHING",
             row,
         )
-        db.executemany("INSERT OR IGNORE INTO match_players VALUES (?, ?, ?, ?, ?, ?)", [_live(db, p) for p in players])
+        db.executemany(
+            "INSERT INTO match_players (code, match, seat, name, profile, bot) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (code, match, seat) DO NOTHING",
+            [_live(db, p) for p in players],
+        )
 
 
-def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
+def _live(db: Database, player: PlayerRow) -> PlayerRow:
     """A player whose profile was deleted while seated is filed anonymised, as its older matches are."""
     code, match, seat, _name, profile, bot = player
     if profile is None or db.execute("SELECT 1 FROM profiles WHERE id = ? AND deleted IS NULL", (profile,)).fetchone():
@@ -92,7 +96,7 @@ def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
     return code, match, seat, DELETED_NAME, None, bot
 
 
-def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:
+def record(db: Database, table: TableRecord, now: float) -> bool:
     """Write the score sheet of the table's current match; ``True`` if this is the first
     write to see the match over (its end and places are written with it)."""
     if table.sheet is None or table.matches_played < 1:
@@ -154,13 +158,13 @@ class MatchFilter:
         return sql, tuple(args)
 
 
-def count_of(db: sqlite3.Connection, which: MatchFilter) -> int:
+def count_of(db: Database, which: MatchFilter) -> int:
     where, args = which.where()
     (count,) = db.execute(f"SELECT COUNT(*) FROM matches m, match_players p WHERE {where}", args).fetchone()
     return int(count)
 
 
-def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
+def matches_of(db: Database, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
     """Page ``page`` (1-based) of the profile's matches, newest first."""
     where, args = which.where()
     rows = db.execute(
@@ -171,7 +175,7 @@ def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: 
     return [_match(db, row) for row in rows]
 
 
-def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
+def _match(db: Database, row: tuple[Any, ...]) -> StoredMatch:
     code, match, rules, preset, size, rated, started, ended, sheet, places = row
     players = db.execute(
         "SELECT seat, name, profile, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
