@@ -96,7 +96,9 @@ def test_deleting_anonymises_past_matches_and_voids_secrets_and_codes(profiles: 
     profile, secret = book.create("Ann", "sun")
     code, _ = book.link(secret)
     db: Database = store.db
-    db.execute("INSERT INTO match_players VALUES ('T', 1, 0, 'Ann', ?, NULL)", (profile.id,))
+    db.execute(
+        "INSERT INTO match_players (code, match, seat, name, profile) VALUES ('T', 1, 0, 'Ann', ?)", (profile.id,)
+    )
     db.execute("INSERT INTO ratings VALUES (?, 0, 25.0, 8.3, 3)", (profile.id,))
     book.delete(secret)
     assert db.execute("SELECT name, profile FROM match_players").fetchall() == [(DELETED_NAME, None)]

@@ -3,7 +3,9 @@ ratings").
 
 When a match's first round is dealt the store files the match: its table, number,
 rules, whether it is rated, when it started, and its players (seat, display name,
-profile id or ``NULL``, bot spec or ``NULL``: who sat there when it started).  At every
+profile id or ``NULL``, bot spec or ``NULL``, the SHA-256 of the seat's token: who sat
+there when it started) and the table's ``replays`` setting then, which is who may watch
+the match's rounds (:func:`watchers_of`).  At every
 commit that holds the table's record the match's score sheet is written again (so it
 holds every round scored so far); the commit that first sees the match ``over`` writes
 its end and final places (ties share a place: ``engine.scoring.places``) and says so
@@ -19,7 +21,8 @@ from typing import Any, Protocol
 
 from ligretto.engine.rules import PRESETS, RuleSet
 from ligretto.server.database import Database
-from ligretto.server.profiles import DELETED_NAME
+from ligretto.server.profiles import DELETED_NAME, secret_hash
+from ligretto.server.replayaccess import Replays
 from ligretto.server.seats import Seat
 from ligretto.server.tablerecord import TableRecord
 
@@ -28,11 +31,14 @@ __all__ = [
     "MatchFilter",
     "StoredMatch",
     "StoredPlayer",
+    "Watchers",
     "count_of",
     "match_started",
     "matches_of",
     "preset_of",
     "record",
+    "replays_of",
+    "watchers_of",
 ]
 
 PAGE_SIZE = 20
@@ -46,6 +52,7 @@ class Table(Protocol):
     size: int
     rules: RuleSet
     rated: bool
+    replays: Replays
     seats: list[Seat | None]
     matches_played: int
 
@@ -57,16 +64,17 @@ def preset_of(rules: RuleSet) -> str | None:
     return next((name for name in PRESETS if RuleSet.preset(name).replace(match_end=rules.match_end) == rules), None)
 
 
-MatchRow = tuple[str, int, str, str | None, int, int, float]
-PlayerRow = tuple[str, int, int, str, str | None, str | None]
+MatchRow = tuple[str, int, str, str | None, int, int, float, str]
+PlayerRow = tuple[str, int, int, str, str | None, str | None, str]
 
 
 def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     """The rows the history files for the match ``table`` just started (at ``now``)."""
     code, match = table.code, table.matches_played
-    row = (code, match, json.dumps(table.rules.to_dict()), preset_of(table.rules), table.size, int(table.rated), now)
+    rules = json.dumps(table.rules.to_dict())
+    row = (code, match, rules, preset_of(table.rules), table.size, int(table.rated), now, table.replays.value)
     players = [
-        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot))
+        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot), secret_hash(s.token))
         for seat, s in enumerate(table.seats)
         if s is not None
     ]
@@ -77,23 +85,23 @@ def file_started(db: Database, started: list[tuple[MatchRow, list[PlayerRow]]]) 
     """Write the rows of :func:`match_started` (inside the store's transaction)."""
     for row, players in started:
         db.execute(
-            "INSERT INTO matches (code, match, rules, preset, size, rated, started, sheet) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, '{}') ON CONFLICT (code, match) DO NOTHING",
+            "INSERT INTO matches (code, match, rules, preset, size, rated, started, replays, sheet) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}') ON CONFLICT (code, match) DO NOTHING",
             row,
         )
         db.executemany(
-            "INSERT INTO match_players (code, match, seat, name, profile, bot) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (code, match, seat) DO NOTHING",
+            "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
             [_live(db, p) for p in players],
         )
 
 
 def _live(db: Database, player: PlayerRow) -> PlayerRow:
     """A player whose profile was deleted while seated is filed anonymised, as its older matches are."""
-    code, match, seat, _name, profile, bot = player
+    code, match, seat, _name, profile, bot, token = player
     if profile is None or db.execute("SELECT 1 FROM profiles WHERE id = ? AND deleted IS NULL", (profile,)).fetchone():
         return player
-    return code, match, seat, DELETED_NAME, None, bot
+    return code, match, seat, DELETED_NAME, None, bot, token
 
 
 def record(db: Database, table: TableRecord, now: float) -> bool:
@@ -193,3 +201,31 @@ def _match(db: Database, row: tuple[Any, ...]) -> StoredMatch:
         None if places is None else json.loads(places),
         tuple(StoredPlayer(*player) for player in players),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Watchers:
+    """Who may watch a match's replays, as the history filed it when the match started:
+    the table's setting (``None``: filed before it was kept), the live profiles that sat
+    in it, and the SHA-256 of each seat's token (empty: filed before they were kept)."""
+
+    replays: Replays | None
+    profiles: frozenset[str]
+    seat_tokens: frozenset[str]
+
+
+def watchers_of(db: Database, code: str, match: int) -> Watchers:
+    found = db.execute("SELECT replays FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()
+    setting = None if found is None or found[0] is None else Replays(found[0])
+    rows = db.execute("SELECT profile, token FROM match_players WHERE code = ? AND match = ?", (code, match)).fetchall()
+    profiles = frozenset(profile for profile, _ in rows if profile is not None)
+    return Watchers(setting, profiles, frozenset(token for _, token in rows if token is not None))
+
+
+def replays_of(db: Database, code: str, match: int, scored: int) -> list[str]:
+    """The share tokens of the match's first ``scored`` rounds (those on its score
+    sheet), in order: a round still being played is not told."""
+    rows = db.execute(
+        "SELECT share FROM rounds WHERE code = ? AND match = ? AND number <= ? ORDER BY number", (code, match, scored)
+    )
+    return [share for (share,) in rows]

@@ -49,7 +49,7 @@ def filter_of(request: Request, profile: str) -> MatchFilter:
     return MatchFilter(profile, preset, _int(request, "players", MIN_PLAYERS, MAX_PLAYERS))
 
 
-def _entry(match: StoredMatch, shown: Callable[[str], bool]) -> protocol.MatchEntry:
+def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] | None) -> protocol.MatchEntry:
     players = [protocol.MatchPlayer(p.seat, p.name, p.profile, p.bot) for p in match.players]
     sheet = protocol.sheet_message(ScoreSheet.from_dict(match.sheet)) if match.sheet else None
     return protocol.MatchEntry(
@@ -63,17 +63,23 @@ def _entry(match: StoredMatch, shown: Callable[[str], bool]) -> protocol.MatchEn
         players,
         sheet,
         match.places,
+        replays,
     )
+
+
+def is_owner(request: Request, store: Store, profile: str) -> bool:
+    """Whether the request is ``profile``'s owner's (``Authorization: Bearer`` its secret)."""
+    try:
+        return store.profiles.by_secret(secret_of(request)).id == profile
+    except ProfileError:
+        return False
 
 
 def codes_shown(request: Request, store: Store, profile: str) -> Callable[[str], bool]:
     """Whether a table's invite code may be shown in ``profile``'s history: always to the
-    profile's owner (``Authorization: Bearer`` its secret), to anyone else only for a
-    public table (a private table's code lets whoever has it join or watch it)."""
-    try:
-        owner = store.profiles.by_secret(secret_of(request)).id == profile
-    except ProfileError:
-        owner = False
+    profile's owner, to anyone else only for a public table (a private table's code lets
+    whoever has it join or watch it)."""
+    owner = is_owner(request, store, profile)
     public: dict[str, bool] = {}
 
     def shown(code: str) -> bool:
@@ -114,7 +120,14 @@ async def profile_matches(request: Request) -> Response:
     matches = history.matches_of(db, which, page)
     pages = max(1, math.ceil(total / history.PAGE_SIZE))
     shown = codes_shown(request, store, profile)
-    return _answer(protocol.MatchHistory(profile, [_entry(m, shown) for m in matches], page, pages, total))
+    owner = is_owner(request, store, profile)
+
+    def replays(match: StoredMatch) -> list[str] | None:
+        scored = len(match.sheet.get("rounds", ()))
+        return history.replays_of(db, match.code, match.match, scored) if owner else None
+
+    entries = [_entry(m, shown, replays(m)) for m in matches]
+    return _answer(protocol.MatchHistory(profile, entries, page, pages, total))
 
 
 async def profile_stats(request: Request) -> Response:

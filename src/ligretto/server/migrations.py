@@ -133,6 +133,14 @@ _REPLAY_TOKENS = (
     "CREATE UNIQUE INDEX rounds_by_share ON rounds (share)",
 )
 
+_MATCH_REPLAYS = (
+    # Who might watch a match's replays, as it was when the match started: the table's
+    # setting (``replayaccess.Replays``) and each seat's token, as a SHA-256 (NULL: filed
+    # before they were kept; the table's setting and seats now stand in for them).
+    "ALTER TABLE matches ADD COLUMN replays TEXT",
+    "ALTER TABLE match_players ADD COLUMN token TEXT",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -141,6 +149,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _RATINGS,
     _ROUND_FIGURES,
     _REPLAY_TOKENS,
+    _MATCH_REPLAYS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -276,18 +276,6 @@ class Store:
         found = self.db.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
         return None if found is None else TableRecord.from_json(code, found[0])
 
-    def match_profiles(self, code: str, match: int) -> set[str]:
-        """The profile ids that sat in the match (live ones: a deleted profile's are gone)."""
-        rows = self.db.execute(
-            "SELECT profile FROM match_players WHERE code = ? AND match = ? AND profile IS NOT NULL", (code, match)
-        )
-        return {profile for (profile,) in rows}
-
-    def match_seats(self, code: str, match: int) -> set[int]:
-        """The seats that were taken when the match started."""
-        rows = self.db.execute("SELECT seat FROM match_players WHERE code = ? AND match = ?", (code, match))
-        return {seat for (seat,) in rows}
-
     def _share_of(self, code: str, match: int, number: int) -> str | None:
         found = self.db.execute(
             "SELECT share FROM rounds WHERE code = ? AND match = ? AND number = ?", (code, match, number)
