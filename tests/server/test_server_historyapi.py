@@ -1,8 +1,8 @@
 """History and statistics over HTTP: two matches of three rounds are played in process
 (bots play for the two profiles' seats, on a virtual clock) into a real database (an SQLite
 file, and a PostgreSQL database: ``store_db``); a real server started on it answers each
-profile's matches and statistics, which must equal the score sheets the table showed, the races it announced and the times its
-actions took effect.  No answer names a card."""
+profile's matches and statistics, which must equal the score sheets the table showed, the
+races it announced and the times its actions took effect.  No answer names a card."""
 
 from __future__ import annotations
 
