@@ -14,7 +14,7 @@ from ligretto.engine.state import Round
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.store import Store
 from ligretto.server.table import Phase, Table
-from pgserver import StoreDatabase
+from pgserver import PgServer, StoreDatabase
 
 
 def _played(url: str) -> tuple[Table, Store, VirtualScheduler]:
@@ -107,4 +107,39 @@ def test_one_table_is_restored_by_its_code_as_another_process_would(store_db: St
         for table in tables:
             table.close()
         other.close()
+        store.close()
+
+
+def test_a_lost_postgresql_connection_loses_no_write(postgres: PgServer) -> None:
+    """PostgreSQL drops the store's connection (a restart, a failover of the database):
+    the commit that fails keeps its writes, the next one connects again and writes them."""
+    import psycopg
+
+    store = Store(postgres.new_database())
+    scheduler = VirtualScheduler(start=1000.0)
+    table = Table("LOST", seats=2, store=store, countdown_s=1.0, scheduler=scheduler)
+    try:
+        table.join(Quiet(), "Ann")
+        table.join(Quiet(), "Bob")
+        table.start(0)
+        scheduler.advance(1.0)
+        (backend,) = store.db.execute("SELECT pg_backend_pid()").fetchone()
+        with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (backend,))  # waits till it is gone
+        store.commit = lambda: None  # type: ignore[method-assign]  # the writes of one turn, then:
+        assert table.act(0, Turn(0)).ok and table.act(1, Turn(1)).ok
+        del store.commit
+        assert store.pending
+        store.commit()  # fails on the dropped connection: kept
+        assert store.pending
+        store.commit()  # connected again
+        assert not store.pending
+        again = Store(store.db.url)  # type: ignore[attr-defined]
+        restored = again.load_table("LOST", countdown_s=1.0)
+        assert restored is not None and restored.game is not None and table.game is not None
+        assert restored.game.log == table.game.log and len(restored.game.log) == 2
+        restored.close()
+        again.close()
+    finally:
+        table.close()
         store.close()
