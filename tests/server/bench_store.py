@@ -42,6 +42,18 @@ def postgres_pids(server: PgServer) -> list[int]:
     return [int(first), *map(int, children)]
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU of these processes so far (seconds; a process gone counts 0)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> dict[str, object]:
     db = str(folder / "bench.db") if kind == "sqlite" else pg.new_database()
     if kind == "postgresql-async":
@@ -58,9 +70,13 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
             *("--duration", str(duration), "--server-pid", str(server.pid), "--json"),
         ]
         load = os.getloadavg()[0]
+        pids = postgres_pids(pg)
+        before, started = cpu_seconds(pids), time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True, check=True)
+        # PostgreSQL's CPU over the whole load test (set-up too), as a share of one core.
+        postgres_percent = 100 * (cpu_seconds(pids) - before) / (time.monotonic() - started)
         report: dict[str, object] = json.loads(done.stdout)
-        return {"store": kind, "tables": tables, "load_at_start": load, **report}
+        return {"store": kind, "tables": tables, "load_at_start": load, "postgres_percent": postgres_percent, **report}
     finally:
         server.stop()
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,30 @@ def test_a_new_database_gets_every_table_and_the_latest_version(store_db: StoreD
     again = Store(store_db.url)  # a second process, or a restart: nothing to do
     assert version_of(again.db) == len(MIGRATIONS)
     again.close()
+
+
+def test_processes_opening_one_new_database_at_once_migrate_it_once(store_db: StoreDatabase) -> None:
+    """Several server processes started together on one (PostgreSQL) database: each step
+    is applied by one of them, under the lock; the others find it done."""
+    opened: list[Store] = []
+    failed: list[BaseException] = []
+
+    def open_store() -> None:
+        try:
+            opened.append(Store(store_db.url))
+        except BaseException as error:
+            failed.append(error)
+
+    threads = [threading.Thread(target=open_store) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert failed == [] and len(opened) == 4
+        assert {version_of(store.db) for store in opened} == {len(MIGRATIONS)}
+        (count,) = opened[0].db.execute("SELECT COUNT(*) FROM rounds").fetchone()
+        assert count == 0
+    finally:
+        for store in opened:
+            store.close()
