@@ -1,11 +1,11 @@
 """The score keeper's sheet model and its store, in process: entries, corrections,
-conflicts, undo, ids applied once, a failed write, a sheet read back from its file, the
-history of a match that is over, and the CSV read back."""
+conflicts, undo, ids applied once, a failed write, a sheet read back from its database
+and the history of a match that is over (both on an SQLite file and on PostgreSQL:
+``store_db``), and the CSV read back."""
 
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +16,8 @@ from ligretto.server.history import MatchFilter, matches_of
 from ligretto.server.keeper import Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
 from ligretto.server.keepercsv import CsvError, read_csv, sheet_csv
 from ligretto.server.ratingstore import rating_of
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
+from pgserver import StoreDatabase
 
 PLAYERS = (
     KeptPlayer("Alice", "red", "sun", None),
@@ -112,6 +113,8 @@ def test_a_round_out_of_place_or_refused_changes_nothing() -> None:
 
 
 class BrokenFile:
+    errors = (sqlite3.Error,)
+
     def __init__(self) -> None:
         self.created: list[str] = []
 
@@ -135,8 +138,8 @@ def test_a_change_that_cannot_be_written_is_not_made() -> None:
     assert (kept.rounds, kept.changes, kept.ids) == ([], [], set())
 
 
-def test_a_sheet_is_read_back_from_its_file_as_it_was(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "keep.db")
+def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     keeper = Keeper(store.sheets, clock=lambda: 50.0)
     kept = keeper.create(RuleSet().replace(stack_penalty=3), PLAYERS)
     for number, tally, base, client_id in ((1, ONE, None, "a"), (2, TWO, None, "b"), (1, THREE, 1, "c")):
@@ -148,7 +151,7 @@ def test_a_sheet_is_read_back_from_its_file_as_it_was(tmp_path: Path) -> None:
     keeper.commit(kept, undo)
     store.close()
 
-    again = SqliteStore(tmp_path / "keep.db")
+    again = Store(store_db.url)
     found = Keeper(again.sheets).get(kept.code)
     assert found is not None
     assert (found.rules, found.players, found.created) == (kept.rules, kept.players, kept.created)
@@ -158,8 +161,8 @@ def test_a_sheet_is_read_back_from_its_file_as_it_was(tmp_path: Path) -> None:
     again.close()
 
 
-def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "keep.db")
+def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     ann, _ = store.profiles.create("Ann", "sun")
     before = rating_of(store.db, ann.id)
     keeper = Keeper(store.sheets, clock=lambda: 50.0)
