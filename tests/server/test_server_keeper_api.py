@@ -2,7 +2,7 @@
 entered, corrected and undone, retries applied once, bad input refused with nothing
 changed, its scores the engine's for every scoring option, its CSV read back, the sheet
 found again after the server was killed, and its match filed, unrated, in the players'
-history."""
+history.  A killed server finds its sheets again on an SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ligretto.engine.events import Ending
 from ligretto.protocol import SheetEntry, tally_of
 from ligretto.server.keepercsv import read_csv
 from ligretto.sim.table import simulate_round
+from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 
 SEEDS = (18, 11, 9), (0, 3, 4)
@@ -235,8 +236,8 @@ def test_the_sheet_scores_as_the_engine_for_every_scoring_option(
     assert read_csv(text, [p["name"] for p in PLAYERS]) == rounds
 
 
-def test_a_sheet_is_found_again_after_the_server_is_killed(tmp_path: Path) -> None:
-    with running(ServerProcess(tmp_path / "ligretto.db", tmp_path / "server.log")) as server:
+def test_a_sheet_is_found_again_after_the_server_is_killed(tmp_path: Path, store_db: StoreDatabase) -> None:
+    with running(ServerProcess(store_db.url, tmp_path / "server.log")) as server:
         code = new_sheet(server)["code"]
         assert put(server, code, 1, entry(*SEEDS, 0), base=None, client_id="a")[0] == 200
         status, before = put(server, code, 2, entry([10, 20, 3], [5, 0, 9], 1), base=None, client_id="b")
