@@ -11,6 +11,9 @@ holds every round scored so far); the commit that first sees the match ``over`` 
 its end and final places (ties share a place: ``engine.scoring.places``) and says so
 (:func:`record`), which is when the ratings are applied.  The history is read by profile,
 newest first, filtered by rules preset and number of players (:func:`matches_of`).
+A match played with real cards and scored with the score keeper is filed once it is over
+(:func:`file_table`, ``kind = 'table'``, never rated), again after a correction, and
+taken out if a change makes it not over (:func:`unfile_table`).
 """
 
 from __future__ import annotations
@@ -67,7 +70,9 @@ def preset_of(rules: RuleSet) -> str | None:
 
 
 MatchRow = tuple[str, int, str, str | None, int, int, float, str]
-PlayerRow = tuple[str, int, int, str, str | None, str | None, str]
+PlayerRow = tuple[str, int, int, str, str | None, str | None, str | None]
+"""A seat of a filed match: code, match, seat, name, profile, bot spec, the seat token's SHA-256
+(``None`` for a match played at a real table: no seats, no tokens)."""
 
 
 def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
@@ -75,7 +80,7 @@ def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     code, match = table.code, table.matches_played
     rules = json.dumps(table.rules.to_dict())
     row = (code, match, rules, preset_of(table.rules), table.size, int(table.rated), now, table.replays.value)
-    players = [
+    players: list[PlayerRow] = [
         (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot), secret_hash(s.token))
         for seat, s in enumerate(table.seats)
         if s is not None
