@@ -1,32 +1,17 @@
-"""The score keeper's sheet model and its store, in process: entries, corrections,
-conflicts, undo, ids applied once, a failed write, a sheet read back from its database
-and the history of a match that is over (both on an SQLite file and on PostgreSQL:
-``store_db``), and the CSV read back."""
+"""The score keeper's sheet model, in process: entries, corrections, conflicts, undo,
+the end of the match, a write that fails."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
+from keepersheets import ONE, PLAYERS, THREE, TWO
 
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import BadEntry, Tally, tally_scores
-from ligretto.server.history import MatchFilter, matches_of
-from ligretto.server.keeper import Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
-from ligretto.server.keepercsv import CsvError, read_csv, sheet_csv
-from ligretto.server.ratingstore import rating_of
-from ligretto.server.store import Store
-from pgserver import StoreDatabase
-
-PLAYERS = (
-    KeptPlayer("Alice", "red", "sun", None),
-    KeptPlayer("Bob", "red", "moon", None),
-    KeptPlayer("Cleo", "blue", "star", None),
-)
-ONE = Tally((18, 11, 9), (0, 3, 4), Ending.STOP, 0)
-TWO = Tally((16, 18, 12), (2, 0, 1), Ending.STOP, 1)
-THREE = Tally((10, 12, 14), (5, 4, 3), Ending.STALEMATE_VOTE, None)
+from ligretto.server.keeper import Change, Conflict, Keeper, NoRound, Sheet
 
 
 def sheet(rules: RuleSet | None = None) -> Sheet:
@@ -136,93 +121,3 @@ def test_a_change_that_cannot_be_written_is_not_made() -> None:
     with pytest.raises(sqlite3.OperationalError):
         keeper.commit(kept, change)
     assert (kept.rounds, kept.changes, kept.ids) == ([], [], set())
-
-
-def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabase) -> None:
-    store = Store(store_db.url)
-    keeper = Keeper(store.sheets, clock=lambda: 50.0)
-    kept = keeper.create(RuleSet().replace(stack_penalty=3), PLAYERS)
-    for number, tally, base, client_id in ((1, ONE, None, "a"), (2, TWO, None, "b"), (1, THREE, 1, "c")):
-        change = kept.entry(number, tally, base, by="Cleo", client_id=client_id, now=60.0)
-        assert isinstance(change, Change)
-        keeper.commit(kept, change)
-    undo = kept.undo("Bob", "u", 70.0)
-    assert undo is not None
-    keeper.commit(kept, undo)
-    store.close()
-
-    again = Store(store_db.url)
-    found = Keeper(again.sheets).get(kept.code)
-    assert found is not None
-    assert (found.rules, found.players, found.created) == (kept.rules, kept.players, kept.created)
-    assert (found.rounds, found.versions, found.changes) == (kept.rounds, kept.versions, kept.changes)
-    assert (found.ids, found.undone) == ({"a", "b", "c", "u"}, {3})
-    assert Keeper(again.sheets).get("nope") is None
-    again.close()
-
-
-def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(store_db: StoreDatabase) -> None:
-    store = Store(store_db.url)
-    ann, _ = store.profiles.create("Ann", "sun")
-    before = rating_of(store.db, ann.id)
-    keeper = Keeper(store.sheets, clock=lambda: 50.0)
-    players = (KeptPlayer("Ann", "red", "sun", ann.id), *PLAYERS[1:])
-    kept = keeper.create(RuleSet().replace(match_end="rounds:2"), players)
-    for number, tally in ((1, ONE), (2, TWO)):
-        change = kept.entry(number, tally, None, by="Ann", client_id=str(number), now=60.0 + number)
-        assert isinstance(change, Change)
-        keeper.commit(kept, change)
-        filed = matches_of(store.db, MatchFilter(ann.id))
-        assert len(filed) == (1 if number == 2 else 0)
-    (match,) = matches_of(store.db, MatchFilter(ann.id))
-    assert (match.kind, match.rated, match.code, match.size) == ("table", False, kept.code, 3)
-    assert (match.started, match.ended) == (kept.created, 62.0)
-    assert match.sheet == kept.score_sheet().to_dict()
-    assert match.places == list(kept.standing().places)
-    assert [(p.name, p.profile) for p in match.players] == [("Ann", ann.id), ("Bob", None), ("Cleo", None)]
-    assert rating_of(store.db, ann.id) == before
-
-    # an undo that makes it not over takes it out; entered again, it is filed again
-    undo = kept.undo("Ann", "u", 70.0)
-    assert undo is not None
-    keeper.commit(kept, undo)
-    assert matches_of(store.db, MatchFilter(ann.id)) == []
-    change = kept.entry(2, THREE, None, by="Ann", client_id="again", now=80.0)
-    assert isinstance(change, Change)
-    keeper.commit(kept, change)
-    (match,) = matches_of(store.db, MatchFilter(ann.id))
-    assert match.sheet == kept.score_sheet().to_dict()
-    store.close()
-
-
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"stack_penalty": 3}, {"floor_at_zero": True}, {"scoring": "first_out"}],
-)
-def test_the_csv_reads_back_as_the_same_rounds(options: dict[str, object]) -> None:
-    rules = RuleSet().replace(**options)
-    rounds = [ONE, TWO, THREE]
-    if options.get("scoring") == "first_out":
-        rounds.append(Tally((), (), Ending.STOP, 2))
-    names = ("Alice", "=SUM(A1)", "'quoted")
-    text = sheet_csv(rules, names, rounds)
-    assert read_csv(text, names) == rounds
-    lines = text.splitlines()
-    assert lines[0] == "round,player,center,stack,score,total,ending,stopped"
-    assert lines[2].startswith("1,'=SUM(A1),11,3,")
-    scores = tally_scores(rules, ONE, 3)
-    assert [int(line.split(",")[4]) for line in lines[1:4]] == [s.score for s in scores]
-
-
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("round,player\n", "the first row is"),
-        ("round,player,center,stack,score,total,ending,stopped\n2,Alice,1,1,0,0,stop,0\n", "in order"),
-        ("round,player,center,stack,score,total,ending,stopped\n1,Alice,x,1,0,0,stop,0\n", "not a whole number"),
-        ("round,player,center,stack,score,total,ending,stopped\n1,Zed,1,1,0,0,stop,0\n", "not 'Alice'"),
-    ],
-)
-def test_a_csv_not_of_this_form_is_refused(text: str, words: str) -> None:
-    with pytest.raises(CsvError, match=words):
-        read_csv(text, ("Alice",))
