@@ -53,10 +53,11 @@ class Person:
 
 
 class StoredRounds:
-    """One store file and one virtual clock that tables play their matches into.
+    """One store (an SQLite file, or a database's URL) and one virtual clock that tables
+    play their matches into.
     ``start``: the clock's first reading (the store dates matches and deals by it)."""
 
-    def __init__(self, path: Path, *, start: float | None = None) -> None:
+    def __init__(self, path: Path | str, *, start: float | None = None) -> None:
         self.store = SqliteStore(path)
         self.scheduler = VirtualScheduler() if start is None else VirtualScheduler(start=start)
         self.tables: list[Table] = []

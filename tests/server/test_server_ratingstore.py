@@ -1,6 +1,7 @@
 """Ratings applied after rated matches (bots with their fixed rating, people without a
 profile left out), equal to openskill's own Plackett-Luce computation; the leaderboard
-over HTTP from a real server on the same file, ordered by the conservative rating."""
+over HTTP from a real server on the same database, ordered by the conservative rating.
+Each test runs on an SQLite file and on a PostgreSQL database (``store_db``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.ratings import DEFAULT, bot_rating
 from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, rating_of
 from ligretto.server.table import Table
+from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds
 
@@ -44,8 +46,8 @@ def relative(places: list[int]) -> list[int]:
     return [1 + sum(other < place for other in places) for place in places]
 
 
-def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> None:
-    stored = StoredRounds(tmp_path / "r.db")
+def test_ratings_after_seeded_matches_equal_openskills_own(store_db: StoreDatabase) -> None:
+    stored = StoredRounds(store_db.url)
     store = stored.store
     table, (ann, bob) = seated_table(stored, rated=True)
     model = PlackettLuce()
@@ -73,8 +75,8 @@ def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> No
         stored.close()
 
 
-def test_a_match_of_an_unrated_table_changes_no_rating(tmp_path: Path) -> None:
-    stored = StoredRounds(tmp_path / "r.db")
+def test_a_match_of_an_unrated_table_changes_no_rating(store_db: StoreDatabase) -> None:
+    stored = StoredRounds(store_db.url)
     store = stored.store
     table, (ann, _) = seated_table(stored, rated=False)
     try:
@@ -94,8 +96,10 @@ def get(server: Any, path: str) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(tmp_path: Path) -> None:
-    db = tmp_path / "ligretto.db"
+def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(
+    tmp_path: Path, store_db: StoreDatabase
+) -> None:
+    db = store_db.url
     stored = StoredRounds(db)
     store = stored.store
     table, ids = seated_table(stored, rated=True)
