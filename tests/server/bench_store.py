@@ -70,13 +70,20 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
             *("--duration", str(duration), "--server-pid", str(server.pid), "--json"),
         ]
         load = os.getloadavg()[0]
+        assert server.pid is not None
         pids = postgres_pids(pg)
-        before, started = cpu_seconds(pids), time.monotonic()
+        before, server_before = cpu_seconds(pids), cpu_seconds([server.pid])
         done = subprocess.run(command, capture_output=True, text=True, check=True)
-        # PostgreSQL's CPU over the whole load test (set-up too), as a share of one core.
-        postgres_percent = 100 * (cpu_seconds(pids) - before) / (time.monotonic() - started)
+        # Over the whole load test (set-up too): PostgreSQL's CPU against the server's own.
+        postgres_s, server_s = cpu_seconds(pids) - before, cpu_seconds([server.pid]) - server_before
         report: dict[str, object] = json.loads(done.stdout)
-        return {"store": kind, "tables": tables, "load_at_start": load, "postgres_percent": postgres_percent, **report}
+        return {
+            "store": kind,
+            "tables": tables,
+            "load_at_start": load,
+            "run_cpu_s": {"server": server_s, "postgres": postgres_s},
+            **report,
+        }
     finally:
         server.stop()
 
