@@ -276,6 +276,9 @@ class PostgresDatabase(Database):
         return db.execute(_pyformat(sql), params)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) == 1:  # the usual commit of a quiet turn: psycopg's pipeline costs more than it saves
+            self._live().execute(_pyformat(sql), rows[0])
+            return
         with self._live().cursor() as cursor:
             cursor.executemany(_pyformat(sql), rows)
 
