@@ -15,6 +15,14 @@ its checkpoints (SQLite), and a lock several processes take before a read-modify
 
 Both connections run in autocommit mode: a statement outside :meth:`Database.transaction`
 is committed by itself.
+
+Durability: an SQLite file in WAL mode with ``synchronous=NORMAL`` keeps every commit
+through a crash of the server's process, not always through one of its machine.
+PostgreSQL by default waits at each commit for its log to reach the disk (through a crash
+of anything); ``postgresql://…?options=-c%20synchronous_commit%3Doff`` gives it SQLite's
+bargain (a crash of the ``ligretto serve`` process loses nothing, one of PostgreSQL or its
+machine the last fraction of a second), for a quarter of the wait (docs/benchmarks.md,
+"PostgreSQL store").
 """
 
 from __future__ import annotations
