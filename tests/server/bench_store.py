@@ -12,7 +12,13 @@ server and PostgreSQL pinned to core 0, ``ligretto loadtest`` on core 1;
 the stores alternate, so the neighbours' load falls on both alike.  Each run's
 figures (``ligretto loadtest --json``) are printed as one JSON line.
 
+``--commits N``: instead, what one commit of one action costs each store, in process
+(the store's ``record_action`` outside an event loop commits at once, as a lightly loaded
+server commits each action in a turn of its own): wall time, the process's own CPU, and
+PostgreSQL's backend's CPU (``/proc``), per commit, medians of the repeats.
+
     python tests/server/bench_store.py [--tables 100 250] [--duration 30] [--repeats 2]
+    python tests/server/bench_store.py --commits 3000 [--repeats 5]
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from listeners import Quiet
+
+from ligretto.server.clock import VirtualScheduler
+from ligretto.server.store import Store
+from ligretto.server.table import Table
 from pgserver import PgServer
 from realserver import ServerProcess
 
@@ -70,15 +82,56 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
             *("--duration", str(duration), "--server-pid", str(server.pid), "--json"),
         ]
         load = os.getloadavg()[0]
+        assert server.pid is not None
         pids = postgres_pids(pg)
-        before, started = cpu_seconds(pids), time.monotonic()
+        before, server_before = cpu_seconds(pids), cpu_seconds([server.pid])
         done = subprocess.run(command, capture_output=True, text=True, check=True)
-        # PostgreSQL's CPU over the whole load test (set-up too), as a share of one core.
-        postgres_percent = 100 * (cpu_seconds(pids) - before) / (time.monotonic() - started)
+        # Over the whole load test (set-up too): PostgreSQL's CPU against the server's own.
+        postgres_s, server_s = cpu_seconds(pids) - before, cpu_seconds([server.pid]) - server_before
         report: dict[str, object] = json.loads(done.stdout)
-        return {"store": kind, "tables": tables, "load_at_start": load, "postgres_percent": postgres_percent, **report}
+        return {
+            "store": kind,
+            "tables": tables,
+            "load_at_start": load,
+            "run_cpu_s": {"server": server_s, "postgres": postgres_s},
+            **report,
+        }
     finally:
         server.stop()
+
+
+def commits(url: str, count: int) -> dict[str, float]:
+    """Per commit of one action: wall and CPU microseconds (this process, PostgreSQL's backend)."""
+    store = Store(url)
+    scheduler = VirtualScheduler()
+    table = Table("BENCH", seats=4, store=store, countdown_s=1.0, scheduler=scheduler)
+    for name in ("Ann", "Bob", "Cy", "Di"):
+        table.join(Quiet(), name)
+    table.start(0)
+    scheduler.advance(1.0)
+    backend = [int(store.db.execute("SELECT pg_backend_pid()").fetchone()[0])] if "://" in url else []
+    action = {"type": "turn", "player": 0}
+    wall, cpu, pg = time.perf_counter(), time.process_time(), cpu_seconds(backend)
+    for index in range(count):
+        store.record_action(table, index, action, 1000.0 + index)  # no event loop: committed at once
+    wall, cpu, pg = time.perf_counter() - wall, time.process_time() - cpu, cpu_seconds(backend) - pg
+    table.close()
+    store.close()
+    return {"wall_us": 1e6 * wall / count, "cpu_us": 1e6 * cpu / count, "postgres_cpu_us": 1e6 * pg / count}
+
+
+def main_commits(count: int, repeats: int, pg: PgServer) -> None:
+    figures: dict[str, list[dict[str, float]]] = {"sqlite": [], "postgresql": [], "postgresql-async": []}
+    for _ in range(repeats):
+        for kind, runs in figures.items():
+            with tempfile.TemporaryDirectory() as folder:
+                url = str(Path(folder) / "bench.db") if kind == "sqlite" else pg.new_database()
+                if kind == "postgresql-async":
+                    url += "?options=-c%20synchronous_commit%3Doff"
+                runs.append(commits(url, count))
+    for kind, runs in figures.items():
+        medians = {name: round(statistics.median(run[name] for run in runs), 1) for name in runs[0]}
+        print(json.dumps({"store": kind, "commits": count, "repeats": repeats, "load": os.getloadavg()[0], **medians}))
 
 
 def main() -> None:
@@ -86,9 +139,13 @@ def main() -> None:
     parser.add_argument("--tables", type=int, nargs="+", default=[100, 250])
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--commits", type=int, default=0)
     args = parser.parse_args()
     pg = PgServer().start()
     try:
+        if args.commits:
+            main_commits(args.commits, args.repeats, pg)
+            return
         for pid in postgres_pids(pg):
             os.sched_setaffinity(pid, SERVER_CORE)
         for repeat in range(args.repeats):

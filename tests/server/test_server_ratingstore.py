@@ -6,6 +6,8 @@ Each test runs on an SQLite file and on a PostgreSQL database (``store_db``)."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -15,9 +17,10 @@ from openskill.models import PlackettLuce
 
 from ligretto.engine.rules import RuleSet
 from ligretto.ratings import DEFAULT, bot_rating
-from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, rating_of
+from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, apply_match, rating_of
+from ligretto.server.store import Store
 from ligretto.server.table import Table
-from pgserver import StoreDatabase
+from pgserver import PgServer, StoreDatabase
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds
 
@@ -134,3 +137,55 @@ def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(
         status, figures = get(server, f"/api/profiles/{ids[0]}/stats")
         assert figures["rating"]["matches"] == LEADERBOARD_MIN_MATCHES
         assert figures["rating"]["rating"] == ratings[ids[0]].conservative
+
+
+def test_two_processes_rating_one_profile_at_once_lose_neither_match(postgres: PgServer) -> None:
+    """Two processes (two stores on one PostgreSQL database) end a match of the same
+    profile at the same moment: the second waits for the first's lock (``ratings``) and
+    rates from its result, so the profile has both matches."""
+    url = postgres.new_database()
+    first, second = Store(url), Store(url)
+    ann, _ = first.profiles.create("Ann", "sun")
+    for code in ("ONE", "TWO"):
+        first.db.execute(
+            "INSERT INTO matches (code, match, rules, size, rated, started, sheet, places) "
+            "VALUES (?, 1, '{}', 2, 1, 0, '{}', '[1, 2]')",
+            (code,),
+        )
+        first.db.execute(
+            "INSERT INTO match_players (code, match, seat, name, profile, bot) VALUES (?, 1, 0, 'Ann', ?, NULL)",
+            (code, ann.id),
+        )
+        first.db.execute(
+            "INSERT INTO match_players (code, match, seat, name, profile, bot) VALUES (?, 1, 1, 'Bot', NULL, ?)",
+            (code, BOT),
+        )
+    (second_backend,) = second.db.execute("SELECT pg_backend_pid()").fetchone()
+    failed: list[BaseException] = []
+
+    def rate_the_second() -> None:
+        try:
+            with second.db.transaction():
+                apply_match(second.db, "TWO", 1)
+        except BaseException as error:
+            failed.append(error)
+
+    try:
+        with first.db.transaction():
+            assert apply_match(first.db, "ONE", 1) == 1
+            waiting = threading.Thread(target=rate_the_second)
+            waiting.start()
+            # Proven waiting, not slept on: PostgreSQL shows its lock request not granted.
+            deadline = time.monotonic() + 30
+            while not first.db.execute(
+                "SELECT 1 FROM pg_locks WHERE pid = ? AND NOT granted", (second_backend,)
+            ).fetchone():
+                assert time.monotonic() < deadline and waiting.is_alive(), "the second process did not wait"
+                time.sleep(0.01)
+        waiting.join(30)
+        assert failed == []
+        _rating, matches = rating_of(first.db, ann.id)
+        assert matches == 2, "a rated match was lost to the other process"
+    finally:
+        first.close()
+        second.close()

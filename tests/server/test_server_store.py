@@ -5,6 +5,8 @@ it over.  Each test runs on an SQLite file and on a PostgreSQL database (``store
 
 from __future__ import annotations
 
+import time
+
 from listeners import Quiet
 
 from ligretto.engine.actions import Turn, Vote
@@ -143,3 +145,37 @@ def test_a_lost_postgresql_connection_loses_no_write(postgres: PgServer) -> None
     finally:
         table.close()
         store.close()
+
+
+def test_the_store_carries_on_after_postgresql_restarts() -> None:
+    """PostgreSQL stops (a restart, a failover): the commits meanwhile fail at once,
+    keeping their writes (no wait for a server that is not there); once it is back, the
+    next commit connects again and writes everything."""
+    server = PgServer().start()
+    try:
+        store = Store(server.new_database())
+        scheduler = VirtualScheduler(start=1000.0)
+        table = Table("BACK", seats=2, store=store, countdown_s=1.0, scheduler=scheduler)
+        table.join(Quiet(), "Ann")
+        table.join(Quiet(), "Bob")
+        table.start(0)
+        scheduler.advance(1.0)
+        server.halt()
+        started = time.monotonic()
+        assert table.act(0, Turn(0)).ok and table.act(1, Turn(1)).ok  # each commits at once: fails
+        assert store.pending, "the writes were kept"
+        assert time.monotonic() - started < 3, "a commit waited for the absent server"
+        server.run()
+        store.db.clock = lambda: time.monotonic() + 60  # type: ignore[attr-defined]  # past the back-off
+        store.commit()
+        assert not store.pending
+        again = Store(store.db.url)  # type: ignore[attr-defined]
+        restored = again.load_table("BACK", countdown_s=1.0)
+        assert restored is not None and restored.game is not None and table.game is not None
+        assert restored.game.log == table.game.log and len(restored.game.log) == 2
+        restored.close()
+        again.close()
+        table.close()
+        store.close()
+    finally:
+        server.stop()

@@ -15,6 +15,14 @@ its checkpoints (SQLite), and a lock several processes take before a read-modify
 
 Both connections run in autocommit mode: a statement outside :meth:`Database.transaction`
 is committed by itself.
+
+Durability: an SQLite file in WAL mode with ``synchronous=NORMAL`` keeps every commit
+through a crash of the server's process, not always through one of its machine.
+PostgreSQL by default waits at each commit for its log to reach the disk (through a crash
+of anything); ``postgresql://…?options=-c%20synchronous_commit%3Doff`` gives it SQLite's
+bargain (a crash of the ``ligretto serve`` process loses nothing, one of PostgreSQL or its
+machine the last fraction of a second), for a quarter of the wait (docs/benchmarks.md,
+"PostgreSQL store").
 """
 
 from __future__ import annotations
@@ -24,9 +32,10 @@ import logging
 import re
 import sqlite3
 import threading
+import time
 import urllib.parse
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -51,6 +60,10 @@ CHECKPOINT_S = 2.0
 """Seconds between two checkpoints of an SQLite file (the write-ahead log copied into it)."""
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
+CONNECT_TIMEOUT_S = 5
+"""Seconds to wait for a PostgreSQL server to accept a connection."""
+RECONNECT_S = 1.0
+"""Seconds between two attempts to connect again to a PostgreSQL server that was lost."""
 
 
 class Rows(Protocol):
@@ -250,22 +263,33 @@ class PostgresDatabase(Database):
 
     dialect = POSTGRESQL
 
-    errors = (psycopg.Error,)
+    errors = (psycopg.Error, DatabaseError)
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], float] = time.monotonic) -> None:
         self.url = url
         self.name = _without_password(url)
+        self.clock = clock
+        self._retry_at = 0.0
         self.db = self._connect()
 
     def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        # A server that does not answer must not hold the event loop for minutes.
+        url = self.url
+        if "connect_timeout" not in url:
+            url += ("&" if "?" in url else "?") + f"connect_timeout={CONNECT_TIMEOUT_S}"
         try:
-            return psycopg.connect(self.url, autocommit=True)
+            return psycopg.connect(url, autocommit=True)
         except psycopg.Error as error:
             raise DatabaseError(f"could not connect to {self.name}: {error}") from None
 
     def _live(self) -> psycopg.Connection[tuple[Any, ...]]:
+        """The connection, opened again if it was lost; while the server cannot be reached,
+        tried at most every :data:`RECONNECT_S` seconds (in between, ``DatabaseError`` at once)."""
         if self.db.closed:
+            if self.clock() < self._retry_at:
+                raise DatabaseError(f"the connection to {self.name} is lost: tried again shortly")
             log.warning("the connection to %s was lost: connecting again", self.name)
+            self._retry_at = self.clock() + RECONNECT_S
             self.db = self._connect()
         return self.db
 
@@ -276,6 +300,9 @@ class PostgresDatabase(Database):
         return db.execute(_pyformat(sql), params)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if len(rows) == 1:  # the usual commit of a quiet turn: psycopg's pipeline costs more than it saves
+            self._live().execute(_pyformat(sql), rows[0])
+            return
         with self._live().cursor() as cursor:
             cursor.executemany(_pyformat(sql), rows)
 

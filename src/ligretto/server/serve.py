@@ -8,7 +8,9 @@ import uvicorn
 from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
+from ligretto.server.database import DatabaseError
 from ligretto.server.httpdeadline import deadline_protocol
+from ligretto.server.migrations import SchemaTooNew
 from ligretto.server.store import Store
 from ligretto.server.wsprotocol import WebSocketProtocol
 
@@ -18,7 +20,10 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``).
     ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
     logs.configure(log_level, log_format)
-    store = Store(settings.db)
+    try:
+        store = Store(settings.db)
+    except (DatabaseError, SchemaTooNew) as error:
+        raise SystemExit(f"ligretto serve: {error}") from None
     app = create_app(settings, store)
     print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name})", flush=True)
     config = uvicorn.Config(
