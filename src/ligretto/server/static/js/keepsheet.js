@@ -1,0 +1,195 @@
+// The score keeper's sheet (#/keep/CODE): the score sheet, live on every phone at the
+// table (keepapi.js's LiveSheet); the share link with its QR code; entering the next
+// round (keepentry.js), correcting any round, undo, the change history; a conflict to
+// resolve; the entries waiting to sync; at the end the winners, the summary and the CSV.
+
+import { h, setChildren, toast } from "./dom.js";
+import { t } from "./i18n.js";
+import { LiveSheet, installApp, roundOf, sheetLink, sheetPath, undoable } from "./keepapi.js";
+import { entryForm } from "./keepentry.js";
+import { sheetErrorText } from "./keepstart.js";
+import { changesView, conflictView, endingOf, playersOf, resultView, sheetView, summaryText, waitingView } from "./keepviews.js";
+import { profiles } from "./profile.js";
+import { rulesSummary } from "./rules.js";
+import { NAME_INPUT_MAX, storage } from "./storage.js";
+
+export class KeepSheetScreen {
+  constructor(root, code) {
+    this.root = root;
+    this.code = code;
+    this.editing = null; // the round being entered or corrected: {n, base, element}
+    this.page = h("div", { class: "keep-page", id: "keep-page" });
+    this.root.replaceChildren(this.page);
+    this.live = new LiveSheet(code, { onChange: () => this.render() });
+    this.render();
+    installApp();
+  }
+
+  close() {
+    this.live.close();
+  }
+
+  /** Who this phone is in the change history. */
+  by() {
+    return storage.name() || profiles.current()?.name || t("keep.by.someone");
+  }
+
+  render() {
+    const live = this.live;
+    if (live.missing) {
+      this.page.replaceChildren(h("section", { class: "panel", role: "alert" },
+        h("h1", {}, t("keep.missing")), h("a", { class: "button", href: "#/keep" }, t("keep.new"))));
+      return;
+    }
+    const sheet = live.sheet;
+    if (!sheet) {
+      this.page.replaceChildren(h("p", { class: "muted", role: "status" }, t("keep.loading")));
+      return;
+    }
+    const players = playersOf(sheet);
+    this.page.dataset.rounds = String(sheet.rounds.length);
+    this.page.dataset.version = String(sheet.version ?? "");
+    this.page.dataset.waiting = String(live.queue.length);
+    this.page.dataset.over = String(Boolean(sheet.over));
+    const parts = [
+      this.head(sheet),
+      this.status(),
+      live.conflict ? conflictView(live.conflict, players, {
+        onTheirs: () => live.resolve("theirs"), onMine: () => live.resolve("mine"),
+      }) : null,
+      live.refusal ? h("p", { class: "panel keep-refusal", id: "keep-refusal", role: "alert" },
+        t("keep.refused", { n: live.refusal.n ?? "" }), " ", sheetErrorText(live.refusal)) : null,
+      this.editing ? this.editing.element : null,
+      sheet.over ? resultView(sheet, players, { link: sheetLink(this.code), onCopy: () => this.copySummary(sheet, players), onShare: () => this.shareSummary(sheet, players) }) : null,
+      this.editing ? null : this.actions(sheet),
+      waitingView(live.queue, players),
+      sheetView(sheet, players),
+      this.roundsList(sheet, players),
+      changesView(sheet.changes, players),
+      this.share(),
+    ].filter(Boolean);
+    setChildren(this.page, parts);
+  }
+
+  head(sheet) {
+    return h("section", { class: "panel keep-head", "aria-labelledby": "keep-sheet-h1" },
+      h("h1", { id: "keep-sheet-h1" }, t("keep.sheet.h1")),
+      h("p", { class: "muted" }, rulesSummary(sheet.rules)),
+    );
+  }
+
+  status() {
+    const live = this.live;
+    const waiting = live.queue.length;
+    const text = waiting
+      ? t("keep.status.waiting", { n: waiting })
+      : live.live ? t("keep.status.live") : t("keep.status.offline");
+    return h("p", { class: ["keep-status", live.live ? "live" : "offline"], id: "keep-status", role: "status" }, text);
+  }
+
+  /** Enter the next round, undo the last change, and this phone's name in the history. */
+  actions(sheet) {
+    const appended = this.live.queue.filter((item) => item.kind === "entry" && item.base === null).map((item) => item.n);
+    const next = Math.max(sheet.rounds.length, ...appended) + 1;
+    const name = h("input", { type: "text", id: "keep-by", maxlength: NAME_INPUT_MAX, value: storage.name(), autocomplete: "nickname",
+      onchange: () => storage.setName(name.value.trim()) });
+    return h("section", { class: "panel keep-actions", "aria-label": t("keep.actions") },
+      sheet.over ? null : h("button", { type: "button", class: "primary big", id: "keep-enter", onclick: () => this.edit(next, null) },
+        t("keep.enter", { n: next })),
+      h("button", { type: "button", id: "keep-undo", disabled: !undoable(sheet), onclick: () => this.live.undo(this.by(), undoable(sheet)?.n) },
+        t("keep.undo")),
+      h("div", { class: "field" }, h("label", { for: name.id }, t("keep.by")), name),
+    );
+  }
+
+  /** The form of round `n`: a new one (`base` null) or a correction of the version seen. */
+  edit(n, correcting) {
+    const sheet = this.live.sheet;
+    const players = playersOf(sheet);
+    const round = correcting ? roundOf(sheet, n) : null;
+    const element = entryForm({
+      players,
+      firstOut: sheet.rules.scoring === "first_out",
+      entry: round?.entry ?? null,
+      title: t(round ? "keep.correct.title" : "keep.enter", { n }),
+      onSave: (entry) => {
+        this.editing = null;
+        this.live.enter(n, entry, round ? round.version : null, this.by());
+        this.root.querySelector("#keep-enter, #keep-undo")?.focus({ preventScroll: true });
+      },
+      onCancel: () => {
+        this.editing = null;
+        this.render();
+      },
+    });
+    this.editing = { n, element };
+    this.render();
+    element.scrollIntoView({ block: "start" });
+    element.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  /** Every round with its Correct button. */
+  roundsList(sheet, players) {
+    if (!sheet.rounds.length) return null;
+    return h("section", { class: "panel keep-round-list", "aria-labelledby": "keep-list-title" },
+      h("h2", { id: "keep-list-title" }, t("keep.rounds")),
+      h("ol", {}, sheet.rounds.map((_, i) => {
+        const round = roundOf(sheet, i + 1);
+        return h("li", { dataset: { round: i + 1 } },
+          h("span", {}, endingOf(round.entry, players)), " ",
+          h("button", { type: "button", class: "small", id: `keep-correct-${i + 1}`, onclick: () => this.edit(i + 1, true) },
+            t("keep.correct", { n: i + 1 })),
+        );
+      })),
+    );
+  }
+
+  /** The share link, Copy / Share, the QR code (the server draws it), the CSV. */
+  share() {
+    const link = sheetLink(this.code);
+    const qr = h("figure", { class: "invite-qr", hidden: true },
+      h("img", { id: "keep-qr", src: `${sheetPath(this.code)}/qr.svg`, alt: t("keep.share.qr"), width: 200, height: 200,
+        onload: () => (qr.hidden = false), onerror: () => qr.remove() }),
+      h("figcaption", { class: "help" }, t("keep.share.qr.caption")));
+    return h("section", { class: "panel keep-share", "aria-labelledby": "keep-share-title" },
+      h("h2", { id: "keep-share-title" }, t("keep.share")),
+      h("p", { class: "link-url" }, h("a", { id: "keep-link", href: link }, link)),
+      h("div", { class: "inline" },
+        h("button", { type: "button", id: "keep-copy-link", onclick: () => this.copy(link, t("keep.share.copied")) }, t("keep.share.copy")),
+        navigator.share ? h("button", { type: "button", id: "keep-share-link", onclick: () => this.shareLink(link) }, t("keep.share.share")) : null,
+        h("a", { class: "button", id: "keep-csv", href: `${sheetPath(this.code)}/csv`, download: `ligretto-${this.code}.csv` }, t("keep.csv")),
+      ),
+      qr,
+    );
+  }
+
+  async copy(text, done) {
+    try {
+      await navigator.clipboard.writeText(text);
+      toast(done, "ok");
+    } catch {
+      toast(text, "info", 6000);
+    }
+  }
+
+  async shareLink(link) {
+    try {
+      await navigator.share({ title: t("keep.sheet.h1"), url: link });
+    } catch {
+      // the person closed the share sheet
+    }
+  }
+
+  copySummary(sheet, players) {
+    this.copy(summaryText(sheet, players, sheetLink(this.code)), t("keep.summary.copied"));
+  }
+
+  async shareSummary(sheet, players) {
+    try {
+      await navigator.share({ title: t("match.over"), text: summaryText(sheet, players, sheetLink(this.code)) });
+    } catch {
+      // closed
+    }
+  }
+}
+
