@@ -141,6 +141,10 @@ export class LiveSheet {
     this.events.addEventListener("error", () => {
       this.live = false;
       this.changed();
+      // The browser tries again by itself unless it gave up (an answer that was no stream).
+      if (this.events.readyState === EventSource.CLOSED && !this.closed && !this.missing) {
+        setTimeout(() => !this.closed && this.listen(), RETRY_MS);
+      }
     });
   }
 
