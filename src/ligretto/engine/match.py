@@ -10,6 +10,16 @@ from ligretto.engine.serial import RoundRecord, replay
 from ligretto.engine.state import Round
 
 
+def match_over(rules: RuleSet, sheet: ScoreSheet) -> bool:
+    """Whether a match on ``sheet`` has ended by its ``match_end``: the rounds played, or
+    a total at the target (the one rule, for online matches and the score keeper's)."""
+    end = rules.match_end
+    played = len(sheet.rounds)
+    if end.kind is MatchEndKind.ROUNDS:
+        return played >= end.n
+    return played > 0 and max(sheet.totals()) >= end.n
+
+
 class Match:
     """A match: rounds dealt from one seed until ``match_end`` says it is over."""
 
@@ -55,11 +65,7 @@ class Match:
 
     @property
     def over(self) -> bool:
-        end = self.rules.match_end
-        played = len(self.sheet.rounds)
-        if end.kind is MatchEndKind.ROUNDS:
-            return played >= end.n
-        return played > 0 and max(self.sheet.totals()) >= end.n
+        return match_over(self.rules, self.sheet)
 
     def winners(self) -> tuple[int, ...]:
         """The seats with the highest total (several on a tie)."""

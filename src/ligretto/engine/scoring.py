@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,21 +28,31 @@ def score_cards(center: int, stack: int, rules: RuleSet) -> int:
     return max(score, 0) if rules.floor_at_zero else score
 
 
+def score_tally(
+    rules: RuleSet, center: Sequence[int], stack: Sequence[int], stopped_by: int | None
+) -> tuple[RoundScore, ...]:
+    """Every player's score for a round counted at the table: each player's cards in the
+    center and left in the Ligretto stack, and who called Stop (``None``: nobody).  The one
+    formula of a round's score: online play (:func:`score_round`) and the score keeper of
+    a game played with real cards both come here."""
+    lines = []
+    for seat in range(len(center)):
+        if rules.scoring is Scoring.FIRST_OUT:
+            score = 1 if stopped_by == seat else 0
+        else:
+            score = score_cards(center[seat], stack[seat], rules)
+        lines.append(RoundScore(center[seat], stack[seat], score))
+    return tuple(lines)
+
+
 def score_round(game: Round) -> tuple[RoundScore, ...]:
     """Every player's score for a round as it stands (normally once it has ended)."""
     center = [0] * game.players
     for seats in game.pile_seats:
         for seat in seats:
             center[seat] += 1
-    lines = []
-    for seat, area in enumerate(game.areas):
-        stack = len(area.stack)
-        if game.rules.scoring is Scoring.FIRST_OUT:
-            score = 1 if game.stopped_by == seat else 0
-        else:
-            score = score_cards(center[seat], stack, game.rules)
-        lines.append(RoundScore(center[seat], stack, score))
-    return tuple(lines)
+    stack = [len(area.stack) for area in game.areas]
+    return score_tally(game.rules, center, stack, game.stopped_by)
 
 
 def winners(scores: list[int] | tuple[int, ...]) -> tuple[int, ...]:
@@ -78,10 +89,15 @@ class ScoreSheet:
             raise ValueError("only a finished round can go on the score sheet")
         if game.players != self.players:
             raise ValueError(f"the sheet has {self.players} players, the round {game.players}")
-        scores = score_round(game)
+        return self.add_scores(score_round(game), game.ending.value, game.stopped_by)
+
+    def add_scores(self, scores: tuple[RoundScore, ...], ending: str, stopped_by: int | None) -> tuple[RoundScore, ...]:
+        """Add a round already scored (by :func:`score_round` or :func:`score_tally`)."""
+        if len(scores) != self.players:
+            raise ValueError(f"the sheet has {self.players} players, the round {len(scores)}")
         self.rounds.append(scores)
-        self.endings.append(game.ending.value)
-        self.stopped_by.append(game.stopped_by)
+        self.endings.append(ending)
+        self.stopped_by.append(stopped_by)
         return scores
 
     def totals(self, upto: int | None = None) -> tuple[int, ...]:

@@ -110,6 +110,21 @@ from ligretto.protocol.http import (
     table_summary,
     tutorial_created,
 )
+from ligretto.protocol.keeper import (
+    KEEPER_BODIES,
+    CreateSheet,
+    KeptRound,
+    PutRound,
+    SheetBack,
+    SheetBody,
+    SheetChange,
+    SheetConflict,
+    SheetEntry,
+    SheetPlayer,
+    UndoChange,
+    entry_of,
+    tally_of,
+)
 from ligretto.protocol.limits import (
     EMOTES,
     HELLO_S,
@@ -172,7 +187,7 @@ from ligretto.protocol.server import (
     wire,
 )
 
-HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BODIES)
+HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BODIES, *KEEPER_BODIES)
 """The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 
 __all__ = [
@@ -184,6 +199,7 @@ __all__ = [
     "HTTP_BODIES",
     "JOINERS",
     "KEEPALIVE_S",
+    "KEEPER_BODIES",
     "LOBBY_TABLES",
     "MAX_FRAME_BYTES",
     "MAX_MESSAGE_BYTES",
@@ -208,6 +224,7 @@ __all__ = [
     "ClaimProfile",
     "ClientMessage",
     "CreateProfile",
+    "CreateSheet",
     "CreateTable",
     "CreateTutorial",
     "Emotes",
@@ -220,6 +237,7 @@ __all__ = [
     "Health",
     "Hello",
     "HttpError",
+    "KeptRound",
     "Leaderboard",
     "LeaderboardEntry",
     "Leave",
@@ -244,6 +262,7 @@ __all__ = [
     "ProfileSecret",
     "ProfileStats",
     "ProtocolError",
+    "PutRound",
     "Race",
     "RatingMsg",
     "React",
@@ -266,7 +285,13 @@ __all__ = [
     "SeatInfo",
     "ServerMessage",
     "SetRules",
+    "SheetBack",
+    "SheetBody",
+    "SheetChange",
+    "SheetConflict",
+    "SheetEntry",
     "SheetMsg",
+    "SheetPlayer",
     "SheetRound",
     "Snapshot",
     "Start",
@@ -276,6 +301,7 @@ __all__ = [
     "TableSummary",
     "TurnMsg",
     "TutorialCreated",
+    "UndoChange",
     "UpdateProfile",
     "ViewMsg",
     "VoteCastMsg",
@@ -291,6 +317,7 @@ __all__ = [
     "decode",
     "decode_server",
     "encode",
+    "entry_of",
     "error_message",
     "event_message",
     "event_messages",
@@ -309,6 +336,7 @@ __all__ = [
     "table_details",
     "table_message",
     "table_summary",
+    "tally_of",
     "to_action",
     "tutorial_created",
     "view_message",

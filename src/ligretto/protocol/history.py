@@ -4,6 +4,8 @@ rules, players and score sheet; statistics are counts and times."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from ligretto.protocol.game import SheetMsg
@@ -42,6 +44,9 @@ class MatchEntry(_Body):
     """The share token of each round on the sheet, in order (its replay:
     ``GET /api/replays/{token}``): only to the profile's owner, who played them; ``None``
     to anyone else (a link is the table's players' to share)."""
+    kind: Literal["online", "table"] = "online"
+    """``online``: played on this server; ``table``: played with real cards, scored with
+    the score keeper (never rated; no replays)."""
 
 
 class MatchHistory(_Body):

@@ -34,6 +34,8 @@ from ligretto.server.api import (
 )
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.historyapi import leaderboard, profile_matches, profile_stats
+from ligretto.server.keeper import Keeper
+from ligretto.server.keeperapi import sheet_routes
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.profileapi import claim_profile, create_profile, link_profile, my_profile
 from ligretto.server.replays import replay_file, replay_round
@@ -52,6 +54,7 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         lobby = Lobby(settings, store)
         app.state.lobby = lobby
+        app.state.keeper = Keeper(None if store is None else store.sheets)
         if store is not None:
             for table in store.load_tables(countdown_s=settings.countdown_s):
                 lobby.tables[table.code] = table
@@ -90,9 +93,13 @@ def create_app(settings: Settings | None = None, store: Any | None = None) -> St
         Route("/api/presets", presets),
         Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),
+        *sheet_routes(),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]
     if STATIC.is_dir():
         routes.append(Mount("/", StaticFiles(directory=STATIC, html=True), name="static"))
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.stopping = lambda: False
+    """Whether the server is shutting down (``serve.py`` tells): live streams then end."""
+    return app

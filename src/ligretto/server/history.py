@@ -33,11 +33,13 @@ __all__ = [
     "StoredPlayer",
     "Watchers",
     "count_of",
+    "file_table",
     "match_started",
     "matches_of",
     "preset_of",
     "record",
     "replays_of",
+    "unfile_table",
     "watchers_of",
 ]
 
@@ -120,6 +122,52 @@ def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:
     return cursor.rowcount == 1
 
 
+TablePlayer = tuple[int, str, str | None]
+"""A seat of a match played at a real table: seat, name, profile id (or ``None``)."""
+
+
+def file_table(
+    db: sqlite3.Connection,
+    code: str,
+    rules: RuleSet,
+    players: list[TablePlayer],
+    *,
+    times: tuple[float, float],
+    sheet: dict[str, Any],
+) -> None:
+    """File (or file again, after a correction) the match of a score keeper's sheet that
+    is over: ``kind = 'table'``, never rated, its score sheet and places; ``times`` is
+    when it started and ended (an ended time already filed stays)."""
+    started, ended = times
+    db.execute(
+        "INSERT INTO matches (code, match, rules, preset, size, rated, started, ended, sheet, places, kind) "
+        "VALUES (?, 1, ?, ?, ?, 0, ?, ?, ?, ?, 'table') "
+        "ON CONFLICT(code, match) DO UPDATE SET sheet = excluded.sheet, places = excluded.places",
+        (
+            code,
+            json.dumps(rules.to_dict()),
+            preset_of(rules),
+            len(players),
+            started,
+            ended,
+            json.dumps(sheet),
+            json.dumps(sheet["places"]),
+        ),
+    )
+    rows = [(code, 1, seat, name, profile, None, None) for seat, name, profile in players]
+    db.executemany(
+        "INSERT OR IGNORE INTO match_players (code, match, seat, name, profile, bot, token) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [_live(db, row) for row in rows],
+    )
+
+
+def unfile_table(db: sqlite3.Connection, code: str) -> None:
+    """The match of a sheet no longer over (a round undone): out of the history again."""
+    db.execute("DELETE FROM match_players WHERE code = ? AND match = 1", (code,))
+    db.execute("DELETE FROM matches WHERE code = ? AND match = 1 AND kind = 'table'", (code,))
+
+
 @dataclass(frozen=True, slots=True)
 class StoredPlayer:
     seat: int
@@ -144,6 +192,8 @@ class StoredMatch:
     sheet: dict[str, Any]
     places: list[int] | None
     players: tuple[StoredPlayer, ...]
+    kind: str = "online"
+    """``online`` (played on this server) or ``table`` (with real cards, the score keeper's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +226,7 @@ def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: 
     """Page ``page`` (1-based) of the profile's matches, newest first."""
     where, args = which.where()
     rows = db.execute(
-        "SELECT m.code, m.match, m.rules, m.preset, m.size, m.rated, m.started, m.ended, m.sheet, m.places "
+        "SELECT m.code, m.match, m.rules, m.preset, m.size, m.rated, m.started, m.ended, m.sheet, m.places, m.kind "
         f"FROM matches m, match_players p WHERE {where} ORDER BY m.started DESC, m.code, m.match LIMIT ? OFFSET ?",
         (*args, size, (page - 1) * size),
     ).fetchall()
@@ -184,7 +234,7 @@ def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: 
 
 
 def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
-    code, match, rules, preset, size, rated, started, ended, sheet, places = row
+    code, match, rules, preset, size, rated, started, ended, sheet, places, kind = row
     players = db.execute(
         "SELECT seat, name, profile, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
     )
@@ -200,6 +250,7 @@ def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
         json.loads(sheet),
         None if places is None else json.loads(places),
         tuple(StoredPlayer(*player) for player in players),
+        kind,
     )
 
 

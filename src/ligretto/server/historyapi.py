@@ -64,6 +64,7 @@ def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] 
         sheet,
         match.places,
         replays,
+        "table" if match.kind == "table" else "online",
     )
 
 

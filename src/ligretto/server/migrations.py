@@ -136,6 +136,33 @@ _MATCH_REPLAYS = (
     "ALTER TABLE match_players ADD COLUMN token TEXT",
 )
 
+_SHEETS = (
+    # The score keeper's sheets (``server.sheetstore``): a match played with real cards,
+    # its rules and players, and every change of its rounds in order (the rounds are what
+    # the changes make them).  A sheet's match, once over, is filed in the history as
+    # ``kind = 'table'``, never rated.
+    """CREATE TABLE sheets (
+        code TEXT PRIMARY KEY,
+        rules TEXT NOT NULL,
+        players TEXT NOT NULL,
+        created REAL NOT NULL
+    )""",
+    """CREATE TABLE sheet_changes (
+        code TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        round INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        author TEXT NOT NULL,
+        at REAL NOT NULL,
+        before TEXT,
+        after TEXT,
+        undoes INTEGER,
+        client_id TEXT NOT NULL,
+        PRIMARY KEY (code, n)
+    )""",
+    "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT 'online'",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -145,6 +172,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _ROUND_FIGURES,
     _REPLAY_TOKENS,
     _MATCH_REPLAYS,
+    _SHEETS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

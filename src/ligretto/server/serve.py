@@ -19,7 +19,7 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     store = SqliteStore(settings.db)
     app = create_app(settings, store)
     print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
@@ -39,3 +39,8 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         ws_ping_interval=20,
         ws_ping_timeout=20,
     )
+    server = uvicorn.Server(config)
+    # A live stream (the score keeper's events) never ends by itself: it ends when the
+    # server is told to stop, so that uvicorn's graceful shutdown does not wait for it.
+    app.state.stopping = lambda: server.should_exit
+    server.run()

@@ -35,6 +35,7 @@ from ligretto.ratings import RatingError
 from ligretto.server import history, ratingstore
 from ligretto.server.migrations import migrate
 from ligretto.server.profiles import Profiles
+from ligretto.server.sheetstore import SheetStore
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
@@ -112,6 +113,8 @@ class SqliteStore:
             raise
         self.profiles = Profiles(self.db)
         """The file's profiles (written at once: they come from HTTP requests, not play)."""
+        self.sheets = SheetStore(self.db)
+        """The score keeper's sheets (written at once, as profiles)."""
         self.checkpoints = 0
         self._closing = threading.Event()
         self._checkpointer = threading.Thread(

@@ -1,0 +1,272 @@
+"""The score keeper's sheets (docs/protocol.md, "Score keeper"): a match played with real
+cards, its rounds as the table counted them, every change kept.
+
+A :class:`Sheet` is its rules, players and history of changes; its rounds are what the
+changes say, in order (an entry appends a round, a correction replaces one, an undo puts
+back what the latest change not yet undone replaced), so a sheet read back from the
+store is its changes applied again.  Each round has a version: the number of the last
+change that wrote it, which a phone sends back as the ``base`` of its correction; a
+``base`` that is not the round's version is a :class:`Conflict` (someone else wrote it
+meanwhile) and nothing changes.  A change carries the client's id: the same id again is
+applied once.  Scores, the match's end and places are the engine's (``engine.tally``);
+the :class:`Keeper` holds the sheets, writes each change to the store before it tells the
+sheet's watchers (the live events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from ligretto.engine.rules import MATCH_END_MAX, MatchEndKind, RuleSet
+from ligretto.engine.scoring import ScoreSheet
+from ligretto.engine.tally import BadEntry, Standing, Tally, check_entry, standing, tally_sheet
+
+__all__ = [
+    "MAX_ROUNDS",
+    "Change",
+    "Conflict",
+    "Keeper",
+    "KeptPlayer",
+    "NoRound",
+    "Sheet",
+    "SheetFile",
+    "Watcher",
+    "new_sheet_code",
+]
+
+MAX_ROUNDS = MATCH_END_MAX[MatchEndKind.ROUNDS]
+"""Rounds a sheet holds at most (a target never reached does not make it grow for ever)."""
+
+IN_MEMORY = 256
+"""Sheets kept in memory while nobody watches them (the store has them all)."""
+
+Kind = Literal["entry", "correction", "undo"]
+
+
+def new_sheet_code() -> str:
+    """An unguessable code (96 bits; 16 characters, never a table's 11)."""
+    return secrets.token_urlsafe(12)
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPlayer:
+    """A player of a sheet: display name, deck back (box colour, symbol), profile id."""
+
+    name: str
+    colour: str
+    symbol: str
+    profile: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of a sheet: its number (1-based), the round, who and when, the round
+    before and after (``None``: no such round), the change an undo undid, the client's id."""
+
+    n: int
+    round: int
+    by: str
+    at: float
+    kind: Kind
+    before: Tally | None
+    after: Tally | None
+    id: str
+    undoes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The round was written since the phone's ``base``: its entry now (``None``: gone) and version."""
+
+    theirs: Tally | None
+    version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class NoRound:
+    """A round number that is neither a round of the sheet nor the next one."""
+
+    message: str
+
+
+@dataclass(slots=True)
+class Sheet:
+    """One sheet: rules, players, creation time, and its changes applied in order."""
+
+    code: str
+    rules: RuleSet
+    players: tuple[KeptPlayer, ...]
+    created: float
+    changes: list[Change] = field(default_factory=list)
+    rounds: list[Tally] = field(default_factory=list)
+    versions: list[int] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    undone: set[int] = field(default_factory=set)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.players)
+
+    @property
+    def version(self) -> int:
+        return len(self.changes)
+
+    def score_sheet(self) -> ScoreSheet:
+        return tally_sheet(self.rules, len(self.players), self.rounds)
+
+    def standing(self) -> Standing:
+        return standing(self.rules, self.score_sheet())
+
+    def apply(self, change: Change) -> None:
+        """Take a change into the sheet (a new one, or one read back from the store)."""
+        index = change.round - 1
+        if change.after is None:
+            del self.rounds[index], self.versions[index]
+        elif index == len(self.rounds):
+            self.rounds.append(change.after)
+            self.versions.append(change.n)
+        else:
+            self.rounds[index] = change.after
+            self.versions[index] = change.n
+        if change.undoes is not None:
+            self.undone.add(change.undoes)
+        self.changes.append(change)
+        self.ids.add(change.id)
+
+    def rebuild(self, changes: list[Change]) -> None:
+        """The sheet as ``changes`` make it (after a write that failed, or on restore)."""
+        self.changes, self.rounds, self.versions, self.ids, self.undone = [], [], [], set(), set()
+        for change in changes:
+            self.apply(change)
+
+    def entry(
+        self, number: int, tally: Tally, base: int | None, *, by: str, client_id: str, now: float
+    ) -> Change | Conflict | BadEntry | NoRound:
+        """The change that writes round ``number`` (1-based) if nothing refuses it."""
+        if not 1 <= number <= len(self.rounds) + 1:
+            return NoRound(f"round {number} is not a round of this sheet: it has {len(self.rounds)}")
+        if number > MAX_ROUNDS:
+            return BadEntry(f"a sheet holds at most {MAX_ROUNDS} rounds")
+        refused = check_entry(self.rules, self.names, tally, number, self.score_sheet())
+        if refused is not None:
+            return refused
+        if number == len(self.rounds) + 1:
+            if base is not None:
+                return Conflict(None, None)
+            return Change(self.version + 1, number, by, now, "entry", None, tally, client_id)
+        if base != self.versions[number - 1]:
+            return Conflict(self.rounds[number - 1], self.versions[number - 1])
+        before = self.rounds[number - 1]
+        return Change(self.version + 1, number, by, now, "correction", before, tally, client_id)
+
+    def last_undoable(self) -> Change | None:
+        """The latest change that is not an undo and was not undone."""
+        return next(
+            (c for c in reversed(self.changes) if c.kind != "undo" and c.n not in self.undone),
+            None,
+        )
+
+    def undo(self, by: str, client_id: str, now: float) -> Change | None:
+        """The change that undoes :meth:`last_undoable` (``None``: nothing to undo)."""
+        target = self.last_undoable()
+        if target is None:
+            return None
+        return Change(self.version + 1, target.round, by, now, "undo", target.after, target.before, client_id, target.n)
+
+
+class SheetFile(Protocol):
+    """Where sheets are kept (``server.sheetstore.SheetStore``): a sheet made, a change
+    written (with the history of a match that is over), a sheet read back."""
+
+    def create(self, sheet: Sheet) -> None: ...
+    def write(self, sheet: Sheet, change: Change) -> None: ...
+    def load(self, code: str) -> Sheet | None: ...
+
+
+class Watcher:
+    """One live stream of a sheet: the latest body not sent yet (only the latest counts:
+    each is the whole sheet)."""
+
+    def __init__(self) -> None:
+        self.latest: bytes | None = None
+        self.ready = asyncio.Event()
+
+    def tell(self, body: bytes) -> None:
+        self.latest = body
+        self.ready.set()
+
+    def take(self) -> bytes | None:
+        body, self.latest = self.latest, None
+        self.ready.clear()
+        return body
+
+
+class Keeper:
+    """Every sheet of the server, its store (``None``: kept in memory only) and its watchers."""
+
+    def __init__(self, file: SheetFile | None = None, clock: Callable[[], float] = time.time) -> None:
+        self.file = file
+        self.clock = clock
+        self.sheets: OrderedDict[str, Sheet] = OrderedDict()
+        self.watchers: dict[str, set[Watcher]] = {}
+
+    def create(self, rules: RuleSet, players: tuple[KeptPlayer, ...]) -> Sheet:
+        sheet = Sheet(new_sheet_code(), rules, players, self.clock())
+        if self.file is not None:
+            self.file.create(sheet)
+        self._keep(sheet)
+        return sheet
+
+    def get(self, code: str) -> Sheet | None:
+        sheet = self.sheets.get(code)
+        if sheet is None and self.file is not None:
+            sheet = self.file.load(code)
+            if sheet is not None:
+                self._keep(sheet)
+        if sheet is not None:
+            self.sheets.move_to_end(code)
+        return sheet
+
+    def _keep(self, sheet: Sheet) -> None:
+        self.sheets[sheet.code] = sheet
+        if self.file is None:
+            return
+        for code in list(self.sheets):
+            if len(self.sheets) <= IN_MEMORY:
+                break
+            if not self.watchers.get(code):
+                del self.sheets[code]
+
+    def commit(self, sheet: Sheet, change: Change) -> None:
+        """Apply a change and write it; a failed write leaves the sheet as it was (and raises)."""
+        before = list(sheet.changes)
+        sheet.apply(change)
+        if self.file is None:
+            return
+        try:
+            self.file.write(sheet, change)
+        except BaseException:
+            sheet.rebuild(before)
+            raise
+
+    def watch(self, code: str) -> Watcher:
+        watcher = Watcher()
+        self.watchers.setdefault(code, set()).add(watcher)
+        return watcher
+
+    def unwatch(self, code: str, watcher: Watcher) -> None:
+        watching = self.watchers.get(code, set())
+        watching.discard(watcher)
+        if not watching:
+            self.watchers.pop(code, None)
+
+    def tell(self, code: str, body: bytes) -> None:
+        """Every watcher of the sheet ``code`` gets ``body`` (the sheet, encoded once)."""
+        for watcher in self.watchers.get(code, ()):
+            watcher.tell(body)
