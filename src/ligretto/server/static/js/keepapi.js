@@ -100,8 +100,8 @@ function remember(sheet) {
 /**
  * One sheet as this browser follows it: `sheet` (the server's, or the kept one until it
  * answers), `queue` (entries and undos waiting to sync), `conflict` (a 409 to resolve:
- * {theirs, yours, version, n}), `refusal` (the last refused entry's message), `live`
- * (the event stream is open).  `onChange()` hears of every change.
+ * {theirs, yours, version, n}), `refusal` (the last refused entry's message), `connected`
+ * (the event stream is open and the browser online).  `onChange()` hears of every change.
  */
 export class LiveSheet {
   constructor(code, { onChange = () => {} } = {}) {
@@ -117,16 +117,27 @@ export class LiveSheet {
     this.sending = false;
     this.closed = false;
     this.timer = null;
-    this.online = () => this.flush();
+    this.online = () => {
+      this.changed();
+      this.flush();
+    };
+    this.offline = () => this.changed();
     window.addEventListener("online", this.online);
+    window.addEventListener("offline", this.offline);
     this.listen();
     this.load();
+  }
+
+  /** Whether the sheet is live: the event stream open and the browser online. */
+  get connected() {
+    return this.live && navigator.onLine !== false;
   }
 
   close() {
     this.closed = true;
     clearTimeout(this.timer);
     window.removeEventListener("online", this.online);
+    window.removeEventListener("offline", this.offline);
     if (this.events) this.events.close();
   }
 

@@ -83,8 +83,8 @@ export class KeepSheetScreen {
     const waiting = live.queue.length;
     const text = waiting
       ? t("keep.status.waiting", { n: waiting })
-      : live.live ? t("keep.status.live") : t("keep.status.offline");
-    return h("p", { class: ["keep-status", live.live ? "live" : "offline"], id: "keep-status", role: "status" }, text);
+      : live.connected ? t("keep.status.live") : t("keep.status.offline");
+    return h("p", { class: ["keep-status", live.connected ? "live" : "offline"], id: "keep-status", role: "status" }, text);
   }
 
   /** Enter the next round, undo the last change, and this phone's name in the history. */
