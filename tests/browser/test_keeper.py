@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browserkit import no_horizontal_overflow
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from test_accessibility import describe, violations
 
@@ -81,7 +82,11 @@ def api(server_url: str, method: str, path: str, body: Any = None) -> Any:
 
 
 def no_violations(page: Page, screen: str, found: list[str]) -> None:
+    """axe-core's findings on a screen, and nothing sticking out sideways."""
     found.extend(describe(screen, violation) for violation in violations(page))
+    document, viewport = no_horizontal_overflow(page)
+    if document > viewport:
+        found.append(f"{screen}: the page is {document} px wide in a {viewport} px viewport")
 
 
 # --- entering a round by taps ---------------------------------------------------------------
@@ -234,8 +239,10 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     rounds_shown(ben, 3)
     enter_round(ben, [9, 21, 4], [3, 0, 8], 1, start=False)
     expect(ben.locator("#keep-conflict")).to_be_visible()
-    expect(ben.locator("#conflict-theirs tr[data-seat='0'] td").first).to_have_text("20")
-    expect(ben.locator("#conflict-yours tr[data-seat='1'] td").first).to_have_text("21")
+    conflict = ben.locator("#keep-conflict-table")
+    expect(conflict.locator("tr[data-seat='0'] td[data-side='theirs'][data-field='center']")).to_have_text("20")
+    expect(conflict.locator("tr[data-seat='1'] td[data-side='yours'][data-field='center']")).to_have_text("21")
+    expect(conflict.locator("tr[data-seat='1'] td[data-side='theirs'][data-field='stack']")).to_have_text("5")
     no_violations(ben, "conflict", found)
     shot(ben, "conflict-390", full_page=True)
     ben.locator("#keep-mine").tap()

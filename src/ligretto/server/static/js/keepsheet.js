@@ -136,7 +136,7 @@ export class KeepSheetScreen {
       h("ol", {}, sheet.rounds.map((_, i) => {
         const round = roundOf(sheet, i + 1);
         return h("li", { dataset: { round: i + 1 } },
-          h("span", {}, endingOf(round.entry, players)), " ",
+          h("span", {}, h("strong", {}, t("sheet.round", { n: i + 1 })), " · ", endingOf(round.entry, players)), " ",
           h("button", { type: "button", class: "small", id: `keep-correct-${i + 1}`, onclick: () => this.edit(i + 1, true) },
             t("keep.correct", { n: i + 1 })),
         );

@@ -58,21 +58,26 @@ export function waitingView(queue, players) {
   );
 }
 
-/** One entry as a small table: per player center and stack, and how the round ended. */
-function entryTable(entry, players, caption, id) {
-  return h("table", { class: "sheet keep-entry-table", id },
-    h("caption", {}, caption),
-    h("thead", {}, h("tr", {},
-      h("th", { scope: "col", class: "player" }, t("sheet.player")),
-      h("th", { scope: "col", class: "num" }, t("sheet.center")),
-      h("th", { scope: "col", class: "num" }, t("sheet.stack")),
-    )),
+/** Both entries of a conflict in one table, side by side: per player theirs and mine. */
+function conflictTable(theirs, yours, players) {
+  const count = (entry, field, seat) => (entry ? String(entry[field]?.[seat] ?? 0) : "–");
+  return h("table", { class: "sheet keep-conflict-table", id: "keep-conflict-table" },
+    h("thead", {},
+      h("tr", {},
+        h("th", { scope: "col", rowspan: 2, class: "player" }, t("sheet.player")),
+        h("th", { scope: "colgroup", colspan: 2, id: "conflict-theirs" }, t("keep.conflict.theirs")),
+        h("th", { scope: "colgroup", colspan: 2, id: "conflict-yours" }, t("keep.conflict.yours")),
+      ),
+      h("tr", {}, [0, 1].map(() => [
+        h("th", { scope: "col", class: "num" }, t("sheet.center")),
+        h("th", { scope: "col", class: "num" }, t("sheet.stack")),
+      ])),
+    ),
     h("tbody", {}, players.map((player, seat) => h("tr", { dataset: { seat } },
-      h("th", { scope: "row", class: "player" }, player.name),
-      h("td", { class: "num" }, String(entry.center?.[seat] ?? 0)),
-      h("td", { class: "num" }, String(entry.stack?.[seat] ?? 0)),
+      h("th", { scope: "row", class: "player" }, h("span", { class: "sheet-name" }, player.name)),
+      ["theirs", "yours"].flatMap((side) => ["center", "stack"].map((field) =>
+        h("td", { class: "num", dataset: { side, field } }, count(side === "theirs" ? theirs : yours, field, seat)))),
     ))),
-    h("tfoot", {}, h("tr", {}, h("td", { colspan: 3 }, endingOf(entry, players)))),
   );
 }
 
@@ -81,11 +86,11 @@ export function conflictView(conflict, players, { onTheirs, onMine }) {
   return h("section", { class: "panel keep-conflict", id: "keep-conflict", role: "alert", "aria-labelledby": "keep-conflict-title" },
     h("h2", { id: "keep-conflict-title" }, t("keep.conflict.title", { n: conflict.n })),
     h("p", {}, t("keep.conflict.text")),
-    h("div", { class: "conflict-sides" },
-      conflict.theirs
-        ? entryTable(conflict.theirs, players, t("keep.conflict.theirs"), "conflict-theirs")
-        : h("p", { id: "conflict-theirs" }, h("strong", {}, t("keep.conflict.theirs")), " ", t("keep.conflict.gone")),
-      entryTable(conflict.yours, players, t("keep.conflict.yours"), "conflict-yours"),
+    h("div", { class: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("keep.conflict.text") },
+      conflictTable(conflict.theirs, conflict.yours, players)),
+    h("ul", { class: "conflict-endings" },
+      h("li", {}, h("strong", {}, t("keep.conflict.theirs")), " ", conflict.theirs ? endingOf(conflict.theirs, players) : t("keep.conflict.gone")),
+      h("li", {}, h("strong", {}, t("keep.conflict.yours")), " ", endingOf(conflict.yours, players)),
     ),
     h("div", { class: "inline" },
       h("button", { type: "button", id: "keep-theirs", onclick: onTheirs }, t("keep.conflict.keep_theirs")),
