@@ -155,6 +155,7 @@ def start_sheet(phones: Phones, shot: Callable[..., Path], found: list[str]) -> 
     ana.locator("#keep-remove-3").tap()
     for seat, name in enumerate(NAMES):
         ana.fill(f"#keep-name-{seat}", name)
+    ana.locator("#keep-me-0").check()  # Ana's profile: the match goes into her history
     ana.locator("#keep-back-2").tap()
     ana.locator("#keep-backs-2 input[data-box='green'][data-symbol='moon']").check()
     expect(ana.locator("#keep-back-2 .back")).to_have_attribute("data-box", "green")
@@ -255,6 +256,8 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     assert third[1]["after"]["center"] == [9, 21, 4]
 
     # Cy's phone offline enters rounds 4 and 5: waiting to sync; everywhere once it is back.
+    # The app's files are kept by its service worker: a reload offline still shows the sheet.
+    cy.wait_for_function("async () => Boolean((await navigator.serviceWorker.ready).active && navigator.serviceWorker.controller)")
     cy.context.set_offline(True)
     expect(cy.locator("#keep-status")).to_have_class("keep-status offline", timeout=SEEN_MS)
     enter_round(cy, [4, 5, 12], [6, 7, 0], 2)
@@ -264,6 +267,10 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     no_violations(cy, "offline", found)
     shot(cy, "offline-390", full_page=True)
     assert ana.locator("#keep-page").get_attribute("data-rounds") == "3"
+    cy.reload()
+    cy.wait_for_selector("body[data-ready]")
+    expect(cy.locator("#keep-status")).to_have_text("2 waiting to sync")
+    expect(cy.locator("#keep-page")).to_have_attribute("data-rounds", "3")
     cy.context.set_offline(False)
     for page in phones.pages:
         rounds_shown(page, 5)
@@ -296,6 +303,13 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     ana.set_viewport_size({"width": 1280, "height": 800})
     shot(ana, "over-1280", full_page=True)
     no_violations(ana, "match over at 1280x800", found)
+
+    # Ana's history has the match, played on a real table, unrated.
+    ana.evaluate("() => { location.hash = '#/history'; }")
+    match = ana.locator(".history-match[data-kind='table']")
+    expect(match).to_have_count(1)
+    expect(match).to_contain_text("Played on a real table")
+    expect(match).to_contain_text("not rated")
     assert not found, "axe-core on the score keeper:\n" + "\n".join(found)
 
 
