@@ -197,6 +197,16 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     ben.locator("#entry-cancel").tap()
     assert api(phones.url, "GET", f"/api/sheets/{code}")["version"] == 0
 
+    # What only the server can judge, it says, and the page shows it as it says it.
+    enter_round(ben, [18, 11, 9], [2, 3, 4], 0)
+    expect(ben.locator("#keep-refusal")).to_contain_text("Ana called Stop with 2 cards left in the Ligretto stack")
+    no_violations(ben, "refused by the server", found)
+    ben.locator("#keep-refusal-fix").tap()
+    expect(ben.locator("#entry-stack-0")).to_have_text("2")
+    expect(ben.locator("#entry-center-0")).to_have_text("18")
+    ben.locator("#entry-cancel").tap()
+    assert api(phones.url, "GET", f"/api/sheets/{code}")["version"] == 0
+
     # The seed example by taps: 18/0 -> 18 (Stop), 11/3 -> 5, 9/4 -> 1; the others see it.
     enter_round(ana, [18, 11, 9], [0, 3, 4], 0)
     for page in phones.pages:
@@ -331,7 +341,8 @@ CASES = [
 
 def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phones) -> None:
     """One page, one sheet per case (made over the API), two rounds entered by taps each."""
-    page = phones.open(phones.pages[0], "/#/keep")
+    page = phones.open(phones.pages[0], "/#/keep/NoSuchSheet0000")
+    expect(page.locator("#keep-page")).to_contain_text("There is no score sheet at this link.")
     players = [{"name": name, "back": {"colour": "blue", "symbol": symbol}} for name, symbol in zip(NAMES, ("sun", "moon", "star"), strict=True)]
     checked = 0
     for preset, options in CASES:

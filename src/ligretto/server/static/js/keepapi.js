@@ -261,7 +261,7 @@ export class LiveSheet {
     if (error.code === "conflict" && error.body) {
       this.conflict = { n: item.n, by: item.by, theirs: error.body.theirs, yours: error.body.yours ?? item.entry, version: error.body.version };
     } else {
-      this.refusal = { code: error.code, message: error.message, n: item.n ?? null };
+      this.refusal = { code: error.code, message: error.message, n: item.n ?? null, entry: item.entry ?? null, base: item.base ?? null };
     }
     return true;
   }

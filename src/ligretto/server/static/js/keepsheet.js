@@ -57,8 +57,7 @@ export class KeepSheetScreen {
       live.conflict ? conflictView(live.conflict, players, {
         onTheirs: () => live.resolve("theirs"), onMine: () => live.resolve("mine"),
       }) : null,
-      live.refusal ? h("p", { class: "panel keep-refusal", id: "keep-refusal", role: "alert" },
-        t("keep.refused", { n: live.refusal.n ?? "" }), " ", sheetErrorText(live.refusal)) : null,
+      live.refusal ? this.refusal(live.refusal) : null,
       this.editing ? this.editing.element : null,
       sheet.over ? resultView(sheet, players, { link: sheetLink(this.code), onCopy: () => this.copySummary(sheet, players), onShare: () => this.shareSummary(sheet, players) }) : null,
       this.editing ? null : this.actions(sheet),
@@ -102,19 +101,34 @@ export class KeepSheetScreen {
     );
   }
 
-  /** The form of round `n`: a new one (`base` null) or a correction of the version seen. */
-  edit(n, correcting) {
+  /** The server refused an entry: its words, and the entry back in the form to fix it. */
+  refusal(refusal) {
+    return h("div", { class: "panel keep-refusal", id: "keep-refusal", role: "alert" },
+      h("p", {}, t("keep.refused", { n: refusal.n ?? "" }), " ", sheetErrorText(refusal)),
+      refusal.entry && !this.editing
+        ? h("button", { type: "button", id: "keep-refusal-fix", onclick: () => {
+            this.live.refusal = null;
+            this.edit(refusal.n, refusal.base !== null, { entry: refusal.entry, base: refusal.base });
+          } }, t("keep.refused.fix"))
+        : null,
+    );
+  }
+
+  /** The form of round `n`: a new one (`base` null) or a correction of the version seen
+   * (`again`: a refused entry's counts and base, to fix and send again). */
+  edit(n, correcting, again = null) {
     const sheet = this.live.sheet;
     const players = playersOf(sheet);
-    const round = correcting ? roundOf(sheet, n) : null;
+    const round = again ?? (correcting ? roundOf(sheet, n) : null);
+    const base = again ? again.base : round ? round.version : null;
     const element = entryForm({
       players,
       firstOut: sheet.rules.scoring === "first_out",
       entry: round?.entry ?? null,
-      title: t(round ? "keep.correct.title" : "keep.enter", { n }),
+      title: t(correcting ? "keep.correct.title" : "keep.enter", { n }),
       onSave: (entry) => {
         this.editing = null;
-        this.live.enter(n, entry, round ? round.version : null, this.by());
+        this.live.enter(n, entry, base, this.by());
         this.root.querySelector("#keep-enter, #keep-undo")?.focus({ preventScroll: true });
       },
       onCancel: () => {

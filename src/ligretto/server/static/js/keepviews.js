@@ -52,8 +52,8 @@ export function waitingView(queue, players) {
   return h("section", { class: "panel keep-waiting", id: "keep-waiting", "aria-labelledby": "keep-waiting-title" },
     h("h2", { id: "keep-waiting-title" }, t("keep.waiting.title", { n: queue.length })),
     h("ul", {}, entries.map((item) => h("li", { class: "waiting-entry", dataset: { round: item.n } },
-      h("strong", {}, t("sheet.round", { n: item.n })), " · ", endingOf(item.entry, players), " · ",
-      players.map((player, seat) => `${player.name} +${item.entry.center[seat]} / ${item.entry.stack[seat]}`).join(", "),
+      h("strong", {}, t("sheet.round", { n: item.n })), " · ", endingOf(item.entry, players), ". ",
+      players.map((player, seat) => t("keep.waiting.line", { name: player.name, center: item.entry.center[seat] ?? 0, stack: item.entry.stack[seat] ?? 0 })).join("; "),
     )), undos ? h("li", {}, t("keep.waiting.undo")) : null),
   );
 }
