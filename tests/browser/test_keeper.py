@@ -52,7 +52,9 @@ class Phones:
         return page
 
     def browser_context(self) -> BrowserContext:
-        context = self.browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", reduced_motion="reduce")
+        context = self.browser.new_context(
+            viewport=PHONE, has_touch=True, is_mobile=True, locale="en-US", reduced_motion="reduce"
+        )
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         return context
@@ -76,7 +78,9 @@ def phones(browser: Browser, server: Any) -> Iterator[Phones]:
 
 def api(server_url: str, method: str, path: str, body: Any = None) -> Any:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(server_url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        server_url + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as answer:
         return json.loads(answer.read())
 
@@ -135,7 +139,8 @@ def last_round(page: Page) -> list[dict[str, int]]:
 
 def totals(page: Page) -> list[int]:
     rows: list[list[int]] = page.evaluate(
-        "() => [...document.querySelectorAll('#keep-rounds tr[data-seat]')].map((r) => [Number(r.dataset.seat), Number(r.dataset.total)])"
+        "() => [...document.querySelectorAll('#keep-rounds tr[data-seat]')]"
+        ".map((r) => [Number(r.dataset.seat), Number(r.dataset.total)])"
     )
     return [total for _, total in sorted(rows)]
 
@@ -258,7 +263,9 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     shot(ben, "conflict-390", full_page=True)
     ben.locator("#keep-mine").tap()
     for page in phones.pages:
-        expect(page.locator("#keep-last-round tr[data-seat='1']")).to_have_attribute("data-score", "21", timeout=SEEN_MS)
+        expect(page.locator("#keep-last-round tr[data-seat='1']")).to_have_attribute(
+            "data-score", "21", timeout=SEEN_MS
+        )
     changes = api(phones.url, "GET", f"/api/sheets/{code}")["changes"]
     third = [c for c in changes if c["round"] == 3]
     assert [c["kind"] for c in third] == ["entry", "correction"]
@@ -267,7 +274,9 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
 
     # Cy's phone offline enters rounds 4 and 5: waiting to sync; everywhere once it is back.
     # The app's files are kept by its service worker: a reload offline still shows the sheet.
-    cy.wait_for_function("async () => Boolean((await navigator.serviceWorker.ready).active && navigator.serviceWorker.controller)")
+    cy.wait_for_function(
+        "async () => Boolean((await navigator.serviceWorker.ready).active && navigator.serviceWorker.controller)"
+    )
     cy.context.set_offline(True)
     expect(cy.locator("#keep-status")).to_have_class("keep-status offline", timeout=SEEN_MS)
     enter_round(cy, [4, 5, 12], [6, 7, 0], 2)
@@ -294,7 +303,9 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
         expect(page.locator("#keep-enter")).to_have_count(0)
     names = ", ".join(NAMES[seat] for seat in sheet["winners"])
     expect(ana.locator("#match-result")).to_contain_text(names)
-    places = ana.locator("#match-places li").evaluate_all("(items) => items.map((li) => [Number(li.dataset.seat), Number(li.dataset.place)])")
+    places = ana.locator("#match-places li").evaluate_all(
+        "(items) => items.map((li) => [Number(li.dataset.seat), Number(li.dataset.place)])"
+    )
     assert sorted(places) == [[seat, place] for seat, place in enumerate(sheet["places"])]
     assert NAMES[0] in ana.inner_text("#keep-summary")
     no_violations(ana, "match over", found)
@@ -343,15 +354,19 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
     """One page, one sheet per case (made over the API), two rounds entered by taps each."""
     page = phones.open(phones.pages[0], "/#/keep/NoSuchSheet0000")
     expect(page.locator("#keep-page")).to_contain_text("There is no score sheet at this link.")
-    players = [{"name": name, "back": {"colour": "blue", "symbol": symbol}} for name, symbol in zip(NAMES, ("sun", "moon", "star"), strict=True)]
+    players = [
+        {"name": name, "back": {"colour": "blue", "symbol": symbol}}
+        for name, symbol in zip(NAMES, ("sun", "moon", "star"), strict=True)
+    ]
     checked = 0
     for preset, options in CASES:
         sheet = api(phones.url, "POST", "/api/sheets", {"preset": preset, "options": options, "players": players})
         rules = RuleSet.from_dict(sheet["rules"])
         page.evaluate("(code) => { location.hash = `#/keep/${code}`; }", sheet["code"])
         expect(page.locator("#keep-page")).to_have_attribute("data-rounds", "0")
-        for number, (center, stack, stopped_by) in enumerate((ROUND, DEEP), start=1):
+        for number, (counted, left, stopped_by) in enumerate((ROUND, DEEP), start=1):
             page.locator("#keep-enter").tap()
+            center, stack = counted, left
             if rules.scoring.value == "first_out":
                 expect(page.locator(".entry-player")).to_have_count(0)  # only who stopped
                 page.locator(f"#entry-stop-{stopped_by}").check()

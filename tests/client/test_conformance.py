@@ -195,7 +195,9 @@ def test_the_score_keepers_instant_checks_are_the_engines_bounds(browser: Browse
     names = ["Ana", "Ben", "Cy"]
     refused_by_both = 0
     for entry, problem in zip(entries, result["problems"], strict=True):
-        tally = Tally(tuple(entry["center"]), tuple(entry["stack"]), TALLY_ENDINGS[entry["ending"]], entry["stopped_by"])
+        tally = Tally(
+            tuple(entry["center"]), tuple(entry["stack"]), TALLY_ENDINGS[entry["ending"]], entry["stopped_by"]
+        )
         assert tally.ending in (Ending.STOP, Ending.STALEMATE_VOTE)
         verdict = check_entry(RuleSet(), names, tally, 1, ScoreSheet(3))
         assert (problem is None) == (verdict is None), (entry, problem, verdict)
