@@ -166,6 +166,10 @@ def start_sheet(phones: Phones, shot: Callable[..., Path], found: list[str]) -> 
     expect(ana.locator("#keep-back-2 .back")).to_have_attribute("data-box", "green")
     no_violations(ana, "first screen", found)
     shot(ana, "start-390")
+    ana.set_viewport_size({"width": 1280, "height": 800})
+    shot(ana, "start-1280", full_page=True)
+    no_violations(ana, "first screen at 1280x800", found)
+    ana.set_viewport_size(PHONE)
     ana.locator("#keep-go").tap()
     ana.wait_for_function("() => /^#\\/keep\\/[A-Za-z0-9_-]+$/.test(location.hash)")
     code = ana.evaluate("() => location.hash.split('/')[2]")
@@ -350,8 +354,9 @@ CASES = [
 ]
 
 
-def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phones) -> None:
-    """One page, one sheet per case (made over the API), two rounds entered by taps each."""
+def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phones, shot: Callable[..., Path]) -> None:
+    """One page, one sheet per case (made over the API), two rounds entered by taps each;
+    then the sheet's form in every language."""
     page = phones.open(phones.pages[0], "/#/keep/NoSuchSheet0000")
     expect(page.locator("#keep-page")).to_contain_text("There is no score sheet at this link.")
     players = [
@@ -379,3 +384,17 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
             assert [line["score"] for line in last_round(page)] == expected, (preset, options, number)
             checked += 1
     assert checked == 2 * len(CASES)
+
+    # Every language on the sheet and its form: no raw key, nothing sticking out sideways.
+    page.locator("#keep-enter").tap()
+    for lang in ("de", "fi", "fr", "es", "it", "pt", "en"):
+        page.select_option("#lang", lang)
+        page.wait_for_selector(f"html[lang='{lang}'] #entry")
+        assert "⟦" not in page.inner_text("body"), lang
+        document, viewport = no_horizontal_overflow(page)
+        assert document <= viewport, f"{lang}: the page is {document} px wide at {viewport} px"
+        if lang in ("de", "fi"):
+            shot(page, f"entry-{lang}-390", full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    shot(page, "entry-1280", full_page=True)
+    page.set_viewport_size(PHONE)
