@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from browserkit import no_horizontal_overflow
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from test_accessibility import describe, violations
 
 from ligretto.engine.rules import RuleSet
@@ -240,7 +240,11 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     # A correction by Cy (round 1: 10 in the center, not 9), everywhere; then Ana's undo.
     cy.locator("#keep-correct-1").tap()
     expect(cy.locator("#entry-center-2")).to_have_text("9")
-    step(cy, "center", 2, 1)
+    cy.locator("#entry-center-2").press("Enter")  # the number pad by keyboard: 1, 0, Enter
+    cy.keyboard.type("10")
+    cy.keyboard.press("Enter")
+    expect(cy.locator("#entry-center-2")).to_have_text("10")
+    expect(cy.locator("#entry-center-2")).to_be_focused()
     cy.locator("#entry-save").tap()
     for page in phones.pages:
         expect(page.locator("#keep-rounds tr[data-seat='2']")).to_have_attribute("data-total", "9", timeout=SEEN_MS)
@@ -384,6 +388,31 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
             assert [line["score"] for line in last_round(page)] == expected, (preset, options, number)
             checked += 1
     assert checked == 2 * len(CASES)
+
+    # A lost answer: the server applied the entry, the phone never heard of it; the phone's
+    # retry (the same change id) is applied once: one round, one change, no conflict.
+    sheet = api(phones.url, "POST", "/api/sheets", {"preset": "classic", "options": {}, "players": players})
+    page.evaluate("(code) => { location.hash = `#/keep/${code}`; }", sheet["code"])
+    answers: list[int] = []
+    sent: list[str] = []
+
+    def lose_the_first_answer(route: Route) -> None:
+        sent.append(json.loads(route.request.post_data or "{}")["id"])
+        if answers:
+            route.continue_()
+            return
+        answers.append(route.fetch().status)  # it reached the server
+        route.abort()
+
+    page.route("**/api/sheets/*/rounds/1", lose_the_first_answer)
+    enter_round(page, *ROUND)
+    rounds_shown(page, 1)
+    expect(page.locator("#keep-waiting")).to_have_count(0, timeout=10_000)  # the retry was answered
+    page.unroute("**/api/sheets/*/rounds/1")
+    assert answers == [200] and len(sent) == 2 and sent[0] == sent[1]
+    assert len(api(phones.url, "GET", f"/api/sheets/{sheet['code']}")["changes"]) == 1
+    expect(page.locator("#keep-conflict")).to_have_count(0)
+    expect(page.locator("#keep-page")).to_have_attribute("data-rounds", "1")
 
     # Every language on the sheet and its form: no raw key, nothing sticking out sideways.
     page.locator("#keep-enter").tap()

@@ -134,7 +134,7 @@ function counter({ field, seat, label, state, setCount, nameOf }) {
   const pad = numberPad({
     label: `${label}, ${nameOf(seat)}`,
     onDone: (n) => {
-      if (setCount(field, seat, n)) show();
+      if (n !== null && setCount(field, seat, n)) show();
       value.focus();
     },
   });
@@ -178,6 +178,21 @@ function numberPad({ label, onDone }) {
       h("button", { type: "button", class: "pad-key primary", dataset: { ok: "" }, onclick: done }, t("keep.pad.ok")),
     ),
   );
+  // A keyboard works the pad too: digits, Backspace, Enter (OK), Escape (no change).
+  element.addEventListener("keydown", (event) => {
+    if (/^\d$/.test(event.key)) press(event.key)();
+    else if (event.key === "Backspace") typed = typed.slice(0, -1);
+    else if (event.key === "Enter") {
+      event.preventDefault(); // not a click on the focused digit
+      return done();
+    }
+    else if (event.key === "Escape") {
+      element.hidden = true;
+      onDone(null);
+    } else return;
+    show();
+    event.preventDefault();
+  });
   return {
     element,
     open(current) {

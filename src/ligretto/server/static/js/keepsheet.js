@@ -4,7 +4,7 @@
 // resolve; the entries waiting to sync; at the end the winners, the summary and the CSV.
 
 import { h, setChildren, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { LiveSheet, installApp, roundOf, sheetLink, sheetPath, undoable } from "./keepapi.js";
 import { entryForm } from "./keepentry.js";
 import { sheetErrorText } from "./keepstart.js";
@@ -19,6 +19,11 @@ export class KeepSheetScreen {
     this.code = code;
     this.editing = null; // the round being entered or corrected: {n, base, element}
     this.page = h("div", { class: "keep-page", id: "keep-page" });
+    // Parts that live changes never draw again: a field being typed in keeps its focus, the
+    // QR code is fetched once, the change history stays open.
+    this.nameField = this.byField();
+    this.shareSection = this.share();
+    this.changesOpen = false;
     this.root.replaceChildren(this.page);
     this.live = new LiveSheet(code, { onChange: () => this.render() });
     this.render();
@@ -36,6 +41,12 @@ export class KeepSheetScreen {
 
   render() {
     const live = this.live;
+    if (this.shownLanguage !== language()) {
+      // The kept parts carry texts: made again in the new language.
+      this.shownLanguage = language();
+      this.nameField = this.byField();
+      this.shareSection = this.share();
+    }
     if (live.missing) {
       this.page.replaceChildren(h("section", { class: "panel", role: "alert" },
         h("h1", {}, t("keep.missing")), h("a", { class: "button", href: "#/keep" }, t("keep.new"))));
@@ -61,11 +72,12 @@ export class KeepSheetScreen {
       this.editing ? this.editing.element : null,
       sheet.over ? resultView(sheet, players, { link: sheetLink(this.code), onCopy: () => this.copySummary(sheet, players), onShare: () => this.shareSummary(sheet, players) }) : null,
       this.editing ? null : this.actions(sheet),
+      this.editing ? null : this.nameField,
       waitingView(live.queue, players),
       sheetView(sheet, players),
       this.roundsList(sheet, players),
-      changesView(sheet.changes, players),
-      this.share(),
+      changesView(sheet.changes, players, { open: this.changesOpen, onToggle: (open) => (this.changesOpen = open) }),
+      this.shareSection,
     ].filter(Boolean);
     setChildren(this.page, parts);
   }
@@ -86,18 +98,22 @@ export class KeepSheetScreen {
     return h("p", { class: ["keep-status", live.connected ? "live" : "offline"], id: "keep-status", role: "status" }, text);
   }
 
-  /** Enter the next round, undo the last change, and this phone's name in the history. */
+  /** This phone's name in the change history (the browser's name). */
+  byField() {
+    const name = h("input", { type: "text", id: "keep-by", maxlength: NAME_INPUT_MAX, value: storage.name(), autocomplete: "nickname",
+      onchange: () => storage.setName(name.value.trim()) });
+    return h("div", { class: "panel field keep-by" }, h("label", { for: name.id }, t("keep.by")), name);
+  }
+
+  /** Enter the next round, undo the last change. */
   actions(sheet) {
     const appended = this.live.queue.filter((item) => item.kind === "entry" && item.base === null).map((item) => item.n);
     const next = Math.max(sheet.rounds.length, ...appended) + 1;
-    const name = h("input", { type: "text", id: "keep-by", maxlength: NAME_INPUT_MAX, value: storage.name(), autocomplete: "nickname",
-      onchange: () => storage.setName(name.value.trim()) });
     return h("section", { class: "panel keep-actions", "aria-label": t("keep.actions") },
       sheet.over ? null : h("button", { type: "button", class: "primary big", id: "keep-enter", onclick: () => this.edit(next, null) },
         t("keep.enter", { n: next })),
       h("button", { type: "button", id: "keep-undo", disabled: !undoable(sheet), onclick: () => this.live.undo(this.by(), undoable(sheet)?.n) },
         t("keep.undo")),
-      h("div", { class: "field" }, h("label", { for: name.id }, t("keep.by")), name),
     );
   }
 

@@ -124,9 +124,9 @@ function differences(before, after, players) {
 }
 
 /** Who changed what, newest first. */
-export function changesView(changes, players) {
+export function changesView(changes, players, { open = false, onToggle = () => {} } = {}) {
   if (!changes?.length) return null;
-  return h("details", { class: "panel keep-changes", id: "keep-changes" },
+  const details = h("details", { class: "panel keep-changes", id: "keep-changes", open, ontoggle: () => onToggle(details.open) },
     h("summary", {}, t("keep.changes.title", { n: changes.length })),
     h("ol", { reversed: true }, [...changes].reverse().map((change) => h("li", { dataset: { kind: change.kind, round: change.round } },
       h("span", { class: "muted" }, timeOf(change.at)), " ",
@@ -134,6 +134,7 @@ export function changesView(changes, players) {
       differences(change.before, change.after, players).map((line) => h("span", { class: "change-line" }, line)),
     ))),
   );
+  return details;
 }
 
 /** The match's summary as text to copy or share: the places, the totals, the link. */
