@@ -44,6 +44,9 @@ class Phones:
         self.errors: list[str] = []
         self.contexts: list[BrowserContext] = []
         self.pages = [self.phone() for _ in range(3)]
+        self.contexts[0].grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+        # Ben's phone has a share sheet (recorded): Ana's has none, so she copies.
+        self.contexts[1].add_init_script("navigator.share = async (data) => { window.shared = data; };")
 
     def phone(self) -> Page:
         context = self.browser_context()
@@ -315,7 +318,15 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
         "(items) => items.map((li) => [Number(li.dataset.seat), Number(li.dataset.place)])"
     )
     assert sorted(places) == [[seat, place] for seat, place in enumerate(sheet["places"])]
-    assert NAMES[0] in ana.inner_text("#keep-summary")
+    summary = ana.inner_text("#keep-summary")
+    assert summary.splitlines()[1:4] == ["1st Ana: 33", "2nd Ben: 12", "3rd Cy: \u22129"]
+    expect(ana.locator("#keep-share-summary")).to_have_count(0)  # no share sheet here: copy
+    ana.locator("#keep-copy").tap()
+    expect(ana.locator("#toasts")).to_contain_text("Summary copied")
+    assert ana.evaluate("navigator.clipboard.readText()") == summary
+    ben.locator("#keep-share-summary").tap()
+    ben.wait_for_function("() => Boolean(window.shared)")
+    assert ben.evaluate("window.shared.text") == summary
     no_violations(ana, "match over", found)
     shot(ana, "over-390", full_page=True)
     with ana.expect_download() as download:
