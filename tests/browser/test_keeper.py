@@ -160,7 +160,18 @@ def start_sheet(phones: Phones, shot: Callable[..., Path], found: list[str]) -> 
     ana.select_option("#keep-match_end-kind", "rounds")
     ana.fill("#keep-match_end", "5")
     ana.locator("#keep-match_end").dispatch_event("change")
-    ana.locator("#keep-remove-3").tap()
+    # Up to twelve players, each with a deck of its own back; then down to three.
+    for _ in range(8):
+        ana.locator("#keep-add").tap()
+    expect(ana.locator(".keep-player")).to_have_count(12)
+    expect(ana.locator("#keep-add")).to_be_disabled()
+    backs = ana.locator(".keep-player .back-button .back").evaluate_all(
+        "(backs) => backs.map((b) => `${b.dataset.box} ${b.dataset.symbol}`)"
+    )
+    assert len(set(backs)) == 12
+    for _ in range(9):
+        ana.locator("#keep-remove-3").tap()
+    expect(ana.locator(".keep-player")).to_have_count(3)
     for seat, name in enumerate(NAMES):
         ana.fill(f"#keep-name-{seat}", name)
     ana.locator("#keep-me-0").check()  # Ana's profile: the match goes into her history
