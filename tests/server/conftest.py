@@ -436,9 +436,16 @@ def _matches(message: Message, match: Matcher, fields: dict[str, Any]) -> bool:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
+def server_db(tmp_path: Path) -> Path | str:
+    """The database of the test's ``server``: an SQLite file of its own (a test module may
+    give another, a ``postgresql://`` URL: ``test_server_restore.py``)."""
+    return tmp_path / "ligretto.db"
+
+
+@pytest.fixture
+def server(tmp_path: Path, server_db: Path | str) -> Iterator[ServerProcess]:
     """A started server process; killed at the end; a traceback in its log fails the test."""
-    with running(ServerProcess(tmp_path / "ligretto.db", tmp_path / "server.log")) as process:
+    with running(ServerProcess(server_db, tmp_path / "server.log")) as process:
         yield process
 
 

@@ -1,14 +1,13 @@
 """History and statistics over HTTP: two matches of three rounds are played in process
-(bots play for the two profiles' seats, on a virtual clock) into a real SQLite file; a
-real server started on that file answers each profile's matches and statistics, which
-must equal the score sheets the table showed, the races it announced and the times its
-actions took effect.  No answer names a card."""
+(bots play for the two profiles' seats, on a virtual clock) into a real database (an SQLite
+file, and a PostgreSQL database: ``store_db``); a real server started on it answers each
+profile's matches and statistics, which must equal the score sheets the table showed, the
+races it announced and the times its actions took effect.  No answer names a card."""
 
 from __future__ import annotations
 
 import itertools
 import json
-import sqlite3
 import statistics
 import urllib.error
 import urllib.request
@@ -20,18 +19,20 @@ from listeners import Recorder
 from ligretto.engine.rules import RuleSet
 from ligretto.loadtest.scans import CARD
 from ligretto.server.clock import VirtualScheduler
+from ligretto.server.database import open_database
 from ligretto.server.history import MatchFilter, matches_of
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.table import Phase, Table
+from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 
 ROUNDS = 3
 
 
-def play_two_matches(path: Path) -> dict[str, Any]:
+def play_two_matches(path: Path | str) -> dict[str, Any]:
     """Ann and Bob (with profiles; stand-in bots play for them) and a bot play two matches;
     what the table showed: each match's sheet, the races announced, the applied actions."""
-    store = SqliteStore(path)
+    store = Store(path)
     ann, ann_secret = store.profiles.create("Ann", "sun")
     bob, _ = store.profiles.create("Bob", "moon")
     scheduler = VirtualScheduler()
@@ -102,11 +103,11 @@ def applied_of(seen: list[dict[str, Any]]) -> set[tuple[int, int, int]]:
     return applied
 
 
-def expected_reactions(path: Path, seen: list[dict[str, Any]], seat: int) -> dict[str, float]:
+def expected_reactions(path: Path | str, seen: list[dict[str, Any]], seat: int) -> dict[str, float]:
     """The median, by kind, of the time from the action before (anyone's) to each of the
-    seat's applied actions, read straight from the file's action times."""
+    seat's applied actions, read straight from the database's action times."""
     applied = applied_of(seen)
-    db = sqlite3.connect(path)
+    db = open_database(path)
     times: dict[str, list[float]] = {}
     try:
         for match in (1, 2):
@@ -124,8 +125,8 @@ def expected_reactions(path: Path, seen: list[dict[str, Any]], seat: int) -> dic
     return {kind: statistics.median(values) for kind, values in sorted(times.items())}
 
 
-def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> None:
-    db = tmp_path / "ligretto.db"
+def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path, store_db: StoreDatabase) -> None:
+    db = store_db.url
     played = play_two_matches(db)
     ann, bob = played["ids"]
     races = [m for m in played["seen"] if m["type"] == "race"]
@@ -179,7 +180,7 @@ def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> N
             assert get(server, f"/api/profiles/{profile}/stats")[1] == figures  # from the kept figures
         assert no_cards(page) == []
     assert races, "no race in six rounds of three bots: the race figures were not put to the test"
-    kept = sqlite3.connect(db)
+    kept = open_database(db)
     try:
         assert kept.execute("SELECT COUNT(*) FROM round_figures").fetchone() == (2 * ROUNDS * 3,)
     finally:
@@ -202,10 +203,10 @@ def test_the_table_message_links_the_round_just_scored_and_no_round_in_play(tmp_
     assert {"scoring", "over", "countdown"} <= checked
 
 
-def test_matches_of_pages_newest_first(tmp_path: Path) -> None:
-    db = tmp_path / "ligretto.db"
+def test_matches_of_pages_newest_first(store_db: StoreDatabase) -> None:
+    db = store_db.url
     played = play_two_matches(db)
-    store = SqliteStore(db)
+    store = Store(db)
     try:
         ann = played["ids"][0]
         first = matches_of(store.db, MatchFilter(ann), page=1, size=1)
@@ -215,8 +216,8 @@ def test_matches_of_pages_newest_first(tmp_path: Path) -> None:
         store.close()
 
 
-def test_a_profile_deleted_while_seated_is_filed_anonymised(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "d.db")
+def test_a_profile_deleted_while_seated_is_filed_anonymised(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     ann, secret = store.profiles.create("Ann", "sun")
     scheduler = VirtualScheduler()
     table = Table("DEL", seats=2, rules=RuleSet().replace(match_end="rounds:1"), store=store, scheduler=scheduler)

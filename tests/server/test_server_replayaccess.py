@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +19,9 @@ from ligretto.server import history
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.profiles import secret_hash
 from ligretto.server.replayaccess import Replays, check_replays, may_watch, new_replay_token
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.table import Table, TableError
+from pgserver import StoreDatabase
 
 # --- the rule -----------------------------------------------------------------------------
 
@@ -63,9 +63,9 @@ def test_set_rules_sets_it_and_a_bad_value_changes_nothing() -> None:
     table.close()
 
 
-def test_the_setting_and_the_rounds_token_survive_a_restart(tmp_path: Path) -> None:
-    path = tmp_path / "store.sqlite"
-    store = SqliteStore(path)
+def test_the_setting_and_the_rounds_token_survive_a_restart(store_db: StoreDatabase) -> None:
+    path = store_db.url
+    store = Store(path)
     table = Table("KEEP", seats=2, scheduler=VirtualScheduler(), store=store, replays=Replays.PLAYERS)
     table.join(Quiet(), "Ann")
     table.add_bot(0, "greedy:beginner")
@@ -75,7 +75,7 @@ def test_the_setting_and_the_rounds_token_survive_a_restart(tmp_path: Path) -> N
     assert token.encode() not in protocol.encode(table.table_message()), "a token never shows before the round is over"
     table.close()
     store.close()
-    again = SqliteStore(path)
+    again = Store(path)
     try:
         (restored,) = again.load_tables()
         assert restored.replays is Replays.PLAYERS
@@ -87,8 +87,8 @@ def test_the_setting_and_the_rounds_token_survive_a_restart(tmp_path: Path) -> N
         again.close()
 
 
-def test_the_match_files_who_may_watch_its_replays(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "store.sqlite")
+def test_the_match_files_who_may_watch_its_replays(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     try:
         ann, _ = store.profiles.create("Ann", "sun")
         table = Table("FILED", seats=2, scheduler=VirtualScheduler(), store=store, replays=Replays.PLAYERS)

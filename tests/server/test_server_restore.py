@@ -1,5 +1,6 @@
-"""SIGKILL the server, start a new process on the same SQLite file: nothing that was
-acknowledged is lost.
+"""SIGKILL the server, start a new process on the same database: nothing that was
+acknowledged is lost.  Every test runs on an SQLite file and on a PostgreSQL database
+(``store_db``: ``ligretto serve --db postgresql://…``).
 
 * Mid-round: two people play (no bots, so the table only changes when they act and every
   change was acknowledged); right before the kill one of them reconnects to get a fresh
@@ -18,20 +19,29 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.server.database import open_database
+from pgserver import StoreDatabase
 
 
-def _deal(db: Path, code: str, number: int) -> Round:
+@pytest.fixture
+def server_db(store_db: StoreDatabase) -> str:
+    """The server's database (``conftest.server``): an SQLite file, then PostgreSQL."""
+    return store_db.url
+
+
+def _deal(db: Path | str, code: str, number: int) -> Round:
     """Round ``number`` of the table's match as the engine deals it from the stored seed."""
-    connection = sqlite3.connect(db)
+    connection = open_database(db)
     try:
         (config,) = connection.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
     finally:
@@ -242,9 +252,9 @@ def test_bots_play_on_after_a_restart(server: Any, match_starter: Any, arun: Any
     arun(after_restart())
 
 
-def _stored_actions(db: Path, code: str) -> list[dict[str, Any]]:
-    """The actions of the table's first round in the file, in order."""
-    connection = sqlite3.connect(db)
+def _stored_actions(db: Path | str, code: str) -> list[dict[str, Any]]:
+    """The actions of the table's first round in the database, in order."""
+    connection = open_database(db)
     try:
         rows = connection.execute(
             "SELECT action FROM actions WHERE code = ? AND match = 1 AND round = 1 ORDER BY idx", (code,)
@@ -296,7 +306,7 @@ def test_after_a_restart_nothing_happens_until_the_person_is_back(server: Any, m
     assert len(_stored_actions(server.db, code)) > len(stored)
 
 
-def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: Path) -> None:
+def test_restore_after_a_crash_right_after_the_last_action_of_a_round(store_db: StoreDatabase) -> None:
     """A file holding the action that ended a round but not the table's new phase (the
     store commits them together, once per turn of the event loop, so this takes a file
     written otherwise, or a commit that failed half-way): the restored table must not be
@@ -306,11 +316,11 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
 
     from ligretto.engine.actions import Vote
     from ligretto.server.clock import VirtualScheduler
-    from ligretto.server.store import SqliteStore
+    from ligretto.server.store import Store
     from ligretto.server.table import Phase, Table
 
     async def play() -> None:
-        store = SqliteStore(tmp_path / "crash.db")
+        store = Store(store_db.url)
         scheduler = VirtualScheduler()
         rules = RuleSet().replace(match_end="rounds:2")
         table = Table("CRASH", seats=2, rules=rules, store=store, countdown_s=0.01, scheduler=scheduler)
@@ -332,7 +342,7 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(tmp_path: 
     asyncio.run(play())
 
     async def restore() -> None:
-        store = SqliteStore(tmp_path / "crash.db")
+        store = Store(store_db.url)
         (table,) = store.load_tables(countdown_s=0.01)
         table.resume()
         await asyncio.sleep(0.05)

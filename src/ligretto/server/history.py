@@ -11,16 +11,19 @@ holds every round scored so far); the commit that first sees the match ``over`` 
 its end and final places (ties share a place: ``engine.scoring.places``) and says so
 (:func:`record`), which is when the ratings are applied.  The history is read by profile,
 newest first, filtered by rules preset and number of players (:func:`matches_of`).
+A match played with real cards and scored with the score keeper is filed once it is over
+(:func:`file_table`, ``kind = 'table'``, never rated), again after a correction, and
+taken out if a change makes it not over (:func:`unfile_table`).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.server.database import Database
 from ligretto.server.profiles import DELETED_NAME, secret_hash
 from ligretto.server.replayaccess import Replays
 from ligretto.server.seats import Seat
@@ -67,7 +70,9 @@ def preset_of(rules: RuleSet) -> str | None:
 
 
 MatchRow = tuple[str, int, str, str | None, int, int, float, str]
-PlayerRow = tuple[str, int, int, str, str | None, str | None, str]
+PlayerRow = tuple[str, int, int, str, str | None, str | None, str | None]
+"""A seat of a filed match: code, match, seat, name, profile, bot spec, the seat token's SHA-256
+(``None`` for a match played at a real table: no seats, no tokens)."""
 
 
 def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
@@ -75,7 +80,7 @@ def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     code, match = table.code, table.matches_played
     rules = json.dumps(table.rules.to_dict())
     row = (code, match, rules, preset_of(table.rules), table.size, int(table.rated), now, table.replays.value)
-    players = [
+    players: list[PlayerRow] = [
         (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot), secret_hash(s.token))
         for seat, s in enumerate(table.seats)
         if s is not None
@@ -83,22 +88,22 @@ def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     return row, players
 
 
-def file_started(db: sqlite3.Connection, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
+def file_started(db: Database, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
     """Write the rows of :func:`match_started` (inside the store's transaction)."""
     for row, players in started:
         db.execute(
-            "INSERT OR IGNORE INTO matches (code, match, rules, preset, size, rated, started, replays, sheet) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}')",
+            "INSERT INTO matches (code, match, rules, preset, size, rated, started, replays, sheet) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}') ON CONFLICT (code, match) DO NOTHING",
             row,
         )
         db.executemany(
-            "INSERT OR IGNORE INTO match_players (code, match, seat, name, profile, bot, token) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
             [_live(db, p) for p in players],
         )
 
 
-def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
+def _live(db: Database, player: PlayerRow) -> PlayerRow:
     """A player whose profile was deleted while seated is filed anonymised, as its older matches are."""
     code, match, seat, _name, profile, bot, token = player
     if profile is None or db.execute("SELECT 1 FROM profiles WHERE id = ? AND deleted IS NULL", (profile,)).fetchone():
@@ -106,7 +111,7 @@ def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
     return code, match, seat, DELETED_NAME, None, bot, token
 
 
-def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:
+def record(db: Database, table: TableRecord, now: float) -> bool:
     """Write the score sheet of the table's current match; ``True`` if this is the first
     write to see the match over (its end and places are written with it)."""
     if table.sheet is None or table.matches_played < 1:
@@ -127,7 +132,7 @@ TablePlayer = tuple[int, str, str | None]
 
 
 def file_table(
-    db: sqlite3.Connection,
+    db: Database,
     code: str,
     rules: RuleSet,
     players: list[TablePlayer],
@@ -142,7 +147,7 @@ def file_table(
     db.execute(
         "INSERT INTO matches (code, match, rules, preset, size, rated, started, ended, sheet, places, kind) "
         "VALUES (?, 1, ?, ?, ?, 0, ?, ?, ?, ?, 'table') "
-        "ON CONFLICT(code, match) DO UPDATE SET sheet = excluded.sheet, places = excluded.places",
+        "ON CONFLICT (code, match) DO UPDATE SET sheet = excluded.sheet, places = excluded.places",
         (
             code,
             json.dumps(rules.to_dict()),
@@ -156,13 +161,13 @@ def file_table(
     )
     rows = [(code, 1, seat, name, profile, None, None) for seat, name, profile in players]
     db.executemany(
-        "INSERT OR IGNORE INTO match_players (code, match, seat, name, profile, bot, token) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
         [_live(db, row) for row in rows],
     )
 
 
-def unfile_table(db: sqlite3.Connection, code: str) -> None:
+def unfile_table(db: Database, code: str) -> None:
     """The match of a sheet no longer over (a round undone): out of the history again."""
     db.execute("DELETE FROM match_players WHERE code = ? AND match = 1", (code,))
     db.execute("DELETE FROM matches WHERE code = ? AND match = 1 AND kind = 'table'", (code,))
@@ -216,13 +221,13 @@ class MatchFilter:
         return sql, tuple(args)
 
 
-def count_of(db: sqlite3.Connection, which: MatchFilter) -> int:
+def count_of(db: Database, which: MatchFilter) -> int:
     where, args = which.where()
     (count,) = db.execute(f"SELECT COUNT(*) FROM matches m, match_players p WHERE {where}", args).fetchone()
     return int(count)
 
 
-def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
+def matches_of(db: Database, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
     """Page ``page`` (1-based) of the profile's matches, newest first."""
     where, args = which.where()
     rows = db.execute(
@@ -233,7 +238,7 @@ def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: 
     return [_match(db, row) for row in rows]
 
 
-def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
+def _match(db: Database, row: tuple[Any, ...]) -> StoredMatch:
     code, match, rules, preset, size, rated, started, ended, sheet, places, kind = row
     players = db.execute(
         "SELECT seat, name, profile, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
@@ -265,7 +270,7 @@ class Watchers:
     seat_tokens: frozenset[str]
 
 
-def watchers_of(db: sqlite3.Connection, code: str, match: int) -> Watchers:
+def watchers_of(db: Database, code: str, match: int) -> Watchers:
     found = db.execute("SELECT replays FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()
     setting = None if found is None or found[0] is None else Replays(found[0])
     rows = db.execute("SELECT profile, token FROM match_players WHERE code = ? AND match = ?", (code, match)).fetchall()
@@ -273,7 +278,7 @@ def watchers_of(db: sqlite3.Connection, code: str, match: int) -> Watchers:
     return Watchers(setting, profiles, frozenset(token for _, token in rows if token is not None))
 
 
-def replays_of(db: sqlite3.Connection, code: str, match: int, scored: int) -> list[str]:
+def replays_of(db: Database, code: str, match: int, scored: int) -> list[str]:
     """The share tokens of the match's first ``scored`` rounds (those on its score
     sheet), in order: a round still being played is not told."""
     rows = db.execute(

@@ -23,7 +23,7 @@ from ligretto.server.api import _answer, _error
 from ligretto.server.history import MatchFilter, StoredMatch
 from ligretto.server.profileapi import NO_STORE, secret_of
 from ligretto.server.profiles import ProfileError
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 
 NO_PROFILE = protocol.HttpError("no_profile", "there is no profile with that id")
 
@@ -68,7 +68,7 @@ def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] 
     )
 
 
-def is_owner(request: Request, store: SqliteStore, profile: str) -> bool:
+def is_owner(request: Request, store: Store, profile: str) -> bool:
     """Whether the request is ``profile``'s owner's (``Authorization: Bearer`` its secret)."""
     try:
         return store.profiles.by_secret(secret_of(request)).id == profile
@@ -76,7 +76,7 @@ def is_owner(request: Request, store: SqliteStore, profile: str) -> bool:
         return False
 
 
-def codes_shown(request: Request, store: SqliteStore, profile: str) -> Callable[[str], bool]:
+def codes_shown(request: Request, store: Store, profile: str) -> Callable[[str], bool]:
     """Whether a table's invite code may be shown in ``profile``'s history: always to the
     profile's owner, to anyone else only for a public table (a private table's code lets
     whoever has it join or watch it)."""
@@ -94,8 +94,8 @@ def codes_shown(request: Request, store: SqliteStore, profile: str) -> Callable[
     return shown
 
 
-def _store_and_profile(request: Request) -> tuple[SqliteStore, str] | Response:
-    store: SqliteStore | None = request.app.state.lobby.store
+def _store_and_profile(request: Request) -> tuple[Store, str] | Response:
+    store: Store | None = request.app.state.lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     profile = request.path_params["id"]
@@ -172,7 +172,7 @@ def rating_message(rating: Rating, matches: int) -> protocol.RatingMsg:
 async def leaderboard(request: Request) -> Response:
     """``GET /api/leaderboard?players=&page=``: the rated profiles, best first (overall,
     or of one number of players), each with its rated matches."""
-    store: SqliteStore | None = request.app.state.lobby.store
+    store: Store | None = request.app.state.lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     try:

@@ -182,7 +182,10 @@ class Sheet:
 
 class SheetFile(Protocol):
     """Where sheets are kept (``server.sheetstore.SheetStore``): a sheet made, a change
-    written (with the history of a match that is over), a sheet read back."""
+    written (with the history of a match that is over), a sheet read back; ``errors``:
+    what a failed write raises."""
+
+    errors: tuple[type[Exception], ...]
 
     def create(self, sheet: Sheet) -> None: ...
     def write(self, sheet: Sheet, change: Change) -> None: ...
@@ -213,6 +216,8 @@ class Keeper:
     def __init__(self, file: SheetFile | None = None, clock: Callable[[], float] = time.time) -> None:
         self.file = file
         self.clock = clock
+        self.errors: tuple[type[Exception], ...] = () if file is None else file.errors
+        """What a failed write raises (the store's database errors)."""
         self.sheets: OrderedDict[str, Sheet] = OrderedDict()
         self.watchers: dict[str, set[Watcher]] = {}
 

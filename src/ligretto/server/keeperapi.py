@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from collections.abc import AsyncIterator, Callable
 
 from starlette.requests import Request
@@ -164,9 +163,10 @@ async def create_sheet(request: Request) -> Response:
     refusal = _over_quota(request)
     if refusal is not None:
         return refusal.response()
+    keeper = _keeper(request)
     try:
-        sheet = _keeper(request).create(rules, players)
-    except sqlite3.Error:
+        sheet = keeper.create(rules, players)
+    except keeper.errors:
         return _error(503, "store_error", "the sheet could not be written: try again")
     return _answer(sheet_body(sheet), 201)
 
@@ -189,7 +189,7 @@ def _committed(request: Request, sheet: Sheet, change: Change) -> Response:
     keeper = _keeper(request)
     try:
         keeper.commit(sheet, change)
-    except sqlite3.Error:
+    except keeper.errors:
         return _error(503, "store_error", "the change could not be written: nothing changed, try again")
     body = sheet_body(sheet)
     encoded = protocol.encode(body)

@@ -34,7 +34,7 @@ from ligretto.server.profileapi import NO_STORE, secret_of
 from ligretto.server.profiles import ProfileError, secret_hash
 from ligretto.server.replayaccess import Replays, may_watch
 from ligretto.server.seats import Phase
-from ligretto.server.store import RoundLog, SqliteStore
+from ligretto.server.store import RoundLog, Store
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 
@@ -59,7 +59,7 @@ def being_played(lobby: Lobby, code: str, match: int, number: int) -> bool:
 def _finished_log(request: Request) -> RoundLog | Response:
     """The stored round the path's token names, or the answer refusing it."""
     lobby: Lobby = request.app.state.lobby
-    store: SqliteStore | None = lobby.store
+    store: Store | None = lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     found = store.round_of_token(request.path_params["token"])
@@ -84,7 +84,7 @@ def _setting(table: Table | None, record: TableRecord | None) -> Replays:
     return Replays.PLAYERS
 
 
-def _may_watch(request: Request, store: SqliteStore, code: str, match: int) -> bool:
+def _may_watch(request: Request, store: Store, code: str, match: int) -> bool:
     """The match's setting and players as the history filed them when it started (for a
     match filed before they were kept: the table's setting and seat tokens now), and the
     request's credentials."""

@@ -1,4 +1,5 @@
-"""``ligretto serve``: the server in one process (uvicorn), with its SQLite file."""
+"""``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
+a PostgreSQL database by URL)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.httpdeadline import deadline_protocol
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.wsprotocol import WebSocketProtocol
 
 
 def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
     """Serve until interrupted; the database file is created on first start.  Every log
-    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``)."""
+    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``).
+    ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
     logs.configure(log_level, log_format)
-    store = SqliteStore(settings.db)
+    store = Store(settings.db)
     app = create_app(settings, store)
-    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
+    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name})", flush=True)
     config = uvicorn.Config(
         app,
         host=settings.host,

@@ -11,7 +11,6 @@ order (``Sheet.rebuild``), so a restarted server finds every sheet as it was.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -20,6 +19,7 @@ from ligretto import protocol
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import Tally
 from ligretto.server import history
+from ligretto.server.database import Database
 from ligretto.server.keeper import Change, KeptPlayer, Sheet
 
 __all__ = ["SheetStore"]
@@ -45,10 +45,12 @@ def _players(text: str) -> tuple[KeptPlayer, ...]:
 
 
 class SheetStore:
-    """The sheets of one SQLite file (a connection in autocommit mode, its schema migrated)."""
+    """The sheets of the store's database (SQLite or PostgreSQL, its schema migrated)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
+        self.errors: tuple[type[Exception], ...] = db.errors
+        """What a failed write raises."""
 
     def create(self, sheet: Sheet) -> None:
         self.db.execute(
@@ -58,10 +60,10 @@ class SheetStore:
 
     def write(self, sheet: Sheet, change: Change) -> None:
         """The change (already applied to ``sheet``) and the history of its match, at once."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db.transaction(immediate=True):
             self.db.execute(
-                "INSERT INTO sheet_changes (code, n, round, kind, author, at, before, after, undoes, client_id) "
+                "INSERT INTO sheet_changes "
+                "(code, n, round, kind, author, at, entry_before, entry_after, undoes, client_id) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     sheet.code,
@@ -84,10 +86,6 @@ class SheetStore:
                 )
             else:
                 history.unfile_table(self.db, sheet.code)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def load(self, code: str) -> Sheet | None:
         found = self.db.execute("SELECT rules, players, created FROM sheets WHERE code = ?", (code,)).fetchone()
@@ -96,7 +94,7 @@ class SheetStore:
         rules, players, created = found
         sheet = Sheet(code, RuleSet.from_dict(json.loads(rules)), _players(players), created)
         rows = self.db.execute(
-            "SELECT n, round, author, at, kind, before, after, client_id, undoes FROM sheet_changes "
+            "SELECT n, round, author, at, kind, entry_before, entry_after, client_id, undoes FROM sheet_changes "
             "WHERE code = ? ORDER BY n",
             (code,),
         )

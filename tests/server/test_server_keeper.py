@@ -1,0 +1,123 @@
+"""The score keeper's sheet model, in process: entries, corrections, conflicts, undo,
+the end of the match, a write that fails."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from keepersheets import ONE, PLAYERS, THREE, TWO
+
+from ligretto.engine.events import Ending
+from ligretto.engine.rules import RuleSet
+from ligretto.engine.tally import BadEntry, Tally, tally_scores
+from ligretto.server.keeper import Change, Conflict, Keeper, NoRound, Sheet
+
+
+def sheet(rules: RuleSet | None = None) -> Sheet:
+    return Sheet("CODE", rules or RuleSet(), PLAYERS, 100.0)
+
+
+def write(target: Sheet, number: int, tally: Tally, base: int | None, client_id: str) -> Change:
+    change = target.entry(number, tally, base, by="Alice", client_id=client_id, now=200.0 + target.version)
+    assert isinstance(change, Change), change
+    target.apply(change)
+    return change
+
+
+def test_rounds_are_entered_corrected_and_versioned() -> None:
+    kept = sheet()
+    assert write(kept, 1, ONE, None, "a").kind == "entry"
+    assert write(kept, 2, TWO, None, "b").kind == "entry"
+    assert kept.versions == [1, 2]
+    fixed = Tally((18, 12, 9), (0, 3, 4), Ending.STOP, 0)
+    correction = write(kept, 1, fixed, 1, "c")
+    assert (correction.kind, correction.before, correction.after) == ("correction", ONE, fixed)
+    assert kept.rounds == [fixed, TWO]
+    assert kept.versions == [3, 2]
+    assert kept.version == 3
+    first, second = tally_scores(kept.rules, fixed, 3), tally_scores(kept.rules, TWO, 3)
+    assert kept.score_sheet().totals() == tuple(a.score + b.score for a, b in zip(first, second, strict=True))
+
+
+def test_two_entries_of_one_round_on_the_same_base_are_a_conflict_with_both() -> None:
+    kept = sheet()
+    write(kept, 1, ONE, None, "a")
+    other = kept.entry(1, TWO, None, by="Bob", client_id="b", now=1.0)
+    assert other == Conflict(ONE, 1)
+    write(kept, 2, TWO, None, "b2")
+    write(kept, 2, THREE, 2, "c")  # a correction of round 2 on its version
+    stale = kept.entry(2, ONE, 2, by="Bob", client_id="d", now=1.0)
+    assert stale == Conflict(THREE, 3)
+    assert kept.rounds == [ONE, THREE]  # nothing lost, nothing changed by the conflicts
+    assert kept.version == 3
+
+
+def test_undo_goes_back_one_change_at_a_time() -> None:
+    kept = sheet()
+    write(kept, 1, ONE, None, "a")
+    write(kept, 2, TWO, None, "b")
+    write(kept, 1, THREE, 1, "c")
+    steps = []
+    while (change := kept.undo("Bob", f"u{kept.version}", 300.0)) is not None:
+        kept.apply(change)
+        steps.append((change.undoes, change.round, change.before, change.after, list(kept.rounds)))
+    assert steps == [
+        (3, 1, THREE, ONE, [ONE, TWO]),
+        (2, 2, TWO, None, [ONE]),
+        (1, 1, ONE, None, []),
+    ]
+    assert [c.kind for c in kept.changes] == ["entry", "entry", "correction", "undo", "undo", "undo"]
+    # a round written again after an undo is a new entry; undoing it takes it off again
+    write(kept, 1, TWO, None, "again")
+    last = kept.undo("Bob", "u-last", 400.0)
+    assert last is not None and last.undoes == 7
+
+
+def test_an_undone_round_written_on_its_old_version_is_a_conflict() -> None:
+    kept = sheet()
+    write(kept, 1, ONE, None, "a")
+    write(kept, 2, TWO, None, "b")
+    change = kept.undo("Bob", "u", 1.0)
+    assert change is not None
+    kept.apply(change)
+    assert kept.entry(2, THREE, 2, by="Cleo", client_id="c", now=1.0) == Conflict(None, None)
+
+
+def test_a_round_out_of_place_or_refused_changes_nothing() -> None:
+    kept = sheet(RuleSet().replace(match_end="rounds:1"))
+    assert isinstance(kept.entry(2, ONE, None, by="A", client_id="x", now=1.0), NoRound)
+    assert isinstance(kept.entry(0, ONE, None, by="A", client_id="x", now=1.0), NoRound)
+    bad = kept.entry(1, Tally((18, 11, 9), (0, 11, 4), Ending.STOP, 0), None, by="A", client_id="x", now=1.0)
+    assert isinstance(bad, BadEntry) and bad.message.startswith("Bob:")
+    write(kept, 1, ONE, None, "a")
+    over = kept.entry(2, TWO, None, by="A", client_id="y", now=1.0)
+    assert isinstance(over, BadEntry) and "the match is over after round 1" in over.message
+    assert kept.standing().over and kept.standing().winners == (0,)
+    assert kept.version == 1
+
+
+class BrokenFile:
+    errors = (sqlite3.Error,)
+
+    def __init__(self) -> None:
+        self.created: list[str] = []
+
+    def create(self, sheet: Sheet) -> None:
+        self.created.append(sheet.code)
+
+    def write(self, sheet: Sheet, change: Change) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    def load(self, code: str) -> Sheet | None:
+        return None
+
+
+def test_a_change_that_cannot_be_written_is_not_made() -> None:
+    keeper = Keeper(BrokenFile(), clock=lambda: 5.0)
+    kept = keeper.create(RuleSet(), PLAYERS)
+    change = kept.entry(1, ONE, None, by="A", client_id="a", now=5.0)
+    assert isinstance(change, Change)
+    with pytest.raises(sqlite3.OperationalError):
+        keeper.commit(kept, change)
+    assert (kept.rounds, kept.changes, kept.ids) == ([], [], set())

@@ -1,0 +1,71 @@
+"""The score keeper's sheets in the store's database, on an SQLite file and on PostgreSQL
+(``store_db``): a sheet read back as it was, and its match filed in the history once it
+is over, as played at a table and unrated (taken out again by an undo)."""
+
+from __future__ import annotations
+
+from keepersheets import ONE, PLAYERS, THREE, TWO
+
+from ligretto.engine.rules import RuleSet
+from ligretto.server.history import MatchFilter, matches_of
+from ligretto.server.keeper import Change, Keeper, KeptPlayer
+from ligretto.server.ratingstore import rating_of
+from ligretto.server.store import Store
+from pgserver import StoreDatabase
+
+
+def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
+    keeper = Keeper(store.sheets, clock=lambda: 50.0)
+    kept = keeper.create(RuleSet().replace(stack_penalty=3), PLAYERS)
+    for number, tally, base, client_id in ((1, ONE, None, "a"), (2, TWO, None, "b"), (1, THREE, 1, "c")):
+        change = kept.entry(number, tally, base, by="Cleo", client_id=client_id, now=60.0)
+        assert isinstance(change, Change)
+        keeper.commit(kept, change)
+    undo = kept.undo("Bob", "u", 70.0)
+    assert undo is not None
+    keeper.commit(kept, undo)
+    store.close()
+
+    again = Store(store_db.url)
+    found = Keeper(again.sheets).get(kept.code)
+    assert found is not None
+    assert (found.rules, found.players, found.created) == (kept.rules, kept.players, kept.created)
+    assert (found.rounds, found.versions, found.changes) == (kept.rounds, kept.versions, kept.changes)
+    assert (found.ids, found.undone) == ({"a", "b", "c", "u"}, {3})
+    assert Keeper(again.sheets).get("nope") is None
+    again.close()
+
+
+def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
+    ann, _ = store.profiles.create("Ann", "sun")
+    before = rating_of(store.db, ann.id)
+    keeper = Keeper(store.sheets, clock=lambda: 50.0)
+    players = (KeptPlayer("Ann", "red", "sun", ann.id), *PLAYERS[1:])
+    kept = keeper.create(RuleSet().replace(match_end="rounds:2"), players)
+    for number, tally in ((1, ONE), (2, TWO)):
+        change = kept.entry(number, tally, None, by="Ann", client_id=str(number), now=60.0 + number)
+        assert isinstance(change, Change)
+        keeper.commit(kept, change)
+        filed = matches_of(store.db, MatchFilter(ann.id))
+        assert len(filed) == (1 if number == 2 else 0)
+    (match,) = matches_of(store.db, MatchFilter(ann.id))
+    assert (match.kind, match.rated, match.code, match.size) == ("table", False, kept.code, 3)
+    assert (match.started, match.ended) == (kept.created, 62.0)
+    assert match.sheet == kept.score_sheet().to_dict()
+    assert match.places == list(kept.standing().places)
+    assert [(p.name, p.profile) for p in match.players] == [("Ann", ann.id), ("Bob", None), ("Cleo", None)]
+    assert rating_of(store.db, ann.id) == before
+
+    # an undo that makes it not over takes it out; entered again, it is filed again
+    undo = kept.undo("Ann", "u", 70.0)
+    assert undo is not None
+    keeper.commit(kept, undo)
+    assert matches_of(store.db, MatchFilter(ann.id)) == []
+    change = kept.entry(2, THREE, None, by="Ann", client_id="again", now=80.0)
+    assert isinstance(change, Change)
+    keeper.commit(kept, change)
+    (match,) = matches_of(store.db, MatchFilter(ann.id))
+    assert match.sheet == kept.score_sheet().to_dict()
+    store.close()
