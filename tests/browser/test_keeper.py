@@ -361,6 +361,7 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     expect(match).to_have_count(1)
     expect(match).to_contain_text("Played on a real table")
     expect(match).to_contain_text("not rated")
+    expect(match.locator(".history-sheet-link")).to_have_attribute("href", f"#/keep/{code}")
     assert not found, "axe-core on the score keeper:\n" + "\n".join(found)
 
 

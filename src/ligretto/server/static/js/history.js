@@ -252,7 +252,10 @@ export class HistoryPage {
       h("p", { class: "muted small" },
         tableText(match), " · ", rulesText(match),
         " · ", match.rated ? t("history.rated") : t("history.unrated"),
-        match.ended === null ? [" · ", t("history.abandoned")] : null),
+        match.ended === null ? [" · ", t("history.abandoned")] : null,
+        match.kind === "table" && match.code
+          ? [" · ", h("a", { href: `#/keep/${encodeURIComponent(match.code)}`, class: "history-sheet-link" }, t("history.open_sheet"))]
+          : null),
       h("ol", { class: "history-places", "aria-label": t("match.places") },
         order.map((player) => h("li", { class: player.seat === me ? "me" : null, dataset: { seat: player.seat, place: places[player.seat] ?? "" } },
           places[player.seat] ? h("span", { class: "podium-place" }, placeText(places[player.seat]), " ") : null,
