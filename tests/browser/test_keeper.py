@@ -33,6 +33,7 @@ SEEN_MS = 4000
 """How long another phone may take to show a change (the issue asks for a second)."""
 PHONE = {"width": 390, "height": 844}
 NAMES = ("Ana", "Ben", "Cy")
+STATIC = Path(__file__).resolve().parents[2] / "src" / "ligretto" / "server" / "static"
 
 
 class Phones:
@@ -174,6 +175,12 @@ def start_sheet(phones: Phones, shot: Callable[..., Path], found: list[str]) -> 
     expect(ana.locator(".keep-player")).to_have_count(3)
     for seat, name in enumerate(NAMES):
         ana.fill(f"#keep-name-{seat}", name)
+    # Another language draws the screen again: what was chosen stays.
+    ana.select_option("#lang", "de")
+    expect(ana.locator("#keep-go")).to_have_text("Punkteblatt beginnen")
+    ana.select_option("#lang", "en")
+    expect(ana.locator("#keep-match_end")).to_have_value("5")
+    expect(ana.locator("#keep-name-2")).to_have_value("Cy")
     ana.locator("#keep-me-0").check()  # Ana's profile: the match goes into her history
     ana.locator("#keep-back-2").tap()
     ana.locator("#keep-backs-2 input[data-box='green'][data-symbol='moon']").check()
@@ -384,7 +391,9 @@ CASES = [
 def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phones, shot: Callable[..., Path]) -> None:
     """One page, one sheet per case (made over the API), two rounds entered by taps each;
     then the sheet's form in every language."""
-    page = phones.open(phones.pages[0], "/#/keep/NoSuchSheet0000")
+    page = phones.pages[0]
+    page.set_viewport_size(PHONE)
+    phones.open(page, "/#/keep/NoSuchSheet0000")
     expect(page.locator("#keep-page")).to_contain_text("There is no score sheet at this link.")
     players = [
         {"name": name, "back": {"colour": "blue", "symbol": symbol}}
@@ -437,11 +446,17 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
     expect(page.locator("#keep-conflict")).to_have_count(0)
     expect(page.locator("#keep-page")).to_have_attribute("data-rounds", "1")
 
-    # Every language on the sheet and its form: no raw key, nothing sticking out sideways.
+    # Every language on the sheet and its form (the counts so far kept): its words, no raw
+    # key, nothing sticking out sideways.
     page.locator("#keep-enter").tap()
+    step(page, "stack", 1, 2)
     for lang in ("de", "fi", "fr", "es", "it", "pt", "en"):
         page.select_option("#lang", lang)
         page.wait_for_selector(f"html[lang='{lang}'] #entry")
+        words = json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+        expect(page.locator("#entry-save")).to_have_text(words["keep.entry.save"])
+        expect(page.locator("#keep-sheet-title")).to_have_text(words["keep.sheet.title"])
+        expect(page.locator("#entry-stack-1")).to_have_text("2")
         assert "⟦" not in page.inner_text("body"), lang
         document, viewport = no_horizontal_overflow(page)
         assert document <= viewport, f"{lang}: the page is {document} px wide at {viewport} px"

@@ -40,7 +40,8 @@ export function alsoOut(entry) {
 /**
  * The form of one round.  `players`: [{name, back}]; `firstOut`: only who stopped;
  * `entry`: the counts to start from (a correction); `onSave(entry)` once it is checked
- * and, if unlikely, confirmed; `onCancel()`.  Returns the element.
+ * and, if unlikely, confirmed; `onCancel()`.  Returns the element (its `entry()`: the
+ * counts so far).
  */
 export function entryForm({ players, firstOut, entry, title, onSave, onCancel }) {
   const state = structuredClone(entry || emptyEntry(players.length));
@@ -98,7 +99,7 @@ export function entryForm({ players, firstOut, entry, title, onSave, onCancel })
     confirm.showModal();
   };
 
-  return h("section", { class: "panel entry", id: "entry", "aria-labelledby": "entry-title" },
+  const form = h("section", { class: "panel entry", id: "entry", "aria-labelledby": "entry-title" },
     h("h2", { id: "entry-title" }, title),
     rows.length ? h("ul", { class: "entry-players" }, rows) : null,
     endings,
@@ -109,6 +110,9 @@ export function entryForm({ players, firstOut, entry, title, onSave, onCancel })
     ),
     confirm,
   );
+  /** The counts as entered so far (the form drawn again in another language keeps them). */
+  form.entry = () => structuredClone(state);
+  return form;
 }
 
 function choice(id, label, checked, onpick) {

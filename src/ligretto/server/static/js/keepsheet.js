@@ -17,7 +17,7 @@ export class KeepSheetScreen {
   constructor(root, code) {
     this.root = root;
     this.code = code;
-    this.editing = null; // the round being entered or corrected: {n, base, element}
+    this.editing = null; // the round being entered or corrected: {n, correcting, base, element}
     this.page = h("div", { class: "keep-page", id: "keep-page" });
     // Parts that live changes never draw again: a field being typed in keeps its focus, the
     // QR code is fetched once, the change history stays open.
@@ -46,6 +46,8 @@ export class KeepSheetScreen {
       this.shownLanguage = language();
       this.nameField = this.byField();
       this.shareSection = this.share();
+      const editing = this.editing;
+      if (editing) editing.element = this.form(editing.n, editing.correcting, editing.base, editing.element.entry());
     }
     if (live.missing) {
       this.page.replaceChildren(h("section", { class: "panel", role: "alert" },
@@ -133,18 +135,24 @@ export class KeepSheetScreen {
   /** The form of round `n`: a new one (`base` null) or a correction of the version seen
    * (`again`: a refused entry's counts and base, to fix and send again). */
   edit(n, correcting, again = null) {
-    const sheet = this.live.sheet;
-    const players = playersOf(sheet);
-    const round = again ?? (correcting ? roundOf(sheet, n) : null);
+    const round = again ?? (correcting ? roundOf(this.live.sheet, n) : null);
     const base = again ? again.base : round ? round.version : null;
-    const element = entryForm({
-      players,
+    this.editing = { n, correcting, base, element: this.form(n, correcting, base, round?.entry ?? null) };
+    this.render();
+    this.editing.element.scrollIntoView({ block: "start" });
+    this.editing.element.querySelector("button")?.focus({ preventScroll: true });
+  }
+
+  form(n, correcting, base, entry) {
+    const sheet = this.live.sheet;
+    return entryForm({
+      players: playersOf(sheet),
       firstOut: sheet.rules.scoring === "first_out",
-      entry: round?.entry ?? null,
+      entry,
       title: t(correcting ? "keep.correct.title" : "keep.enter", { n }),
-      onSave: (entry) => {
+      onSave: (saved) => {
         this.editing = null;
-        this.live.enter(n, entry, base, this.by());
+        this.live.enter(n, saved, base, this.by());
         this.root.querySelector("#keep-enter, #keep-undo")?.focus({ preventScroll: true });
       },
       onCancel: () => {
@@ -152,10 +160,6 @@ export class KeepSheetScreen {
         this.render();
       },
     });
-    this.editing = { n, element };
-    this.render();
-    element.scrollIntoView({ block: "start" });
-    element.querySelector("button")?.focus({ preventScroll: true });
   }
 
   /** Every round with its Correct button. */

@@ -41,7 +41,9 @@ export class KeepStartScreen {
   close() {}
 
   render() {
-    this.form = rulesForm({ rules: presetRules("classic") }, {
+    // Drawn again in another language: the rules chosen so far stay.
+    const chosen = this.settings ? { ...presetRules(this.settings.preset), ...this.settings.options } : presetRules("classic");
+    this.form = rulesForm({ rules: chosen }, {
       only: SCORING_OPTIONS, idPrefix: "keep", onChange: (settings) => (this.settings = settings),
     });
     this.settings = this.form.settings();
