@@ -446,6 +446,22 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
     expect(page.locator("#keep-conflict")).to_have_count(0)
     expect(page.locator("#keep-page")).to_have_attribute("data-rounds", "1")
 
+    # A conflict resolved the other way: Keep theirs drops this phone's entry, nothing is sent.
+    other = phones.open(phones.pages[1], f"/#/keep/{sheet['code']}")
+    rounds_shown(other, 1)
+    page.locator("#keep-enter").tap()
+    other.locator("#keep-enter").tap()
+    enter_round(page, *DEEP, start=False)
+    rounds_shown(other, 2)
+    enter_round(other, [1, 2, 3], [0, 4, 5], 0, start=False)
+    expect(other.locator("#keep-conflict")).to_be_visible()
+    other.locator("#keep-theirs").tap()
+    expect(other.locator("#keep-conflict")).to_have_count(0)
+    expect(other.locator("#keep-waiting")).to_have_count(0)
+    kept = api(phones.url, "GET", f"/api/sheets/{sheet['code']}")
+    assert [c["kind"] for c in kept["changes"]] == ["entry", "entry"]
+    assert kept["rounds"][1]["entry"]["center"] == DEEP[0]
+
     # Every language on the sheet and its form (the counts so far kept): its words, no raw
     # key, nothing sticking out sideways.
     page.locator("#keep-enter").tap()
