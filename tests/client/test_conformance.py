@@ -148,3 +148,60 @@ def test_mirror_js_and_the_python_model_follow_the_engine_event_by_event(browser
     assert result["failures"] == []
     replayed = sum(1 for s in payload for step in s["steps"] if "events" in step)
     assert result["checked"] == 2 * replayed  # every step, for the seat and for a spectator
+
+
+KEEPER_JS = """
+async (entries) => {
+  const { COUNT_MIN, STACK_MAX, instantProblem } = await import("/js/keepentry.js");
+  return { bounds: [COUNT_MIN, STACK_MAX], problems: entries.map((entry) => instantProblem(entry)) };
+}
+"""
+
+
+def keeper_entries() -> list[dict[str, Any]]:
+    """Rounds of three players, Stop by the first (0 left), one count of one player set to
+    each value around the bounds (the rest well inside every check of the engine)."""
+    entries = []
+    for field in ("center", "stack"):
+        for seat in (0, 1, 2):
+            for count in range(-3, 14):
+                entry = {"center": [5, 6, 7], "stack": [0, 3, 4], "ending": "stop", "stopped_by": 0}
+                if field == "stack" and seat == 0:
+                    entry["stopped_by"] = None
+                    entry["ending"] = "stalemate"
+                entry[field][seat] = count
+                entries.append(entry)
+    return entries
+
+
+def test_the_score_keepers_instant_checks_are_the_engines_bounds(browser: Browser) -> None:
+    """keepentry.js refuses at once exactly the counts the engine's ``check_entry`` refuses
+    as out of bounds (a negative count, more than a stack holds), naming the same player."""
+    from ligretto.engine.events import Ending
+    from ligretto.engine.rules import RuleSet
+    from ligretto.engine.scoring import ScoreSheet
+    from ligretto.engine.state import STACK_SIZE
+    from ligretto.engine.tally import TALLY_ENDINGS, Tally, check_entry
+
+    entries = keeper_entries()
+    page = browser.new_page()
+    try:
+        page.route(f"{ORIGIN}/**", serve_static)
+        page.goto(f"{ORIGIN}/conformance.html")
+        result = page.evaluate(KEEPER_JS, entries)
+    finally:
+        page.close()
+    assert result["bounds"] == [0, STACK_SIZE]
+    names = ["Ana", "Ben", "Cy"]
+    refused_by_both = 0
+    for entry, problem in zip(entries, result["problems"], strict=True):
+        tally = Tally(
+            tuple(entry["center"]), tuple(entry["stack"]), TALLY_ENDINGS[entry["ending"]], entry["stopped_by"]
+        )
+        assert tally.ending in (Ending.STOP, Ending.STALEMATE_VOTE)
+        verdict = check_entry(RuleSet(), names, tally, 1, ScoreSheet(3))
+        assert (problem is None) == (verdict is None), (entry, problem, verdict)
+        if verdict is not None:
+            refused_by_both += 1
+            assert problem["seat"] == verdict.player, (entry, problem, verdict)
+    assert refused_by_both == 2 * 3 * 3 + 3 * 3  # 3 negatives per count, and 3 over the stack

@@ -69,8 +69,10 @@ export function ownProfile() {
 
 /** The history's API, asked with this browser's secret when it is this browser's own
  * profile: its owner sees the codes of its private tables too (nobody else does). */
-/** "Table CODE", or "A private table" when the server keeps its code to the owner. */
+/** "Table CODE", or "A private table" when the server keeps its code to the owner;
+ * "Played on a real table" for a match of the score keeper (never rated). */
 function tableText(match) {
+  if (match.kind === "table") return t("history.real_table");
   return match.code ? t("history.table", { code: match.code }) : t("history.private_table");
 }
 
@@ -245,12 +247,15 @@ export class HistoryPage {
     const places = match.places || match.sheet?.places || [];
     const order = [...match.players].sort((a, b) => (places[a.seat] ?? 99) - (places[b.seat] ?? 99) || a.seat - b.seat);
     const rounds = match.sheet?.rounds || [];
-    return h("article", { class: "panel history-match", dataset: { code: match.code || "", match: match.match, players: match.players.length, preset: match.preset || "" } },
+    return h("article", { class: "panel history-match", dataset: { code: match.code || "", match: match.match, players: match.players.length, preset: match.preset || "", kind: match.kind || "online" } },
       h("h3", {}, h("time", { datetime: new Date(match.started * 1000).toISOString() }, date)),
       h("p", { class: "muted small" },
         tableText(match), " · ", rulesText(match),
         " · ", match.rated ? t("history.rated") : t("history.unrated"),
-        match.ended === null ? [" · ", t("history.abandoned")] : null),
+        match.ended === null ? [" · ", t("history.abandoned")] : null,
+        match.kind === "table" && match.code
+          ? [" · ", h("a", { href: `#/keep/${encodeURIComponent(match.code)}`, class: "history-sheet-link" }, t("history.open_sheet"))]
+          : null),
       h("ol", { class: "history-places", "aria-label": t("match.places") },
         order.map((player) => h("li", { class: player.seat === me ? "me" : null, dataset: { seat: player.seat, place: places[player.seat] ?? "" } },
           places[player.seat] ? h("span", { class: "podium-place" }, placeText(places[player.seat]), " ") : null,

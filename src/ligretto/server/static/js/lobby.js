@@ -1,5 +1,5 @@
-// The lobby: your name, create a table, join one by code or invite link, and the live
-// list of public tables (over /ws/lobby).
+// The lobby: your name, Play now, the score keeper for a game on a real table, create a
+// table, join one by code or invite link, and the live list of public tables (over /ws/lobby).
 
 import { wsUrl } from "./connection.js";
 import { h, toast } from "./dom.js";
@@ -140,6 +140,11 @@ export class LobbyScreen {
           learning(),
         ),
         this.playNowPanel(),
+        h("section", { class: "panel keep-entry", "aria-labelledby": "keep-entry-title" },
+          h("h2", { id: "keep-entry-title" }, t("lobby.keep.title")),
+          h("p", {}, t("lobby.keep.intro")),
+          h("a", { class: "button primary big", href: "#/keep", id: "keep-button" }, t("lobby.keep.button")),
+        ),
         h("section", { class: "panel create", "aria-labelledby": "create-title" },
           h("h2", { id: "create-title" }, t("lobby.create")),
           form,

@@ -2,13 +2,16 @@
 // #/rules (the rule book), #/learn (the tutorial), #/profile (the player's profile),
 // #/claim/CODE (take a profile from another device), #/history/ID (a profile's matches
 // and statistics; #/history: this browser's own profile), #/leaderboard,
-// #/replay/TOKEN (a round's replay, by its share token).  An invite link may also be /?t=CODE.
+// #/replay/TOKEN (a round's replay, by its share token), #/keep (the score keeper for a
+// game on a real table) and #/keep/CODE (a sheet of it).  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options, and makes or checks the profile (profile.js), before the
 // first screen.
 
 import { h } from "./dom.js";
 import { HistoryPage } from "./history.js";
+import { KeepSheetScreen } from "./keepsheet.js";
+import { KeepStartScreen } from "./keepstart.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./i18n.js";
 import { LeaderboardPage } from "./leaderboard.js";
 import { LobbyScreen } from "./lobby.js";
@@ -31,6 +34,9 @@ function route() {
   if (replay) return { name: "replay", token: replay[1] };
   const table = hash.match(/^#\/([tw])\/([A-Za-z0-9_-]+)/);
   if (table) return { name: table[1] === "t" ? "table" : "watch", code: table[2] };
+  const sheet = hash.match(/^#\/keep\/([A-Za-z0-9_-]+)$/);
+  if (sheet) return { name: "sheet", code: sheet[1] };
+  if (hash.startsWith("#/keep")) return { name: "keep" };
   const claim = hash.match(/^#\/claim\/([A-Za-z0-9_-]+)/);
   if (claim) return { name: "claim", code: claim[1] };
   if (hash.startsWith("#/profile")) return { name: "profile" };
@@ -73,6 +79,10 @@ function open() {
     screen = new RulesPage(app);
   } else if (where.name === "profile") {
     screen = new ProfilePage(app);
+  } else if (where.name === "keep") {
+    screen = new KeepStartScreen(app);
+  } else if (where.name === "sheet") {
+    screen = new KeepSheetScreen(app, where.code);
   } else if (where.name === "claim") {
     screen = new ClaimScreen(app, where.code);
   } else {

@@ -91,8 +91,10 @@ const DEFAULT_REPLAYS = "link";
  * replays?, arbitration?, window_ms?}; `onChange(settings)` gets {preset, options, seats,
  * public, replays, arbitration, window_ms} whenever a control changes.
  * Returns the element; it keeps its own state.
+ * `only`: the names of the options to show (the others keep the preset's values), without
+ * the table's own fields (seats, public, replays, judging): the score keeper's form.
  */
-export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules" } = {}) {
+export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules", only = null } = {}) {
   const state = {
     rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public,
     replays: values.replays ?? DEFAULT_REPLAYS, ...judgingOf(values),
@@ -114,7 +116,8 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
   );
   const presetHelp = h("small", { class: "help", id: id("preset-help") });
 
-  const fields = catalog.options.map((option) =>
+  const shown = only ? catalog.options.filter((option) => only.includes(option.name)) : catalog.options;
+  const fields = shown.map((option) =>
     optionField(option, {
       id,
       disabled,
@@ -149,17 +152,19 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
   });
 
   const judging = judgingFields(state, { id, disabled, changed });
-
-  const form = h(
+  const presetField = h(
+    "div",
+    { class: "field field-wide" },
+    h("label", { for: presetSelect.id }, t("rules.preset")),
+    presetSelect,
+    presetHelp,
+  );
+  const form = only
+    ? h("div", { class: "rules-form" }, presetField, h("div", { class: "options-grid" }, fields.map((field) => field.element)))
+    : h(
     "div",
     { class: "rules-form" },
-    h(
-      "div",
-      { class: "field field-wide" },
-      h("label", { for: presetSelect.id }, t("rules.preset")),
-      presetSelect,
-      presetHelp,
-    ),
+    presetField,
     h(
       "div",
       { class: "field" },
@@ -197,12 +202,13 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
   }
 
   function refreshControls() {
-    catalog.options.forEach((option, i) => fields[i].show(state.rules[option.name]));
+    shown.forEach((option, i) => fields[i].show(state.rules[option.name]));
+    refreshPreset();
+    if (only) return;
     if (document.activeElement !== seats) seats.value = String(state.seats);
     isPublic.checked = Boolean(state.public);
     replays.value = state.replays;
     judging.show();
-    refreshPreset();
   }
 
   /** Show new values (the table changed) without disturbing the control being edited. */

@@ -45,7 +45,7 @@ function playerCell(session, seat, { back = true, mark = false } = {}) {
   const name = session.nameOf(seat);
   return h("th", { scope: "row", class: "player" },
     h("span", { class: "player-cell" },
-      back ? backBadge(backOfSeat(seat)) : null,
+      back ? backBadge(session.backOf ? session.backOf(seat) : backOfSeat(seat)) : null,
       h("span", { class: "sheet-name", title: name }, name),
       mark ? winnerMark() : null,
     ),
@@ -108,21 +108,7 @@ export function sheetPanel(session, { onReady, onRematch }) {
     })),
   );
 
-  const history = number > 1
-    ? h("table", { class: "sheet history", id: "sheet-history" },
-        h("caption", {}, t("sheet.history")),
-        h("thead", {}, h("tr", {},
-          h("th", { scope: "col", class: "player" }, t("sheet.player")),
-          sheet.rounds.map((_, i) => column(t("sheet.round.short", { n: i + 1 }))),
-          column(t("sheet.total"), "total"),
-        )),
-        h("tbody", {}, seats.map((seat) => h("tr", { class: me(seat) ? "me" : null, dataset: { seat } },
-          playerCell(session, seat, { back: false }),
-          sheet.rounds.map((r) => h("td", { class: "num" }, formatScore(r.lines[seat].score))),
-          h("td", { class: "num total" }, formatScore(sheet.totals[seat])),
-        ))),
-      )
-    : null;
+  const history = number > 1 ? roundsTable(sheet, session, seats, { me }) : null;
 
   const panel = h("section", { class: ["sheet-panel", over ? "over" : null], role: "dialog", "aria-labelledby": "sheet-title" },
     h("h2", { id: "sheet-title" }, over ? t("match.over") : t("sheet.title", { n: number })),
@@ -136,6 +122,26 @@ export function sheetPanel(session, { onReady, onRematch }) {
     footer(session, over, { onReady, onRematch }),
   );
   return withBoardToggle(panel, `${table.code}:${number}:${table.phase}`);
+}
+
+/**
+ * Every round's score and the total, one line per player in the order of `seats`
+ * (`id`: the table's id; `me(seat)`: the line to mark; `back`: draw each player's back).
+ */
+export function roundsTable(sheet, session, seats, { me = () => false, id = "sheet-history", back = false } = {}) {
+  return h("table", { class: "sheet history", id },
+    h("caption", {}, t("sheet.history")),
+    h("thead", {}, h("tr", {},
+      h("th", { scope: "col", class: "player" }, t("sheet.player")),
+      sheet.rounds.map((_, i) => column(t("sheet.round.short", { n: i + 1 }))),
+      column(t("sheet.total"), "total"),
+    )),
+    h("tbody", {}, seats.map((seat) => h("tr", { class: me(seat) ? "me" : null, dataset: { seat, total: sheet.totals[seat] } },
+      playerCell(session, seat, { back }),
+      sheet.rounds.map((r) => h("td", { class: "num" }, formatScore(r.lines[seat].score))),
+      h("td", { class: "num total" }, formatScore(sheet.totals[seat])),
+    ))),
+  );
 }
 
 /** At the end of the match: who won, and the places on the podium (ties share one). */
@@ -235,14 +241,15 @@ export function placesOf(totals) {
  * end (place, player, center, stack, score, running total; best total first, the round's
  * winners crowned): for the history page. `names[seat]` are the names then; `me` is the
  * seat to mark (or null); `match` names the match in the scrolling region's label (each
- * region's name is unique on a page of many matches).
+ * region's name is unique on a page of many matches); `backs[seat]` the decks' backs
+ * where they are not the seats' (the score keeper's players chose theirs).
  */
-export function pastRoundSheet(sheet, index, names, { me = null, id = null, match = "" } = {}) {
+export function pastRoundSheet(sheet, index, names, { me = null, id = null, match = "", backs = null } = {}) {
   const round = sheet.rounds[index];
   const places = index === sheet.rounds.length - 1 && sheet.places ? sheet.places : placesOf(round.totals);
   const winners = new Set(round.winners || []);
   const seats = [...Array(sheet.players).keys()].sort((a, b) => places[a] - places[b] || a - b);
-  const session = { nameOf: (seat) => names[seat] ?? "?" };
+  const session = { nameOf: (seat) => names[seat] ?? "?", backOf: backs ? (seat) => backs[seat] : null };
   const caption = t("sheet.round", { n: index + 1 });
   const ending = round.ending === "stop"
     ? t("stop.by", { name: session.nameOf(round.stopped_by) })

@@ -2,7 +2,8 @@
 // of Play now, whether sounds are muted, whether the beginner aid is on, one seat token
 // per table (it brings a reload or a dropped connection back to the same seat), and the
 // player's profile: its public id and its secret (profile.js; the secret is sent only to
-// the server, never shown).
+// the server, never shown), and the score keeper's sheets (keepapi.js: each sheet as last
+// seen, its entries waiting to sync and an unresolved conflict; the sheets of this browser).
 
 const PREFIX = "ligretto.";
 
@@ -49,7 +50,20 @@ export const storage = {
   profile: () => readProfile(),
   setProfile: ({ id, secret }) => write("profile", JSON.stringify({ id, secret })),
   forgetProfile: () => write("profile", null),
+  keptSheet: (code) => readJson(`keep-${code}`),
+  keepSheet: (code, kept) => write(`keep-${code}`, JSON.stringify(kept)),
+  keptSheets: () => readJson("keep-sheets") || [],
+  setKeptSheets: (list) => write("keep-sheets", JSON.stringify(list)),
 };
+
+/** A kept JSON value, or null (none, or unreadable). */
+function readJson(key) {
+  try {
+    return JSON.parse(read(key) || "null");
+  } catch {
+    return null;
+  }
+}
 
 /** The kept profile, `{id, secret}`, or null (none, or something unreadable: forgotten). */
 function readProfile() {
