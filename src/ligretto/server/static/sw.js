@@ -28,6 +28,7 @@ const APP_FILES = [
   "/js/controls.js",
   "/js/dom.js",
   "/js/history.js",
+  "/js/invite.js",
   "/js/i18n.js",
   "/js/keepapi.js",
   "/js/keepentry.js",
@@ -53,6 +54,7 @@ const APP_FILES = [
   "/js/storage.js",
   "/js/tableview.js",
   "/js/tutorial.js",
+  "/js/waitingroom.js",
 ];
 const KEPT = new Set(APP_FILES);
 
