@@ -35,6 +35,8 @@ would try for minutes."""
 LOCAL_OBJECT_STORE_BYTES = 128 * 2**20
 """The object store of a local Ray: a block's results are a few kilobytes (Ray's own default
 is 30 % of the memory)."""
+AUTH_HINT = "set RAY_AUTH_MODE=token and the cluster's RAY_AUTH_TOKEN, docs/simulator.md"
+"""What a run says when joining a cluster failed: Ray's token authentication is the usual cause."""
 
 
 class RayError(SimConfigError):
@@ -48,19 +50,20 @@ def connect(address: str) -> Iterator[int]:
         import ray  # noqa: PLC0415 -- an optional extra, slow to import
     except ImportError:
         raise RayError("--ray needs Ray: pip install 'ligretto[ray]'") from None
+    if address != LOCAL:
+        check_address(address)
     if ray.is_initialized():
         yield cpus()
         return
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # a simulation never reports to anyone
-    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
     if address == LOCAL:
         options["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
-    else:
-        check_address(address)
     try:
         ray.init(address=address, **options)
     except Exception as error:  # whatever Ray says, one line of it
-        raise RayError(f"--ray {address}: Ray did not start: {error}") from None
+        hint = "" if address == LOCAL else f" (a cluster with token authentication: {AUTH_HINT})"
+        raise RayError(f"--ray {address}: Ray did not start: {error}{hint}") from None
     try:
         yield cpus()
     finally:
