@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import ray
 
-from ligretto.bots import parse_bots
-from ligretto.engine import RuleSet
+from ligretto.bots import Strategy, parse_bots, register
+from ligretto.engine import Action, RuleSet, Turn
+from ligretto.engine.observation import Observation
 from ligretto.sim import onray
 from ligretto.sim.network import Arbitration, Latency
 from ligretto.sim.runner import SimConfig, SimReport, run
@@ -86,6 +87,21 @@ def test_the_progress_callback_on_ray_counts_every_task_in_order(local_ray: None
     assert calls[-1] == (90, 90)
     assert [done for done, _ in calls] == sorted(done for done, _ in calls)
     assert len(calls) > 2
+
+
+@register("turner_on_ray")
+class Turner(Strategy):
+    """A strategy of the user's own, as ``--import`` registers one: it only ever turns its hand."""
+
+    def choose(self, seen: Observation) -> Action | None:
+        return next((a for a in seen.legal_actions() if isinstance(a, Turn)), None)
+
+
+def test_a_users_own_strategy_is_sent_to_the_ray_workers(local_ray: None) -> None:
+    # the Ray workers never imported this module: the strategy travels with the run
+    on_ray = run(config("turner_on_ray:machine,smart:machine", 2, rounds=3, ray="local"))
+    assert results(on_ray) == results(run(config("turner_on_ray:machine,smart:machine", 2, rounds=3, workers=1)))
+    assert all(played.result.center[0] == 0 for played in on_ray.rounds)  # it never played a card
 
 
 def test_a_ray_this_process_is_connected_to_is_left_running(local_ray: None) -> None:

@@ -2,7 +2,7 @@
 
 The tasks, their seeds, their blocks and the rows a block's results travel as are
 :mod:`ligretto.sim.tasks`, exactly as for worker processes: each block is one Ray task
-(:func:`ligretto.sim.tasks.play_block`), ``workers`` of them are kept in flight, and the
+(:func:`ligretto.sim.tasks.play_block`, with the run's own strategies), ``workers`` of them are kept in flight, and the
 parent puts the results back in task order.  So a run on Ray gives the same rounds,
 matches and summary as on any number of worker processes.
 
@@ -19,11 +19,13 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ligretto.sim.tasks import Blocks, SimConfig, SimConfigError, Task, block_size, play_block, seatings, unpack
+from ligretto.bots.strategies import STRATEGIES, Strategy
+from ligretto.sim.tasks import Blocks, Packed, SimConfig, SimConfigError, Task, block_size, play_block, seatings, unpack
 
 LOCAL = "local"
 """The address that starts a Ray on this machine for one run (``--ray`` with no address)."""
@@ -97,14 +99,34 @@ def cpus() -> int:
     return max(1, int(resources.get("CPU", 1)))
 
 
+def own_strategies(config: SimConfig) -> dict[str, type[Strategy]]:
+    """The strategies of ``config``'s bots that are not ligretto's (registered by ``--import``)."""
+    found = {spec.strategy: spec.strategy_class for spec in config.bots}
+    return {name: cls for name, cls in found.items() if not cls.__module__.startswith("ligretto.")}
+
+
+def play_registered(
+    strategies: dict[str, type[Strategy]], config: SimConfig, first: int, block: list[Task]
+) -> list[Packed]:
+    """:func:`~ligretto.sim.tasks.play_block` on a node, with the run's own strategies made known there."""
+    STRATEGIES.update(strategies)
+    return play_block(config, first, block)
+
+
 def blocks(config: SimConfig, todo: list[Task]) -> Blocks:
     """Each block of tasks as a Ray task played it, ``config.worker_count`` of them in flight."""
     import ray  # noqa: PLC0415
+    from ray import cloudpickle  # noqa: PLC0415
 
     in_flight = min(config.worker_count, len(todo))
     size = block_size(len(todo), in_flight)
-    remote = ray.remote(num_cpus=1)(play_block)  # by reference: a node imports ligretto.sim.tasks
+    remote = ray.remote(num_cpus=1)(play_registered)  # by reference: a node imports ligretto.sim.onray
+    strategies = own_strategies(config)
+    for cls in strategies.values():  # sent by value: a node needs ligretto, not the user's module
+        if cls.__module__ in sys.modules and cls.__module__ != "__main__":  # __main__'s go by value anyway
+            cloudpickle.register_pickle_by_value(sys.modules[cls.__module__])  # type: ignore[no-untyped-call]
     shared = ray.put(config)  # sent once, not with every block
+    known = ray.put(strategies)
     seats = seatings(config)
     starts = iter(range(0, len(todo), size))
     pending: dict[Any, int] = {}
@@ -112,7 +134,7 @@ def blocks(config: SimConfig, todo: list[Task]) -> Blocks:
     def submit() -> None:
         first = next(starts, None)
         if first is not None:
-            pending[remote.remote(shared, first, todo[first : first + size])] = first
+            pending[remote.remote(known, shared, first, todo[first : first + size])] = first
 
     try:
         for _ in range(in_flight):
