@@ -104,6 +104,20 @@ def test_a_users_own_strategy_is_sent_to_the_ray_workers(local_ray: None) -> Non
     assert all(played.result.center[0] == 0 for played in on_ray.rounds)  # it never played a card
 
 
+@register("boom_on_ray")
+class Boom(Strategy):
+    """A strategy that fails on a node."""
+
+    def choose(self, seen: Observation) -> Action | None:
+        raise ValueError("boom on a Ray node")
+
+
+def test_an_error_in_a_ray_task_is_raised_here_as_its_own_type(local_ray: None) -> None:
+    with pytest.raises(ValueError, match="boom on a Ray node"):
+        run(config("smart:expert,boom_on_ray:machine", 2, rounds=40, ray="local"))
+    assert results(run(config(rounds=4, ray="local"))) == results(run(config(rounds=4, workers=1)))  # Ray still serves
+
+
 def test_a_ray_this_process_is_connected_to_is_left_running(local_ray: None) -> None:
     run(config(rounds=4, ray="local"))
     assert ray.is_initialized()

@@ -2,8 +2,8 @@
 
 The tasks, their seeds, their blocks and the rows a block's results travel as are
 :mod:`ligretto.sim.tasks`, exactly as for worker processes: each block is one Ray task
-(:func:`ligretto.sim.tasks.play_block`, with the run's own strategies), ``workers`` of them are kept in flight, and the
-parent puts the results back in task order.  So a run on Ray gives the same rounds,
+(:func:`ligretto.sim.tasks.play_block`, with the run's own strategies), ``workers`` of
+them are kept in flight, and the parent puts the results back in task order.  So a run on Ray gives the same rounds,
 matches and summary as on any number of worker processes.
 
 Ray is an optional extra (``pip install 'ligretto[ray]'``), imported only here and only
