@@ -64,7 +64,7 @@ def connect(address: str) -> Iterator[int]:
     try:
         ray.init(address=address, **options)
     except Exception as error:  # whatever Ray says, one line of it
-        hint = "" if address == LOCAL else f" (a cluster with token authentication: {AUTH_HINT})"
+        hint = "" if address in (LOCAL, AUTO) else f" (a cluster with token authentication: {AUTH_HINT})"
         raise RayError(f"--ray {address}: Ray did not start: {error}{hint}") from None
     try:
         yield cpus()
