@@ -28,7 +28,14 @@ NETWORK = Latency((0.01, 0.01, 0.1, 0.1), (0.0, 0.005, 0.0, 0.02), Arbitration.F
 
 
 @pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
+def monkeypatch_module() -> Iterator[pytest.MonkeyPatch]:
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+@pytest.fixture(scope="module")
+def local_ray(monkeypatch_module: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch_module.setenv("RAY_USAGE_STATS_ENABLED", "0")  # as `ligretto simulate --ray` does: no reporting
     ray.init(
         address="local",
         num_cpus=2,
