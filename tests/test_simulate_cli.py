@@ -5,8 +5,14 @@ from __future__ import annotations
 import csv
 import json
 import os
+import secrets
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,9 +22,14 @@ from ligretto import bench
 BOTS = "smart:expert,greedy:machine,random:expert"
 
 
-def ligretto(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def ligretto(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ligretto", *map(str, args)], capture_output=True, text=True, check=False, timeout=120
+        [sys.executable, "-m", "ligretto", *map(str, args)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env=env,
     )
 
 
@@ -170,6 +181,7 @@ def test_help_still_works() -> None:
         (["simulate", "--arbitration", "fair", "--cap", "-1"], "--cap: -1 is not a number of milliseconds"),
         (["simulate", "--arbitration", "first"], "argument --arbitration: invalid choice: 'first'"),
         (["simulate", "--matches"], "argument --matches: expected one argument"),
+        (["simulate", "--rounds", "1", "--ray", "nonsense"], "--ray 'nonsense': expected HOST:PORT"),
         (["demo", "--players", "x"], "argument --players: invalid int value: 'x'"),
         (["bench", "--only", "gpu"], "argument --only: invalid choice: 'gpu'"),
         (["simulat"], "invalid choice: 'simulat'"),
@@ -238,3 +250,102 @@ def test_import_of_a_missing_module_is_one_clear_line() -> None:
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "no_such_module_xyz" in result.stderr
+
+
+# --- on Ray ---------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[tuple[str, dict[str, str]]]:
+    """A real one-node Ray cluster (``ray start --head``: 2 CPUs, no dashboard, a small object
+    store, its own token), stopped by its process id; yields its address and the environment
+    a driver needs to join it (Ray's token authentication)."""
+    port = free_port()
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")  # short: Ray's sockets live under it
+    ray = str(Path(sys.executable).with_name("ray"))
+    log = Path(temp) / "head.log"
+    command = [ray, "start", "--head", "--block", "--port", str(port), "--num-cpus", "2", "--temp-dir", temp]
+    command += ["--include-dashboard", "false", "--object-store-memory", str(80 * 2**20)]
+    with log.open("w") as out:
+        head = subprocess.Popen(
+            command,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while "Ray runtime started" not in log.read_text():
+            assert head.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, f"the Ray head did not start in 90 s: {log.read_text()}"
+            time.sleep(0.2)
+        yield f"127.0.0.1:{port}", env
+    finally:
+        head.terminate()  # `ray start --block` stops its own processes on SIGTERM
+        head.wait(timeout=60)
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def simulate_to_files(tmp_path: Path, name: str, *args: str, env: dict[str, str] | None = None) -> list[str]:
+    """Run ``ligretto simulate`` writing JSON and CSV; give back its stdout and the two files' text."""
+    json_path, csv_path = tmp_path / f"{name}.json", tmp_path / f"{name}.csv"
+    done = ligretto("simulate", *args, "--quiet", "--json", json_path, "--csv", csv_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr  # no Ray chatter
+    return [done.stdout, json_path.read_text(), csv_path.read_text()]
+
+
+def test_simulate_on_a_ray_cluster_writes_the_files_of_two_workers(
+    tmp_path: Path, ray_cluster: tuple[str, dict[str, str]]
+) -> None:
+    address, env = ray_cluster
+    fast = "smart:expert"  # rounds of a millisecond: mixed tables can take a second a round to get stuck
+    args = ("--players", "3", "--rounds", "40", "--duplicate", "--bots", fast, "--seed", "5", "--workers", "2")
+    out, on_ray, on_ray_csv = simulate_to_files(tmp_path, "ray", *args, "--ray", address, env=env)
+    _, on_processes, on_processes_csv = simulate_to_files(tmp_path, "processes", *args)
+    assert "120 rounds in" in out and f"on Ray ({address}, 2 tasks in flight)" in out
+    assert on_ray == on_processes  # every round, the summary, the configuration: the same file
+    assert on_ray_csv == on_processes_csv
+    assert len(json.loads(on_ray)["rounds"]) == 40 * 3
+
+
+def test_matches_on_a_ray_cluster_equal_two_workers_with_the_clusters_cpus_in_flight(
+    tmp_path: Path, ray_cluster: tuple[str, dict[str, str]]
+) -> None:
+    address, env = ray_cluster
+    args = ("--players", "2", "--matches", "4", "--bots", "smart:expert", "--seed", "9")
+    out, on_ray, on_ray_csv = simulate_to_files(tmp_path, "ray", *args, "--ray", address, env=env)
+    _, on_processes, on_processes_csv = simulate_to_files(tmp_path, "processes", *args, "--workers", "2")
+    assert "2 tasks in flight" in out  # the cluster's two CPUs
+    assert on_ray == on_processes
+    assert on_ray_csv == on_processes_csv
+    assert len(json.loads(on_ray)["matches"]) == 4
+
+
+def test_simulate_ray_without_an_address_starts_a_local_ray_and_gives_the_same_rounds(tmp_path: Path) -> None:
+    args = ("--players", "4", "--rounds", "30", "--bots", "smart:expert", "--seed", "2")
+    out, on_ray, _ = simulate_to_files(tmp_path, "ray", *args, "--ray")
+    _, on_processes, _ = simulate_to_files(tmp_path, "processes", *args, "--workers", "2")
+    assert "on Ray (a local Ray," in out
+    ray_data, processes_data = json.loads(on_ray), json.loads(on_processes)
+    assert ray_data["rounds"] == processes_data["rounds"]
+    assert ray_data["summary"] == processes_data["summary"]
+
+
+def test_a_ray_address_where_nothing_answers_is_one_line_and_exit_code_2() -> None:
+    address = f"127.0.0.1:{free_port()}"
+    done = ligretto("simulate", "--rounds", "5", "--ray", address)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"ligretto: error: --ray {address}: no Ray cluster answers there (Connection refused)"
+    ]

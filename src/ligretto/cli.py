@@ -197,7 +197,17 @@ def _add_simulate_parser(commands: argparse._SubParsersAction[_Parser]) -> None:
     )
     _add_rules_arguments(simulate)
     simulate.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
-    simulate.add_argument("--workers", type=_at_least_one, help="worker processes (default: all cores)")
+    simulate.add_argument(
+        "--workers", type=_at_least_one, help="worker processes (default: all cores); with --ray: Ray tasks in flight"
+    )
+    simulate.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        metavar="ADDRESS",
+        help="play on Ray: a local Ray started for the run, or the cluster at ADDRESS (HOST:PORT, auto,"
+        " ray://HOST:PORT); the same results as worker processes (needs ligretto[ray])",
+    )
     simulate.add_argument("--duplicate", action="store_true", help="replay every deal with the bots rotated")
     simulate.add_argument(
         "--latency",
@@ -378,7 +388,7 @@ def _terminal(args: argparse.Namespace) -> int:
 def _simulate(args: argparse.Namespace) -> None:
     from ligretto.sim import report
     from ligretto.sim.network import LatencyError, latency_from_ms
-    from ligretto.sim.runner import SimConfig
+    from ligretto.sim.runner import SimConfig, SimConfigError
 
     # every check before the first round, so a typo never costs a long run
     for module in args.imports:
@@ -413,8 +423,12 @@ def _simulate(args: argparse.Namespace) -> None:
         duplicate=args.duplicate,
         workers=args.workers,
         latency=latency,
+        ray=args.ray,
     )
-    report.simulate(config, json_path=args.json, csv_path=args.csv, plot_path=args.plot, quiet=args.quiet)
+    try:
+        report.simulate(config, json_path=args.json, csv_path=args.csv, plot_path=args.plot, quiet=args.quiet)
+    except SimConfigError as error:  # e.g. --ray with an address where no Ray answers
+        raise _UsageError(str(error)) from None
 
 
 class _OutputError(ValueError):

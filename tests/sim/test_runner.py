@@ -15,7 +15,7 @@ from ligretto.bots import BotSpec, parse_bots
 from ligretto.engine import PRESETS, Round, RuleError, RuleSet, state_to_dict
 from ligretto.engine.scoring import round_seed, winners
 from ligretto.engine.state import STACK_SIZE
-from ligretto.sim import runner
+from ligretto.sim import runner, tasks
 from ligretto.sim.network import Arbitration, Latency
 from ligretto.sim.runner import MATCH_ROUND_LIMIT, SimConfig, SimConfigError, SimReport, run
 from ligretto.sim.table import RoundResult, simulate_round
@@ -89,7 +89,7 @@ def test_progress_is_reported_up_to_the_total() -> None:
 
 
 def failing_on(seed: int, failure: Callable[[], RoundResult]) -> Callable[..., RoundResult]:
-    play = runner.simulate_round
+    play = tasks.simulate_round
 
     def patched(rules: RuleSet, bots: list[BotSpec], round_seed_: int, **kwargs: Any) -> RoundResult:
         return failure() if round_seed_ == seed else play(rules, bots, round_seed_, **kwargs)
@@ -102,14 +102,14 @@ def test_both_workers_play_and_this_process_plays_nothing(
 ) -> None:
     alone = fingerprint(run(config(FAST, rounds=200, seed=5, workers=1)))
     log = tmp_path / "players.txt"
-    play = runner.simulate_round
+    play = tasks.simulate_round
 
     def recording(rules: RuleSet, bots: list[BotSpec], seed: int, **kwargs: Any) -> RoundResult:
         with log.open("a") as file:
             file.write(f"{os.getpid()}\n")
         return play(rules, bots, seed, **kwargs)
 
-    monkeypatch.setattr(runner, "simulate_round", recording)
+    monkeypatch.setattr(tasks, "simulate_round", recording)
     report = run(config(FAST, rounds=200, seed=5, workers=2))
     players = Counter(log.read_text().split())
     assert sum(players.values()) == 200
@@ -130,7 +130,7 @@ def test_an_error_in_a_worker_is_raised_here_and_the_workers_stop(monkeypatch: p
     def boom() -> RoundResult:
         raise ValueError("boom in a worker")
 
-    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 25), boom))
+    monkeypatch.setattr(tasks, "simulate_round", failing_on(round_seed(3, 25), boom))
     with pytest.raises(ValueError, match="boom in a worker"):
         run(config(FAST, rounds=60, seed=3, workers=2))
     assert multiprocessing.active_children() == []
@@ -143,7 +143,7 @@ def test_an_error_that_cannot_be_pickled_arrives_as_its_traceback(monkeypatch: p
     def boom() -> RoundResult:
         raise Unpicklable("local failure")
 
-    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 2), boom))
+    monkeypatch.setattr(tasks, "simulate_round", failing_on(round_seed(3, 2), boom))
     with pytest.raises(RuntimeError, match="Unpicklable: local failure"):
         run(config(FAST, rounds=60, seed=3, workers=2))
     assert multiprocessing.active_children() == []
@@ -153,7 +153,7 @@ def test_a_worker_that_dies_fails_the_run_instead_of_losing_rounds(monkeypatch: 
     def die() -> RoundResult:
         os._exit(3)
 
-    monkeypatch.setattr(runner, "simulate_round", failing_on(round_seed(3, 30), die))
+    monkeypatch.setattr(tasks, "simulate_round", failing_on(round_seed(3, 30), die))
     with pytest.raises(RuntimeError, match=r"a simulation worker died \(exit code 3\)"):
         run(config(FAST, rounds=60, seed=3, workers=2))
     assert multiprocessing.active_children() == []
@@ -174,7 +174,7 @@ def test_stopping_the_run_midway_stops_the_workers() -> None:
 
 def test_duplicate_mode_deals_the_same_cards_to_every_rotation(monkeypatch: pytest.MonkeyPatch) -> None:
     dealt: list[dict[str, Any]] = []
-    play = runner.simulate_round
+    play = tasks.simulate_round
 
     def recording_play(rules: RuleSet, bots: list[BotSpec], seed: int, **kwargs: Any) -> RoundResult:
         # deal here, record the cards as dealt (before anyone plays), and play on that deal
@@ -182,7 +182,7 @@ def test_duplicate_mode_deals_the_same_cards_to_every_rotation(monkeypatch: pyte
         dealt.append(state_to_dict(game))
         return play(rules, bots, seed, game=game, **kwargs)
 
-    monkeypatch.setattr(runner, "simulate_round", recording_play)
+    monkeypatch.setattr(tasks, "simulate_round", recording_play)
     players, deals = 4, 5
     report = run(config(rounds=deals, seed=3, duplicate=True, workers=1))
     assert len(report.rounds) == len(dealt) == players * deals
@@ -260,7 +260,7 @@ def test_duplicate_matches_replay_each_match_in_every_rotation() -> None:
 
 
 def test_a_match_that_never_reaches_its_target_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "MATCH_ROUND_LIMIT", 3)
+    monkeypatch.setattr(tasks, "MATCH_ROUND_LIMIT", 3)
     rules = RuleSet().replace(match_end="target:10000")
     report = run(config("greedy:machine", 2, rules, matches=2, workers=1))
     assert [m.rounds for m in report.matches] == [3, 3]
@@ -326,6 +326,6 @@ def test_thirteen_players_are_refused() -> None:
 
 
 def test_default_workers_is_every_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner.os, "cpu_count", lambda: 7)
+    monkeypatch.setattr(tasks.os, "cpu_count", lambda: 7)
     assert config(rounds=1).worker_count == 7
     assert config(rounds=1, workers=3).worker_count == 3

@@ -34,8 +34,8 @@ from ligretto.engine.match import Match
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import places, round_seed
 from ligretto.ratings import DEFAULT, Rating, rate
-from ligretto.sim.runner import MATCH_ROUND_LIMIT
 from ligretto.sim.table import simulate_round
+from ligretto.sim.tasks import MATCH_ROUND_LIMIT
 
 UNRATED_LEVELS = frozenset({"machine"})
 """Levels left out: a ``machine`` bot (no delay at all, faster than any person) wins nearly

@@ -169,9 +169,12 @@ def headline(report: SimReport) -> str:
             network += f" (window {latency.window_s * 1000:g} ms, cap {latency.cap_s * 1000:g} ms)"
         if config.duplicate:
             network += " (the delays stay with the seats)"
+    where = f"{config.worker_count} worker(s)"
+    if config.ray is not None:
+        where = f"Ray ({'a local Ray' if config.ray == 'local' else config.ray}, {config.worker_count} tasks in flight)"
     return (
         f"{config.players} players, rules {changed}, {amount}{duplicate}{network}, seed {config.seed}: "
-        f"{len(report.rounds):,} rounds in {report.wall_s:.1f} s on {config.worker_count} worker(s)"
+        f"{len(report.rounds):,} rounds in {report.wall_s:.1f} s on {where}"
     )
 
 
