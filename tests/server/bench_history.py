@@ -33,11 +33,11 @@ MATCHES = 1000
 ROUNDS = 5
 
 
-def one_match(path: Path) -> str:
-    """Play one match into ``path``; the profile's id."""
+def one_match(path: Path) -> tuple[str, str]:
+    """Play one match into ``path``; the profile's id and secret."""
     rules = RuleSet().replace(match_end=f"rounds:{ROUNDS}")
     with StoredRounds(path) as stored:
-        profile, _ = stored.profile("Ann", "sun")
+        profile, secret = stored.profile("Ann", "sun")
         table = stored.table(
             "BENCH",
             [Person("Ann", profile)],
@@ -48,23 +48,30 @@ def one_match(path: Path) -> str:
             rated=True,
         )
         stored.play(table, ROUNDS)
-    return profile
+    return profile, secret
 
 
 def copy_matches(path: Path) -> None:
-    """File the one match 999 times more, each under its own table code and start time."""
+    """File the one match 999 times more, each under its own table code and start time
+    (with its rounds, so the owner's page links each round's replay)."""
     db = sqlite3.connect(path)
     with db:
         for n in range(1, MATCHES):
             db.execute(
-                "INSERT INTO matches SELECT code || ?, match, rules, preset, size, rated, started - ?, ended - ?,"
-                " sheet, places FROM matches WHERE code = 'BENCH'",
+                "INSERT INTO matches (code, match, rules, preset, size, rated, started, ended, sheet, places,"
+                " replays, kind) SELECT code || ?, match, rules, preset, size, rated, started - ?, ended - ?,"
+                " sheet, places, replays, kind FROM matches WHERE code = 'BENCH'",
                 (f"-{n}", n * 600.0, n * 600.0),
             )
             db.execute(
-                "INSERT INTO match_players SELECT code || ?, match, seat, name, profile, bot"
-                " FROM match_players WHERE code = 'BENCH'",
+                "INSERT INTO match_players (code, match, seat, name, profile, bot, token)"
+                " SELECT code || ?, match, seat, name, profile, bot, token FROM match_players WHERE code = 'BENCH'",
                 (f"-{n}",),
+            )
+            db.execute(
+                "INSERT INTO rounds (code, match, number, seed, started, share)"
+                " SELECT code || ?, match, number, seed, started, share || ? FROM rounds WHERE code = 'BENCH'",
+                (f"-{n}", f"-{n}"),
             )
     (count,) = db.execute("SELECT COUNT(*) FROM matches").fetchone()
     db.close()
@@ -77,23 +84,27 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "history.db"
-        profile = one_match(path)
+        profile, secret = one_match(path)
         copy_matches(path)
         with running(ServerProcess(path, Path(folder) / "server.log")) as server:
             url = f"{server.url}/api/profiles/{profile}/matches"
-            times, size, body = [], 0, {}
-            for _ in range(args.repeats + 1):
-                start = time.perf_counter()
-                with urllib.request.urlopen(url, timeout=30) as response:
-                    raw = response.read()
-                times.append((time.perf_counter() - start) * 1000)
-                size, body = len(raw), json.loads(raw)
-            times = times[1:]  # the first request warms the server up
-    assert body["total"] == MATCHES and len(body["matches"]) == 20, (body.get("total"), len(body.get("matches", [])))
-    print(
-        f"page 1 of {body['total']:,} matches ({body['pages']} pages): median {statistics.median(times):.1f} ms,"
-        f" max {max(times):.1f} ms, {size:,} bytes, {args.repeats} requests"
-    )
+            for who, headers in (("anyone", {}), ("its owner", {"Authorization": f"Bearer {secret}"})):
+                times, size, body = [], 0, {}
+                for _ in range(args.repeats + 1):
+                    start = time.perf_counter()
+                    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as response:
+                        raw = response.read()
+                    times.append((time.perf_counter() - start) * 1000)
+                    size, body = len(raw), json.loads(raw)
+                times = times[1:]  # the first request warms the server up
+                assert body["total"] == MATCHES and len(body["matches"]) == 20, body.get("total")
+                linked = sum(len(match["replays"] or ()) for match in body["matches"])
+                assert linked == (20 * ROUNDS if who == "its owner" else 0), linked
+                print(
+                    f"page 1 of {body['total']:,} matches ({body['pages']} pages), as {who}:"
+                    f" median {statistics.median(times):.1f} ms, max {max(times):.1f} ms, {size:,} bytes,"
+                    f" {linked} replay links, {args.repeats} requests"
+                )
 
 
 if __name__ == "__main__":
