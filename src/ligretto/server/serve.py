@@ -1,4 +1,5 @@
-"""``ligretto serve``: the server in one process (uvicorn), with its SQLite file."""
+"""``ligretto serve``: the server in one process (uvicorn), with its SQLite file; with
+``--redis``, one process of a service of several (``server/cluster/``, docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import uvicorn
 from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
+from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.httpdeadline import deadline_protocol
 from ligretto.server.store import SqliteStore
 from ligretto.server.wsprotocol import WebSocketProtocol
@@ -17,8 +19,13 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``)."""
     logs.configure(log_level, log_format)
     store = SqliteStore(settings.db)
-    app = create_app(settings, store)
-    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db})", flush=True)
+    directory = None
+    if settings.redis is not None:
+        advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
+        directory = RedisDirectory(settings.redis, advertise)
+    app = create_app(settings, store, directory)
+    joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
+    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db}{joined})", flush=True)
     uvicorn.run(
         app,
         host=settings.host,

@@ -45,6 +45,9 @@ _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
 
 
+BUSY_TIMEOUT_MS = 5000
+"""How long a write waits for another process's transaction on the same file."""
+
 CHECKPOINT_S = 2.0
 """Seconds between two checkpoints (the write-ahead log copied into the database file)."""
 
@@ -105,6 +108,9 @@ class SqliteStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA wal_autocheckpoint=0")
+        # Several processes of one service may share the file (``--redis``): a writer
+        # waits for another's transaction instead of failing at once.
+        self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         try:
             migrate(self.db)
         except BaseException:
@@ -193,7 +199,7 @@ class SqliteStore:
         records = [table.record() for table in self._tables.values()]
         tables = [(record.code, record.to_json(), now) for record in records]
         try:
-            self.db.execute("BEGIN")
+            self.db.execute("BEGIN IMMEDIATE")  # the write lock first: no deadlock with another process
             history.file_started(self.db, self._matches)
             if tables:
                 self.db.executemany(
@@ -243,18 +249,34 @@ class SqliteStore:
         """Every table in the file that was not dropped, rebuilt by ``Table.restore`` from its
         record and the actions of its current round."""
         tables = []
-        for code, config in self.db.execute("SELECT code, config FROM tables ORDER BY updated"):
-            record = TableRecord.from_json(code, config)
-            if not record.dropped:
-                actions = self._actions_of(code, record.matches_played, record.round)
-                token = self._share_of(code, record.matches_played, record.round)
-                try:
-                    tables.append(
-                        Table.restore(record, actions, store=self, countdown_s=countdown_s, replay_token=token)
-                    )
-                except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
-                    log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
+        for code, config in self.db.execute("SELECT code, config FROM tables ORDER BY updated").fetchall():
+            table = self._restored(TableRecord.from_json(code, config), countdown_s)
+            if table is not None:
+                tables.append(table)
         return tables
+
+    def load_table(self, code: str, countdown_s: float = COUNTDOWN_S) -> Table | None:
+        """The one table ``code`` rebuilt as :meth:`load_tables` does (another process of
+        the service owned it: failover); ``None``: no such table, or it was dropped."""
+        record = self.table_record(code)
+        return None if record is None else self._restored(record, countdown_s)
+
+    def table_codes(self) -> list[str]:
+        """The codes of every table in the file that was not dropped (the ones to restore)."""
+        rows = self.db.execute("SELECT code, config FROM tables").fetchall()
+        return [code for code, config in rows if not TableRecord.from_json(code, config).dropped]
+
+    def _restored(self, record: TableRecord, countdown_s: float) -> Table | None:
+        if record.dropped:
+            return None
+        code = record.code
+        actions = self._actions_of(code, record.matches_played, record.round)
+        token = self._share_of(code, record.matches_played, record.round)
+        try:
+            return Table.restore(record, actions, store=self, countdown_s=countdown_s, replay_token=token)
+        except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
+            log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
+            return None
 
     def round_log(self, code: str, match: int, number: int) -> RoundLog | None:
         """One stored round (``None``: no such round): its rules, players, seed and every

@@ -1,0 +1,285 @@
+"""The directory of several processes sharing a Redis (``ligretto serve --redis``).
+
+Each table is owned by exactly one process: the key ``keys.table(code)`` holds the
+owner's id with a lease (``SET NX PX``, ``keys.LEASE_S``) that the owner renews every
+``keys.RENEW_S``.  Each process beats a heartbeat (``keys.process(id)``: its id, address,
+tables and connections, with the same lease) that the others read to place new tables on
+the least-loaded one and to find a table's owner; its public tables reach every other
+lobby on the pub/sub channel ``keys.LOBBY`` (``lobbyfeed.py``).  Every renewal also looks
+for stored tables nobody holds (their owner died) and takes them over (``failover.py``).
+SIGTERM hands the tables over: the store commits, the leases are released, and the
+others take them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import redis.asyncio
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.server import metrics
+from ligretto.server.cluster import failover, keys, relay
+from ligretto.server.cluster.directory import Directory, Unavailable
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+
+if TYPE_CHECKING:
+    from ligretto.server.lobby import Lobby
+    from ligretto.server.table import Table
+
+log = logging.getLogger("ligretto.cluster")
+
+# Renew the leases still ours; answer the codes that are not (any more).
+RENEW = """
+local lost = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then
+    redis.call('PEXPIRE', key, ARGV[2])
+  else
+    table.insert(lost, i)
+  end
+end
+return lost
+"""
+# Delete the leases that are still ours (a handover).
+RELEASE = """
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 1
+"""
+
+
+class RedisDirectory(Directory):
+    """One process of a service whose directory is in Redis at ``url``."""
+
+    def __init__(self, url: str, address: str, *, lease_s: float = keys.LEASE_S, process: str | None = None) -> None:
+        self.redis: Any = redis.asyncio.from_url(url, decode_responses=True)
+        self.address = address.rstrip("/")
+        self.me: str = process or uuid.uuid4().hex[:12]
+        self.process = self.me
+        self.lease_ms = int(lease_s * 1000)
+        self.renew_s = lease_s / 3
+        self.owned: set[str] = set()
+        """The codes whose lease this process holds (its tables, tutorials included)."""
+        self.born: dict[str, float] = {}
+        """When each owned table was made or taken over (the lobby's order)."""
+        self.feed = LobbyFeed(self.redis, self.me)
+        self.lobby: Lobby | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._renew = self.redis.register_script(RENEW)
+        self._release = self.redis.register_script(RELEASE)
+
+    # --- the process's life -----------------------------------------------------------
+
+    async def start(self, lobby: Lobby) -> None:
+        """Register, offer the store's tables to the service (restored by whoever takes
+        them: this process on its first renewal, unless another is quicker) and start the
+        renewals and the lobby feed."""
+        self.lobby = lobby
+        metrics.PROCESS.labels(self.me, self.address).set(1)
+        if lobby.store is not None:
+            codes = lobby.store.table_codes()
+            if codes:
+                await self.redis.sadd(keys.TABLES, *codes)
+        await self._beat()
+        await self._take_orphans()
+        self._tasks = [asyncio.create_task(self._renew_forever()), asyncio.create_task(self.feed.listen())]
+        self._tasks.append(asyncio.create_task(self._feed_forever()))
+        log.info("process %s at %s joined the service", self.me, self.address)
+
+    def leave(self) -> None:
+        """Stop renewing and taking tables (the process is shutting down)."""
+        for task in self._tasks:
+            task.cancel()
+
+    async def stop(self) -> None:
+        """After the store committed and closed: release every lease, so the others take
+        the tables at once, and say goodbye."""
+        self.leave()
+        with contextlib.suppress(Exception):
+            if self.owned:
+                await self._release(keys=[keys.table(c) for c in self.owned], args=[self.me])
+            await self.redis.delete(keys.process(self.me))
+            await self.redis.srem(keys.PROCESSES, self.me)
+            await self.redis.publish(keys.LOBBY, msgspec.json.encode({"process": self.me, "tables": []}))
+        self.owned.clear()
+        await self.redis.aclose()
+
+    # --- tables -----------------------------------------------------------------------
+
+    async def reserve(self, code: str, stored: bool) -> bool:
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        self._own(code)
+        if stored:
+            await self.redis.sadd(keys.TABLES, code)
+        await self._beat()  # the next placement sees this table already
+        return True
+
+    def _own(self, code: str) -> None:
+        self.owned.add(code)
+        self.born.setdefault(code, time.time())
+
+    async def route(self, raw: str, relayed: bool) -> str | None:
+        try:
+            message = protocol.decode(raw)
+        except protocol.ProtocolError:
+            return None  # answered here
+        if not isinstance(message, protocol.Hello):
+            return None
+        address = await self.locate(message.code)
+        if address is None:
+            return None
+        if relayed:  # carried here by a process that took this one for the owner: no further hops
+            raise Unavailable(message.code)
+        return "ws" + address.removeprefix("http") + "/ws"
+
+    async def locate(self, code: str) -> str | None:
+        """The address of the process that owns ``code`` (``None``: this one, or nobody: it
+        is unknown).  A stored table nobody holds is taken over here and now; one whose
+        owner holds the lease but does not beat any more is :class:`Unavailable`."""
+        assert self.lobby is not None
+        if code in self.lobby.tables:
+            return None
+        for _ in range(3):
+            owner = await self.redis.get(keys.table(code))
+            if owner is None:
+                if not await self.redis.sismember(keys.TABLES, code):
+                    return None
+                if await self._adopt(code):
+                    return None
+                continue  # another process was quicker: ask again who
+            if owner == self.me:
+                return None
+            beat = await self.redis.get(keys.process(owner))
+            if beat is None:
+                raise Unavailable(code)
+            address: str = json.loads(beat)["address"]
+            return address
+        raise Unavailable(code)
+
+    async def forward(self, request: Request, code: str) -> Response | None:
+        if request.headers.get(keys.RELAYED):
+            return None
+        try:
+            address = await self.locate(code)
+            return None if address is None else await relay.forward(request, address)
+        except Unavailable:
+            return _try_again()
+
+    async def place(self, request: Request) -> Response | None:
+        if request.headers.get(keys.RELAYED):
+            return None  # placed here by another process
+        least = await self._least_loaded()
+        if least is None or least[0] == self.me:
+            return None
+        try:
+            return await relay.forward(request, least[1])
+        except Unavailable:
+            return None  # it just died: made here
+
+    async def _least_loaded(self) -> tuple[str, str] | None:
+        """(id, address) of the live process with the fewest connections, then tables."""
+        ids = sorted(await self.redis.smembers(keys.PROCESSES))
+        if not ids:
+            return None
+        beats = await self.redis.mget([keys.process(i) for i in ids])
+        live = [json.loads(b) for b in beats if b is not None]
+        if not live:
+            return None
+        best = min(live, key=lambda b: (b["connections"], b["tables"], b["id"]))
+        return best["id"], best["address"]
+
+    def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
+        own = [Entry(self.born.get(t.code, 0.0), t.summary()) for t in tables]
+        return merged(own, self.feed.others(self.owned), cap)
+
+    # --- renewals ---------------------------------------------------------------------
+
+    async def _renew_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.renew_s)
+            try:
+                await self._renew_leases()
+                await self._beat()
+                await self._take_orphans()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away for a moment: the leases run until it is back
+                log.warning("could not renew with Redis: trying again", exc_info=True)
+
+    async def _renew_leases(self) -> None:
+        """Renew the leases of this process's tables; let go of those it lost; release
+        those of tables closed for good (dropped) since."""
+        assert self.lobby is not None
+        here = set(self.lobby.tables)
+        gone = self.owned - here
+        if gone:
+            await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
+            await self.redis.srem(keys.TABLES, *gone)
+            self.owned -= gone
+            for code in gone:
+                self.born.pop(code, None)
+        codes = sorted(self.owned)
+        if not codes:
+            return
+        lost = await self._renew(keys=[keys.table(c) for c in codes], args=[self.me, self.lease_ms])
+        for index in lost:
+            code = codes[int(index) - 1]
+            self.owned.discard(code)
+            self.born.pop(code, None)
+            failover.let_go(self.lobby, code)
+
+    async def _beat(self) -> None:
+        assert self.lobby is not None
+        beat = {
+            "id": self.me,
+            "address": self.address,
+            "tables": len(self.lobby.tables),
+            "connections": self.lobby.connections.count,
+        }
+        await self.redis.set(keys.process(self.me), json.dumps(beat), px=self.lease_ms)
+        await self.redis.sadd(keys.PROCESSES, self.me)
+
+    async def _take_orphans(self) -> None:
+        """Take over the stored tables whose owner is gone."""
+        for code in await failover.orphans(self.redis, self.owned):
+            await self._adopt(code)
+
+    async def _adopt(self, code: str) -> bool:
+        """Take the lease of ``code`` and restore it here; ``False``: another process holds it."""
+        assert self.lobby is not None
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        if failover.adopt(self.lobby, code) is None:  # dropped meanwhile: not the service's any more
+            await self.redis.srem(keys.TABLES, code)
+            await self.redis.delete(keys.table(code))
+            return True
+        self._own(code)
+        return True
+
+    async def _feed_forever(self) -> None:
+        while True:
+            await asyncio.sleep(keys.FEED_S)
+            assert self.lobby is not None
+            public = [t for t in self.lobby.tables.values() if t.public and not t.closed]
+            try:
+                await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("could not publish the lobby: trying again", exc_info=True)
+
+
+def _try_again() -> Response:
+    body = protocol.encode(protocol.HttpError("moving", "this table is being taken over: try again in a moment"))
+    return Response(body, status_code=503, media_type="application/json", headers={"Retry-After": "1"})
