@@ -9,7 +9,7 @@ cluster checks of its own."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -18,8 +18,17 @@ from ligretto import protocol
 from ligretto.server import metrics
 
 if TYPE_CHECKING:
-    from ligretto.server.lobby import Lobby
     from ligretto.server.table import Table
+
+
+class Lobby(Protocol):
+    """What a directory reads of the lobby (``server/lobby.py``, which holds the directory:
+    named here without importing it)."""
+
+    tables: dict[str, Table]
+    store: Any
+    settings: Any
+    connections: Any
 
 
 class Unavailable(Exception):

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ligretto.server import metrics
 from ligretto.server.cluster import keys
+from ligretto.server.cluster.directory import Lobby
 
 if TYPE_CHECKING:
-    from ligretto.server.lobby import Lobby
     from ligretto.server.table import Table
 
 log = logging.getLogger("ligretto.cluster")

@@ -28,11 +28,10 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.server import metrics
 from ligretto.server.cluster import failover, keys, relay
-from ligretto.server.cluster.directory import Directory, Unavailable
+from ligretto.server.cluster.directory import Directory, Lobby, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
 
 if TYPE_CHECKING:
-    from ligretto.server.lobby import Lobby
     from ligretto.server.table import Table
 
 log = logging.getLogger("ligretto.cluster")
