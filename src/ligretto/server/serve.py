@@ -8,6 +8,7 @@ import uvicorn
 from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
+from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.httpdeadline import deadline_protocol
 from ligretto.server.store import SqliteStore
 from ligretto.server.wsprotocol import WebSocketProtocol
@@ -20,8 +21,6 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     store = SqliteStore(settings.db)
     directory = None
     if settings.redis is not None:
-        from ligretto.server.cluster.redisdirectory import RedisDirectory  # redis-py only with --redis
-
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
         directory = RedisDirectory(settings.redis, advertise)
     app = create_app(settings, store, directory)
