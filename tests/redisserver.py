@@ -22,7 +22,7 @@ REDIS_SERVER = "/usr/bin/redis-server"
 STARTUP_S = 10.0
 
 
-def redis_server() -> str:
+def redis_program() -> str:
     """The path of ``redis-server``, installed with apt-get if missing (one installer at a time)."""
     with open(Path(tempfile.gettempdir()) / "ligretto-redis.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -51,7 +51,7 @@ class RedisServer:
 
     def start(self) -> None:
         command = [
-            redis_server(),
+            redis_program(),
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--dir", str(self.folder),
@@ -86,12 +86,19 @@ class RedisServer:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
-    """A real redis-server for the whole session; its URL."""
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server for the whole session."""
     with tempfile.TemporaryDirectory(prefix="ligretto-redis-") as folder:
         server = RedisServer(Path(folder))
         server.start()
         try:
-            yield server.url
+            yield server
         finally:
             server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of the session's redis-server, emptied for this test."""
+    redis_server.flush()
+    return redis_server.url

@@ -91,8 +91,8 @@ class LobbyFeed:
                         self.hear(message["data"])
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis gone for a moment: the others' tables age out meanwhile
-                log.warning("lost the lobby channel: subscribing again", exc_info=True)
+            except Exception as error:  # Redis gone for a moment: the others' tables age out meanwhile
+                log.warning("lost the lobby channel (%s): subscribing again", error)
                 await asyncio.sleep(RENEW_S)
             finally:
                 with contextlib.suppress(Exception):

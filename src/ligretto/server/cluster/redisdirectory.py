@@ -213,8 +213,8 @@ class RedisDirectory(Directory):
                 await self._take_orphans()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis away for a moment: the leases run until it is back
-                log.warning("could not renew with Redis: trying again", exc_info=True)
+            except Exception as error:  # Redis away for a moment: the leases run until it is back
+                log.warning("could not renew with Redis (%s): trying again", error)
 
     async def _renew_leases(self) -> None:
         """Renew the leases of this process's tables; let go of those it lost; release
@@ -243,7 +243,7 @@ class RedisDirectory(Directory):
         beat = {
             "id": self.me,
             "address": self.address,
-            "tables": len(self.lobby.tables),
+            "tables": len(self.owned),  # reserved ones too: the next placement counts them
             "connections": self.lobby.connections.count,
         }
         await self.redis.set(keys.process(self.me), json.dumps(beat), px=self.lease_ms)
@@ -275,8 +275,8 @@ class RedisDirectory(Directory):
                 await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public])
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.warning("could not publish the lobby: trying again", exc_info=True)
+            except Exception as error:
+                log.warning("could not publish the lobby (%s): trying again", error)
 
 
 def _try_again() -> Response:
