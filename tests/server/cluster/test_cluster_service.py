@@ -10,8 +10,7 @@ import json
 from typing import Any
 
 import websockets
-
-from cluster.conftest import Cluster
+from servicekit import Cluster
 
 WAIT_S = 10.0
 
