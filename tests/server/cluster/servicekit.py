@@ -81,7 +81,7 @@ class Cluster:
 async def rejoin(processes: list[Any], code: str, token: str, label: str, timeout: float = REJOIN_S) -> Any:
     """Come back to one's seat with its token through any live process, trying again (the
     next process, after a pause) while the table is being taken over, as the browser and
-    terminal clients do after a drop; the client, once it has its snapshot."""
+    terminal clients do after a drop; the client, once it has the table (and a round's snapshot)."""
     deadline = time.monotonic() + timeout
     attempt = 0
     while True:
@@ -92,7 +92,7 @@ async def rejoin(processes: list[Any], code: str, token: str, label: str, timeou
             await client.connect()
             welcome = await client.hello(code, token=token)
             assert welcome["type"] == "welcome", welcome
-            await client.wait_for("snapshot")
+            await client.wait_for("table")
             return client
         except (AssertionError, OSError, TimeoutError, websockets.WebSocketException) as error:
             if isinstance(error, AssertionError) and "'type': 'error'" in str(error):
