@@ -22,7 +22,7 @@ __all__ = ["COUNTDOWN_S", "OPEN_LIMITS", "ServerProcess", "free_port", "running"
 class ServerProcess(serverprocess.ServerProcess):
     """The server with the tests' countdown of half a second unless a test gives another."""
 
-    def __init__(self, db: Path, log: Path, countdown_s: float | None = COUNTDOWN_S, **options: Any) -> None:
+    def __init__(self, db: Path | str, log: Path, countdown_s: float | None = COUNTDOWN_S, **options: Any) -> None:
         super().__init__(db, log, countdown_s, **options)
 
 

@@ -234,7 +234,12 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
     serve = commands.add_parser("serve", help="run the multiplayer server (WebSocket, HTTP API, browser client)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    serve.add_argument("--db", default="ligretto.db", help="SQLite file, created on first start (default ligretto.db)")
+    serve.add_argument(
+        "--db",
+        default="ligretto.db",
+        help="the store: an SQLite file, created on first start (default ligretto.db), "
+        "or a PostgreSQL database by URL (postgresql://USER:PASSWORD@HOST:PORT/NAME), which processes may share",
+    )
     serve.add_argument(
         "--countdown",
         type=float,

@@ -84,10 +84,11 @@ def seat_profiles(table: Table, people: list[tuple[str, str]], bot: str) -> List
 
 def play_into(path: Path) -> dict[str, Any]:
     store = SqliteStore(path)
-    ids = {
-        name: store.profiles.create(name, symbol)[0].id
+    made = {
+        name: store.profiles.create(name, symbol)
         for name, symbol in (("Ann", "sun"), ("Bob", "moon"), ("Cid", "star"), ("Dee", "heart"))
     }
+    ids = {name: profile.id for name, (profile, _secret) in made.items()}
     scheduler = VirtualScheduler(start=time.time() - 3600)
     seen: dict[str, list[dict[str, Any]]] = {}
     for code, preset, people, seed in (("HISTA", "classic", ["Ann", "Bob"], 7100), ("HISTB", "seed-es", ["Ann"], 7200)):
@@ -123,7 +124,7 @@ def play_into(path: Path) -> dict[str, Any]:
     ladder.close()
     store.commit()
     store.close()
-    return {"ids": ids, "seen": seen}
+    return {"ids": ids, "secrets": {name: secret for name, (_, secret) in made.items()}, "seen": seen}
 
 
 @pytest.fixture(scope="module")
@@ -207,6 +208,27 @@ def test_the_history_shows_both_matches_with_the_sheets_the_players_saw(
         names = match.locator(".history-places li").all_inner_texts()
         assert any("Ann" in name for name in names) and len(names) == len(over["scores"])
     assert page.locator(".history-match[data-code='HISTA'] .history-places a", has_text="Bob").count() == 1
+
+
+def test_ones_own_history_links_each_rounds_replay_and_a_visitors_does_not(pages: Any, played: dict[str, Any]) -> None:
+    ann = played["ids"]["Ann"]
+    visitor = open_history(pages, ann)
+    visitor.locator(".history-match[data-code='HISTA'] summary").click()
+    assert visitor.locator(".history-replay a").count() == 0, "a round's link is for its players to share"
+    context = pages.context()
+    kept = json.dumps({"id": ann, "secret": played["secrets"]["Ann"]})
+    context.add_init_script(f"localStorage.setItem('ligretto.profile', {json.dumps(kept)})")
+    page = pages.open("/#/history", context=context)
+    page.wait_for_selector(".history-page[aria-busy='false'] .history-match")
+    for code in ("HISTA", "HISTB"):
+        match = page.locator(f".history-match[data-code='{code}']")
+        match.locator("summary").click()
+        links = match.locator(".history-replay a")
+        told = [over["replay"] for over in played["seen"][code]]
+        assert [links.nth(i).get_attribute("href") for i in range(links.count())] == [f"#/replay/{t}" for t in told]
+    page.locator(".history-match[data-code='HISTA'] .history-replay a").last.click()
+    page.wait_for_function("() => window.ligrettoReplay !== undefined")
+    assert page.url.endswith(f"#/replay/{played['seen']['HISTA'][-1]['replay']}")
 
 
 def test_the_filters_narrow_the_list_and_the_statistics(

@@ -89,6 +89,15 @@ def test_the_score_sheet_links_to_the_rounds_replay(played: dict[str, Any], serv
     assert played["target"] == "_blank"  # the seat stays at the table
 
 
+def test_a_page_loaded_again_on_the_score_sheet_still_links_the_replay(played: dict[str, Any]) -> None:
+    host = played["context"].pages[0]
+    host.reload()
+    host.wait_for_selector("body[data-ready]")
+    link = host.locator("#replay-link")
+    link.wait_for()
+    assert link.get_attribute("href") == played["href"], "the table message carries the round's link"
+
+
 def test_every_step_shows_the_engines_spectator_view(pages: Any, played: dict[str, Any]) -> None:
     page, answer = open_replay(pages, played["href"])
     assert stray_cards(answer) == []

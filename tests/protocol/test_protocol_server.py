@@ -94,9 +94,10 @@ def test_the_table_message_shows_seats_rules_and_sheet() -> None:
     assert list(data) == [
         "type",
         *["code", "phase", "seats", "host", "rules", "public", "grace_s", "round", "start_at", "sheet", "winners"],
-        *["arbitration", "window_ms", "rated", "match", "replays"],
+        *["arbitration", "window_ms", "rated", "match", "replays", "replay"],
     ]
     assert data["replays"] == "link", "by default anyone with a replay's link may watch it"
+    assert data["replay"] is None, "no round scored: no link"
     assert data["arbitration"] == "fair" and data["window_ms"] == 80
     assert data["seats"][1] is None
     assert data["seats"][2] == {

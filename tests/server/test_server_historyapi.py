@@ -147,6 +147,12 @@ def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> N
             players = [(p["seat"], p["name"], p["profile"], p["bot"]) for p in entry["players"]]
             assert players[:2] == [(0, "Ann", ann, None), (1, "Bob", bob, None)]
             assert (players[2][0], players[2][2], players[2][3]) == (2, None, "smart:skilled")
+        told = [m["replay"] for m in played["seen"] if m["type"] == "round_over"]
+        assert len(set(told)) == 2 * ROUNDS, "one share token per round"
+        assert oldest["replays"] + newest["replays"] == told, "the owner's history links each round's replay"
+        assert [m["replays"] for m in seen_by_others["matches"]] == [None, None], "only the owner gets them"
+        for token in told:
+            assert get(server, f"/api/replays/{token}")[0] == 200
         assert get(server, f"/api/profiles/{ann}/matches?players=3")[1]["total"] == 2
         assert get(server, f"/api/profiles/{ann}/matches?players=4")[1]["total"] == 0
         assert get(server, f"/api/profiles/{ann}/matches?preset=expert")[1]["total"] == 0
@@ -178,6 +184,22 @@ def test_history_and_statistics_match_what_the_table_showed(tmp_path: Path) -> N
         assert kept.execute("SELECT COUNT(*) FROM round_figures").fetchone() == (2 * ROUNDS * 3,)
     finally:
         kept.close()
+
+
+def test_the_table_message_links_the_round_just_scored_and_no_round_in_play(tmp_path: Path) -> None:
+    seen = play_two_matches(tmp_path / "ligretto.db")["seen"]
+    last = None
+    checked = set()
+    for message in seen:
+        if message["type"] == "round_over":
+            last = message["replay"]
+        elif message["type"] == "table":
+            if message["phase"] in ("scoring", "over"):
+                assert message["replay"] == last is not None, "a page loaded on the score sheet gets its link"
+            else:
+                assert message["replay"] is None, "no round's token before it is over"
+            checked.add(message["phase"])
+    assert {"scoring", "over", "countdown"} <= checked
 
 
 def test_matches_of_pages_newest_first(tmp_path: Path) -> None:

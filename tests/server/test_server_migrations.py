@@ -1,5 +1,7 @@
 """The store's schema migrations: a file written before versions existed migrates forward
-keeping everything; each step runs once; a file of a newer version is refused."""
+keeping everything; each step runs once; a failing step changes nothing; a database of a
+newer version is refused.  All but the first (old files are SQLite's) run on an SQLite
+file and on a PostgreSQL database (``store_db``), whose version is kept in a table."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from ligretto.server.database import Database, open_database
 from ligretto.server.migrations import MIGRATIONS, SchemaTooNew, migrate, version_of
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import SqliteStore, Store
+from pgserver import StoreDatabase
 
 OLD_SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -73,34 +77,64 @@ def test_a_file_of_the_old_schema_migrates_forward_keeping_everything(tmp_path: 
         store.close()
 
 
-def test_each_step_is_applied_once(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    steps = (("CREATE TABLE a (x)",), ("INSERT INTO a VALUES (1)",))
+def test_each_step_is_applied_once(store_db: StoreDatabase) -> None:
+    db = open_database(store_db.url)
+    steps = (("CREATE TABLE a (x INTEGER)",), ("INSERT INTO a VALUES (1)",))
     assert migrate(db, steps) == 2
     assert migrate(db, steps) == 2  # nothing applied again
     assert db.execute("SELECT x FROM a").fetchall() == [(1,)]
     assert migrate(db, (*steps, ("INSERT INTO a VALUES (2)",))) == 3
     assert db.execute("SELECT x FROM a ORDER BY x").fetchall() == [(1,), (2,)]
+    assert version_of(open_database(store_db.url)) == 3, "another connection (process) reads the same version"
     db.close()
 
 
-def test_a_failing_step_changes_nothing(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "x.sqlite", isolation_level=None)
-    migrate(db, (("CREATE TABLE a (x)",),))
-    with pytest.raises(sqlite3.OperationalError):
-        migrate(db, (("CREATE TABLE a (x)",), ("INSERT INTO a VALUES (1)", "INSERT INTO nowhere VALUES (1)")))
+def test_a_failing_step_changes_nothing(store_db: StoreDatabase) -> None:
+    db = open_database(store_db.url)
+    migrate(db, (("CREATE TABLE a (x INTEGER)",),))
+    with pytest.raises(db.errors):
+        migrate(
+            db,
+            (
+                ("CREATE TABLE a (x INTEGER)",),
+                ("CREATE TABLE b (y INTEGER)", "INSERT INTO a VALUES (1)", "INSERT INTO nowhere VALUES (1)"),
+            ),
+        )
     assert version_of(db) == 1
     assert db.execute("SELECT COUNT(*) FROM a").fetchone() == (0,)
+    assert _tables(db) == {"a"}, "the failing step's new table was not kept"
     db.close()
 
 
-def test_a_file_of_a_newer_version_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "new.sqlite"
-    db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+def _tables(db: Database) -> set[str]:
+    """The database's tables, but where PostgreSQL keeps the version."""
+    if db.dialect.name == "sqlite":
+        rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    else:
+        rows = db.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+    return {name for (name,) in rows} - {"ligretto_schema"}
+
+
+def test_a_database_of_a_newer_version_is_refused(store_db: StoreDatabase) -> None:
+    db = open_database(store_db.url)
+    with db.transaction():
+        db.set_version(len(MIGRATIONS) + 1)
     db.close()
     with pytest.raises(SchemaTooNew, match="newer ligretto"):
-        SqliteStore(path)
-    db = sqlite3.connect(path)
-    assert db.execute("SELECT name FROM sqlite_master").fetchall() == []  # nothing created
+        Store(store_db.url)
+    db = open_database(store_db.url)
+    assert _tables(db) == set()  # nothing created
+    assert version_of(db) == len(MIGRATIONS) + 1
     db.close()
+
+
+def test_a_new_database_gets_every_table_and_the_latest_version(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
+    try:
+        assert version_of(store.db) == len(MIGRATIONS)
+        assert {"tables", "rounds", "actions", "profiles", "matches", "match_players", "ratings"} <= _tables(store.db)
+    finally:
+        store.close()
+    again = Store(store_db.url)  # a second process, or a restart: nothing to do
+    assert version_of(again.db) == len(MIGRATIONS)
+    again.close()

@@ -257,7 +257,8 @@ def test_the_store_checkpoints_in_a_thread_of_its_own(tmp_path: Path) -> None:
         store.save_table(table)  # outside an event loop: committed at once
         assert time.monotonic() < deadline, "no checkpoint"
         time.sleep(0.01)
-    thread = store._checkpointer
+    thread = store.db._checkpointer  # the SQLite database's (server/database.py)
+    assert thread is not None
     store.close()
     assert not thread.is_alive()
     reader = Reader(tmp_path / "checkpoint.db")

@@ -4,14 +4,14 @@ and works once."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
+from ligretto.server.database import Database
 from ligretto.server.profiles import DELETED_NAME, PROFILE_LINK_S, ProfileError, Profiles
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
+from pgserver import StoreDatabase
 
 
 class Clock:
@@ -22,25 +22,28 @@ class Clock:
         return self.now
 
 
-Book = tuple[Profiles, Clock, SqliteStore]
+Book = tuple[Profiles, Clock, Store]
 
 
 @pytest.fixture
-def profiles(tmp_path: Path) -> Iterator[Book]:
-    store = SqliteStore(tmp_path / "p.db")
+def profiles(store_db: StoreDatabase) -> Iterator[Book]:
+    """The profiles of a fresh store, on SQLite and on PostgreSQL."""
+    store = Store(store_db.url)
     clock = Clock()
     store.profiles.clock = clock
     yield store.profiles, clock, store
     store.close()
 
 
-def test_a_profile_is_made_and_found_by_its_secret_which_is_kept_only_hashed(profiles: Book, tmp_path: Path) -> None:
+def test_a_profile_is_made_and_found_by_its_secret_which_is_kept_only_hashed(
+    profiles: Book, store_db: StoreDatabase
+) -> None:
     book, _, store = profiles
     profile, secret = book.create("  Ann ", "moon")
     assert (profile.name, profile.symbol) == ("Ann", "moon")
     assert book.by_secret(secret) == profile
     store.commit()
-    raw = (tmp_path / "p.db").read_bytes() + (tmp_path / "p.db-wal").read_bytes()
+    raw = store_db.raw()
     assert secret.encode() not in raw, "the secret itself reached the file"
     with pytest.raises(ProfileError) as refused:
         book.by_secret(secret + "x")
@@ -92,8 +95,10 @@ def test_deleting_anonymises_past_matches_and_voids_secrets_and_codes(profiles: 
     book, _, store = profiles
     profile, secret = book.create("Ann", "sun")
     code, _ = book.link(secret)
-    db: sqlite3.Connection = store.db
-    db.execute("INSERT INTO match_players VALUES ('T', 1, 0, 'Ann', ?, NULL)", (profile.id,))
+    db: Database = store.db
+    db.execute(
+        "INSERT INTO match_players (code, match, seat, name, profile) VALUES ('T', 1, 0, 'Ann', ?)", (profile.id,)
+    )
     db.execute("INSERT INTO ratings VALUES (?, 0, 25.0, 8.3, 3)", (profile.id,))
     book.delete(secret)
     assert db.execute("SELECT name, profile FROM match_players").fetchall() == [(DELETED_NAME, None)]

@@ -1,6 +1,7 @@
 """Ratings applied after rated matches (bots with their fixed rating, people without a
 profile left out), equal to openskill's own Plackett-Luce computation; the leaderboard
-over HTTP from a real server on the same file, ordered by the conservative rating."""
+over HTTP from a real server on the same database, ordered by the conservative rating.
+Each test runs on an SQLite file and on a PostgreSQL database (``store_db``)."""
 
 from __future__ import annotations
 
@@ -17,14 +18,15 @@ from ligretto.engine.rules import RuleSet
 from ligretto.ratings import DEFAULT, bot_rating
 from ligretto.server.clock import VirtualScheduler
 from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, rating_of
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.table import Phase, Table
+from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 
 BOT = "smart:skilled"
 
 
-def seated_table(store: SqliteStore, *, rated: bool) -> tuple[Table, VirtualScheduler, list[str]]:
+def seated_table(store: Store, *, rated: bool) -> tuple[Table, VirtualScheduler, list[str]]:
     """Ann and Bob with profiles, Carl without, and a bot; stand-ins play for the people."""
     ann, _ = store.profiles.create("Ann", "sun")
     bob, _ = store.profiles.create("Bob", "star")
@@ -55,8 +57,8 @@ def relative(places: list[int]) -> list[int]:
     return [1 + sum(other < place for other in places) for place in places]
 
 
-def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "r.db")
+def test_ratings_after_seeded_matches_equal_openskills_own(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     table, scheduler, (ann, bob) = seated_table(store, rated=True)
     model = PlackettLuce()
     bot = bot_rating(BOT)
@@ -84,8 +86,8 @@ def test_ratings_after_seeded_matches_equal_openskills_own(tmp_path: Path) -> No
         store.close()
 
 
-def test_a_match_of_an_unrated_table_changes_no_rating(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "r.db")
+def test_a_match_of_an_unrated_table_changes_no_rating(store_db: StoreDatabase) -> None:
+    store = Store(store_db.url)
     table, scheduler, (ann, _) = seated_table(store, rated=False)
     try:
         play_match(table, scheduler)
@@ -105,9 +107,11 @@ def get(server: Any, path: str) -> tuple[int, Any]:
         return error.code, json.loads(error.read())
 
 
-def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(tmp_path: Path) -> None:
-    db = tmp_path / "ligretto.db"
-    store = SqliteStore(db)
+def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(
+    tmp_path: Path, store_db: StoreDatabase
+) -> None:
+    db = store_db.url
+    store = Store(db)
     table, scheduler, ids = seated_table(store, rated=True)
     for number in range(1, LEADERBOARD_MIN_MATCHES + 1):
         play_match(table, scheduler)

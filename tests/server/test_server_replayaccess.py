@@ -16,7 +16,9 @@ import pytest
 from listeners import Quiet
 
 from ligretto import protocol
+from ligretto.server import history
 from ligretto.server.clock import VirtualScheduler
+from ligretto.server.profiles import secret_hash
 from ligretto.server.replayaccess import Replays, check_replays, may_watch, new_replay_token
 from ligretto.server.store import SqliteStore
 from ligretto.server.table import Table, TableError
@@ -83,6 +85,31 @@ def test_the_setting_and_the_rounds_token_survive_a_restart(tmp_path: Path) -> N
         restored.close()
     finally:
         again.close()
+
+
+def test_the_match_files_who_may_watch_its_replays(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "store.sqlite")
+    try:
+        ann, _ = store.profiles.create("Ann", "sun")
+        table = Table("FILED", seats=2, scheduler=VirtualScheduler(), store=store, replays=Replays.PLAYERS)
+        _, ann_token = table.join(Quiet(), "Ann", ann.id)
+        table.add_bot(0, "greedy:beginner")
+        assert history.watchers_of(store.db, "FILED", 1) == history.Watchers(None, frozenset(), frozenset())
+        table.start(0)
+        store.commit()
+        bot = table.seats[1]
+        assert bot is not None
+        filed = history.watchers_of(store.db, "FILED", 1)
+        assert filed == history.Watchers(
+            Replays.PLAYERS, frozenset({ann.id}), frozenset({secret_hash(ann_token), secret_hash(bot.token)})
+        )
+        kept = repr(store.db.execute("SELECT * FROM match_players").fetchall())
+        assert ann_token not in kept and bot.token not in kept, "a seat's token is kept only as its SHA-256"
+        store.db.execute("UPDATE matches SET replays = NULL")  # as a match filed before the setting was kept
+        assert history.watchers_of(store.db, "FILED", 1).replays is None
+        table.close()
+    finally:
+        store.close()
 
 
 # --- on a real server -----------------------------------------------------------------------

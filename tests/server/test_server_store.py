@@ -1,9 +1,9 @@
 """The store keeps each action's time (the table's clock when it took effect) and gives
-back one stored round (``SqliteStore.round_log``) that deals and replays to the round played."""
+back one stored round (``Store.round_log``) that deals and replays to the round played;
+one table is restored by its code (``Store.load_table``), as another process would take
+it over.  Each test runs on an SQLite file and on a PostgreSQL database (``store_db``)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from listeners import Quiet
 
@@ -12,13 +12,14 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.table import Phase, Table
+from pgserver import StoreDatabase
 
 
-def _played(path: Path) -> tuple[Table, SqliteStore, VirtualScheduler]:
+def _played(url: str) -> tuple[Table, Store, VirtualScheduler]:
     """A two-seat table whose first round ends by a vote after a few turns at known times."""
-    store = SqliteStore(path)
+    store = Store(url)
     scheduler = VirtualScheduler(start=1000.0)
     rules = RuleSet().replace(match_end="rounds:2")
     table = Table("T1", seats=2, rules=rules, store=store, countdown_s=1.0, scheduler=scheduler)
@@ -38,8 +39,8 @@ def _played(path: Path) -> tuple[Table, SqliteStore, VirtualScheduler]:
     return table, store, scheduler
 
 
-def test_each_action_is_stored_with_the_time_it_took_effect(tmp_path: Path) -> None:
-    table, store, _ = _played(tmp_path / "s.db")
+def test_each_action_is_stored_with_the_time_it_took_effect(store_db: StoreDatabase) -> None:
+    table, store, _ = _played(store_db.url)
     try:
         times = [at for (at,) in store.db.execute("SELECT at FROM actions WHERE code = 'T1' ORDER BY idx")]
         assert times == [1001.5, 1001.75, 1003.75, 1003.75]
@@ -48,8 +49,8 @@ def test_each_action_is_stored_with_the_time_it_took_effect(tmp_path: Path) -> N
         store.close()
 
 
-def test_round_log_gives_the_round_to_replay(tmp_path: Path) -> None:
-    table, store, _ = _played(tmp_path / "s.db")
+def test_round_log_gives_the_round_to_replay(store_db: StoreDatabase) -> None:
+    table, store, _ = _played(store_db.url)
     try:
         game = table.game
         assert game is not None and game.over
@@ -71,4 +72,39 @@ def test_round_log_gives_the_round_to_replay(tmp_path: Path) -> None:
         assert store.round_log("nope", 1, 1) is None
     finally:
         table.close()
+        store.close()
+
+
+def test_one_table_is_restored_by_its_code_as_another_process_would(store_db: StoreDatabase) -> None:
+    """Two tables in play; a second store on the same database (another process taking
+    one over) restores only the table asked for, its round replayed to where it was."""
+    store = Store(store_db.url)
+    scheduler = VirtualScheduler(start=1000.0)
+    tables = [Table(code, seats=2, store=store, countdown_s=1.0, scheduler=scheduler) for code in ("T1", "T2")]
+    for table in tables:
+        table.join(Quiet(), "Ann")
+        table.join(Quiet(), "Bob")
+        table.start(0)
+    scheduler.advance(1.0)
+    first, second = tables
+    assert first.act(0, Turn(0)).ok and first.act(1, Turn(1)).ok and second.act(1, Turn(1)).ok
+    store.commit()
+    other = Store(store_db.url)
+    try:
+        restored = other.load_table("T1", countdown_s=1.0)
+        assert restored is not None and restored.code == "T1"
+        assert restored.game is not None and first.game is not None
+        assert restored.game.log == first.game.log and len(restored.game.log) == 2
+        assert [s.token for s in restored.seats if s] == [s.token for s in first.seats if s]
+        assert other.load_table("NOPE") is None
+        second.drop()
+        store.save_table(second)  # as the lobby does
+        store.commit()
+        assert other.load_table("T2") is None, "a dropped table is not restored"
+        assert [t.code for t in other.load_tables(countdown_s=1.0)] == ["T1"]
+        restored.close()
+    finally:
+        for table in tables:
+            table.close()
+        other.close()
         store.close()

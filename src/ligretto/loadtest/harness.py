@@ -224,7 +224,7 @@ async def run_scenario(
     report.details["server_tracebacks"] = tracebacks
     report.crashes += tracebacks
     if report.frames:
-        scan = hidden_cards_sent(server.db, report.frames)
+        scan = hidden_cards_sent(Path(server.db), report.frames)
         report.hidden_cards, report.frames_scanned = scan.leaks, scan.frames_scanned
         report.details["hidden_scan"] = asdict(scan)
     return report

@@ -35,6 +35,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ligretto.loadtest import scans
@@ -138,7 +139,7 @@ class Kills(Watcher):
         self.cards_lost += scans.cards_lost(view)
         if not pending:
             return
-        logs = read_logs(self.server.db, client.code, [(a.match, a.round) for a in pending])
+        logs = read_logs(Path(self.server.db), client.code, [(a.match, a.round) for a in pending])
         lost = acks_lost(pending, client.match, snapshot["round"], view, logs)
         self.acks_checked += len(pending)
         self.acks_lost += len(lost)

@@ -1,4 +1,5 @@
-"""A real ``ligretto serve`` process on a free port of 127.0.0.1 with its own SQLite file,
+"""A real ``ligretto serve`` process on a free port of 127.0.0.1 with its own SQLite file (or
+a database by URL, ``postgresql://…``),
 ready once ``/healthz`` answers; it can be killed with SIGKILL and started again on the
 same port and database, and it keeps its log.  The stress harness (``ligretto stress``)
 starts its servers with it, and so do the end-to-end tests (``tests/realserver.py``)."""
@@ -39,7 +40,7 @@ class ServerProcess:
 
     def __init__(
         self,
-        db: Path,
+        db: Path | str,
         log: Path,
         countdown_s: float | None = None,
         *,

@@ -38,6 +38,10 @@ class MatchEntry(_Body):
     players: list[MatchPlayer]
     sheet: SheetMsg | None
     places: list[int] | None
+    replays: list[str] | None = None
+    """The share token of each round on the sheet, in order (its replay:
+    ``GET /api/replays/{token}``): only to the profile's owner, who played them; ``None``
+    to anyone else (a link is the table's players' to share)."""
 
 
 class MatchHistory(_Body):

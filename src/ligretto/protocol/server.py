@@ -75,6 +75,10 @@ class TableState(_Server, tag="table"):
     """The table's match (1-based; 0 before its first): with ``round``, where a replay is."""
     replays: Literal["link", "players"] = "link"
     """Who may watch its rounds' replays: anyone with the link, or its players only."""
+    replay: str | None = None
+    """Between rounds and after the match (``scoring``, ``over``): the share token of the
+    round just scored, as its ``round_over`` told it (so a page loaded again on the score
+    sheet still links its replay); ``None`` while a round is dealt or played."""
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -293,6 +297,7 @@ def table_message(
     rated: bool = False,
     match: int = 0,
     replays: str = "link",
+    replay: str | None = None,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -312,6 +317,7 @@ def table_message(
         rated=rated,
         match=match,
         replays=str(replays),  # type: ignore[arg-type]  # a Replays value
+        replay=replay,
     )
 
 

@@ -3,7 +3,9 @@ ratings").
 
 When a match's first round is dealt the store files the match: its table, number,
 rules, whether it is rated, when it started, and its players (seat, display name,
-profile id or ``NULL``, bot spec or ``NULL``: who sat there when it started).  At every
+profile id or ``NULL``, bot spec or ``NULL``, the SHA-256 of the seat's token: who sat
+there when it started) and the table's ``replays`` setting then, which is who may watch
+the match's rounds (:func:`watchers_of`).  At every
 commit that holds the table's record the match's score sheet is written again (so it
 holds every round scored so far); the commit that first sees the match ``over`` writes
 its end and final places (ties share a place: ``engine.scoring.places``) and says so
@@ -14,12 +16,13 @@ newest first, filtered by rules preset and number of players (:func:`matches_of`
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ligretto.engine.rules import PRESETS, RuleSet
-from ligretto.server.profiles import DELETED_NAME
+from ligretto.server.database import Database
+from ligretto.server.profiles import DELETED_NAME, secret_hash
+from ligretto.server.replayaccess import Replays
 from ligretto.server.seats import Seat
 from ligretto.server.tablerecord import TableRecord
 
@@ -28,11 +31,14 @@ __all__ = [
     "MatchFilter",
     "StoredMatch",
     "StoredPlayer",
+    "Watchers",
     "count_of",
     "match_started",
     "matches_of",
     "preset_of",
     "record",
+    "replays_of",
+    "watchers_of",
 ]
 
 PAGE_SIZE = 20
@@ -46,6 +52,7 @@ class Table(Protocol):
     size: int
     rules: RuleSet
     rated: bool
+    replays: Replays
     seats: list[Seat | None]
     matches_played: int
 
@@ -57,42 +64,47 @@ def preset_of(rules: RuleSet) -> str | None:
     return next((name for name in PRESETS if RuleSet.preset(name).replace(match_end=rules.match_end) == rules), None)
 
 
-MatchRow = tuple[str, int, str, str | None, int, int, float]
-PlayerRow = tuple[str, int, int, str, str | None, str | None]
+MatchRow = tuple[str, int, str, str | None, int, int, float, str]
+PlayerRow = tuple[str, int, int, str, str | None, str | None, str]
 
 
 def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
     """The rows the history files for the match ``table`` just started (at ``now``)."""
     code, match = table.code, table.matches_played
-    row = (code, match, json.dumps(table.rules.to_dict()), preset_of(table.rules), table.size, int(table.rated), now)
+    rules = json.dumps(table.rules.to_dict())
+    row = (code, match, rules, preset_of(table.rules), table.size, int(table.rated), now, table.replays.value)
     players = [
-        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot))
+        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot), secret_hash(s.token))
         for seat, s in enumerate(table.seats)
         if s is not None
     ]
     return row, players
 
 
-def file_started(db: sqlite3.Connection, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
+def file_started(db: Database, started: list[tuple[MatchRow, list[PlayerRow]]]) -> None:
     """Write the rows of :func:`match_started` (inside the store's transaction)."""
     for row, players in started:
         db.execute(
-            "INSERT OR IGNORE INTO matches (code, match, rules, preset, size, rated, started, sheet) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, '{}')",
+            "INSERT INTO matches (code, match, rules, preset, size, rated, started, replays, sheet) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}') ON CONFLICT (code, match) DO NOTHING",
             row,
         )
-        db.executemany("INSERT OR IGNORE INTO match_players VALUES (?, ?, ?, ?, ?, ?)", [_live(db, p) for p in players])
+        db.executemany(
+            "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
+            [_live(db, p) for p in players],
+        )
 
 
-def _live(db: sqlite3.Connection, player: PlayerRow) -> PlayerRow:
+def _live(db: Database, player: PlayerRow) -> PlayerRow:
     """A player whose profile was deleted while seated is filed anonymised, as its older matches are."""
-    code, match, seat, _name, profile, bot = player
+    code, match, seat, _name, profile, bot, token = player
     if profile is None or db.execute("SELECT 1 FROM profiles WHERE id = ? AND deleted IS NULL", (profile,)).fetchone():
         return player
-    return code, match, seat, DELETED_NAME, None, bot
+    return code, match, seat, DELETED_NAME, None, bot, token
 
 
-def record(db: sqlite3.Connection, table: TableRecord, now: float) -> bool:
+def record(db: Database, table: TableRecord, now: float) -> bool:
     """Write the score sheet of the table's current match; ``True`` if this is the first
     write to see the match over (its end and places are written with it)."""
     if table.sheet is None or table.matches_played < 1:
@@ -154,13 +166,13 @@ class MatchFilter:
         return sql, tuple(args)
 
 
-def count_of(db: sqlite3.Connection, which: MatchFilter) -> int:
+def count_of(db: Database, which: MatchFilter) -> int:
     where, args = which.where()
     (count,) = db.execute(f"SELECT COUNT(*) FROM matches m, match_players p WHERE {where}", args).fetchone()
     return int(count)
 
 
-def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
+def matches_of(db: Database, which: MatchFilter, page: int = 1, size: int = PAGE_SIZE) -> list[StoredMatch]:
     """Page ``page`` (1-based) of the profile's matches, newest first."""
     where, args = which.where()
     rows = db.execute(
@@ -171,7 +183,7 @@ def matches_of(db: sqlite3.Connection, which: MatchFilter, page: int = 1, size: 
     return [_match(db, row) for row in rows]
 
 
-def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
+def _match(db: Database, row: tuple[Any, ...]) -> StoredMatch:
     code, match, rules, preset, size, rated, started, ended, sheet, places = row
     players = db.execute(
         "SELECT seat, name, profile, bot FROM match_players WHERE code = ? AND match = ? ORDER BY seat", (code, match)
@@ -189,3 +201,31 @@ def _match(db: sqlite3.Connection, row: tuple[Any, ...]) -> StoredMatch:
         None if places is None else json.loads(places),
         tuple(StoredPlayer(*player) for player in players),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Watchers:
+    """Who may watch a match's replays, as the history filed it when the match started:
+    the table's setting (``None``: filed before it was kept), the live profiles that sat
+    in it, and the SHA-256 of each seat's token (empty: filed before they were kept)."""
+
+    replays: Replays | None
+    profiles: frozenset[str]
+    seat_tokens: frozenset[str]
+
+
+def watchers_of(db: Database, code: str, match: int) -> Watchers:
+    found = db.execute("SELECT replays FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()
+    setting = None if found is None or found[0] is None else Replays(found[0])
+    rows = db.execute("SELECT profile, token FROM match_players WHERE code = ? AND match = ?", (code, match)).fetchall()
+    profiles = frozenset(profile for profile, _ in rows if profile is not None)
+    return Watchers(setting, profiles, frozenset(token for _, token in rows if token is not None))
+
+
+def replays_of(db: Database, code: str, match: int, scored: int) -> list[str]:
+    """The share tokens of the match's first ``scored`` rounds (those on its score
+    sheet), in order: a round still being played is not told."""
+    rows = db.execute(
+        "SELECT share FROM rounds WHERE code = ? AND match = ? AND number <= ? ORDER BY number", (code, match, scored)
+    )
+    return [share for (share,) in rows]

@@ -23,7 +23,7 @@ from ligretto.server.api import _answer, _error
 from ligretto.server.history import MatchFilter, StoredMatch
 from ligretto.server.profileapi import NO_STORE, secret_of
 from ligretto.server.profiles import ProfileError
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 
 NO_PROFILE = protocol.HttpError("no_profile", "there is no profile with that id")
 
@@ -49,7 +49,7 @@ def filter_of(request: Request, profile: str) -> MatchFilter:
     return MatchFilter(profile, preset, _int(request, "players", MIN_PLAYERS, MAX_PLAYERS))
 
 
-def _entry(match: StoredMatch, shown: Callable[[str], bool]) -> protocol.MatchEntry:
+def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] | None) -> protocol.MatchEntry:
     players = [protocol.MatchPlayer(p.seat, p.name, p.profile, p.bot) for p in match.players]
     sheet = protocol.sheet_message(ScoreSheet.from_dict(match.sheet)) if match.sheet else None
     return protocol.MatchEntry(
@@ -63,17 +63,23 @@ def _entry(match: StoredMatch, shown: Callable[[str], bool]) -> protocol.MatchEn
         players,
         sheet,
         match.places,
+        replays,
     )
 
 
-def codes_shown(request: Request, store: SqliteStore, profile: str) -> Callable[[str], bool]:
-    """Whether a table's invite code may be shown in ``profile``'s history: always to the
-    profile's owner (``Authorization: Bearer`` its secret), to anyone else only for a
-    public table (a private table's code lets whoever has it join or watch it)."""
+def is_owner(request: Request, store: Store, profile: str) -> bool:
+    """Whether the request is ``profile``'s owner's (``Authorization: Bearer`` its secret)."""
     try:
-        owner = store.profiles.by_secret(secret_of(request)).id == profile
+        return store.profiles.by_secret(secret_of(request)).id == profile
     except ProfileError:
-        owner = False
+        return False
+
+
+def codes_shown(request: Request, store: Store, profile: str) -> Callable[[str], bool]:
+    """Whether a table's invite code may be shown in ``profile``'s history: always to the
+    profile's owner, to anyone else only for a public table (a private table's code lets
+    whoever has it join or watch it)."""
+    owner = is_owner(request, store, profile)
     public: dict[str, bool] = {}
 
     def shown(code: str) -> bool:
@@ -87,8 +93,8 @@ def codes_shown(request: Request, store: SqliteStore, profile: str) -> Callable[
     return shown
 
 
-def _store_and_profile(request: Request) -> tuple[SqliteStore, str] | Response:
-    store: SqliteStore | None = request.app.state.lobby.store
+def _store_and_profile(request: Request) -> tuple[Store, str] | Response:
+    store: Store | None = request.app.state.lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     profile = request.path_params["id"]
@@ -114,7 +120,14 @@ async def profile_matches(request: Request) -> Response:
     matches = history.matches_of(db, which, page)
     pages = max(1, math.ceil(total / history.PAGE_SIZE))
     shown = codes_shown(request, store, profile)
-    return _answer(protocol.MatchHistory(profile, [_entry(m, shown) for m in matches], page, pages, total))
+    owner = is_owner(request, store, profile)
+
+    def replays(match: StoredMatch) -> list[str] | None:
+        scored = len(match.sheet.get("rounds", ()))
+        return history.replays_of(db, match.code, match.match, scored) if owner else None
+
+    entries = [_entry(m, shown, replays(m)) for m in matches]
+    return _answer(protocol.MatchHistory(profile, entries, page, pages, total))
 
 
 async def profile_stats(request: Request) -> Response:
@@ -158,7 +171,7 @@ def rating_message(rating: Rating, matches: int) -> protocol.RatingMsg:
 async def leaderboard(request: Request) -> Response:
     """``GET /api/leaderboard?players=&page=``: the rated profiles, best first (overall,
     or of one number of players), each with its rated matches."""
-    store: SqliteStore | None = request.app.state.lobby.store
+    store: Store | None = request.app.state.lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     try:

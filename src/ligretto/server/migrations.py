@@ -1,17 +1,22 @@
-"""The store's schema, as an ordered list of migration steps.
+"""The store's schema, as an ordered list of migration steps, the same for SQLite and
+PostgreSQL (each statement as SQLite reads it; ``database.Dialect.schema`` gives
+PostgreSQL its types and its spelling of the ``{name}`` fields).
 
-The file's ``PRAGMA user_version`` says how many steps it has had; opening it applies
-the missing ones, in order, each once and in a transaction of its own (with its new
-version number, so a step is applied entirely or not at all).  Step 1 is the schema of
-the files written before versions existed (their version is 0 and they already hold its
-three tables: its ``IF NOT EXISTS`` keeps what they hold).  A file of a newer version
-than this code knows is refused (:class:`SchemaTooNew`): its tables may mean something
-this code would get wrong.
+The database's version (an SQLite file's ``PRAGMA user_version``, PostgreSQL's one-row
+table ``ligretto_schema``: ``Database.version``) says how many steps it has had; opening
+it applies the missing ones, in order, each once and in a transaction of its own (with its
+new version number, so a step is applied entirely or not at all: PostgreSQL's schema
+changes are transactional too).  Several processes may open one PostgreSQL database at
+once: each step is taken under a lock, and skipped if another process applied it
+meanwhile.  Step 1 is the schema of the files written before versions existed (their
+version is 0 and they already hold its three tables: its ``IF NOT EXISTS`` keeps what
+they hold).  A database of a newer version than this code knows is refused
+(:class:`SchemaTooNew`): its tables may mean something this code would get wrong.
 """
 
 from __future__ import annotations
 
-import sqlite3
+from ligretto.server.database import Database
 
 __all__ = ["MIGRATIONS", "SchemaTooNew", "migrate", "version_of"]
 
@@ -124,8 +129,16 @@ _REPLAY_TOKENS = (
     # Each round's share token (``server.replayaccess``): the rounds stored before tokens
     # were get one here, 128 random bits as hex (a new round's is URL-safe base64).
     "ALTER TABLE rounds ADD COLUMN share TEXT",
-    "UPDATE rounds SET share = lower(hex(randomblob(16))) WHERE share IS NULL",
+    "UPDATE rounds SET share = {random_hex_16} WHERE share IS NULL",
     "CREATE UNIQUE INDEX rounds_by_share ON rounds (share)",
+)
+
+_MATCH_REPLAYS = (
+    # Who might watch a match's replays, as it was when the match started: the table's
+    # setting (``replayaccess.Replays``) and each seat's token, as a SHA-256 (NULL: filed
+    # before they were kept; the table's setting and seats now stand in for them).
+    "ALTER TABLE matches ADD COLUMN replays TEXT",
+    "ALTER TABLE match_players ADD COLUMN token TEXT",
 )
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -136,36 +149,41 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _RATINGS,
     _ROUND_FIGURES,
     _REPLAY_TOKENS,
+    _MATCH_REPLAYS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 
 
 class SchemaTooNew(RuntimeError):
-    """The file was written by a newer version of ligretto than this one."""
+    """The database was written by a newer version of ligretto than this one."""
 
 
-def version_of(db: sqlite3.Connection) -> int:
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    return int(version)
+def version_of(db: Database) -> int:
+    return db.version()
 
 
-def migrate(db: sqlite3.Connection, steps: tuple[tuple[str, ...], ...] = MIGRATIONS) -> int:
-    """Apply to ``db`` (a connection in autocommit mode) the steps it has not had; returns
-    the version it has now.  Raises :class:`SchemaTooNew` for a file of a later version."""
-    version = version_of(db)
+def _too_new(version: int, known: int) -> SchemaTooNew:
+    return SchemaTooNew(
+        f"the store's schema is version {version}, this ligretto knows versions up to {known}: "
+        "use a newer ligretto, or another database"
+    )
+
+
+def migrate(db: Database, steps: tuple[tuple[str, ...], ...] = MIGRATIONS) -> int:
+    """Apply to ``db`` the steps it has not had; returns the version it has now.  Raises
+    :class:`SchemaTooNew` for a database of a later version."""
+    version = db.version()
     if version > len(steps):
-        raise SchemaTooNew(
-            f"the store's schema is version {version}, this ligretto knows versions up to {len(steps)}: "
-            "use a newer ligretto, or another file"
-        )
-    for number, statements in enumerate(steps[version:], start=version + 1):
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in statements:
-                db.execute(statement)
-            db.execute(f"PRAGMA user_version = {number:d}")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        raise _too_new(version, len(steps))
+    for number in range(version + 1, len(steps) + 1):
+        with db.transaction(immediate=True):
+            db.lock("schema")
+            now = db.version()  # another process may have migrated meanwhile
+            if now > len(steps):
+                raise _too_new(now, len(steps))
+            if now >= number:
+                continue
+            for statement in steps[number - 1]:
+                db.execute(db.dialect.schema(statement))
+            db.set_version(number)
     return len(steps)

@@ -1,4 +1,4 @@
-"""Profiles without a password, kept in the store's SQLite file (docs/protocol.md,
+"""Profiles without a password, kept in the store's database (docs/protocol.md,
 "Profiles, history and ratings").
 
 A profile is a public id, a display name and a back symbol, and a random secret per
@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ligretto.engine.cards import Symbol
 from ligretto.protocol import ProtocolError, check_name
+from ligretto.server.database import Database
 
 __all__ = [
     "DELETED_NAME",
@@ -44,6 +44,9 @@ SYMBOLS = tuple(symbol.name.lower() for symbol in Symbol)
 
 LINK_CODE_BYTES = 6
 """A one-time code: 6 random bytes (48 bits, 8 characters), valid minutes, single use."""
+
+
+USED_CODE = "this code was used already: make a new one on the first device"
 
 
 class ProfileError(Exception):
@@ -89,10 +92,10 @@ def secret_hash(secret: str) -> str:
 
 
 class Profiles:
-    """The profiles of one SQLite file (a connection in autocommit mode, its schema
-    migrated); ``clock`` (wall clock seconds) dates them and times the one-time codes."""
+    """The profiles of one database (its schema migrated); ``clock`` (wall clock seconds)
+    dates them and times the one-time codes."""
 
-    def __init__(self, db: sqlite3.Connection, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
         self.db = db
         self.clock = clock
 
@@ -100,17 +103,12 @@ class Profiles:
         """A new profile and its secret (given once: the file keeps only its hash)."""
         profile = Profile(secrets.token_urlsafe(12), _name(name), check_symbol(symbol), self.clock())
         secret = secrets.token_urlsafe(32)
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db.transaction(immediate=True):
             self.db.execute(
                 "INSERT INTO profiles (id, name, symbol, created) VALUES (?, ?, ?, ?)",
                 (profile.id, profile.name, profile.symbol, profile.created),
             )
             self._add_secret(profile.id, secret)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return profile, secret
 
     def _add_secret(self, profile_id: str, secret: str) -> None:
@@ -150,8 +148,7 @@ class Profiles:
         """Delete the profile of ``secret``: off the leaderboards, its past matches
         anonymised, its codes void; its row stays (marked deleted) so its id is never reused."""
         profile = self.by_secret(secret)
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self.db.transaction(immediate=True):
             self.db.execute(
                 "UPDATE profiles SET deleted = ?, name = ? WHERE id = ?", (self.clock(), DELETED_NAME, profile.id)
             )
@@ -161,10 +158,6 @@ class Profiles:
             )
             self.db.execute("DELETE FROM ratings WHERE profile = ?", (profile.id,))
             self.db.execute("DELETE FROM profile_links WHERE profile = ?", (profile.id,))
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
 
     def link(self, secret: str | None) -> tuple[str, float]:
         """A one-time code for the profile of ``secret`` and how long it is valid (seconds)."""
@@ -185,19 +178,17 @@ class Profiles:
             raise ProfileError("bad_code", "no profile has this code", 404)
         profile_id, expires, used = row
         if used:
-            raise ProfileError("used_code", "this code was used already: make a new one on the first device", 410)
+            raise ProfileError("used_code", USED_CODE, 410)
         if self.clock() >= expires:
             raise ProfileError("expired_code", "this code has expired: make a new one on the first device", 410)
         profile = self.by_id(profile_id)
         if profile is None:
             raise ProfileError("bad_code", "no profile has this code", 404)
         secret = secrets.token_urlsafe(32)
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.execute("UPDATE profile_links SET used = 1 WHERE code = ?", (code,))
+        with self.db.transaction(immediate=True):
+            # ``used = 0``: of two devices claiming at once (two processes), one gets it.
+            taken = self.db.execute("UPDATE profile_links SET used = 1 WHERE code = ? AND used = 0", (code,))
+            if taken.rowcount != 1:
+                raise ProfileError("used_code", USED_CODE, 410)
             self._add_secret(profile.id, secret)
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
         return profile, secret

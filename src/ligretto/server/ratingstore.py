@@ -14,10 +14,10 @@ at least :data:`LEADERBOARD_MIN_MATCHES` rated matches, by ``ratings.leaderboard
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 
 from ligretto.ratings import DEFAULT, Rating, bot_rating, leaderboard_order, places_among, rate
+from ligretto.server.database import Database
 
 __all__ = ["LEADERBOARD_MIN_MATCHES", "OVERALL", "PAGE_SIZE", "Ranked", "apply_match", "leaderboard", "rating_of"]
 
@@ -29,7 +29,7 @@ PAGE_SIZE = 50
 """Profiles per page of the leaderboard."""
 
 
-def rating_of(db: sqlite3.Connection, profile: str, players: int = OVERALL) -> tuple[Rating, int]:
+def rating_of(db: Database, profile: str, players: int = OVERALL) -> tuple[Rating, int]:
     """A profile's rating and rated matches (a new player's if it has none)."""
     row = db.execute(
         "SELECT mu, sigma, matches FROM ratings WHERE profile = ? AND players = ?", (profile, players)
@@ -37,9 +37,11 @@ def rating_of(db: sqlite3.Connection, profile: str, players: int = OVERALL) -> t
     return (DEFAULT, 0) if row is None else (Rating(row[0], row[1]), row[2])
 
 
-def apply_match(db: sqlite3.Connection, code: str, match: int) -> int:
+def apply_match(db: Database, code: str, match: int) -> int:
     """Rate the ended match (inside the store's transaction); returns how many profiles
-    were updated."""
+    were updated.  Two processes ending matches of one profile at once rate them one
+    after the other (the lock ``ratings``), so neither update is lost."""
+    db.lock("ratings")
     found = db.execute("SELECT places, size FROM matches WHERE code = ? AND match = ?", (code, match)).fetchone()
     if found is None or found[0] is None:
         return 0
@@ -63,7 +65,9 @@ def apply_match(db: sqlite3.Connection, code: str, match: int) -> int:
         for (_, profile), (_, matches), new in zip(taking_part, before, after, strict=True):
             if profile is not None:
                 db.execute(
-                    "INSERT OR REPLACE INTO ratings (profile, players, mu, sigma, matches) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO ratings (profile, players, mu, sigma, matches) VALUES (?, ?, ?, ?, ?) "
+                    "ON CONFLICT (profile, players) DO UPDATE SET "
+                    "mu = excluded.mu, sigma = excluded.sigma, matches = excluded.matches",
                     (profile, players, new.mu, new.sigma, matches + 1),
                 )
     return sum(profile is not None for _, profile in taking_part)
@@ -81,9 +85,7 @@ class Ranked:
     matches: int
 
 
-def leaderboard(
-    db: sqlite3.Connection, players: int = OVERALL, page: int = 1, size: int = PAGE_SIZE
-) -> tuple[list[Ranked], int]:
+def leaderboard(db: Database, players: int = OVERALL, page: int = 1, size: int = PAGE_SIZE) -> tuple[list[Ranked], int]:
     """One page of the leaderboard (overall, or of ``players``) and how many are on it."""
     rows = db.execute(
         "SELECT r.profile, p.name, p.symbol, r.mu, r.sigma, r.matches FROM ratings r JOIN profiles p "

@@ -4,7 +4,10 @@ a share token, made when the round is dealt and told to the table only in its
 
 ``link`` (the default): anyone with the link.  ``players``: only the players of that
 round's match, known by a profile that sat in the match (``Authorization: Bearer
-<secret>``) or by the token of one of the match's seats (``?seat=<token>``).
+<secret>``) or by the token of one of the match's seats (``?seat=<token>``).  The setting
+and the seats are the match's, as the history filed them when it started
+(``history.watchers_of``): changing the setting later does not open or close the
+replays of matches already played.
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ def may_watch(
 ) -> bool:
     """Whether a request may watch a round: always at a ``link`` table; at a ``players``
     table only with the live profile (``profile``, its id: ``None`` for none) of one of the
-    match's ``players`` or the token of one of its seats (``seat_tokens``)."""
+    match's ``players`` or the token of one of its seats (``seat_token`` among
+    ``seat_tokens``: both as the store keeps them, SHA-256)."""
     if setting is Replays.LINK:
         return True
     if profile is not None and profile in players:

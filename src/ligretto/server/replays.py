@@ -27,13 +27,14 @@ from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.replay import encode, replay_of
 from ligretto.replay.file import end_of
+from ligretto.server import history
 from ligretto.server.api import _answer
 from ligretto.server.lobby import Lobby
 from ligretto.server.profileapi import NO_STORE, secret_of
-from ligretto.server.profiles import ProfileError
+from ligretto.server.profiles import ProfileError, secret_hash
 from ligretto.server.replayaccess import Replays, may_watch
 from ligretto.server.seats import Phase
-from ligretto.server.store import RoundLog, SqliteStore
+from ligretto.server.store import RoundLog, Store
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 
@@ -58,7 +59,7 @@ def being_played(lobby: Lobby, code: str, match: int, number: int) -> bool:
 def _finished_log(request: Request) -> RoundLog | Response:
     """The stored round the path's token names, or the answer refusing it."""
     lobby: Lobby = request.app.state.lobby
-    store: SqliteStore | None = lobby.store
+    store: Store | None = lobby.store
     if store is None:
         return _answer(NO_STORE, 503)
     found = store.round_of_token(request.path_params["token"])
@@ -74,8 +75,8 @@ def _finished_log(request: Request) -> RoundLog | Response:
 
 
 def _setting(table: Table | None, record: TableRecord | None) -> Replays:
-    """The table's choice: the live table's, else its record's; a table without a record
-    (none is made without one) shows nobody but its players."""
+    """The table's choice now: the live table's, else its record's; a table without a
+    record (none is made without one) shows nobody but its players."""
     if table is not None:
         return table.replays
     if record is not None:
@@ -83,12 +84,21 @@ def _setting(table: Table | None, record: TableRecord | None) -> Replays:
     return Replays.PLAYERS
 
 
-def _may_watch(request: Request, store: SqliteStore, code: str, match: int) -> bool:
-    """The table's setting (live, else as stored) and the request's credentials."""
+def _may_watch(request: Request, store: Store, code: str, match: int) -> bool:
+    """The match's setting and players as the history filed them when it started (for a
+    match filed before they were kept: the table's setting and seat tokens now), and the
+    request's credentials."""
     lobby: Lobby = request.app.state.lobby
-    table = lobby.tables.get(code)
-    record = None if table is not None else store.table_record(code)
-    setting = _setting(table, record)
+    filed = history.watchers_of(store.db, code, match)
+    setting, tokens = filed.replays, set(filed.seat_tokens)
+    if setting is None or not tokens:
+        table = lobby.tables.get(code)
+        record = None if table is not None else store.table_record(code)
+        if setting is None:
+            setting = _setting(table, record)
+        if not tokens:
+            current = table.seats if table is not None else record.seats if record is not None else ()
+            tokens = {secret_hash(seat.token) for seat in current if seat is not None}
     if setting is Replays.LINK:
         return True
     profile = None
@@ -98,15 +108,12 @@ def _may_watch(request: Request, store: SqliteStore, code: str, match: int) -> b
             profile = store.profiles.by_secret(secret).id
         except ProfileError:
             profile = None
-    # The tokens the match's seats have at the table now (a seat keeps its token all match).
-    seated = store.match_seats(code, match)
-    current = table.seats if table is not None else record.seats if record is not None else ()
-    tokens = {seat.token for index, seat in enumerate(current) if seat is not None and index in seated}
+    seat = request.query_params.get("seat")
     return may_watch(
         setting,
         profile=profile,
-        seat_token=request.query_params.get("seat"),
-        players=store.match_profiles(code, match),
+        seat_token=None if seat is None else secret_hash(seat),
+        players=filed.profiles,
         seat_tokens=tokens,
     )
 

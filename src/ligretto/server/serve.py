@@ -1,5 +1,6 @@
-"""``ligretto serve``: the server in one process (uvicorn), with its SQLite file; with
-``--redis``, one process of a service of several (``server/cluster/``, docs/deploy.md)."""
+"""``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
+a PostgreSQL database by URL); with ``--redis``, one process of a service of several
+(``server/cluster/``, docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,25 @@ from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.httpdeadline import deadline_protocol
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import Store
 from ligretto.server.wsprotocol import WebSocketProtocol
 
 
 def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
     """Serve until interrupted; the database file is created on first start.  Every log
-    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``)."""
+    line, uvicorn's too, goes to standard error as text or JSON (``server/logs.py``).
+    ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
     logs.configure(log_level, log_format)
-    store = SqliteStore(settings.db)
+    store = Store(settings.db)
     directory = None
     if settings.redis is not None:
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
         directory = RedisDirectory(settings.redis, advertise)
     app = create_app(settings, store, directory)
     joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
-    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {settings.db}{joined})", flush=True)
+    print(
+        f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name}{joined})", flush=True
+    )
     uvicorn.run(
         app,
         host=settings.host,

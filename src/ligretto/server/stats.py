@@ -17,7 +17,6 @@ figures are kept in the file (``round_figures``) once computed.
 from __future__ import annotations
 
 import json
-import sqlite3
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from ligretto.engine.races import race_lost
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
+from ligretto.server.database import Database
 from ligretto.server.history import StoredMatch
 from ligretto.server.store import RoundLog
 
@@ -66,10 +66,10 @@ def round_figures(log: RoundLog) -> list[RoundFigures]:
 
 
 RoundSource = Callable[[str, int, int], RoundLog | None]
-"""Reads one stored round (``SqliteStore.round_log``)."""
+"""Reads one stored round (``Store.round_log``)."""
 
 
-def _kept(db: sqlite3.Connection, code: str, match: int, number: int) -> list[RoundFigures] | None:
+def _kept(db: Database, code: str, match: int, number: int) -> list[RoundFigures] | None:
     rows = db.execute(
         "SELECT races_won, races_lost, reactions FROM round_figures WHERE code = ? AND match = ? AND round = ? "
         "ORDER BY seat",
@@ -78,9 +78,11 @@ def _kept(db: sqlite3.Connection, code: str, match: int, number: int) -> list[Ro
     return [RoundFigures(won, lost, json.loads(times)) for won, lost, times in rows] or None
 
 
-def _keep(db: sqlite3.Connection, code: str, match: int, number: int, seats: list[RoundFigures]) -> None:
+def _keep(db: Database, code: str, match: int, number: int, seats: list[RoundFigures]) -> None:
     db.executemany(
-        "INSERT OR REPLACE INTO round_figures VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO round_figures (code, match, round, seat, races_won, races_lost, reactions) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, round, seat) DO UPDATE SET "
+        "races_won = excluded.races_won, races_lost = excluded.races_lost, reactions = excluded.reactions",
         [
             (code, match, number, seat, f.races_won, f.races_lost, json.dumps(f.reactions))
             for seat, f in enumerate(seats)
@@ -88,9 +90,7 @@ def _keep(db: sqlite3.Connection, code: str, match: int, number: int, seats: lis
     )
 
 
-def figures_of_round(
-    db: sqlite3.Connection, read: RoundSource, code: str, match: int, number: int
-) -> list[RoundFigures] | None:
+def figures_of_round(db: Database, read: RoundSource, code: str, match: int, number: int) -> list[RoundFigures] | None:
     """Each seat's figures of a scored round: kept ones, else replayed (and kept)."""
     seats = _kept(db, code, match, number)
     if seats is None:
@@ -113,7 +113,7 @@ class ProfileFigures:
         return {kind: statistics.median(times) for kind, times in sorted(self.reactions.items()) if times}
 
 
-def figures_of(db: sqlite3.Connection, profile: str, matches: list[StoredMatch], read: RoundSource) -> ProfileFigures:
+def figures_of(db: Database, profile: str, matches: list[StoredMatch], read: RoundSource) -> ProfileFigures:
     """The figures of ``profile`` over ``matches`` (oldest first in the answer), from the
     store's file ``db`` (``read``: its ``round_log``)."""
     per_match = []

@@ -1,19 +1,23 @@
-"""The SQLite file every table is written to as things happen, and restored from.
+"""The database every table is written to as things happen, and restored from: an
+SQLite file (the default) or a PostgreSQL database that several server processes share,
+chosen by URL (``database.open_database``; the SQL is written once, for both).
 
 Written: each table's settings, seats (with their tokens), phase and score sheet
 whenever they change; each round's seed when it is dealt; every action given to
 the engine, in order, as it is applied or refused, with the table's clock when it took
-effect.  The schema is versioned (``migrations``: a file is brought up to date when
+effect.  The schema is versioned (``migrations``: a database is brought up to date when
 opened, one of a newer version refused).  Writes are collected and
 committed together, in one transaction, once per turn of the event loop
-(:meth:`SqliteStore.commit`, scheduled by the first write of the turn); the
+(:meth:`Store.commit`, scheduled by the first write of the turn); the
 server holds back every message of that turn until the commit is done
 (``outbox.Outbox``), so a server killed with SIGKILL loses nothing it had
-acknowledged or shown anyone.  The database runs in WAL mode.  Restoring deals
+acknowledged or shown anyone.  An SQLite file runs in WAL mode.  Restoring deals
 each unfinished round again from its seed and replays its actions: the engine
 is deterministic, so the state is exactly the one that was lost.  The table makes
 its records and is rebuilt from them (``tablerecord``, ``Table.restore``): the store
-only writes and reads them.
+only writes and reads them.  A store writes only the tables it was given
+(``save_table``): with several processes on one database, each writes its own tables
+and restores one table by code when it takes it over (:meth:`Store.load_table`).
 """
 
 from __future__ import annotations
@@ -21,8 +25,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import sqlite3
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ import msgspec
 from ligretto.engine.rules import RuleError
 from ligretto.ratings import RatingError
 from ligretto.server import history, ratingstore
+from ligretto.server.database import CHECKPOINT_S, Database, open_database
 from ligretto.server.migrations import migrate
 from ligretto.server.profiles import Profiles
 from ligretto.server.table import Table
@@ -43,13 +46,6 @@ log = logging.getLogger("ligretto.store")
 
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
-
-
-BUSY_TIMEOUT_MS = 5000
-"""How long a write waits for another process's transaction on the same file."""
-
-CHECKPOINT_S = 2.0
-"""Seconds between two checkpoints (the write-ahead log copied into the database file)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,42 +84,27 @@ class RoundLog:
     actions: tuple[LoggedAction, ...]
 
 
-class SqliteStore:
-    """A table store in one SQLite file (created on first use).
+class Store:
+    """A table store in one database (``db``: an SQLite file's path, ``sqlite:///…``,
+    ``postgresql://…``, or an open :class:`~ligretto.server.database.Database`), its
+    schema migrated when opened.
 
     ``save_table``, ``start_round`` and ``record_action`` only collect; :meth:`commit`
     writes what was collected in one transaction.  Inside a running event loop the first
     write schedules the commit for the loop's next turn; without one (scripts, tests)
-    every write commits at once.
+    every write commits at once.  (An SQLite file's checkpoints are done by a thread of
+    its own: ``database.SqliteDatabase``.)"""
 
-    A commit only appends to the write-ahead log; copying the log into the database file
-    (a checkpoint, with an fsync) takes 10-20 ms, and SQLite would do it inside every
-    thousandth commit, on the event loop.  A thread of the store does it instead, every
-    :data:`CHECKPOINT_S` seconds, with its own connection (SQLite lets go of the GIL
-    meanwhile)."""
-
-    def __init__(self, path: str | Path, checkpoint_s: float = CHECKPOINT_S) -> None:
-        self.path = Path(path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA wal_autocheckpoint=0")
-        # Several processes of one service may share the file (``--redis``): a writer
-        # waits for another's transaction instead of failing at once.
-        self.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    def __init__(self, db: str | Path | Database, checkpoint_s: float = CHECKPOINT_S) -> None:
+        self.db = db if isinstance(db, Database) else open_database(db, checkpoint_s)
         try:
             migrate(self.db)
         except BaseException:
             self.db.close()
             raise
+        self.db.start()
         self.profiles = Profiles(self.db)
-        """The file's profiles (written at once: they come from HTTP requests, not play)."""
-        self.checkpoints = 0
-        self._closing = threading.Event()
-        self._checkpointer = threading.Thread(
-            target=self._checkpoint_every, args=(checkpoint_s,), name="ligretto-checkpoint", daemon=True
-        )
-        self._checkpointer.start()
+        """The database's profiles (written at once: they come from HTTP requests, not play)."""
         self._tables: dict[str, Table] = {}
         """Tables whose settings, seats or phase changed: their records are written as
         they are at the commit."""
@@ -134,25 +115,14 @@ class SqliteStore:
         self._commit_due = False
         self.commits = 0
 
+    @property
+    def checkpoints(self) -> int:
+        """Checkpoints of an SQLite file's write-ahead log so far (0 on PostgreSQL)."""
+        return self.db.checkpoints
+
     def close(self) -> None:
         self.commit()
-        self._closing.set()
-        self._checkpointer.join()
-        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
-
-    def _checkpoint_every(self, seconds: float) -> None:
-        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        try:
-            while not self._closing.wait(seconds):
-                try:
-                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except sqlite3.Error:
-                    log.exception("checkpoint of %s failed: tried again later", self.path)
-                    continue
-                self.checkpoints += 1
-        finally:
-            connection.close()
 
     # --- writing ----------------------------------------------------------------------
 
@@ -199,40 +169,42 @@ class SqliteStore:
         records = [table.record() for table in self._tables.values()]
         tables = [(record.code, record.to_json(), now) for record in records]
         try:
-            self.db.execute("BEGIN IMMEDIATE")  # the write lock first: no deadlock with another process
-            history.file_started(self.db, self._matches)
-            if tables:
-                self.db.executemany(
-                    "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
-                    "ON CONFLICT(code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
-                    tables,
-                )
-            if self._rounds:
-                self.db.executemany(
-                    "INSERT OR REPLACE INTO rounds (code, match, number, seed, started, share) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    self._rounds,
-                )
-            if self._actions:
-                self.db.executemany(
-                    "INSERT OR REPLACE INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?)",
-                    self._actions,
-                )
-            for record in records:
-                if history.record(self.db, record, now):
-                    self.match_over(record)
-            self.db.execute("COMMIT")
-        except sqlite3.Error:
+            with self.db.transaction(immediate=True):  # several processes may share an SQLite file
+                self._write(tables, records, now)
+        except self.db.errors:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
-            log.exception("could not write to %s: kept for the next commit", self.path)
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            log.exception("could not write to %s: kept for the next commit", self.db.name)
             return
         self._tables.clear()
         self._rounds.clear()
         self._actions.clear()
         self._matches.clear()
         self.commits += 1
+
+    def _write(self, tables: list[tuple[str, str, float]], records: list[TableRecord], now: float) -> None:
+        history.file_started(self.db, self._matches)
+        if tables:
+            self.db.executemany(
+                "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
+                "ON CONFLICT (code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
+                tables,
+            )
+        if self._rounds:
+            self.db.executemany(
+                "INSERT INTO rounds (code, match, number, seed, started, share) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (code, match, number) DO UPDATE SET "
+                "seed = excluded.seed, started = excluded.started, share = excluded.share",
+                self._rounds,
+            )
+        if self._actions:
+            self.db.executemany(
+                "INSERT INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (code, match, round, idx) DO UPDATE SET action = excluded.action, at = excluded.at",
+                self._actions,
+            )
+        for record in records:
+            if history.record(self.db, record, now):
+                self.match_over(record)
 
     def match_over(self, record: TableRecord) -> None:
         """The table's current match just ended (inside the commit's transaction): its
@@ -246,27 +218,21 @@ class SqliteStore:
     # --- restoring --------------------------------------------------------------------
 
     def load_tables(self, countdown_s: float = COUNTDOWN_S) -> list[Table]:
-        """Every table in the file that was not dropped, rebuilt by ``Table.restore`` from its
-        record and the actions of its current round."""
-        tables = []
-        for code, config in self.db.execute("SELECT code, config FROM tables ORDER BY updated").fetchall():
-            table = self._restored(TableRecord.from_json(code, config), countdown_s)
-            if table is not None:
-                tables.append(table)
-        return tables
+        """Every table in the database that was not dropped, rebuilt by ``Table.restore`` from
+        its record and the actions of its current round (the one process of a server that
+        owns every table: with several, each takes its tables by :meth:`load_table`)."""
+        rows = self.db.execute("SELECT code, config FROM tables ORDER BY updated").fetchall()
+        restored = (self._restore(TableRecord.from_json(code, config), countdown_s) for code, config in rows)
+        return [table for table in restored if table is not None]
 
     def load_table(self, code: str, countdown_s: float = COUNTDOWN_S) -> Table | None:
-        """The one table ``code`` rebuilt as :meth:`load_tables` does (another process of
-        the service owned it: failover); ``None``: no such table, or it was dropped."""
+        """The table ``code`` rebuilt from the database as :meth:`load_tables` does (its
+        record and its round's actions as last committed, by whichever process wrote
+        them); ``None``: no such table, or it was dropped."""
         record = self.table_record(code)
-        return None if record is None else self._restored(record, countdown_s)
+        return None if record is None else self._restore(record, countdown_s)
 
-    def table_codes(self) -> list[str]:
-        """The codes of every table in the file that was not dropped (the ones to restore)."""
-        rows = self.db.execute("SELECT code, config FROM tables").fetchall()
-        return [code for code, config in rows if not TableRecord.from_json(code, config).dropped]
-
-    def _restored(self, record: TableRecord, countdown_s: float) -> Table | None:
+    def _restore(self, record: TableRecord, countdown_s: float) -> Table | None:
         if record.dropped:
             return None
         code = record.code
@@ -277,6 +243,11 @@ class SqliteStore:
         except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
             log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
             return None
+
+    def table_codes(self) -> list[str]:
+        """The codes of every table in the database that was not dropped (the ones to restore)."""
+        rows = self.db.execute("SELECT code, config FROM tables").fetchall()
+        return [code for code, config in rows if not TableRecord.from_json(code, config).dropped]
 
     def round_log(self, code: str, match: int, number: int) -> RoundLog | None:
         """One stored round (``None``: no such round): its rules, players, seed and every
@@ -310,18 +281,6 @@ class SqliteStore:
         found = self.db.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
         return None if found is None else TableRecord.from_json(code, found[0])
 
-    def match_profiles(self, code: str, match: int) -> set[str]:
-        """The profile ids that sat in the match (live ones: a deleted profile's are gone)."""
-        rows = self.db.execute(
-            "SELECT profile FROM match_players WHERE code = ? AND match = ? AND profile IS NOT NULL", (code, match)
-        )
-        return {profile for (profile,) in rows}
-
-    def match_seats(self, code: str, match: int) -> set[int]:
-        """The seats that were taken when the match started."""
-        rows = self.db.execute("SELECT seat FROM match_players WHERE code = ? AND match = ?", (code, match))
-        return {seat for (seat,) in rows}
-
     def _share_of(self, code: str, match: int, number: int) -> str | None:
         found = self.db.execute(
             "SELECT share FROM rounds WHERE code = ? AND match = ? AND number = ?", (code, match, number)
@@ -347,3 +306,7 @@ class SqliteStore:
             (code, match, number),
         )
         return [json.loads(action) for (action,) in rows]
+
+
+SqliteStore = Store
+"""The store's name before PostgreSQL (``SqliteStore(path)`` opens an SQLite file, as ever)."""

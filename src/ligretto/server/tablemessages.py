@@ -52,6 +52,8 @@ class Table(Protocol):
     def fairness(self) -> Fairness: ...
     @property
     def matches_played(self) -> int: ...
+    @property
+    def replay_token(self) -> str | None: ...
 
 
 def summary(table: Table) -> protocol.TableSummary:
@@ -87,6 +89,7 @@ def table_message(table: Table) -> protocol.TableState:
         rated=table.rated,
         match=table.matches_played,
         replays=table.replays.value,
+        replay=table.replay_token if table.phase.value in ("scoring", "over") else None,
     )
 
 

@@ -1,8 +1,9 @@
 // The history page #/history/ID: a profile's statistics over time and rating
 // (GET /api/profiles/{id}/stats) and every match it played (GET /api/profiles/{id}/matches),
 // newest first, 20 a page, each with its players, final places and the score sheet of every
-// round (sheet.js); both filtered by rules preset and number of players. Everything here is
-// public (the profile's id, never its secret) and names no card.
+// round (sheet.js) with, on one's own history, a link to each round's replay; both filtered
+// by rules preset and number of players. Everything here is public (the profile's id,
+// never its secret) and names no card.
 // #/history without an id shows this browser's own profile (storage.profile(), kept by
 // profile.js); the profile page links to it.
 
@@ -51,6 +52,14 @@ export function playerName(player) {
   const strategy = player.bot ? player.bot.split(":")[0] : "";
   if (bot && has(`bot.${strategy}`)) return t("bot.name", { strategy: t(`bot.${strategy}`), n: bot[1] });
   return player.name;
+}
+
+/** "Watch the replay" of a round of one's own history (its share token: the history
+ * gives them to the profile's owner only). */
+function replayLink(token, round) {
+  if (!token) return null;
+  return h("p", { class: "history-replay" },
+    h("a", { class: "button", href: `#/replay/${encodeURIComponent(token)}`, dataset: { round } }, t("replay.watch")));
 }
 
 /** This browser's own profile id (profile.js keeps `{id, secret}` through storage.js), or null. */
@@ -253,7 +262,10 @@ export class HistoryPage {
       rounds.length
         ? h("details", { class: "history-sheets" },
             h("summary", {}, t("history.sheets", { n: rounds.length })),
-            rounds.map((_, i) => pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${tableText(match)} · ${match.match}${match.code ? "" : ` (${index + 1})`}` })))
+            rounds.map((_, i) => [
+              pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${tableText(match)} · ${match.match}${match.code ? "" : ` (${index + 1})`}` }),
+              replayLink(match.replays?.[i], i + 1),
+            ]))
         : null,
     );
   }

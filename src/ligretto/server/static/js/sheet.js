@@ -160,10 +160,11 @@ function matchResult(session, seats, places, winners) {
   );
 }
 
-/** "Watch the replay" of the round just scored, by its share token from `round_over` (in a
- * new tab: the seat stays at the table). */
+/** "Watch the replay" of the round just scored, by its share token from `round_over`, or
+ * from the `table` message after the page was loaded again on the score sheet (in a new
+ * tab: the seat stays at the table). */
 function replayLink(session) {
-  const token = session.roundOver?.replay;
+  const token = session.roundOver?.replay ?? session.table?.replay;
   if (!token) return null;
   const href = `#/replay/${encodeURIComponent(token)}`;
   return h("a", { class: "button", id: "replay-link", href, target: "_blank", rel: "noopener" }, t("replay.watch"));

@@ -1,0 +1,331 @@
+"""The store's connection to its database: an SQLite file or a PostgreSQL server, chosen by
+URL (:func:`open_database`), behind one small interface (:class:`Database`).
+
+Every module of the store writes its SQL once, in the part both databases speak: ``?``
+placeholders (translated to psycopg's ``%s`` here), ``INSERT ... ON CONFLICT ... DO
+NOTHING`` / ``DO UPDATE SET x = excluded.x`` (SQLite 3.24 and later, PostgreSQL), plain
+joins, ``LIMIT ... OFFSET``.  What truly differs lives here, both forms side by side,
+in each database's :class:`Dialect` and in the two classes' few methods: the column types
+of the schema (PostgreSQL's ``REAL`` is 4 bytes, its ``INTEGER`` too: they become
+``DOUBLE PRECISION`` and ``BIGINT``; text compares byte by byte on both, ``COLLATE "C"``),
+random bytes in SQL, where the schema's version is kept (SQLite's ``PRAGMA
+user_version``, PostgreSQL's one-row table ``ligretto_schema``), the write-ahead log and
+its checkpoints (SQLite), and a lock several processes take before a read-modify-write
+(PostgreSQL's advisory locks; SQLite has one writer anyway).
+
+Both connections run in autocommit mode: a statement outside :meth:`Database.transaction`
+is committed by itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sqlite3
+import threading
+import urllib.parse
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+
+__all__ = [
+    "CHECKPOINT_S",
+    "Database",
+    "DatabaseError",
+    "Dialect",
+    "PostgresDatabase",
+    "Rows",
+    "SqliteDatabase",
+    "open_database",
+]
+
+log = logging.getLogger("ligretto.store")
+
+CHECKPOINT_S = 2.0
+"""Seconds between two checkpoints of an SQLite file (the write-ahead log copied into it)."""
+
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+
+
+class Rows(Protocol):
+    """What a statement gives back (an ``sqlite3`` or a psycopg cursor)."""
+
+    @property
+    def rowcount(self) -> int: ...
+
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """How one database spells the few things the other spells differently."""
+
+    name: str
+    """``sqlite`` or ``postgresql``."""
+    types: dict[str, str] = field(default_factory=dict)
+    """A column type of the schema as written (SQLite's) → this database's."""
+    words: dict[str, str] = field(default_factory=dict)
+    """The schema's ``{name}`` fields: SQL expressions this database spells its own way."""
+
+    def schema(self, statement: str) -> str:
+        """A schema statement (``migrations``) as this database reads it."""
+        statement = statement.format_map(self.words) if "{" in statement else statement
+        if not self.types:
+            return statement
+        pattern = r"\b(" + "|".join(self.types) + r")\b"
+        return re.sub(pattern, lambda found: self.types[found.group(1)], statement)
+
+
+SQLITE = Dialect("sqlite", words={"random_hex_16": "lower(hex(randomblob(16)))"})
+POSTGRESQL = Dialect(
+    "postgresql",
+    types={"REAL": "DOUBLE PRECISION", "INTEGER": "BIGINT", "TEXT": 'TEXT COLLATE "C"', "BLOB": "BYTEA"},
+    # 128 bits as 32 hex digits, as SQLite's: the MD5 of a random UUID (122 random bits).
+    words={"random_hex_16": "md5(gen_random_uuid()::text)"},
+)
+
+
+class DatabaseError(Exception):
+    """The database could not be opened (a bad URL, no such server)."""
+
+
+class Database:
+    """One connection to the store's database (used from one thread: the event loop's)."""
+
+    dialect: Dialect
+    errors: tuple[type[Exception], ...]
+    """What a failing statement raises."""
+    name: str
+    """The database as a log line may name it (a PostgreSQL URL without its password)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        raise NotImplementedError
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    def transaction(self, *, immediate: bool = False) -> contextlib.AbstractContextManager[None]:
+        """``with db.transaction():`` the statements inside commit together, or not at all
+        (rolled back on an exception, which goes on).  ``immediate``: take the write lock
+        first (SQLite's ``BEGIN IMMEDIATE``; PostgreSQL locks rows as it writes)."""
+        raise NotImplementedError
+
+    def start(self) -> None:
+        """Once the schema is migrated: start what runs beside the connection (SQLite's
+        checkpoints)."""
+
+    def lock(self, what: str) -> None:
+        """Inside a transaction: wait until no other process holds ``what`` (till the end of
+        the transaction), for a read-modify-write that several processes may do at once."""
+
+    def version(self) -> int:
+        """The schema's version (``migrations``): 0 for a database never migrated."""
+        raise NotImplementedError
+
+    def set_version(self, number: int) -> None:
+        """Inside the transaction of migration step ``number``."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def checkpoints(self) -> int:
+        """Checkpoints done by the store's own thread (SQLite's write-ahead log)."""
+        return 0
+
+
+# --- SQLite ------------------------------------------------------------------------------
+
+
+class SqliteDatabase(Database):
+    """One SQLite file, in WAL mode, created on first use.
+
+    A commit only appends to the write-ahead log; copying the log into the database file
+    (a checkpoint, with an fsync) takes 10-20 ms, and SQLite would do it inside every
+    thousandth commit, on the event loop.  A thread of its own does it instead, every
+    ``checkpoint_s`` seconds, with its own connection (SQLite lets go of the GIL meanwhile)."""
+
+    dialect = SQLITE
+    errors = (sqlite3.Error,)
+
+    def __init__(self, path: str | Path, checkpoint_s: float = CHECKPOINT_S) -> None:
+        self.path = Path(path)
+        self.name = str(self.path)
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        """The connection (autocommit: ``isolation_level=None``)."""
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+        self._checkpoint_s = checkpoint_s
+        self._checkpoints = 0
+        self._closing = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the checkpoints' thread (once the schema is migrated)."""
+        self._checkpointer = threading.Thread(target=self._checkpoint_every, name="ligretto-checkpoint", daemon=True)
+        self._checkpointer.start()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        return self.db.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.db.executemany(sql, rows)
+
+    @contextlib.contextmanager
+    def transaction(self, *, immediate: bool = False) -> Iterator[None]:
+        self.db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def version(self) -> int:
+        (version,) = self.db.execute("PRAGMA user_version").fetchone()
+        return int(version)
+
+    def set_version(self, number: int) -> None:
+        self.db.execute(f"PRAGMA user_version = {int(number):d}")
+
+    @property
+    def checkpoints(self) -> int:
+        return self._checkpoints
+
+    def _checkpoint_every(self) -> None:
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._closing.wait(self._checkpoint_s):
+                try:
+                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                except sqlite3.Error:
+                    log.exception("checkpoint of %s failed: tried again later", self.path)
+                    continue
+                self._checkpoints += 1
+        finally:
+            connection.close()
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join()
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.db.close()
+
+
+# --- PostgreSQL --------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=512)
+def _pyformat(sql: str) -> str:
+    """``?`` placeholders as psycopg's ``%s`` (a literal ``%`` doubled).  The store's SQL
+    has no ``?`` inside a string literal."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+def _lock_key(what: str) -> int:
+    """A lock's name as PostgreSQL's advisory lock key (a signed 64-bit number)."""
+    return zlib.crc32(f"ligretto:{what}".encode()) - 2**31
+
+
+class PostgresDatabase(Database):
+    """A PostgreSQL database (psycopg 3, synchronous), by URL.  Its schema must be this
+    ligretto's (``migrations``), which several processes may share: the version table is
+    locked while one migrates.  A connection the server dropped (a restart of PostgreSQL)
+    is opened again on the next statement; what failed is the caller's to retry (the store
+    keeps a failed commit's writes for the next)."""
+
+    dialect = POSTGRESQL
+
+    errors = (psycopg.Error,)
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.name = _without_password(url)
+        self.db = self._connect()
+
+    def _connect(self) -> psycopg.Connection[tuple[Any, ...]]:
+        try:
+            return psycopg.connect(self.url, autocommit=True)
+        except psycopg.Error as error:
+            raise DatabaseError(f"could not connect to {self.name}: {error}") from None
+
+    def _live(self) -> psycopg.Connection[tuple[Any, ...]]:
+        if self.db.closed:
+            log.warning("the connection to %s was lost: connecting again", self.name)
+            self.db = self._connect()
+        return self.db
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows:
+        db = self._live()
+        if not params:
+            return db.execute(sql)
+        return db.execute(_pyformat(sql), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._live().cursor() as cursor:
+            cursor.executemany(_pyformat(sql), rows)
+
+    @contextlib.contextmanager
+    def transaction(self, *, immediate: bool = False) -> Iterator[None]:
+        with self._live().transaction():
+            yield
+
+    def lock(self, what: str) -> None:
+        self.db.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(what),))
+
+    def version(self) -> int:
+        (table,) = self.execute("SELECT to_regclass('ligretto_schema')").fetchone()
+        if table is None:
+            return 0
+        found = self.execute("SELECT version FROM ligretto_schema").fetchone()
+        return 0 if found is None else int(found[0])
+
+    def set_version(self, number: int) -> None:
+        self.execute("CREATE TABLE IF NOT EXISTS ligretto_schema (version BIGINT NOT NULL)")
+        self.execute("DELETE FROM ligretto_schema")
+        self.execute("INSERT INTO ligretto_schema (version) VALUES (?)", (number,))
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _without_password(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def is_postgres(url: str | Path) -> bool:
+    return isinstance(url, str) and url.split(":", 1)[0].lower() in POSTGRES_SCHEMES and "://" in url
+
+
+def open_database(url: str | Path, checkpoint_s: float = CHECKPOINT_S) -> Database:
+    """The store's database: ``postgresql://…`` (or ``postgres://``) a PostgreSQL server, a
+    path or ``sqlite:///path`` an SQLite file (created on first use)."""
+    if is_postgres(url):
+        return PostgresDatabase(str(url))
+    text = str(url)
+    if text.startswith("sqlite://"):
+        text = text.removeprefix("sqlite://").removeprefix("/")
+        if not text:
+            raise DatabaseError("an sqlite:/// URL names a file: sqlite:///ligretto.db, sqlite:////abs/path.db")
+    elif "://" in text:
+        raise DatabaseError(f"a database is a file, sqlite:///FILE or postgresql://…, not {text!r}")
+    return SqliteDatabase(text, checkpoint_s)

@@ -1,0 +1,139 @@
+"""A throwaway PostgreSQL server for the tests (and the store's benchmark): Debian's
+``postgresql`` (installed with apt-get when ``initdb`` is missing, as Chromium is for the
+browser tests), a cluster ``initdb``'d in a temporary directory and started on 127.0.0.1
+on a free port, stopped and removed at the end.  PostgreSQL refuses to run as root, so
+its programs run as the ``postgres`` user (``runuser``), which owns the directory.
+
+Each test gets a fresh database of its own (:meth:`PgServer.new_database`); the fixture
+``postgres`` (``tests/conftest.py``) starts one server per test session (per pytest-xdist
+worker).  A server that cannot be installed or started fails the test that needed it,
+with its log.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import glob
+import itertools
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from ligretto.loadtest.serverprocess import free_port
+
+USER = "postgres"
+STARTUP_S = 60.0
+TEST_SETTINGS = ("-c", "fsync=off", "-c", "full_page_writes=off")
+"""A test's database is thrown away: nothing needs to survive a crash of the machine
+(a killed ``ligretto serve`` still finds every commit: PostgreSQL itself keeps running)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreDatabase:
+    """Where one test's store keeps its data: ``url`` for ``Store(url)`` / ``--db``."""
+
+    kind: str
+    """``sqlite`` or ``postgresql``."""
+    url: str
+    raw: Callable[[], bytes]
+    """Every byte the database keeps on disk (the SQLite file and its log; PostgreSQL's files)."""
+
+
+def _bin_dir() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return None if initdb is None else Path(os.path.realpath(initdb)).parent
+
+
+def ensure_postgres() -> Path:
+    """The directory of Debian's PostgreSQL programs, installed first if missing."""
+    with open(Path(tempfile.gettempdir()) / "ligretto-postgresql.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time (pytest-xdist workers)
+        if _bin_dir() is None:
+            apt = shutil.which("apt-get")
+            assert apt, "PostgreSQL is missing and apt-get is not available to install it"
+            install = [apt, "install", "-y", "-q", "postgresql"]
+            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+            if subprocess.run(install, check=False, capture_output=True, env=env).returncode != 0:
+                subprocess.run([apt, "update", "-q"], check=True, capture_output=True, env=env)
+                subprocess.run(install, check=True, capture_output=True, env=env)
+    found = _bin_dir()
+    assert found is not None, "apt-get did not install PostgreSQL (no initdb in /usr/lib/postgresql/*/bin)"
+    return found
+
+
+class PgServer:
+    """One PostgreSQL server of its own, in a temporary directory (:meth:`start`, :meth:`stop`)."""
+
+    def __init__(self, *settings: str) -> None:
+        self.settings = settings
+        """More ``postgres`` options (``-c name=value``)."""
+        self.port = free_port()
+        self.folder = Path(tempfile.mkdtemp(prefix="ligretto-pg-"))
+        self.data = self.folder / "data"
+        self.log = self.folder / "server.log"
+        self.bin = Path()
+        self._names = itertools.count(1)
+
+    def _run(self, program: str, *args: str) -> subprocess.CompletedProcess[str]:
+        command = ["runuser", "-u", USER, "--", str(self.bin / program), *args]
+        return subprocess.run(command, capture_output=True, text=True, check=False, cwd=self.folder)
+
+    def start(self) -> PgServer:
+        self.bin = ensure_postgres()
+        shutil.chown(self.folder, USER, USER)
+        made = self._run("initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "--no-locale", "-E", "UTF8", "-N")
+        assert made.returncode == 0, f"initdb failed:\n{made.stdout}\n{made.stderr}"
+        options = ["-c", "listen_addresses=127.0.0.1", "-p", str(self.port), "-k", str(self.folder), *self.settings]
+        started = self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w", "-t", str(int(STARTUP_S)),
+            "-o", " ".join(options), "start",
+        )  # fmt: skip
+        assert started.returncode == 0, (
+            f"PostgreSQL did not start:\n{started.stdout}\n{started.stderr}\n{self.log_text()}"
+        )
+        deadline = time.monotonic() + STARTUP_S
+        while True:
+            try:
+                psycopg.connect(self.url("postgres"), connect_timeout=2).close()
+                return self
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(
+                        f"PostgreSQL does not answer on port {self.port}:\n{self.log_text()}"
+                    ) from None
+                time.sleep(0.1)
+
+    def url(self, database: str) -> str:
+        return f"postgresql://{USER}@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """A fresh, empty database of its own: its URL."""
+        name = f"test_{os.getpid()}_{next(self._names)}"
+        with psycopg.connect(self.url("postgres"), autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        return self.url(name)
+
+    def raw_bytes(self) -> bytes:
+        """Every byte the server keeps on disk (tables and write-ahead log), after a
+        checkpoint: what a reader of its files would find."""
+        with psycopg.connect(self.url("postgres"), autocommit=True) as admin:
+            admin.execute("CHECKPOINT")
+        return b"".join(path.read_bytes() for path in sorted(self.data.rglob("*")) if path.is_file())
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def stop(self) -> None:
+        if self.bin != Path():
+            self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(self.folder, ignore_errors=True)
