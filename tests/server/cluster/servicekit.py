@@ -25,10 +25,14 @@ REJOIN_S = 20.0
 
 
 class Cluster:
-    """Processes of one service (``--redis``) on one database file."""
+    """Processes of one service (``--redis``) on one database."""
 
-    def __init__(self, folder: Path, url: str, server_class: type[Any], stack: contextlib.ExitStack) -> None:
+    def __init__(
+        self, folder: Path, db: Path | str, url: str, server_class: type[Any], stack: contextlib.ExitStack
+    ) -> None:
         self.folder = folder
+        self.db = db
+        """The shared database: an SQLite file, or a PostgreSQL database's URL."""
         self.url = url
         self.server_class = server_class
         self.stack = stack
@@ -40,7 +44,7 @@ class Cluster:
         started = []
         for _ in range(count):
             index = len(self.processes)
-            process = self.server_class(self.folder / "ligretto.db", self.folder / f"server{index}.log", **settings)
+            process = self.server_class(self.db, self.folder / f"server{index}.log", **settings)
             process.settings["redis"] = self.url
             process.settings["advertise"] = process.url
             self.stack.enter_context(running(process))
