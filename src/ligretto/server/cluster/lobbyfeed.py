@@ -28,10 +28,12 @@ class Entry(msgspec.Struct, array_like=True):
 
 
 class Word(msgspec.Struct):
-    """What one process publishes: its id and its public tables (empty: it is leaving)."""
+    """What one process publishes: its id and its public tables; ``leaving``: it has just
+    released its leases (SIGTERM), the others take its tables now, not at their next renewal."""
 
     process: str
     tables: list[Entry]
+    leaving: bool = False
 
 
 _encode = msgspec.json.Encoder().encode
@@ -46,10 +48,18 @@ def waiting(summary: protocol.TableSummary) -> bool:
 class LobbyFeed:
     """This process's side of the shared lobby."""
 
-    def __init__(self, redis: Any, process: str, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        redis: Any,
+        process: str,
+        clock: Callable[[], float] = time.monotonic,
+        on_leaving: Callable[[], None] | None = None,
+    ) -> None:
         self.redis = redis
         self.process = process
         self.clock = clock
+        self.on_leaving = on_leaving
+        """Called when another process says it is leaving."""
         self.heard: dict[str, tuple[float, list[Entry]]] = {}
         """Each other process's last word and when it came."""
         self._said: list[Entry] | None = None
@@ -62,8 +72,18 @@ class LobbyFeed:
         except msgspec.DecodeError:
             log.warning("not a lobby message on %s: ignored", LOBBY)
             return
-        if word.process != self.process:
-            self.heard[word.process] = (self.clock(), word.tables)
+        if word.process == self.process:
+            return
+        if word.leaving:
+            self.heard.pop(word.process, None)
+            if self.on_leaving is not None:
+                self.on_leaving()
+            return
+        self.heard[word.process] = (self.clock(), word.tables)
+
+    async def leave(self) -> None:
+        """Say this process is leaving (its leases are released)."""
+        await self.redis.publish(LOBBY, _encode(Word(self.process, [], leaving=True)))
 
     def others(self, own: set[str]) -> list[Entry]:
         """The other processes' public tables (not those this one owns now), the silent ones left out."""

@@ -20,7 +20,6 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
-import msgspec
 import redis.asyncio
 from starlette.requests import Request
 from starlette.responses import Response
@@ -71,9 +70,11 @@ class RedisDirectory(Directory):
         """The codes whose lease this process holds (its tables, tutorials included)."""
         self.born: dict[str, float] = {}
         """When each owned table was made or taken over (the lobby's order)."""
-        self.feed = LobbyFeed(self.redis, self.me)
+        self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
         self.lobby: Lobby | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._chores: set[asyncio.Task[None]] = set()
+        self.leaving = False
         self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
 
@@ -95,8 +96,23 @@ class RedisDirectory(Directory):
         self._tasks.append(asyncio.create_task(self._feed_forever()))
         log.info("process %s at %s joined the service", self.me, self.address)
 
+    def _someone_left(self) -> None:
+        """Another process handed its tables over: take them now."""
+        if self.lobby is None or self.leaving:
+            return  # not started, or leaving too
+        task = asyncio.create_task(self._take_orphans_now())
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    async def _take_orphans_now(self) -> None:
+        try:
+            await self._take_orphans()
+        except Exception as error:  # the next renewal tries again
+            log.warning("could not take over tables (%s)", error)
+
     def leave(self) -> None:
         """Stop renewing and taking tables (the process is shutting down)."""
+        self.leaving = True
         for task in self._tasks:
             task.cancel()
 
@@ -109,7 +125,7 @@ class RedisDirectory(Directory):
                 await self._release(keys=[keys.table(c) for c in self.owned], args=[self.me])
             await self.redis.delete(keys.process(self.me))
             await self.redis.srem(keys.PROCESSES, self.me)
-            await self.redis.publish(keys.LOBBY, msgspec.json.encode({"process": self.me, "tables": []}))
+            await self.feed.leave()
         self.owned.clear()
         await self.redis.aclose()
 
