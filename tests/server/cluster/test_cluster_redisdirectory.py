@@ -122,3 +122,20 @@ def test_a_handover_releases_every_lease(redis_url: str, tmp_path: Path, arun: A
         await check.aclose()
 
     arun(scenario())
+
+
+def test_a_redis_that_restarted_empty_learns_the_tables_again(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        code = await _table(lobby)
+        tutorial = await lobby.reserve_code(stored=False)
+        lobby.create_tutorial("Ann", tutorial)
+        await directory.redis.flushall()  # Redis restarted without its data
+        await directory._renew_leases()
+        assert code in lobby.tables and tutorial in lobby.tables, "nobody else took them: kept"
+        assert await directory.redis.get(keys.table(code)) == "a"
+        assert await directory.redis.get(keys.table(tutorial)) == "a"
+        assert await directory.redis.smembers(keys.TABLES) == {code}, "offered again, the tutorial not"
+        await _shut(lobby, directory)
+
+    arun(scenario())

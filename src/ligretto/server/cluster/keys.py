@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-LEASE_S = 3.0
+LEASE_S = 2.0
 """A table's lease (and a process's heartbeat): the owner renews it every ``RENEW_S``; a
-process that stops renewing loses its tables this long after its last renewal."""
+process that stops renewing loses its tables this long after its last renewal.  Short,
+because a dead owner's tables wait that long (docs/benchmarks.md, "Several processes");
+long enough for a stalled event loop (a server that stalls for 2 s fails its players
+long before its lease)."""
 RENEW_S = LEASE_S / 3
 """How often a process renews its leases, beats its heartbeat and looks for tables whose
 owner is gone."""

@@ -35,12 +35,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ligretto.cluster")
 
-# Renew the leases still ours; answer the codes that are not (any more).
+# Renew the leases still ours, take back those nobody holds (Redis restarted empty, or
+# this process stalled and nobody took them meanwhile); answer the others' places.
 RENEW = """
 local lost = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('GET', key) == ARGV[1] then
+  local owner = redis.call('GET', key)
+  if owner == ARGV[1] then
     redis.call('PEXPIRE', key, ARGV[2])
+  elseif not owner then
+    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
   else
     table.insert(lost, i)
   end
@@ -68,6 +72,9 @@ class RedisDirectory(Directory):
         self.renew_s = lease_s / 3
         self.owned: set[str] = set()
         """The codes whose lease this process holds (its tables, tutorials included)."""
+        self.stored: set[str] = set()
+        """Those of them that are stored (offered again at each renewal: a Redis that
+        restarted empty knows them again)."""
         self.born: dict[str, float] = {}
         """When each owned table was made or taken over (the lobby's order)."""
         self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
@@ -136,6 +143,7 @@ class RedisDirectory(Directory):
             return False
         self._own(code)
         if stored:
+            self.stored.add(code)
             await self.redis.sadd(keys.TABLES, code)
         await self._beat()  # the next placement sees this table already
         return True
@@ -242,6 +250,7 @@ class RedisDirectory(Directory):
             await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
             await self.redis.srem(keys.TABLES, *gone)
             self.owned -= gone
+            self.stored -= gone
             for code in gone:
                 self.born.pop(code, None)
         codes = sorted(self.owned)
@@ -251,8 +260,11 @@ class RedisDirectory(Directory):
         for index in lost:
             code = codes[int(index) - 1]
             self.owned.discard(code)
+            self.stored.discard(code)
             self.born.pop(code, None)
             failover.let_go(self.lobby, code)
+        if self.stored:
+            await self.redis.sadd(keys.TABLES, *self.stored)
 
     async def _beat(self) -> None:
         assert self.lobby is not None
@@ -280,6 +292,7 @@ class RedisDirectory(Directory):
             await self.redis.delete(keys.table(code))
             return True
         self._own(code)
+        self.stored.add(code)
         return True
 
     async def _feed_forever(self) -> None:
