@@ -11,8 +11,9 @@ long before its lease)."""
 RENEW_S = LEASE_S / 3
 """How often a process renews its leases, beats its heartbeat and looks for tables whose
 owner is gone."""
-FEED_S = 0.25
-"""How often a process looks whether its public tables changed, to publish them."""
+FEED_S = 0.5
+"""How often a process looks whether its public tables changed, to publish them (as often
+as a lobby socket looks at the list it sends)."""
 
 TABLES = "ligretto:tables"
 """The set of every stored table of the service that is not dropped (taken over on failure)."""

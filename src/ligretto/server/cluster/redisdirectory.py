@@ -173,6 +173,8 @@ class RedisDirectory(Directory):
         assert self.lobby is not None
         if code in self.lobby.tables:
             return None
+        if self.leaving:  # shutting down: takes no table, and cannot say who will
+            raise Unavailable(code)
         for _ in range(3):
             owner = await self.redis.get(keys.table(code))
             if owner is None:
