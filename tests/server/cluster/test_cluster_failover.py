@@ -139,3 +139,29 @@ async def _alive(client: Any) -> bool:
     except (AssertionError, websockets.ConnectionClosed):
         return False
     return True
+
+
+def test_while_a_dead_owner_s_lease_runs_a_client_is_told_to_try_again(cluster: Cluster, arun: Any) -> None:
+    """Right after the kill the lease still names the dead owner: a ``hello`` through the
+    other process is closed 1013 (try again; the clients reconnect) and the table's details
+    are 503 ``moving``, never ``no_table`` (which the terminal client gives up on)."""
+    victim, survivor = cluster.start(2)
+    code = cluster.create_on(victim)
+
+    async def scenario() -> None:
+        ann = await victim.client("Ann").join(code)
+        victim.kill()
+        await ann.wait_closed(timeout=WAIT_S)
+        early = survivor.client("Ann-early")
+        await early.connect()
+        await early.send({"type": "hello", "v": 1, "code": code, "token": ann.token})
+        assert await early.wait_closed(timeout=WAIT_S) == 1013
+        assert early.find("error") is None
+        status, body = survivor.http("GET", f"/api/tables/{code}")
+        assert status == 503 and body["error"] == "moving", body
+        back = await rejoin([survivor], code, ann.token, "Ann-back")
+        assert back.seat == ann.seat
+        await back.close()
+
+    arun(scenario())
+    assert cluster.owner(code) is survivor
