@@ -2,7 +2,8 @@
 (issue 16, "Measured"; docs/benchmarks.md, "Several processes").
 
 A real redis-server and two real ``ligretto serve --redis`` processes on one database
-(SQLite, or ``--db postgresql://…``).  Each kill: a table on the victim with two people
+(an SQLite file, or with ``--postgres`` a database of a real PostgreSQL server started
+for the run, ``tests/pgserver.py``).  Each kill: a table on the victim with two people
 connected to it, a match on and one action acknowledged; SIGKILL; both come back with
 their seat tokens through the other process (trying again, as the real clients do, while
 the lease runs out and the table is taken over), wait for *go* (the restored round counts
@@ -10,7 +11,7 @@ down afresh once its people are back: ``--countdown``) and act; the figure is fr
 kill to the first applied action's ack, and to the welcome back.  The victim is started
 again and the other process is killed next.
 
-    python tests/server/cluster/bench_failover.py [--kills 20] [--countdown 3] [--db URL]
+    python tests/server/cluster/bench_failover.py [--kills 20] [--countdown 3] [--postgres]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 import websockets
 
 from ligretto.server.cluster import keys
+from pgserver import TEST_SETTINGS, PgServer
 from realserver import ServerProcess
 from redisserver import RedisServer
 
@@ -108,13 +110,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--countdown", type=float, default=3.0, help="the servers' countdown (default 3: theirs)")
-    parser.add_argument("--db", help="postgresql://… (default: an SQLite file)")
+    parser.add_argument("--postgres", action="store_true", help="share a PostgreSQL database (default: an SQLite file)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         redis = RedisServer(root)
         redis.start()
-        db = args.db or root / "ligretto.db"
+        postgres = PgServer(*TEST_SETTINGS).start() if args.postgres else None
+        db = root / "ligretto.db" if postgres is None else postgres.new_database()
         processes = [ServerProcess(db, root / f"server{i}.log", args.countdown) for i in range(2)]
         for process in processes:
             process.settings.update(redis=redis.url, advertise=process.url)
@@ -134,6 +137,8 @@ def main() -> None:
             for process in processes:
                 process.stop()
             redis.stop()
+            if postgres is not None:
+                postgres.stop()
     for name, values in (("back at the seat", welcomed), ("accepting actions", acted)):
         print(f"{name}: median {statistics.median(values):.2f} s, max {max(values):.2f} s ({len(values)} kills)")
 

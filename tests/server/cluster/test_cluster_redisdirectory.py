@@ -139,3 +139,27 @@ def test_a_redis_that_restarted_empty_learns_the_tables_again(redis_url: str, tm
         await _shut(lobby, directory)
 
     arun(scenario())
+
+
+def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        dead_lobby, dead = await _process(redis_url, tmp_path / "l.db", "dead")
+        codes = [await _table(dead_lobby) for _ in range(4)]
+        dead.leave()
+        await dead.redis.delete(*(keys.table(c) for c in codes), keys.process("dead"))  # its leases ran out
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")  # takes all: the only one alive
+        assert sorted(a_lobby.tables) == sorted(codes)
+        for code in codes[:3]:  # a's tables are gone again: a and b are alive now
+            a.owned.discard(code)
+            del a_lobby.tables[code]
+            await a.redis.delete(keys.table(code))
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        assert len(b_lobby.tables) == 2, "its share: 3 orphans, 2 live processes"
+        await a._take_orphans()
+        assert len(a_lobby.tables) == 2 and not set(a_lobby.tables) & set(b_lobby.tables)
+        await _shut(b_lobby, b)
+        await _shut(a_lobby, a)
+        dead_lobby.store.close()
+        await dead.redis.aclose()
+
+    arun(scenario())

@@ -214,15 +214,19 @@ class RedisDirectory(Directory):
 
     async def _least_loaded(self) -> tuple[str, str] | None:
         """(id, address) of the live process with the fewest connections, then tables."""
-        ids = sorted(await self.redis.smembers(keys.PROCESSES))
-        if not ids:
-            return None
-        beats = await self.redis.mget([keys.process(i) for i in ids])
-        live = [json.loads(b) for b in beats if b is not None]
+        live = await self._live()
         if not live:
             return None
         best = min(live, key=lambda b: (b["connections"], b["tables"], b["id"]))
         return best["id"], best["address"]
+
+    async def _live(self) -> list[dict[str, Any]]:
+        """The heartbeats of the live processes."""
+        ids = sorted(await self.redis.smembers(keys.PROCESSES))
+        if not ids:
+            return []
+        beats = await self.redis.mget([keys.process(i) for i in ids])
+        return [json.loads(b) for b in beats if b is not None]
 
     def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
         own = [Entry(self.born.get(t.code, 0.0), t.summary()) for t in tables]
@@ -280,9 +284,19 @@ class RedisDirectory(Directory):
         await self.redis.sadd(keys.PROCESSES, self.me)
 
     async def _take_orphans(self) -> None:
-        """Take over the stored tables whose owner is gone."""
-        for code in await failover.orphans(self.redis, self.owned):
-            await self._adopt(code)
+        """Take over the stored tables whose owner is gone: this process's share of them
+        (the live processes each take theirs at their renewal, so a dead process's tables
+        are spread; any left over are anyone's at the next renewal).  A ``hello`` for one
+        takes it at once wherever it arrives (:meth:`locate`)."""
+        orphans = await failover.orphans(self.redis, self.owned)
+        if not orphans:
+            return
+        share = -(-len(orphans) // max(1, len(await self._live())))
+        for code in orphans:
+            if share <= 0:
+                return
+            if await self._adopt(code):
+                share -= 1
 
     async def _adopt(self, code: str) -> bool:
         """Take the lease of ``code`` and restore it here; ``False``: another process holds it."""
