@@ -163,3 +163,18 @@ def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, t
         await dead.redis.aclose()
 
     arun(scenario())
+
+
+def test_a_renewal_while_a_table_is_being_made_keeps_its_code(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    """Between the code's reservation and the table in the lobby a renewal may run: the
+    code is not given back (it was, once: the table then had no owner)."""
+
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        code = await lobby.reserve_code()
+        await directory._renew_leases()  # the table is not made yet
+        assert code in directory.owned and await directory.redis.get(keys.table(code)) == "a"
+        assert code in await directory.redis.smembers(keys.TABLES)
+        await _shut(lobby, directory)
+
+    arun(scenario())

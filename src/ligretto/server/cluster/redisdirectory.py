@@ -77,6 +77,9 @@ class RedisDirectory(Directory):
         restarted empty knows them again)."""
         self.born: dict[str, float] = {}
         """When each owned table was made or taken over (the lobby's order)."""
+        self.taken: dict[str, float] = {}
+        """When each lease was taken (``time.monotonic``): a code reserved for a table
+        being made is not in the lobby yet, and is not given back for a lease."""
         self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
         self.lobby: Lobby | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -151,6 +154,7 @@ class RedisDirectory(Directory):
     def _own(self, code: str) -> None:
         self.owned.add(code)
         self.born.setdefault(code, time.time())
+        self.taken[code] = time.monotonic()
 
     async def route(self, raw: str, relayed: bool) -> str | None:
         try:
@@ -251,7 +255,8 @@ class RedisDirectory(Directory):
         those of tables closed for good (dropped) since."""
         assert self.lobby is not None
         here = set(self.lobby.tables)
-        gone = self.owned - here
+        now = time.monotonic()
+        gone = {c for c in self.owned - here if now - self.taken.get(c, 0.0) > self.lease_ms / 1000}
         if gone:
             await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
             await self.redis.srem(keys.TABLES, *gone)
@@ -259,6 +264,7 @@ class RedisDirectory(Directory):
             self.stored -= gone
             for code in gone:
                 self.born.pop(code, None)
+                self.taken.pop(code, None)
         codes = sorted(self.owned)
         if not codes:
             return
@@ -268,6 +274,7 @@ class RedisDirectory(Directory):
             self.owned.discard(code)
             self.stored.discard(code)
             self.born.pop(code, None)
+            self.taken.pop(code, None)
             failover.let_go(self.lobby, code)
         if self.stored:
             await self.redis.sadd(keys.TABLES, *self.stored)
