@@ -9,11 +9,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import redis
 import redis.asyncio
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.cluster import failover, keys
 from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.cluster.renewer import STALL_S, Renewer
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.store import Store
 
@@ -62,7 +64,7 @@ def test_a_lost_lease_lets_the_table_go(redis_url: str, tmp_path: Path, arun: An
         kept, lost = await _table(lobby), await _table(lobby)
         table = lobby.tables[lost]
         await directory.redis.set(keys.table(lost), "someone-else")  # taken over meanwhile
-        await directory._renew_leases()
+        await directory.renew()
         assert lost not in lobby.tables and table.closed and lost not in directory.owned
         assert kept in lobby.tables and await directory.redis.pttl(keys.table(kept)) > 0
         assert await directory.redis.get(keys.table(lost)) == "someone-else", "not taken back"
@@ -131,7 +133,7 @@ def test_a_redis_that_restarted_empty_learns_the_tables_again(redis_url: str, tm
         tutorial = await lobby.reserve_code(stored=False)
         lobby.create_tutorial("Ann", tutorial)
         await directory.redis.flushall()  # Redis restarted without its data
-        await directory._renew_leases()
+        await directory.renew()
         assert code in lobby.tables and tutorial in lobby.tables, "nobody else took them: kept"
         assert await directory.redis.get(keys.table(code)) == "a"
         assert await directory.redis.get(keys.table(tutorial)) == "a"
@@ -172,9 +174,34 @@ def test_a_renewal_while_a_table_is_being_made_keeps_its_code(redis_url: str, tm
     async def scenario() -> None:
         lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
         code = await lobby.reserve_code()
-        await directory._renew_leases()  # the table is not made yet
+        await directory.renew()  # the table is not made yet
         assert code in directory.owned and await directory.redis.get(keys.table(code)) == "a"
         assert code in await directory.redis.smembers(keys.TABLES)
         await _shut(lobby, directory)
 
     arun(scenario())
+
+
+def test_leases_are_renewed_from_a_thread_while_the_event_loop_is_alive(redis_url: str) -> None:
+    """A busy loop keeps its leases (the thread renews them); a loop not seen for
+    ``STALL_S`` is stuck and lets them run out, as a dead process does (injected clock)."""
+    now = [0.0]
+    lost: list[list[str]] = []
+    renewer = Renewer(
+        redis_url, "a", 2000, held=lambda: ["t1", "t2"], beat=lambda: "{}", lost=lost.append, clock=lambda: now[0]
+    )
+    check = redis.Redis.from_url(redis_url, decode_responses=True)
+    check.set(keys.table("t1"), "a", px=500)
+    check.set(keys.table("t2"), "b", px=5000)  # taken over meanwhile
+    assert renewer.renew_once() == ["t2"]
+    assert check.get(keys.table("t1")) == "a" and check.pttl(keys.table("t1")) > 1000
+    assert check.get(keys.table("t2")) == "b", "another's lease is left alone"
+    assert check.get(keys.process("a")) == "{}" and check.sismember(keys.PROCESSES, "a")
+    now[0] = STALL_S
+    assert renewer.alive()
+    now[0] = STALL_S + 0.1
+    assert not renewer.alive(), "a loop not seen for STALL_S is stuck"
+    renewer.seen()
+    assert renewer.alive()
+    renewer.stop()
+    check.close()

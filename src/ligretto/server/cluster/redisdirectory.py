@@ -29,28 +29,13 @@ from ligretto.server import metrics
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+from ligretto.server.cluster.renewer import Renewer
 
 if TYPE_CHECKING:
     from ligretto.server.table import Table
 
 log = logging.getLogger("ligretto.cluster")
 
-# Renew the leases still ours, take back those nobody holds (Redis restarted empty, or
-# this process stalled and nobody took them meanwhile); answer the others' places.
-RENEW = """
-local lost = {}
-for i, key in ipairs(KEYS) do
-  local owner = redis.call('GET', key)
-  if owner == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
-  elseif not owner then
-    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-  else
-    table.insert(lost, i)
-  end
-end
-return lost
-"""
 # Delete the leases that are still ours (a handover).
 RELEASE = """
 for i, key in ipairs(KEYS) do
@@ -85,8 +70,11 @@ class RedisDirectory(Directory):
         self._tasks: list[asyncio.Task[None]] = []
         self._chores: set[asyncio.Task[None]] = set()
         self.leaving = False
-        self._renew = self.redis.register_script(RENEW)
         self._release = self.redis.register_script(RELEASE)
+        self.renewer = Renewer(
+            url, self.me, self.lease_ms, held=lambda: list(self.owned), beat=self._beat_text, lost=self._lost
+        )
+        """Renews the leases and the heartbeat from a thread (``renewer.py``)."""
 
     # --- the process's life -----------------------------------------------------------
 
@@ -102,6 +90,7 @@ class RedisDirectory(Directory):
                 await self.redis.sadd(keys.TABLES, *codes)
         await self._beat()
         await self._take_orphans()
+        self.renewer.start()
         self._tasks = [asyncio.create_task(self._renew_forever()), asyncio.create_task(self.feed.listen())]
         self._tasks.append(asyncio.create_task(self._feed_forever()))
         log.info("process %s at %s joined the service", self.me, self.address)
@@ -123,6 +112,7 @@ class RedisDirectory(Directory):
     def leave(self) -> None:
         """Stop renewing and taking tables (the process is shutting down)."""
         self.leaving = True
+        self.renewer.halt()
         for task in self._tasks:
             task.cancel()
 
@@ -130,6 +120,7 @@ class RedisDirectory(Directory):
         """After the store committed and closed: release every lease, so the others take
         the tables at once, and say goodbye."""
         self.leave()
+        await asyncio.to_thread(self.renewer.stop)  # no renewal after the release
         with contextlib.suppress(Exception):
             if self.owned:
                 await self._release(keys=[keys.table(c) for c in self.owned], args=[self.me])
@@ -239,55 +230,71 @@ class RedisDirectory(Directory):
     # --- renewals ---------------------------------------------------------------------
 
     async def _renew_forever(self) -> None:
+        """The event loop's side of the renewals (the leases are the thread's): it is alive;
+        the tables closed for good released; the stored ones offered again; the tables of
+        dead processes taken over."""
         while True:
             await asyncio.sleep(self.renew_s)
+            self.renewer.seen()
             try:
-                await self._renew_leases()
-                await self._beat()
+                await self._release_gone()
+                if self.stored:
+                    await self.redis.sadd(keys.TABLES, *self.stored)
                 await self._take_orphans()
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # Redis away for a moment: the leases run until it is back
+            except Exception as error:  # Redis away for a moment: tried again at the next renewal
                 log.warning("could not renew with Redis (%s): trying again", error)
 
-    async def _renew_leases(self) -> None:
-        """Renew the leases of this process's tables; let go of those it lost; release
-        those of tables closed for good (dropped) since."""
+    async def renew(self) -> None:
+        """One renewal at once, the thread's part included (tests, and a start)."""
+        await self._release_gone()
+        self._lost(await asyncio.to_thread(self.renewer.renew_once))
+        if self.stored:
+            await self.redis.sadd(keys.TABLES, *self.stored)
+
+    async def _release_gone(self) -> None:
+        """Release the leases of tables closed for good (dropped) since (not those of codes
+        just reserved for a table being made)."""
         assert self.lobby is not None
         here = set(self.lobby.tables)
         now = time.monotonic()
         gone = {c for c in self.owned - here if now - self.taken.get(c, 0.0) > self.lease_ms / 1000}
-        if gone:
-            await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
-            await self.redis.srem(keys.TABLES, *gone)
-            self.owned -= gone
-            self.stored -= gone
-            for code in gone:
-                self.born.pop(code, None)
-                self.taken.pop(code, None)
-        codes = sorted(self.owned)
-        if not codes:
+        if not gone:
             return
-        lost = await self._renew(keys=[keys.table(c) for c in codes], args=[self.me, self.lease_ms])
-        for index in lost:
-            code = codes[int(index) - 1]
-            self.owned.discard(code)
-            self.stored.discard(code)
-            self.born.pop(code, None)
-            self.taken.pop(code, None)
-            failover.let_go(self.lobby, code)
-        if self.stored:
-            await self.redis.sadd(keys.TABLES, *self.stored)
+        await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
+        await self.redis.srem(keys.TABLES, *gone)
+        for code in gone:
+            self._disown(code)
 
-    async def _beat(self) -> None:
+    def _lost(self, codes: list[str]) -> None:
+        """Another process holds these leases now: let their tables go (on the loop)."""
+        assert self.lobby is not None
+        for code in codes:
+            if code in self.owned:
+                self._disown(code)
+                failover.let_go(self.lobby, code)
+
+    def _disown(self, code: str) -> None:
+        self.owned.discard(code)
+        self.stored.discard(code)
+        self.born.pop(code, None)
+        self.taken.pop(code, None)
+
+    def _beat_text(self) -> str:
+        """The heartbeat: id, address, tables (reserved ones too: the next placement counts
+        them) and connections (read from the renewals' thread too: plain numbers)."""
         assert self.lobby is not None
         beat = {
             "id": self.me,
             "address": self.address,
-            "tables": len(self.owned),  # reserved ones too: the next placement counts them
+            "tables": len(self.owned),
             "connections": self.lobby.connections.count,
         }
-        await self.redis.set(keys.process(self.me), json.dumps(beat), px=self.lease_ms)
+        return json.dumps(beat)
+
+    async def _beat(self) -> None:
+        await self.redis.set(keys.process(self.me), self._beat_text(), px=self.lease_ms)
         await self.redis.sadd(keys.PROCESSES, self.me)
 
     async def _take_orphans(self) -> None:
