@@ -67,6 +67,10 @@ MAY_NOT_USE: dict[str, frozenset[str]] = {
     "server": UI | WEB_CLIENT,
 }
 """No UI in the client model, the protocol or the server; no WebSocket client in the server."""
+RELAY = ("ligretto.server.cluster.relay", "websockets")
+"""The one exception: the cluster's relay, which carries a client's WebSocket to the
+process that owns its table (issue 16, docs/deploy.md), is a WebSocket client by nature;
+no other server module may use one."""
 
 IN_PROCESS: dict[str, frozenset[str]] = {
     # local play (`ligretto play`) runs a server Table in the client's own process: the
@@ -146,7 +150,7 @@ def problems_of(name: str, targets: list[str] | None = None) -> list[tuple[str, 
             other = part_of(target)
             if other != part and other not in MAY_IMPORT[part] and target not in IN_PROCESS.get(name, ()):
                 found.append((name, target))
-        elif top in MAY_NOT_USE.get(part, ()):
+        elif top in MAY_NOT_USE.get(part, ()) and (name, top) != RELAY:
             found.append((name, top))
     return found
 

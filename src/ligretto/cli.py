@@ -257,6 +257,16 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
         help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
     )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
+    serve.add_argument(
+        "--redis",
+        metavar="URL",
+        help="redis://HOST:PORT/N: one of several processes serving as one service (docs/deploy.md)",
+    )
+    serve.add_argument(
+        "--advertise",
+        metavar="URL",
+        help="with --redis: the address the other processes reach this one at (default http://HOST:PORT)",
+    )
     for option, field, kind, default, text in LIMITS:
         serve.add_argument(
             option,
@@ -469,7 +479,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             given = {field: getattr(args, field) for _, field, _, _, _ in LIMITS}
             run(
-                Settings(args.host, args.port, args.db, countdown_s=args.countdown, **given),
+                Settings(
+                    args.host,
+                    args.port,
+                    args.db,
+                    countdown_s=args.countdown,
+                    redis=args.redis,
+                    advertise=args.advertise,
+                    **given,
+                ),
                 args.log_level,
                 args.log_format,
             )

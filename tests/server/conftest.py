@@ -473,6 +473,13 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerPr
 
 
 @pytest.fixture(scope="session")
+def server_class() -> type[ServerProcess]:
+    """The real server with test clients, for tests that start several on one database
+    (``tests/server/cluster/``)."""
+    return ServerProcess
+
+
+@pytest.fixture(scope="session")
 def mentions() -> Callable[[Any], tuple[list[tuple[int, str]], list[str]]]:
     return card_mentions
 

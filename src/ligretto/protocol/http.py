@@ -157,11 +157,14 @@ class Emotes(_Body):
     emotes: list[str]
 
 
-class Health(_Body):
-    """``GET /healthz``."""
+class Health(_Body, omit_defaults=True):
+    """``GET /healthz``: up, and the tables this process holds; in a service of several
+    processes (``--redis``) which process this is (its id and address)."""
 
     status: str
     tables: int
+    process: str | None = None
+    address: str | None = None
 
 
 class ProfileMsg(_Body):

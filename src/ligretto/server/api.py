@@ -74,6 +74,9 @@ def _over_quota(request: Request) -> Refusal | None:
 async def create_table(request: Request) -> Response:
     """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
     lobby: Lobby = request.app.state.lobby
+    placed = await lobby.directory.place(request)  # made by the least-loaded process of the service
+    if placed is not None:
+        return placed
     spec = await _body(request, protocol.CreateTable)
     if isinstance(spec, Response):
         return spec
@@ -89,7 +92,8 @@ async def create_table(request: Request) -> Response:
             return refusal.response()
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
-        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays)
+        code = await lobby.reserve_code()
+        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
     except RuleError as error:
         return _error(400, "bad_rules", str(error))
     except TableError as error:
@@ -128,7 +132,7 @@ async def create_tutorial(request: Request) -> Response:
     refusal = _over_quota(request)
     if refusal is not None:
         return refusal.response()
-    table = lobby.create_tutorial(name)
+    table = lobby.create_tutorial(name, await lobby.reserve_code(stored=False))
     return _answer(protocol.tutorial_created(table.code, table.token, LEARNER, TUTOR, SCRIPT), 201)
 
 
@@ -145,12 +149,18 @@ def _table_of(request: Request) -> Table | None:
 NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
 
 
+async def _elsewhere(request: Request) -> Response:
+    """The answer of the process that owns the table, or ``no_table``."""
+    forwarded = await request.app.state.lobby.directory.forward(request, request.path_params["code"])
+    return _answer(NO_TABLE, 404) if forwarded is None else forwarded
+
+
 async def get_table(request: Request) -> Response:
     """One table's summary and who sits where (the invite page shows it before joining):
     public information only, as in the ``table`` message."""
     table = _table_of(request)
     if table is None:
-        return _answer(NO_TABLE, 404)
+        return await _elsewhere(request)
     return _answer(table.details())
 
 
@@ -183,7 +193,7 @@ async def table_qr(request: Request) -> Response:
     a phone at the same table can join by its camera."""
     table = _table_of(request)
     if table is None:
-        return _answer(NO_TABLE, 404)
+        return await _elsewhere(request)
     return qr_svg(invite_link(request, table.code), "Ligretto invite")
 
 
@@ -238,7 +248,9 @@ async def rules_page(request: Request) -> Response:
 
 
 async def healthz(request: Request) -> Response:
-    return _answer(protocol.Health("ok", len(request.app.state.lobby.tables)))
+    lobby: Lobby = request.app.state.lobby
+    directory = lobby.directory
+    return _answer(protocol.Health("ok", len(lobby.tables), directory.process, directory.address))
 
 
 async def metrics_endpoint(request: Request) -> Response:

@@ -18,7 +18,6 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
-from ligretto.server import metrics
 from ligretto.server.api import (
     claim_qr,
     create_table,
@@ -32,6 +31,7 @@ from ligretto.server.api import (
     rules_page,
     table_qr,
 )
+from ligretto.server.cluster.directory import Directory
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.historyapi import leaderboard, profile_matches, profile_stats
 from ligretto.server.keeper import Keeper
@@ -46,31 +46,33 @@ __all__ = ["STATIC", "Lobby", "Settings", "create_app"]
 STATIC = Path(__file__).parent / "static"
 
 
-def create_app(settings: Settings | None = None, store: Any | None = None) -> Starlette:
-    """Assemble the application; ``store`` (SQLite) restores its unfinished tables on start."""
+def create_app(
+    settings: Settings | None = None, store: Any | None = None, directory: Directory | None = None
+) -> Starlette:
+    """Assemble the application; ``store`` (SQLite) restores its unfinished tables on start
+    (``directory``: which process of a service owns which, ``server/cluster/``; default:
+    this one, all of them)."""
     settings = settings or Settings()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        lobby = Lobby(settings, store)
+        lobby = Lobby(settings, store, directory=directory)
         app.state.lobby = lobby
         app.state.keeper = Keeper(None if store is None else store.sheets)
-        if store is not None:
-            for table in store.load_tables(countdown_s=settings.countdown_s):
-                lobby.tables[table.code] = table
-                table.resume(settings.catch_up_s)
-            metrics.OPEN_TABLES.set(len(lobby.tables))
+        await lobby.directory.start(lobby)
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
         chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]
         yield
         for chore in chores:
             chore.cancel()
+        lobby.directory.leave()
         COLLECTOR.uninstall()
         for table in lobby.tables.values():
             table.close()
         if store is not None:
             store.close()
+        await lobby.directory.stop()  # committed and closed first: then the tables are handed over
 
     routes = [
         Route("/healthz", healthz),

@@ -16,6 +16,7 @@ from ligretto.protocol import HELLO_S, LOBBY_TABLES, SILENCE_S
 from ligretto.server import limits, metrics
 from ligretto.server.admission import ConnectionCount, TableQuota
 from ligretto.server.clock import Scheduler
+from ligretto.server.cluster.directory import Directory
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.outbox import Outbox
 from ligretto.server.profiles import ProfileError
@@ -74,16 +75,32 @@ class Settings:
     """Bytes of an HTTP request line and headers at most (400 beyond)."""
     keep_alive_s: int = limits.KEEP_ALIVE_S
     """Seconds an idle HTTP keep-alive connection stays open (uvicorn's ``timeout_keep_alive``)."""
+    # --- several processes as one service (docs/deploy.md) ---
+    redis: str | None = None
+    """``redis://HOST:PORT/N``: this process is one of a service sharing that Redis
+    (``server/cluster/``); ``None``: one process on its own, today's server."""
+    advertise: str | None = None
+    """The address the service's other processes reach this one at (default
+    ``http://HOST:PORT`` of ``host`` and ``port``)."""
 
 
 class Lobby:
     """Every table of this server, by invite code, and the store they write to."""
 
-    def __init__(self, settings: Settings, store: Any | None = None, scheduler: Scheduler | None = None) -> None:
-        """``scheduler`` runs the timers of every table (default: each its own on the event loop)."""
+    def __init__(
+        self,
+        settings: Settings,
+        store: Any | None = None,
+        scheduler: Scheduler | None = None,
+        directory: Directory | None = None,
+    ) -> None:
+        """``scheduler`` runs the timers of every table (default: each its own on the event
+        loop); ``directory`` says which process of the service owns which table (default:
+        this one owns them all)."""
         self.settings = settings
         self.store = store
         self.scheduler = scheduler
+        self.directory = directory or Directory()
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.commit)
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
@@ -110,6 +127,14 @@ class Lobby:
             code = new_code()
         return code
 
+    async def reserve_code(self, stored: bool = True) -> str:
+        """A new table's invite code, taken for this process in the directory (no other
+        process of the service has it); ``stored``: not a tutorial."""
+        code = self._free_code()
+        while not await self.directory.reserve(code, stored):
+            code = self._free_code()
+        return code
+
     def create(
         self,
         seats: int,
@@ -120,8 +145,10 @@ class Lobby:
         *,
         rated: bool | None = None,
         replays: Replays = Replays.LINK,
+        code: str | None = None,
     ) -> Table:
-        code = self._free_code()
+        """A new table (``code``: the one :meth:`reserve_code` gave; default a free one)."""
+        code = code or self._free_code()
         table = Table(
             code,
             seats=seats,
@@ -142,9 +169,9 @@ class Lobby:
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
-    def create_tutorial(self, name: str) -> TutorialTable:
+    def create_tutorial(self, name: str, code: str | None = None) -> TutorialTable:
         """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
-        code = self._free_code()
+        code = code or self._free_code()
         table = TutorialTable(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
         self.tables[code] = table
         metrics.OPEN_TABLES.set(len(self.tables))
@@ -161,8 +188,7 @@ class Lobby:
         public = [t for t in self.tables.values() if t.public and not t.closed]
         newest_first = public[::-1]  # tables are kept in the order they were made
         newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
-        shown = newest_first[: self.settings.lobby_tables] if self.settings.lobby_tables else newest_first
-        return protocol.TableList([t.summary() for t in shown], len(public))
+        return self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
 
     def sweep(self) -> list[str]:
         """Close and drop the abandoned tables (``Table.abandoned``, in any phase: a match

@@ -16,6 +16,12 @@ REGISTRY = CollectorRegistry()
 CONNECTED_PLAYERS = Gauge("ligretto_connected_players", "Seated people with an open connection", registry=REGISTRY)
 CONNECTIONS = Gauge("ligretto_connections", "Open WebSocket connections (players and spectators)", registry=REGISTRY)
 OPEN_TABLES = Gauge("ligretto_open_tables", "Tables in memory", registry=REGISTRY)
+PROCESS = Gauge(
+    "ligretto_process",
+    "This process of a service of several (--redis): 1, labelled with its id and address",
+    ["process", "address"],
+    registry=REGISTRY,
+)
 LATENCY_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
 

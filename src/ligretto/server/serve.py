@@ -1,5 +1,6 @@
 """``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
-a PostgreSQL database by URL)."""
+a PostgreSQL database by URL); with ``--redis``, one process of a service of several
+(``server/cluster/``, docs/deploy.md)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
 from ligretto.server.database import DatabaseError
+from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.httpdeadline import deadline_protocol
 from ligretto.server.migrations import SchemaTooNew
 from ligretto.server.store import Store
@@ -24,8 +26,15 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         store = Store(settings.db)
     except (DatabaseError, SchemaTooNew) as error:
         raise SystemExit(f"ligretto serve: {error}") from None
-    app = create_app(settings, store)
-    print(f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name})", flush=True)
+    directory = None
+    if settings.redis is not None:
+        advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
+        directory = RedisDirectory(settings.redis, advertise)
+    app = create_app(settings, store, directory)
+    joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
+    print(
+        f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name}{joined})", flush=True
+    )
     config = uvicorn.Config(
         app,
         host=settings.host,

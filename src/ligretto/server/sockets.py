@@ -20,6 +20,9 @@ from ligretto import protocol
 from ligretto.protocol import NO_HELLO, SILENT, ProtocolError
 from ligretto.server import dispatch, metrics
 from ligretto.server.admission import Refusal, address_of
+from ligretto.server.cluster.directory import Unavailable
+from ligretto.server.cluster.keys import RELAYED
+from ligretto.server.cluster.relay import TRY_AGAIN, carry
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.latency import Latency
 from ligretto.server.lobby import Lobby, Settings
@@ -154,6 +157,9 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
     # Until it has joined a table, the connection must do so by hello_by (None: it has).
     hello_by: float | None = loop.time() + lobby.settings.hello_s if lobby.settings.hello_s else None
     closing: tuple[int, str] | None = None
+    carried: tuple[str, str] | None = None
+    """(the owner's URL, the hello) of a connection carried to another process's table."""
+    relayed = bool(websocket.headers.get(RELAYED))
     try:
         # A client that says nothing for silence_s (no message, not even a ping) is gone as
         # far as the table is concerned: a stalled network closes no socket by itself.
@@ -165,6 +171,10 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
                 raw = message.get("text")
                 if raw is None:
                     raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+                if conn.table is None:  # its hello may name a table another process owns
+                    closing, carried = await _routed(lobby, raw, relayed)
+                    if closing or carried:
+                        break
                 if await _over_rate(lobby, conn, raw):
                     await asyncio.sleep(0.05)
                     await websocket.close(code=1008)
@@ -189,11 +199,29 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
         conn.closed = True  # the client is gone: nothing more to send
         if conn.sender is not None:
             conn.sender.cancel()
+    await _leave(websocket, closing, carried)
+
+
+async def _routed(lobby: Lobby, raw: str, relayed: bool) -> tuple[tuple[int, str] | None, tuple[str, str] | None]:
+    """Where a message before the connection's hello goes: (the close, if its table's
+    owner cannot be reached now; (the owner's URL, the message), if another process owns
+    it); neither: handled here."""
+    try:
+        owner = await lobby.directory.route(raw, relayed)
+    except Unavailable:
+        return (TRY_AGAIN, "table moving"), None
+    return None, None if owner is None else (owner, raw)
+
+
+async def _leave(websocket: WebSocket, closing: tuple[int, str] | None, carried: tuple[str, str] | None) -> None:
+    """Close the connection (with ``closing``: its code and reason), or carry it on."""
     if closing is not None:
         code, reason = closing
         SAMPLED.log(log, reason, logging.INFO, "closing connection from %s: %s", websocket.client, reason)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
+    elif carried is not None:
+        await carry(websocket, *carried)
 
 
 async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:

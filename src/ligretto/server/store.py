@@ -176,7 +176,7 @@ class Store:
         # on PostgreSQL that spares the round trips of BEGIN and COMMIT.
         alone = len(self._actions) == 1 and not (tables or self._rounds or self._matches)
         try:
-            with contextlib.nullcontext() if alone else self.db.transaction():
+            with contextlib.nullcontext() if alone else self.db.transaction(immediate=True):  # several processes may share an SQLite file
                 self._write(tables, records, now)
         except self.db.errors:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
@@ -250,6 +250,11 @@ class Store:
         except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
             log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
             return None
+
+    def table_codes(self) -> list[str]:
+        """The codes of every table in the database that was not dropped (the ones to restore)."""
+        rows = self.db.execute("SELECT code, config FROM tables").fetchall()
+        return [code for code, config in rows if not TableRecord.from_json(code, config).dropped]
 
     def round_log(self, code: str, match: int, number: int) -> RoundLog | None:
         """One stored round (``None``: no such round): its rules, players, seed and every

@@ -1,0 +1,84 @@
+"""The directory of tables: which process of the service owns which table.
+
+:class:`Directory` is one process on its own, today's behaviour: every table it knows is
+its own, restored from its store on start, listed from its own tables, nothing to route.
+``redisdirectory.RedisDirectory`` is the same interface for several processes sharing a
+Redis (``ligretto serve --redis``).  The lobby, the HTTP API and the WebSocket endpoint
+talk to a table's owner only through this interface, so the single-process path has no
+cluster checks of its own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.server import metrics
+
+if TYPE_CHECKING:
+    from ligretto.server.table import Table
+
+
+class Lobby(Protocol):
+    """What a directory reads of the lobby (``server/lobby.py``, which holds the directory:
+    named here without importing it)."""
+
+    tables: dict[str, Table]
+    store: Any
+    settings: Any
+    connections: Any
+
+
+class Unavailable(Exception):
+    """The table is the service's but its owner cannot be reached right now (it died and
+    its lease has not expired yet): the client is to try again in a moment."""
+
+
+class Directory:
+    """One process, all its tables its own (no ``--redis``)."""
+
+    process: str | None = None
+    """This process's id in the service (``None``: a single process)."""
+    address: str | None = None
+    """The address other processes reach this one at (``None``: a single process)."""
+
+    async def start(self, lobby: Lobby) -> None:
+        """Restore every unfinished table of the store (they are all this process's)."""
+        if lobby.store is not None:
+            for table in lobby.store.load_tables(countdown_s=lobby.settings.countdown_s):
+                lobby.tables[table.code] = table
+                table.resume(lobby.settings.catch_up_s)
+            metrics.OPEN_TABLES.set(len(lobby.tables))
+
+    def leave(self) -> None:
+        """The process is shutting down: take no more tables."""
+
+    async def stop(self) -> None:
+        """After the store is closed: nothing to hand over."""
+
+    async def reserve(self, code: str, stored: bool) -> bool:
+        """Take a new table's code for this process; ``False``: another process has it.
+        (``stored``: the table is restored after a failure; a tutorial is not.)"""
+        return True
+
+    async def route(self, raw: str, relayed: bool) -> str | None:
+        """Where a message of a connection that has not joined a table goes: ``None`` here,
+        else the WebSocket URL of the process that owns the table its ``hello`` names."""
+        return None
+
+    async def forward(self, request: Request, code: str) -> Response | None:
+        """The owner's answer to a request about table ``code`` that is not here (``None``:
+        no other process has it either)."""
+        return None
+
+    async def place(self, request: Request) -> Response | None:
+        """A new table made by the least-loaded process: its answer, or ``None``: here."""
+        return None
+
+    def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
+        """The lobby list from this process's public tables, in the order shown
+        (``cap``: at most so many; 0: all)."""
+        shown = tables[:cap] if cap else tables
+        return protocol.TableList([t.summary() for t in shown], len(tables))

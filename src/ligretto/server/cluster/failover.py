@@ -1,0 +1,84 @@
+"""Tables whose owner is gone, taken over (docs/deploy.md, "When a process dies").
+
+Every table the service stores is in the set ``keys.TABLES``; its owner holds its lease
+``keys.table(code)``.  A process that dies stops renewing: a lease later the key is gone,
+and the first live process to take it (``SET NX``) restores the table from the shared
+store by replay (``store.load_table``, the engine deals the round again from its seed and
+applies its stored actions) and lets it carry on (``Table.resume``).  Everything the old
+owner acknowledged was committed first (the outbox), so it is all in the store."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from typing import TYPE_CHECKING, Any
+
+from ligretto.server import metrics
+from ligretto.server.cluster import keys
+from ligretto.server.cluster.directory import Lobby
+
+if TYPE_CHECKING:
+    from ligretto.server.table import Table
+
+log = logging.getLogger("ligretto.cluster")
+_CLOSING: set[asyncio.Future[None]] = set()
+"""The closes under way of the sockets of tables let go (kept until done)."""
+
+
+async def orphans(redis: Any, owned: set[str]) -> list[str]:
+    """The stored tables of the service that no process holds a lease of, in random order
+    (the live processes do not all reach for the same one first)."""
+    codes = [code for code in await redis.smembers(keys.TABLES) if code not in owned]
+    if not codes:
+        return []
+    async with redis.pipeline(transaction=False) as pipe:
+        for code in codes:
+            pipe.exists(keys.table(code))
+        held = await pipe.execute()
+    found = [code for code, exists in zip(codes, held, strict=True) if not exists]
+    random.shuffle(found)
+    return found
+
+
+async def take(redis: Any, code: str, process: str, lease_ms: int) -> bool:
+    """Take the lease of ``code`` if nobody holds it."""
+    return bool(await redis.set(keys.table(code), process, nx=True, px=lease_ms))
+
+
+def adopt(lobby: Lobby, code: str) -> Table | None:
+    """Restore the table ``code`` from the store into this process's lobby; ``None``: it is
+    not there any more (dropped, or never stored)."""
+    if lobby.store is None:
+        return None
+    table: Table | None = lobby.store.load_table(code, countdown_s=lobby.settings.countdown_s)
+    if table is None:
+        return None
+    lobby.tables[code] = table
+    table.resume(lobby.settings.catch_up_s)
+    metrics.OPEN_TABLES.set(len(lobby.tables))
+    log.info("took over table %s", code)
+    return table
+
+
+def let_go(lobby: Lobby, code: str) -> None:
+    """The lease of ``code`` was lost (Redis unreachable for a lease, or this process
+    stalled): the table is closed here and its clients' sockets too, so they reconnect to
+    whichever process has it now."""
+    table = lobby.tables.pop(code, None)
+    if table is None:
+        return
+    table.close()
+    for listener in list(table.listeners):
+        websocket = getattr(listener, "websocket", None)
+        if websocket is not None:  # a client's connection (not a test's listener)
+            _CLOSING.add(task := asyncio.ensure_future(_close(websocket)))
+            task.add_done_callback(_CLOSING.discard)
+    metrics.OPEN_TABLES.set(len(lobby.tables))
+    log.warning("lost the lease of table %s: let go", code)
+
+
+async def _close(websocket: Any) -> None:
+    with contextlib.suppress(Exception):
+        await websocket.close(code=1012, reason="table moved")

@@ -1,0 +1,35 @@
+"""The service's names in Redis and its figures of time, once (docs/deploy.md)."""
+
+from __future__ import annotations
+
+LEASE_S = 2.0
+"""A table's lease (and a process's heartbeat): the owner renews it every ``RENEW_S``; a
+process that stops renewing loses its tables this long after its last renewal.  Short,
+because a dead owner's tables wait that long (docs/benchmarks.md, "Several processes");
+long enough for a stalled event loop (a server that stalls for 2 s fails its players
+long before its lease)."""
+RENEW_S = LEASE_S / 3
+"""How often a process renews its leases, beats its heartbeat and looks for tables whose
+owner is gone."""
+FEED_S = 0.5
+"""How often a process looks whether its public tables changed, to publish them (as often
+as a lobby socket looks at the list it sends)."""
+
+TABLES = "ligretto:tables"
+"""The set of every stored table of the service that is not dropped (taken over on failure)."""
+PROCESSES = "ligretto:processes"
+"""The set of process ids that have registered (a member whose heartbeat is gone is dead)."""
+LOBBY = "ligretto:lobby"
+"""The pub/sub channel of every process's public tables."""
+RELAYED = "x-ligretto-relayed"
+"""The header of a request or WebSocket one process carries to another (never carried on)."""
+
+
+def table(code: str) -> str:
+    """The key of a table's lease: its owner's process id."""
+    return f"ligretto:table:{code}"
+
+
+def process(id: str) -> str:
+    """The key of a process's heartbeat: its id, address, tables and connections (JSON)."""
+    return f"ligretto:process:{id}"

@@ -1,0 +1,127 @@
+"""The lobby shared by every process: each publishes its public tables on a Redis pub/sub
+channel (``keys.LOBBY``) whenever they change, and at least every ``RENEW_S``; each keeps
+the others' last word and merges it into the list it serves (``GET /api/tables``,
+``/ws/lobby``).  A process silent for a lease is dropped from the list."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from ligretto import protocol
+from ligretto.server.cluster.keys import LEASE_S, LOBBY, RENEW_S
+
+log = logging.getLogger("ligretto.cluster")
+
+
+class Entry(msgspec.Struct, array_like=True):
+    """One public table: when it was made (wall clock: the order of the lobby) and its summary."""
+
+    born: float
+    summary: protocol.TableSummary
+
+
+class Word(msgspec.Struct):
+    """What one process publishes: its id and its public tables; ``leaving``: it has just
+    released its leases (SIGTERM), the others take its tables now, not at their next renewal."""
+
+    process: str
+    tables: list[Entry]
+    leaving: bool = False
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(Word).decode
+
+
+def waiting(summary: protocol.TableSummary) -> bool:
+    """Still waiting for players: in its lobby with a free seat (listed first)."""
+    return summary.phase == "lobby" and summary.taken < summary.seats
+
+
+class LobbyFeed:
+    """This process's side of the shared lobby."""
+
+    def __init__(
+        self,
+        redis: Any,
+        process: str,
+        clock: Callable[[], float] = time.monotonic,
+        on_leaving: Callable[[], None] | None = None,
+    ) -> None:
+        self.redis = redis
+        self.process = process
+        self.clock = clock
+        self.on_leaving = on_leaving
+        """Called when another process says it is leaving."""
+        self.heard: dict[str, tuple[float, list[Entry]]] = {}
+        """Each other process's last word and when it came."""
+        self._said: list[Entry] | None = None
+        self._said_at = 0.0
+
+    def hear(self, data: bytes | str) -> None:
+        """One message of the channel."""
+        try:
+            word = _decode(data)
+        except msgspec.DecodeError:
+            log.warning("not a lobby message on %s: ignored", LOBBY)
+            return
+        if word.process == self.process:
+            return
+        if word.leaving:
+            self.heard.pop(word.process, None)
+            if self.on_leaving is not None:
+                self.on_leaving()
+            return
+        self.heard[word.process] = (self.clock(), word.tables)
+
+    async def leave(self) -> None:
+        """Say this process is leaving (its leases are released)."""
+        await self.redis.publish(LOBBY, _encode(Word(self.process, [], leaving=True)))
+
+    def others(self, own: set[str]) -> list[Entry]:
+        """The other processes' public tables (not those this one owns now), the silent ones left out."""
+        now = self.clock()
+        for process in [p for p, (at, _) in self.heard.items() if now - at > LEASE_S]:
+            del self.heard[process]
+        return [e for _, entries in self.heard.values() for e in entries if e.summary.code not in own]
+
+    async def say(self, entries: list[Entry]) -> None:
+        """Publish this process's public tables if they changed (or ``RENEW_S`` passed)."""
+        now = self.clock()
+        if entries == self._said and now - self._said_at < RENEW_S:
+            return
+        await self.redis.publish(LOBBY, _encode(Word(self.process, entries)))
+        self._said, self._said_at = entries, now
+
+    async def listen(self) -> None:
+        """Hear the channel until cancelled (subscribed again after a lost connection)."""
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(LOBBY)
+                async for message in pubsub.listen():
+                    if message.get("type") == "message":
+                        self.hear(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis gone for a moment: the others' tables age out meanwhile
+                log.warning("lost the lobby channel (%s): subscribing again", error)
+                await asyncio.sleep(RENEW_S)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+
+def merged(own: list[Entry], others: list[Entry], cap: int) -> protocol.TableList:
+    """Every process's public tables in one order (the same on every process): waiting
+    ones first, the newest first in each group; at most ``cap`` (0: all), and the total."""
+    entries = sorted(own + others, key=lambda e: (not waiting(e.summary), -e.born, e.summary.code))
+    shown = entries[:cap] if cap else entries
+    return protocol.TableList([e.summary for e in shown], len(entries))

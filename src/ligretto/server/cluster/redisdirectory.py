@@ -1,0 +1,343 @@
+"""The directory of several processes sharing a Redis (``ligretto serve --redis``).
+
+Each table is owned by exactly one process: the key ``keys.table(code)`` holds the
+owner's id with a lease (``SET NX PX``, ``keys.LEASE_S``) that the owner renews every
+``keys.RENEW_S``.  Each process beats a heartbeat (``keys.process(id)``: its id, address,
+tables and connections, with the same lease) that the others read to place new tables on
+the least-loaded one and to find a table's owner; its public tables reach every other
+lobby on the pub/sub channel ``keys.LOBBY`` (``lobbyfeed.py``).  Every renewal also looks
+for stored tables nobody holds (their owner died) and takes them over (``failover.py``).
+SIGTERM hands the tables over: the store commits, the leases are released, and the
+others take them at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING, Any
+
+import redis.asyncio
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.server import metrics
+from ligretto.server.cluster import failover, keys, relay
+from ligretto.server.cluster.directory import Directory, Lobby, Unavailable
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+from ligretto.server.cluster.renewer import Renewer
+
+if TYPE_CHECKING:
+    from ligretto.server.table import Table
+
+log = logging.getLogger("ligretto.cluster")
+
+# Delete the leases that are still ours (a handover).
+RELEASE = """
+for i, key in ipairs(KEYS) do
+  if redis.call('GET', key) == ARGV[1] then redis.call('DEL', key) end
+end
+return 1
+"""
+
+
+class RedisDirectory(Directory):
+    """One process of a service whose directory is in Redis at ``url``."""
+
+    def __init__(self, url: str, address: str, *, lease_s: float = keys.LEASE_S, process: str | None = None) -> None:
+        self.redis: Any = redis.asyncio.from_url(url, decode_responses=True)
+        self.address = address.rstrip("/")
+        self.me: str = process or uuid.uuid4().hex[:12]
+        self.process = self.me
+        self.lease_ms = int(lease_s * 1000)
+        self.renew_s = lease_s / 3
+        self.owned: set[str] = set()
+        """The codes whose lease this process holds (its tables, tutorials included)."""
+        self.stored: set[str] = set()
+        """Those of them that are stored (offered again at each renewal: a Redis that
+        restarted empty knows them again)."""
+        self.born: dict[str, float] = {}
+        """When each owned table was made or taken over (the lobby's order)."""
+        self.taken: dict[str, float] = {}
+        """When each lease was taken (``time.monotonic``): a code reserved for a table
+        being made is not in the lobby yet, and is not given back for a lease."""
+        self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
+        self.lobby: Lobby | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._chores: set[asyncio.Task[None]] = set()
+        self.leaving = False
+        self._release = self.redis.register_script(RELEASE)
+        self.renewer = Renewer(
+            url, self.me, self.lease_ms, held=lambda: list(self.owned), beat=self._beat_text, lost=self._lost
+        )
+        """Renews the leases and the heartbeat from a thread (``renewer.py``)."""
+
+    # --- the process's life -----------------------------------------------------------
+
+    async def start(self, lobby: Lobby) -> None:
+        """Register, offer the store's tables to the service (restored by whoever takes
+        them: this process on its first renewal, unless another is quicker) and start the
+        renewals and the lobby feed."""
+        self.lobby = lobby
+        metrics.PROCESS.labels(self.me, self.address).set(1)
+        if lobby.store is not None:
+            codes = lobby.store.table_codes()
+            if codes:
+                await self.redis.sadd(keys.TABLES, *codes)
+        await self._beat()
+        await self._take_orphans()
+        self.renewer.start()
+        self._tasks = [asyncio.create_task(self._renew_forever()), asyncio.create_task(self.feed.listen())]
+        self._tasks.append(asyncio.create_task(self._feed_forever()))
+        log.info("process %s at %s joined the service", self.me, self.address)
+
+    def _someone_left(self) -> None:
+        """Another process handed its tables over: take them now."""
+        if self.lobby is None or self.leaving:
+            return  # not started, or leaving too
+        task = asyncio.create_task(self._take_orphans_now())
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    async def _take_orphans_now(self) -> None:
+        try:
+            await self._take_orphans()
+        except Exception as error:  # the next renewal tries again
+            log.warning("could not take over tables (%s)", error)
+
+    def leave(self) -> None:
+        """Stop renewing and taking tables (the process is shutting down)."""
+        self.leaving = True
+        self.renewer.halt()
+        for task in self._tasks:
+            task.cancel()
+
+    async def stop(self) -> None:
+        """After the store committed and closed: release every lease, so the others take
+        the tables at once, and say goodbye."""
+        self.leave()
+        await asyncio.to_thread(self.renewer.stop)  # no renewal after the release
+        with contextlib.suppress(Exception):
+            if self.owned:
+                await self._release(keys=[keys.table(c) for c in self.owned], args=[self.me])
+            await self.redis.delete(keys.process(self.me))
+            await self.redis.srem(keys.PROCESSES, self.me)
+            await self.feed.leave()
+        self.owned.clear()
+        await self.redis.aclose()
+
+    # --- tables -----------------------------------------------------------------------
+
+    async def reserve(self, code: str, stored: bool) -> bool:
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        self._own(code)
+        if stored:
+            self.stored.add(code)
+            await self.redis.sadd(keys.TABLES, code)
+        await self._beat()  # the next placement sees this table already
+        return True
+
+    def _own(self, code: str) -> None:
+        self.owned.add(code)
+        self.born.setdefault(code, time.time())
+        self.taken[code] = time.monotonic()
+
+    async def route(self, raw: str, relayed: bool) -> str | None:
+        try:
+            message = protocol.decode(raw)
+        except protocol.ProtocolError:
+            return None  # answered here
+        if not isinstance(message, protocol.Hello):
+            return None
+        address = await self.locate(message.code)
+        if address is None:
+            return None
+        if relayed:  # carried here by a process that took this one for the owner: no further hops
+            raise Unavailable(message.code)
+        return "ws" + address.removeprefix("http") + "/ws"
+
+    async def locate(self, code: str) -> str | None:
+        """The address of the process that owns ``code`` (``None``: this one, or nobody: it
+        is unknown).  A stored table nobody holds is taken over here and now; one whose
+        owner holds the lease but does not beat any more is :class:`Unavailable`."""
+        assert self.lobby is not None
+        if code in self.lobby.tables:
+            return None
+        if self.leaving:  # shutting down: takes no table, and cannot say who will
+            raise Unavailable(code)
+        for _ in range(3):
+            owner = await self.redis.get(keys.table(code))
+            if owner is None:
+                if not await self.redis.sismember(keys.TABLES, code):
+                    return None
+                if await self._adopt(code):
+                    return None
+                continue  # another process was quicker: ask again who
+            if owner == self.me:
+                return None
+            beat = await self.redis.get(keys.process(owner))
+            if beat is None:
+                raise Unavailable(code)
+            address: str = json.loads(beat)["address"]
+            return address
+        raise Unavailable(code)
+
+    async def forward(self, request: Request, code: str) -> Response | None:
+        if request.headers.get(keys.RELAYED):
+            return None
+        try:
+            address = await self.locate(code)
+            return None if address is None else await relay.forward(request, address)
+        except Unavailable:
+            return _try_again()
+
+    async def place(self, request: Request) -> Response | None:
+        if request.headers.get(keys.RELAYED):
+            return None  # placed here by another process
+        least = await self._least_loaded()
+        if least is None or least[0] == self.me:
+            return None
+        try:
+            return await relay.forward(request, least[1])
+        except Unavailable:
+            return None  # it just died: made here
+
+    async def _least_loaded(self) -> tuple[str, str] | None:
+        """(id, address) of the live process with the fewest connections, then tables."""
+        live = await self._live()
+        if not live:
+            return None
+        best = min(live, key=lambda b: (b["connections"], b["tables"], b["id"]))
+        return best["id"], best["address"]
+
+    async def _live(self) -> list[dict[str, Any]]:
+        """The heartbeats of the live processes."""
+        ids = sorted(await self.redis.smembers(keys.PROCESSES))
+        if not ids:
+            return []
+        beats = await self.redis.mget([keys.process(i) for i in ids])
+        return [json.loads(b) for b in beats if b is not None]
+
+    def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
+        own = [Entry(self.born.get(t.code, 0.0), t.summary()) for t in tables]
+        return merged(own, self.feed.others(self.owned), cap)
+
+    # --- renewals ---------------------------------------------------------------------
+
+    async def _renew_forever(self) -> None:
+        """The event loop's side of the renewals (the leases are the thread's): it is alive;
+        the tables closed for good released; the stored ones offered again; the tables of
+        dead processes taken over."""
+        while True:
+            await asyncio.sleep(self.renew_s)
+            self.renewer.seen()
+            try:
+                await self._release_gone()
+                if self.stored:
+                    await self.redis.sadd(keys.TABLES, *self.stored)
+                await self._take_orphans()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis away for a moment: tried again at the next renewal
+                log.warning("could not renew with Redis (%s): trying again", error)
+
+    async def renew(self) -> None:
+        """One renewal at once, the thread's part included (tests, and a start)."""
+        await self._release_gone()
+        self._lost(await asyncio.to_thread(self.renewer.renew_once))
+        if self.stored:
+            await self.redis.sadd(keys.TABLES, *self.stored)
+
+    async def _release_gone(self) -> None:
+        """Release the leases of tables closed for good (dropped) since (not those of codes
+        just reserved for a table being made)."""
+        assert self.lobby is not None
+        here = set(self.lobby.tables)
+        now = time.monotonic()
+        gone = {c for c in self.owned - here if now - self.taken.get(c, 0.0) > self.lease_ms / 1000}
+        if not gone:
+            return
+        await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
+        await self.redis.srem(keys.TABLES, *gone)
+        for code in gone:
+            self._disown(code)
+
+    def _lost(self, codes: list[str]) -> None:
+        """Another process holds these leases now: let their tables go (on the loop)."""
+        assert self.lobby is not None
+        for code in codes:
+            if code in self.owned:
+                self._disown(code)
+                failover.let_go(self.lobby, code)
+
+    def _disown(self, code: str) -> None:
+        self.owned.discard(code)
+        self.stored.discard(code)
+        self.born.pop(code, None)
+        self.taken.pop(code, None)
+
+    def _beat_text(self) -> str:
+        """The heartbeat: id, address, tables (reserved ones too: the next placement counts
+        them) and connections (read from the renewals' thread too: plain numbers)."""
+        assert self.lobby is not None
+        beat = {
+            "id": self.me,
+            "address": self.address,
+            "tables": len(self.owned),
+            "connections": self.lobby.connections.count,
+        }
+        return json.dumps(beat)
+
+    async def _beat(self) -> None:
+        await self.redis.set(keys.process(self.me), self._beat_text(), px=self.lease_ms)
+        await self.redis.sadd(keys.PROCESSES, self.me)
+
+    async def _take_orphans(self) -> None:
+        """Take over the stored tables whose owner is gone: this process's share of them
+        (the live processes each take theirs at their renewal, so a dead process's tables
+        are spread; any left over are anyone's at the next renewal).  A ``hello`` for one
+        takes it at once wherever it arrives (:meth:`locate`)."""
+        orphans = await failover.orphans(self.redis, self.owned)
+        if not orphans:
+            return
+        share = -(-len(orphans) // max(1, len(await self._live())))
+        for code in orphans:
+            if share <= 0:
+                return
+            if await self._adopt(code):
+                share -= 1
+
+    async def _adopt(self, code: str) -> bool:
+        """Take the lease of ``code`` and restore it here; ``False``: another process holds it."""
+        assert self.lobby is not None
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        if failover.adopt(self.lobby, code) is None:  # dropped meanwhile: not the service's any more
+            await self.redis.srem(keys.TABLES, code)
+            await self.redis.delete(keys.table(code))
+            return True
+        self._own(code)
+        self.stored.add(code)
+        return True
+
+    async def _feed_forever(self) -> None:
+        while True:
+            await asyncio.sleep(keys.FEED_S)
+            assert self.lobby is not None
+            public = [t for t in self.lobby.tables.values() if t.public and not t.closed]
+            try:
+                await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("could not publish the lobby (%s): trying again", error)
+
+
+def _try_again() -> Response:
+    body = protocol.encode(protocol.HttpError("moving", "this table is being taken over: try again in a moment"))
+    return Response(body, status_code=503, media_type="application/json", headers={"Retry-After": "1"})

@@ -1,0 +1,104 @@
+"""A REAL ``redis-server`` for the cluster tests (Debian's package, apt-get installed when
+missing, as ``tests/browser/browserkit.py`` installs Chromium): on a free port of
+127.0.0.1 in a temporary directory, no persistence, stopped at the end.  A test that
+cannot start it fails; it never skips."""
+
+from __future__ import annotations
+
+import fcntl
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ligretto.loadtest.serverprocess import free_port
+
+REDIS_SERVER = "/usr/bin/redis-server"
+STARTUP_S = 10.0
+
+
+def redis_program() -> str:
+    """The path of ``redis-server``, installed with apt-get if missing (one installer at a time)."""
+    with open(Path(tempfile.gettempdir()) / "ligretto-redis.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not Path(REDIS_SERVER).exists():
+            apt = shutil.which("apt-get")
+            assert apt, "redis-server is missing and apt-get is not available to install it"
+            install = [apt, "install", "-y", "-q", "redis-server"]
+            if subprocess.run(install, check=False, capture_output=True).returncode != 0:
+                subprocess.run([apt, "update", "-q"], check=True, capture_output=True)
+                subprocess.run(install, check=True, capture_output=True)
+    assert Path(REDIS_SERVER).exists(), "apt-get did not install /usr/bin/redis-server"
+    return REDIS_SERVER
+
+
+class RedisServer:
+    """One ``redis-server`` process on 127.0.0.1 (``url``: ``redis://127.0.0.1:PORT/0``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        command = [
+            redis_program(),
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", str(self.folder),
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "no",
+        ]  # fmt: skip
+        with (self.folder / "redis.log").open("ab") as out:
+            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            assert self.process.poll() is None, (self.folder / "redis.log").read_text()
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
+                    sock.sendall(b"PING\r\n")
+                    if sock.recv(64).startswith(b"+PONG"):
+                        return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError(f"redis-server did not answer within {STARTUP_S} s")
+
+    def flush(self) -> None:
+        """Forget every key (between tests)."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=2.0) as sock:
+            sock.sendall(b"FLUSHALL\r\n")
+            assert sock.recv(64).startswith(b"+OK")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(10)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A real redis-server for the whole session."""
+    with tempfile.TemporaryDirectory(prefix="ligretto-redis-") as folder:
+        server = RedisServer(Path(folder))
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The URL of the session's redis-server, emptied for this test."""
+    redis_server.flush()
+    return redis_server.url

@@ -1,0 +1,107 @@
+"""Several REAL ``ligretto serve --redis`` processes on 127.0.0.1 sharing one database and
+one REAL redis-server (``tests/redisserver.py``), with the real WebSocket test clients of
+``tests/server/conftest.py``: :class:`Cluster` starts them (a traceback in any log fails
+the test), :func:`rejoin` brings a client back to its seat as the real clients do."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import redis
+import websockets
+
+from ligretto.server.cluster import keys
+from realserver import running
+
+REJOIN_S = 20.0
+"""How long a client keeps trying to come back to its seat (as the real clients do)."""
+
+
+class Cluster:
+    """Processes of one service (``--redis``) on one database."""
+
+    def __init__(
+        self, folder: Path, db: Path | str, url: str, server_class: type[Any], stack: contextlib.ExitStack
+    ) -> None:
+        self.folder = folder
+        self.db = db
+        """The shared database: an SQLite file, or a PostgreSQL database's URL."""
+        self.url = url
+        self.server_class = server_class
+        self.stack = stack
+        self.processes: list[Any] = []
+        self.redis = redis.Redis.from_url(url, decode_responses=True)
+
+    def start(self, count: int, **settings: Any) -> list[Any]:
+        """Start ``count`` more processes, one after the other (each answers /healthz first)."""
+        started = []
+        for _ in range(count):
+            index = len(self.processes)
+            process = self.server_class(self.db, self.folder / f"server{index}.log", **settings)
+            process.settings["redis"] = self.url
+            process.settings["advertise"] = process.url
+            self.stack.enter_context(running(process))
+            self.processes.append(process)
+            started.append(process)
+        return started
+
+    def health(self, process: Any) -> dict[str, Any]:
+        status, body = process.http("GET", "/healthz")
+        assert status == 200, body
+        return dict(body)
+
+    def owner(self, code: str) -> Any:
+        """The process whose id holds the lease of ``code`` (``None``: nobody's)."""
+        owner = self.redis.get(keys.table(code))
+        ids = {self.health(p)["process"]: p for p in self.processes if p.alive}
+        return ids.get(owner)
+
+    def create_on(self, process: Any, seats: int = 2, public: bool = False) -> str:
+        """A table made by ``process`` itself (the header of a request another process
+        placed there: no placement by load)."""
+        body = json.dumps({"seats": seats, "preset": "classic", "options": {}, "public": public, "grace_s": 60.0})
+        request = urllib.request.Request(process.url + "/api/tables", data=body.encode(), method="POST")
+        request.add_header("Content-Type", "application/json")
+        request.add_header(keys.RELAYED, "1")
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert answer.status == 201
+            code: str = json.loads(answer.read())["code"]
+        return code
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float = 10.0, what: str = "") -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+            time.sleep(0.05)
+
+
+async def rejoin(processes: list[Any], code: str, token: str, label: str, timeout: float = REJOIN_S) -> Any:
+    """Come back to one's seat with its token through any live process, trying again (the
+    next process, after a pause) while the table is being taken over, as the browser and
+    terminal clients do after a drop; the client, once it has the table (and a round's snapshot)."""
+    deadline = time.monotonic() + timeout
+    attempt = 0
+    while True:
+        live = [p for p in processes if p.alive]
+        client = live[attempt % len(live)].client(label)
+        attempt += 1
+        try:
+            await client.connect()
+            welcome = await client.hello(code, token=token)
+            assert welcome["type"] == "welcome", welcome
+            await client.wait_for("table")
+            return client
+        except (AssertionError, OSError, TimeoutError, websockets.WebSocketException) as error:
+            if isinstance(error, AssertionError) and "'type': 'error'" in str(error):
+                raise  # refused: a real client would give up
+            with contextlib.suppress(Exception):
+                await client.close()
+            assert time.monotonic() < deadline, f"{label} not back at its seat within {timeout} s: {error}"
+            await asyncio.sleep(0.1)

@@ -1,0 +1,167 @@
+"""Failover (issue 16, point 2), with three REAL processes, a REAL redis-server and REAL
+WebSocket clients: ``kill -9`` of a table's owner mid-round; its tables are taken over by
+the others (restored from the shared database by replay), every client comes back to its
+seat through any process and finds the round exactly as it was; nothing acknowledged is
+lost.  A rolling restart (SIGTERM, start again, one process at a time) loses no table and
+no acknowledged action."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import websockets
+from servicekit import Cluster, rejoin
+
+WAIT_S = 10.0
+
+
+async def _match(owner: Any, guest_entry: Any, code: str, label: str) -> tuple[Any, Any]:
+    """Two people at ``code``: the host through its owner, the guest through another
+    process (carried by the relay); a one-round match, started, at *go*."""
+    host = await owner.client(f"{label}-host").join(code)
+    guest = await guest_entry.client(f"{label}-guest").join(code)
+    await host.command({"type": "set_rules", "preset": "classic", "options": {"match_end": "rounds:1"}})
+    await host.wait_for(lambda m: m["type"] == "table" and m["seats"][1] is not None)
+    await host.command({"type": "start"})
+    for client in (host, guest):
+        await client.wait_for("go", timeout=WAIT_S)
+    return host, guest
+
+
+async def _play(clients: list[Any], rounds: int) -> None:
+    for _ in range(rounds):
+        for client in clients:
+            answers = await client.play(1)
+            assert answers and answers[0]["type"] == "ack", answers
+
+
+async def _settled_view(clients: list[Any]) -> dict[str, Any]:
+    """The view every client agrees on, once each has every event of the answered acts."""
+    for client in clients:
+        await client.barrier()
+    views = [{k: v for k, v in c.view.items() if k != "viewer"} for c in clients]
+    assert all(view == views[0] for view in views), "the clients disagree"
+    assert all(not c.problems for c in clients), [c.problems for c in clients]
+    return copy.deepcopy(views[0])
+
+
+async def _back(processes: list[Any], code: str, clients: list[Any], before: dict[str, Any]) -> list[Any]:
+    """Every client of ``code`` back at its seat through the live processes (spread over
+    them), its snapshot the view before; at *go* again if the round was restored (a
+    client carried by a process that stopped finds its table where it was)."""
+    back = []
+    for index, client in enumerate(clients):
+        live = [p for p in processes if p.alive]
+        order = live[index % len(live) :] + live[: index % len(live)]
+        again = await rejoin(order, code, client.token, client.label + "-back")
+        assert again.seat == client.seat
+        snapshot = await again.wait_for("snapshot")
+        assert {k: v for k, v in snapshot["view"].items() if k != "viewer"} == before, "not the round that was lost"
+        back.append(again)
+    for client in back:
+        if client.table["phase"] == "countdown":  # restored elsewhere: it counts down afresh
+            await client.wait_for("go", timeout=WAIT_S + 5)
+    return back
+
+
+def test_kill_9_of_an_owner_mid_round(cluster: Cluster, arun: Any) -> None:
+    processes = cluster.start(3)
+    victim = processes[0]
+    code = cluster.create_on(victim)
+    waiting = cluster.create_on(victim, seats=3, public=True)  # a table still in its lobby
+    elsewhere = cluster.create_on(processes[1])
+
+    async def scenario() -> None:
+        host, guest = await _match(victim, processes[2], code, "t")
+        carl = await processes[1].client("Carl").join(waiting)
+        await _play([host, guest], 3)
+        view = await _settled_view([host, guest])
+        last_seq = guest.all("events")[-1]["seq"]
+        victim.kill()
+        for client in (host, guest, carl):
+            await client.wait_closed(timeout=WAIT_S)  # the owner's and the relay's sockets dropped
+        back = await _back(processes, code, [host, guest], view)
+        await _play(back, 2)
+        assert back[0].all("events")[0]["seq"] > last_seq, "the action log does not carry on"
+        await _settled_view(back)
+        carl_back = await rejoin(processes, waiting, carl.token, "Carl-back")
+        assert carl_back.seat == carl.seat
+        for client in [*back, carl_back]:
+            await client.close()
+
+    arun(scenario(), 120)
+    survivors = processes[1:]
+    for table in (code, waiting, elsewhere):
+        assert cluster.owner(table) in survivors, f"{table} not taken over"
+    assert sum(cluster.health(p)["tables"] for p in survivors) == 3
+    listed = [t["code"] for t in survivors[0].http("GET", "/api/tables")[1]["tables"]]
+    assert waiting in listed
+
+
+def test_a_rolling_restart_loses_nothing(cluster: Cluster, arun: Any) -> None:
+    processes = cluster.start(3)
+    codes = [cluster.create_on(p) for p in processes]
+
+    async def scenario() -> None:
+        tables = {}
+        for index, code in enumerate(codes):
+            tables[code] = list(await _match(processes[index], processes[(index + 1) % 3], code, f"t{index}"))
+            await _play(tables[code], 2)
+        for process in processes:
+            views = {code: await _settled_view(clients) for code, clients in tables.items()}
+            mine = [code for code in codes if cluster.owner(code) is process]
+            assert mine, "each process owns a table when its turn comes"
+            process.stop()  # SIGTERM: commit, hand the tables over, exit
+            for code, clients in tables.items():
+                dropped = [c for c in clients if c.closed or not await _alive(c)]
+                if dropped:
+                    for client in clients:
+                        await client.close()
+                    tables[code] = await _back(processes, code, clients, views[code])
+                await _play(tables[code], 1)  # acknowledged while that process is away
+            for code in mine:
+                assert cluster.owner(code) is not None, f"{code} not handed over"
+            process.start()  # same port, same database, a new process id
+        for clients in tables.values():
+            await _settled_view(clients)
+            for client in clients:
+                await client.close()
+
+    arun(scenario(), 240)
+    assert sorted(c for c in codes if cluster.owner(c) is not None) == sorted(codes), "a table was lost"
+
+
+async def _alive(client: Any) -> bool:
+    """Its connection still works (a barrier comes back)."""
+    try:
+        await client.barrier(timeout=3.0)
+    except (AssertionError, websockets.ConnectionClosed):
+        return False
+    return True
+
+
+def test_while_a_dead_owner_s_lease_runs_a_client_is_told_to_try_again(cluster: Cluster, arun: Any) -> None:
+    """Right after the kill the lease still names the dead owner: a ``hello`` through the
+    other process is closed 1013 (try again; the clients reconnect) and the table's details
+    are 503 ``moving``, never ``no_table`` (which the terminal client gives up on)."""
+    victim, survivor = cluster.start(2)
+    code = cluster.create_on(victim)
+
+    async def scenario() -> None:
+        ann = await victim.client("Ann").join(code)
+        victim.kill()
+        await ann.wait_closed(timeout=WAIT_S)
+        early = survivor.client("Ann-early")
+        await early.connect()
+        await early.send({"type": "hello", "v": 1, "code": code, "token": ann.token})
+        assert await early.wait_closed(timeout=WAIT_S) == 1013
+        assert early.find("error") is None
+        status, body = survivor.http("GET", f"/api/tables/{code}")
+        assert status == 503 and body["error"] == "moving", body
+        back = await rejoin([survivor], code, ann.token, "Ann-back")
+        assert back.seat == ann.seat
+        await back.close()
+
+    arun(scenario())
+    assert cluster.owner(code) is survivor

@@ -1,0 +1,108 @@
+"""The shared lobby (``server/cluster/lobbyfeed.py``): one order on every process, the
+other processes' tables as last heard (a silent one dropped after a lease, a leaving one
+at once), published only when they change or a renewal passed (an injected clock)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ligretto import protocol
+from ligretto.server.cluster.keys import LEASE_S, LOBBY, RENEW_S
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, Word, merged
+
+RULES: dict[str, str | int | bool] = {"match_end": "rounds:5"}
+
+
+def summary(code: str, phase: str = "lobby", taken: int = 0, seats: int = 2) -> protocol.TableSummary:
+    return protocol.TableSummary(code, phase, seats, taken, None, RULES)  # type: ignore[arg-type]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Publisher:
+    """What the feed needs of Redis to publish: the messages it was given."""
+
+    def __init__(self) -> None:
+        self.published: list[tuple[str, bytes]] = []
+
+    async def publish(self, channel: str, data: bytes) -> None:
+        self.published.append((channel, data))
+
+
+def word(process: str, *entries: Entry, leaving: bool = False) -> bytes:
+    return msgspec.json.encode(Word(process, list(entries), leaving))
+
+
+def test_merged_lists_waiting_tables_first_newest_first_capped_with_the_total() -> None:
+    old_waiting = Entry(1.0, summary("old"))
+    new_waiting = Entry(5.0, summary("new"))
+    full = Entry(9.0, summary("full", taken=2))
+    playing = Entry(8.0, summary("playing", phase="playing", taken=2))
+    listing = merged([old_waiting, full], [playing, new_waiting], cap=0)
+    assert [t.code for t in listing.tables] == ["new", "old", "full", "playing"]
+    assert listing.total == 4
+    capped = merged([playing, new_waiting], [old_waiting, full], cap=2)
+    assert [t.code for t in capped.tables] == ["new", "old"] and capped.total == 4, "the same order from any side"
+
+
+def test_the_others_tables_as_last_heard_a_silent_process_dropped_after_a_lease() -> None:
+    clock = Clock()
+    feed = LobbyFeed(None, "me", clock)
+    feed.hear(word("b", Entry(1.0, summary("b1"))))
+    feed.hear(word("c", Entry(2.0, summary("c1")), Entry(3.0, summary("c2"))))
+    feed.hear(word("me", Entry(4.0, summary("mine"))))  # its own word comes back: ignored
+    assert sorted(e.summary.code for e in feed.others(set())) == ["b1", "c1", "c2"]
+    assert sorted(e.summary.code for e in feed.others({"c2"})) == ["b1", "c1"], "a table taken over is its owner's"
+    feed.hear(word("b"))  # b has no public table any more
+    clock.now += LEASE_S / 2
+    feed.hear(word("c", Entry(2.0, summary("c1"))))
+    assert [e.summary.code for e in feed.others(set())] == ["c1"]
+    clock.now += LEASE_S + 0.1  # c fell silent (killed)
+    assert feed.others(set()) == []
+
+
+def test_a_leaving_process_is_dropped_at_once_and_its_tables_taken() -> None:
+    left: list[bool] = []
+    feed = LobbyFeed(None, "me", Clock(), on_leaving=lambda: left.append(True))
+    feed.hear(word("b", Entry(1.0, summary("b1"))))
+    feed.hear(word("b", leaving=True))
+    assert feed.others(set()) == [] and left == [True]
+
+
+def test_a_message_that_is_not_a_word_changes_nothing() -> None:
+    feed = LobbyFeed(None, "me", Clock())
+    feed.hear(word("b", Entry(1.0, summary("b1"))))
+    feed.hear(b"not json")
+    feed.hear(b'{"process": 3}')
+    assert [e.summary.code for e in feed.others(set())] == ["b1"]
+
+
+def test_published_when_changed_or_a_renewal_passed(arun: Any) -> None:
+    clock = Clock()
+    publisher = Publisher()
+    feed = LobbyFeed(publisher, "me", clock)
+    one = [Entry(1.0, summary("t1"))]
+
+    async def scenario() -> None:
+        await feed.say(one)
+        await feed.say(list(one))  # the same: not again
+        clock.now += RENEW_S / 2
+        await feed.say([Entry(1.0, summary("t1", taken=1))])  # changed: at once
+        await feed.say([Entry(1.0, summary("t1", taken=1))])
+        clock.now += RENEW_S  # unchanged, but a renewal passed: the others keep hearing it
+        await feed.say([Entry(1.0, summary("t1", taken=1))])
+        await feed.leave()
+
+    arun(scenario())
+    words = [msgspec.json.decode(data, type=Word) for _, data in publisher.published]
+    assert {channel for channel, _ in publisher.published} == {LOBBY}
+    assert [(w.tables[0].summary.taken if w.tables else None) for w in words] == [0, 1, 1, None]
+    assert [w.leaving for w in words] == [False, False, False, True]

@@ -1,0 +1,207 @@
+"""The directory in Redis (``server/cluster/redisdirectory.py``, ``failover.py``), in
+process against the session's REAL redis-server: a code is one process's only; a lost
+lease lets the table go; a table nobody holds is an orphan that another process restores
+from the shared store; placement by load; a handover releases every lease."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import redis
+import redis.asyncio
+
+from ligretto.engine.rules import RuleSet
+from ligretto.server.cluster import failover, keys
+from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.cluster.renewer import STALL_S, Renewer
+from ligretto.server.lobby import Lobby, Settings
+from ligretto.server.store import Store
+
+
+async def _process(url: str, db: Path, name: str) -> tuple[Lobby, RedisDirectory]:
+    directory = RedisDirectory(url, f"http://{name}.invalid:1", process=name)
+    lobby = Lobby(Settings(), Store(db), directory=directory)
+    await directory.start(lobby)
+    return lobby, directory
+
+
+async def _table(lobby: Lobby) -> str:
+    code = await lobby.reserve_code()
+    lobby.create(2, RuleSet(), public=True, grace_s=60, code=code)
+    await asyncio.sleep(0)  # the store commits on the loop's next turn
+    return code
+
+
+async def _shut(lobby: Lobby, directory: RedisDirectory) -> None:
+    directory.leave()
+    for table in lobby.tables.values():
+        table.close()
+    lobby.store.close()
+    await directory.stop()
+
+
+def test_a_code_is_one_process_s_only(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        code = await _table(a_lobby)
+        assert not await b.reserve(code, stored=True), "another process's code"
+        assert await a.redis.get(keys.table(code)) == "a"
+        assert code in await a.redis.smembers(keys.TABLES)
+        tutorial = await a_lobby.reserve_code(stored=False)
+        assert tutorial not in await a.redis.smembers(keys.TABLES), "a tutorial is not restored anywhere"
+        await _shut(b_lobby, b)
+        await _shut(a_lobby, a)
+
+    arun(scenario())
+
+
+def test_a_lost_lease_lets_the_table_go(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        kept, lost = await _table(lobby), await _table(lobby)
+        table = lobby.tables[lost]
+        await directory.redis.set(keys.table(lost), "someone-else")  # taken over meanwhile
+        await directory.renew()
+        assert lost not in lobby.tables and table.closed and lost not in directory.owned
+        assert kept in lobby.tables and await directory.redis.pttl(keys.table(kept)) > 0
+        assert await directory.redis.get(keys.table(lost)) == "someone-else", "not taken back"
+        await _shut(lobby, directory)
+
+    arun(scenario())
+
+
+def test_a_table_nobody_holds_is_restored_by_another_process(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        code = await _table(a_lobby)
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        assert await failover.orphans(b.redis, b.owned) == [], "a holds it"
+        a.leave()  # a stalls: no renewals; its lease runs out
+        await a.redis.delete(keys.table(code))
+        assert await failover.orphans(b.redis, b.owned) == [code]
+        await b._take_orphans()
+        assert code in b_lobby.tables and await b.redis.get(keys.table(code)) == "b"
+        assert b_lobby.tables[code].summary() == a_lobby.tables[code].summary(), "the same table"
+        await _shut(b_lobby, b)
+        a_lobby.store.close()
+        await a.redis.aclose()
+
+    arun(scenario())
+
+
+def test_new_tables_go_to_the_least_loaded_process(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        assert await a._least_loaded() == ("a", "http://a.invalid:1"), "a tie: by id"
+        await _table(a_lobby)
+        assert await a._least_loaded() == ("b", "http://b.invalid:1"), "fewer tables"
+        await _table(b_lobby)
+        await _table(b_lobby)
+        b_lobby.connections.count = 0
+        a_lobby.connections.count = 5
+        await a._beat()
+        assert await b._least_loaded() == ("b", "http://b.invalid:1"), "connections count first"
+        await _shut(a_lobby, a)
+        assert await b._least_loaded() == ("b", "http://b.invalid:1"), "a left the service"
+        await _shut(b_lobby, b)
+
+    arun(scenario())
+
+
+def test_a_handover_releases_every_lease(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        codes = [await _table(lobby) for _ in range(3)]
+        await _shut(lobby, directory)
+        check = redis.asyncio.from_url(redis_url, decode_responses=True)
+        assert [await check.get(keys.table(c)) for c in codes] == [None, None, None]
+        assert sorted(await check.smembers(keys.TABLES)) == sorted(codes), "still the service's: to be taken"
+        assert await check.get(keys.process("a")) is None
+        await check.aclose()
+
+    arun(scenario())
+
+
+def test_a_redis_that_restarted_empty_learns_the_tables_again(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        code = await _table(lobby)
+        tutorial = await lobby.reserve_code(stored=False)
+        lobby.create_tutorial("Ann", tutorial)
+        await directory.redis.flushall()  # Redis restarted without its data
+        await directory.renew()
+        assert code in lobby.tables and tutorial in lobby.tables, "nobody else took them: kept"
+        assert await directory.redis.get(keys.table(code)) == "a"
+        assert await directory.redis.get(keys.table(tutorial)) == "a"
+        assert await directory.redis.smembers(keys.TABLES) == {code}, "offered again, the tutorial not"
+        await _shut(lobby, directory)
+
+    arun(scenario())
+
+
+def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    async def scenario() -> None:
+        dead_lobby, dead = await _process(redis_url, tmp_path / "l.db", "dead")
+        codes = [await _table(dead_lobby) for _ in range(4)]
+        dead.leave()
+        await dead.redis.delete(*(keys.table(c) for c in codes), keys.process("dead"))  # its leases ran out
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")  # takes all: the only one alive
+        assert sorted(a_lobby.tables) == sorted(codes)
+        for code in codes[:3]:  # a's tables are gone again: a and b are alive now
+            a.owned.discard(code)
+            del a_lobby.tables[code]
+            await a.redis.delete(keys.table(code))
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        assert len(b_lobby.tables) == 2, "its share: 3 orphans, 2 live processes"
+        await a._take_orphans()
+        assert len(a_lobby.tables) == 2 and not set(a_lobby.tables) & set(b_lobby.tables)
+        await _shut(b_lobby, b)
+        await _shut(a_lobby, a)
+        dead_lobby.store.close()
+        await dead.redis.aclose()
+
+    arun(scenario())
+
+
+def test_a_renewal_while_a_table_is_being_made_keeps_its_code(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    """Between the code's reservation and the table in the lobby a renewal may run: the
+    code is not given back (it was, once: the table then had no owner)."""
+
+    async def scenario() -> None:
+        lobby, directory = await _process(redis_url, tmp_path / "l.db", "a")
+        code = await lobby.reserve_code()
+        await directory.renew()  # the table is not made yet
+        assert code in directory.owned and await directory.redis.get(keys.table(code)) == "a"
+        assert code in await directory.redis.smembers(keys.TABLES)
+        await _shut(lobby, directory)
+
+    arun(scenario())
+
+
+def test_leases_are_renewed_from_a_thread_while_the_event_loop_is_alive(redis_url: str) -> None:
+    """A busy loop keeps its leases (the thread renews them); a loop not seen for
+    ``STALL_S`` is stuck and lets them run out, as a dead process does (injected clock)."""
+    now = [0.0]
+    lost: list[list[str]] = []
+    renewer = Renewer(
+        redis_url, "a", 2000, held=lambda: ["t1", "t2"], beat=lambda: "{}", lost=lost.append, clock=lambda: now[0]
+    )
+    check = redis.Redis.from_url(redis_url, decode_responses=True)
+    check.set(keys.table("t1"), "a", px=500)
+    check.set(keys.table("t2"), "b", px=5000)  # taken over meanwhile
+    assert renewer.renew_once() == ["t2"]
+    assert check.get(keys.table("t1")) == "a" and check.pttl(keys.table("t1")) > 1000
+    assert check.get(keys.table("t2")) == "b", "another's lease is left alone"
+    assert check.get(keys.process("a")) == "{}" and check.sismember(keys.PROCESSES, "a")
+    now[0] = STALL_S
+    assert renewer.alive()
+    now[0] = STALL_S + 0.1
+    assert not renewer.alive(), "a loop not seen for STALL_S is stuck"
+    renewer.seen()
+    assert renewer.alive()
+    renewer.stop()
+    check.close()

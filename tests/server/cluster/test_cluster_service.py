@@ -1,0 +1,107 @@
+"""Three REAL ``ligretto serve --redis`` processes as one service (issue 16, point 1):
+tables created through each process and placed by load, clients spread over all three
+(carried to the owner by the relay), the lobby the same everywhere (HTTP and ``/ws/lobby``),
+``/healthz`` and ``/metrics`` per process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import websockets
+from servicekit import Cluster
+
+WAIT_S = 10.0
+
+
+def _listed(process: Any) -> list[str]:
+    status, body = process.http("GET", "/api/tables")
+    assert status == 200, body
+    return [t["code"] for t in body["tables"]]
+
+
+async def _lobby_socket(process: Any) -> list[str]:
+    """The codes of the first list ``/ws/lobby`` of ``process`` sends."""
+    async with websockets.connect(f"ws://127.0.0.1:{process.port}/ws/lobby") as ws:
+        message = json.loads(await asyncio.wait_for(ws.recv(), WAIT_S))
+    assert message["type"] == "lobby", message
+    return [t["code"] for t in message["tables"]]
+
+
+def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
+    processes = cluster.start(3)
+    ids = {cluster.health(p)["process"] for p in processes}
+    assert len(ids) == 3, "each process has its own id"
+    for process in processes:
+        health = cluster.health(process)
+        assert health["address"] == process.url and health["tables"] == 0
+
+    # Tables created through each process: placed by load, one on each.
+    codes = [p.create_table(2, public=True) for p in processes]
+    owners = [cluster.owner(code) for code in codes]
+    assert set(owners) == set(processes), "three tables on three empty processes: one each"
+    assert [cluster.health(p)["tables"] for p in processes] == [1, 1, 1]
+
+    # The lobby is the same everywhere: every public table, in one order.
+    cluster.wait_until(lambda: all(sorted(_listed(p)) == sorted(codes) for p in processes), WAIT_S, "one lobby")
+    assert _listed(processes[0]) == _listed(processes[1]) == _listed(processes[2])
+    for process in processes:
+        assert sorted(arun(_lobby_socket(process))) == sorted(codes)
+    # A table's details through any process (forwarded to its owner).
+    for process in processes:
+        for code in codes:
+            status, details = process.http("GET", f"/api/tables/{code}")
+            assert status == 200 and details["code"] == code, details
+    status, missing = processes[0].http("GET", "/api/tables/nosuchtable")
+    assert status == 404 and missing["error"] == "no_table"
+
+    async def play() -> None:
+        # At each table, one person through its owner, the other through another process.
+        for index, code in enumerate(codes):
+            owner = owners[index]
+            other = processes[(processes.index(owner) + 1) % 3]
+            host = await owner.client(f"host{index}").join(code)
+            guest = await other.client(f"guest{index}").join(code)
+            await host.command({"type": "set_rules", "preset": "classic", "options": {"match_end": "rounds:1"}})
+            await host.wait_for(lambda m: m["type"] == "table" and m["seats"][1] is not None)
+            await host.command({"type": "start"})
+            for client in (host, guest):
+                await client.wait_for("go", timeout=WAIT_S)
+            for _ in range(3):
+                assert (await host.play(1))[0]["type"] == "ack"
+                assert (await guest.play(1))[0]["type"] == "ack"
+            await host.barrier()
+            await guest.barrier()
+            assert {**host.view, "viewer": 1} == guest.view  # type: ignore[dict-item]
+            assert not host.problems and not guest.problems
+            await host.close()
+            await guest.close()
+
+    arun(play())
+    # Every lobby shows the tables' new phase (the owners published it).
+    cluster.wait_until(
+        lambda: all(_listed(p) == _listed(processes[0]) for p in processes), WAIT_S, "the same lobby after play"
+    )
+
+
+def test_a_hello_for_no_table_is_refused_as_on_one_process(cluster: Cluster, arun: Any) -> None:
+    (process,) = cluster.start(1)
+
+    async def hello() -> dict[str, Any]:
+        client = process.client("nobody")
+        await client.connect()
+        answer: dict[str, Any] = await client.hello("nosuchcode", "Ann")
+        await client.close()
+        return answer
+
+    answer = arun(hello())
+    assert answer["type"] == "error" and answer["code"] == "no_table"
+
+
+def test_metrics_name_the_process(cluster: Cluster) -> None:
+    (process,) = cluster.start(1)
+    health = cluster.health(process)
+    status, text = process.http("GET", "/metrics")
+    assert status == 200
+    assert f'ligretto_process{{address="{process.url}",process="{health["process"]}"}} 1.0' in text
