@@ -9,8 +9,8 @@ import uvicorn
 from ligretto import protocol
 from ligretto.server import logs
 from ligretto.server.app import Settings, create_app
-from ligretto.server.database import DatabaseError
 from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.database import DatabaseError
 from ligretto.server.httpdeadline import deadline_protocol
 from ligretto.server.migrations import SchemaTooNew
 from ligretto.server.store import Store

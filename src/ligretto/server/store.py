@@ -173,10 +173,11 @@ class Store:
         records = [table.record() for table in self._tables.values()]
         tables = [(record.code, record.to_json(), now) for record in records]
         # One action and nothing else (a quiet turn): one statement, its own transaction;
-        # on PostgreSQL that spares the round trips of BEGIN and COMMIT.
+        # on PostgreSQL that spares the round trips of BEGIN and COMMIT.  Otherwise the write
+        # lock is taken first: several processes may share an SQLite file.
         alone = len(self._actions) == 1 and not (tables or self._rounds or self._matches)
         try:
-            with contextlib.nullcontext() if alone else self.db.transaction(immediate=True):  # several processes may share an SQLite file
+            with contextlib.nullcontext() if alone else self.db.transaction(immediate=True):
                 self._write(tables, records, now)
         except self.db.errors:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
