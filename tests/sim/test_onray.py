@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import ray
 
-from ligretto.bots import Strategy, parse_bots, register
+from ligretto.bots import STRATEGIES, Strategy, parse_bots, register
 from ligretto.engine import Action, RuleSet, Turn
 from ligretto.engine.observation import Observation
 from ligretto.sim import onray
@@ -96,7 +96,6 @@ def test_the_progress_callback_on_ray_counts_every_task_in_order(local_ray: None
     assert len(calls) > 2
 
 
-@register("turner_on_ray")
 class Turner(Strategy):
     """A strategy of the user's own, as ``--import`` registers one: it only ever turns its hand."""
 
@@ -104,14 +103,24 @@ class Turner(Strategy):
         return next((a for a in seen.legal_actions() if isinstance(a, Turn)), None)
 
 
-def test_a_users_own_strategy_is_sent_to_the_ray_workers(local_ray: None) -> None:
+@pytest.fixture
+def own_strategies() -> Iterator[None]:
+    """This module's strategies registered, as ``--import`` registers a user's, for one test
+    only (registered at import, they would stand in every other test's list of bots)."""
+    register("turner_on_ray")(Turner)
+    register("boom_on_ray")(Boom)
+    yield
+    for name in ("turner_on_ray", "boom_on_ray"):
+        del STRATEGIES[name]
+
+
+def test_a_users_own_strategy_is_sent_to_the_ray_workers(local_ray: None, own_strategies: None) -> None:
     # the Ray workers never imported this module: the strategy travels with the run
     on_ray = run(config("turner_on_ray:machine,smart:machine", 2, rounds=3, ray="local"))
     assert results(on_ray) == results(run(config("turner_on_ray:machine,smart:machine", 2, rounds=3, workers=1)))
     assert all(played.result.center[0] == 0 for played in on_ray.rounds)  # it never played a card
 
 
-@register("boom_on_ray")
 class Boom(Strategy):
     """A strategy that fails on a node."""
 
@@ -119,7 +128,7 @@ class Boom(Strategy):
         raise ValueError("boom on a Ray node")
 
 
-def test_an_error_in_a_ray_task_is_raised_here_as_its_own_type(local_ray: None) -> None:
+def test_an_error_in_a_ray_task_is_raised_here_as_its_own_type(local_ray: None, own_strategies: None) -> None:
     with pytest.raises(ValueError, match="boom on a Ray node"):
         run(config("smart:expert,boom_on_ray:machine", 2, rounds=40, ray="local"))
     assert results(run(config(rounds=4, ray="local"))) == results(run(config(rounds=4, workers=1)))  # Ray still serves

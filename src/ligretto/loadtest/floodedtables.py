@@ -43,7 +43,7 @@ async def _flooders(base: str, codes: list[str], seconds: float) -> asyncio.subp
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *("-m", "ligretto.loadtest.flood", "--url", base, "--duration", str(seconds)),
-        *("--tables", ",".join(codes), "--wait"),
+        *("--tables=" + ",".join(codes), "--wait"),  # one "=": a code may begin with "-"
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
     )

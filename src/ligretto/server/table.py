@@ -101,8 +101,12 @@ def _random_match_seed(_number: int) -> int:
 
 
 def new_code() -> str:
-    """An unguessable invite code (about 60 bits)."""
-    return secrets.token_urlsafe(8)
+    """An unguessable invite code (about 60 bits) that never begins with ``-``: typed on a
+    command line (``ligretto join --code CODE``) it would read as an option."""
+    while True:
+        code = secrets.token_urlsafe(8)
+        if not code.startswith("-"):
+            return code
 
 
 class Table(Plays):
