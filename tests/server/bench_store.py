@@ -42,6 +42,7 @@ from ligretto.server.store import Store
 from ligretto.server.table import Table
 from pgserver import PgServer
 from realserver import ServerProcess
+from redisserver import RedisServer
 
 SERVER_CORE = {0}
 CLIENT_CORE = "1"
@@ -66,11 +67,24 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+KINDS = ("sqlite", "postgresql", "postgresql-async", "redis-postgresql")
+"""The stores: an SQLite file; PostgreSQL durable, or with ``synchronous_commit=off``; and
+the path of a service (``--redis``, a process of a service of one, on durable PostgreSQL)."""
+
+
 def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> dict[str, object]:
     db = str(folder / "bench.db") if kind == "sqlite" else pg.new_database()
     if kind == "postgresql-async":
         db += "?options=-c%20synchronous_commit%3Doff"
-    server = ServerProcess(db, folder / f"{kind}-{tables}.log", log_level="warning")
+    redis = None
+    settings: dict[str, object] = {}
+    if kind == "redis-postgresql":
+        redis = RedisServer(folder)
+        redis.start()
+        assert redis.process is not None
+        os.sched_setaffinity(redis.process.pid, SERVER_CORE)
+        settings = {"redis": redis.url}
+    server = ServerProcess(db, folder / f"{kind}-{tables}.log", log_level="warning", **settings)
     server.cpus = SERVER_CORE
     server.start()
     try:
@@ -83,21 +97,25 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
         ]
         load = os.getloadavg()[0]
         assert server.pid is not None
-        pids = postgres_pids(pg)
+        pids = postgres_pids(pg) if kind != "sqlite" else []
+        if redis is not None and redis.process is not None:
+            pids.append(redis.process.pid)
         before, server_before = cpu_seconds(pids), cpu_seconds([server.pid])
         done = subprocess.run(command, capture_output=True, text=True, check=True)
-        # Over the whole load test (set-up too): PostgreSQL's CPU against the server's own.
+        # Over the whole load test (set-up too): PostgreSQL's and Redis's CPU against the server's own.
         postgres_s, server_s = cpu_seconds(pids) - before, cpu_seconds([server.pid]) - server_before
         report: dict[str, object] = json.loads(done.stdout)
         return {
             "store": kind,
             "tables": tables,
             "load_at_start": load,
-            "run_cpu_s": {"server": server_s, "postgres": postgres_s},
+            "run_cpu_s": {"server": server_s, "postgres": postgres_s},  # "postgres": with Redis, where it runs
             **report,
         }
     finally:
         server.stop()
+        if redis is not None:
+            redis.stop()
 
 
 def commits(url: str, count: int) -> dict[str, float]:
@@ -140,6 +158,7 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=30.0)
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--commits", type=int, default=0)
+    parser.add_argument("--stores", nargs="+", choices=KINDS, default=list(KINDS[:3]))
     args = parser.parse_args()
     pg = PgServer().start()
     try:
@@ -150,7 +169,7 @@ def main() -> None:
             os.sched_setaffinity(pid, SERVER_CORE)
         for repeat in range(args.repeats):
             for tables in args.tables:
-                kinds = ("sqlite", "postgresql", "postgresql-async")
+                kinds = tuple(args.stores)
                 for kind in kinds if repeat % 2 == 0 else kinds[::-1]:
                     with tempfile.TemporaryDirectory() as folder:
                         print(json.dumps(run(kind, tables, args.duration, pg, Path(folder))), flush=True)

@@ -5,6 +5,7 @@
 // is applied once; the sheet as last seen is kept too, for a reload without a network.
 // Scores are the server's (the engine's scoring): the browser never computes one.
 
+import { ApiError, apiCall } from "./apicall.js";
 import { storage } from "./storage.js";
 
 const RETRY_MS = 2000;
@@ -19,15 +20,9 @@ export function installApp() {
   navigator.serviceWorker.register("/sw.js").catch(() => {}); // not installable here: it works online all the same
 }
 
-/** A refused call: the server's `error` code and `message`, or `offline`. */
-export class SheetError extends Error {
-  constructor(code, message = "", status = 0, body = null) {
-    super(message || code);
-    this.code = code;
-    this.status = status;
-    this.body = body;
-  }
-}
+/** A refused call of the score keeper's API: the server's `error` code and `message`, or
+ * `offline`; `body`: the answer (a conflict's both entries). */
+export class SheetError extends ApiError {}
 
 /** A deck back as the page draws it ({box, symbol}) and as the API writes it ({colour, symbol}). */
 export const backToWire = (back) => ({ colour: back.box, symbol: back.symbol });
@@ -39,25 +34,7 @@ export function changeId() {
   return Array.from({ length: 4 }, () => Math.random().toString(36).slice(2, 10)).join("");
 }
 
-async function call(method, path, { body, secret } = {}) {
-  const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (secret) headers.Authorization = `Bearer ${secret}`;
-  let response;
-  try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new SheetError("offline");
-  }
-  let answer = null;
-  try {
-    answer = await response.json();
-  } catch {
-    answer = null;
-  }
-  if (!response.ok) throw new SheetError(answer?.error || "generic", answer?.message || "", response.status, answer);
-  return answer;
-}
+const call = (method, path, options) => apiCall(method, path, options, SheetError);
 
 /** `POST /api/sheets`: a new sheet (`secret`: the creator's profile, linked to player `me`). */
 export function createSheet(body, secret = null) {

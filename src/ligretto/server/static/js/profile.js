@@ -4,17 +4,12 @@
 // Others see only the display name.  This module is the one client-side model of it:
 // what the server last said of the profile, and every call that changes it.
 
+import { ApiError, apiCall } from "./apicall.js";
 import { BACK_SYMBOLS } from "./cards.js";
 import { storage } from "./storage.js";
 
 /** What a refused profile call says: the server's error code (or "offline"), its HTTP status. */
-export class ProfileError extends Error {
-  constructor(code, message = "", status = 0) {
-    super(message || code);
-    this.code = code;
-    this.status = status;
-  }
-
+export class ProfileError extends ApiError {
   /** Whether the profile no longer exists for the server (deleted, or an unknown secret). */
   get gone() {
     return this.code === PROFILE_GONE || this.status === 401;
@@ -49,25 +44,7 @@ export function anySymbol(random = Math.random) {
   return BACK_SYMBOLS[Math.floor(random() * BACK_SYMBOLS.length) % BACK_SYMBOLS.length];
 }
 
-async function call(method, path, { body, secret } = {}) {
-  const headers = {};
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (secret) headers.Authorization = `Bearer ${secret}`;
-  let response;
-  try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ProfileError("offline");
-  }
-  let answer = null;
-  try {
-    answer = await response.json();
-  } catch {
-    answer = null; // an answer without a body (204)
-  }
-  if (!response.ok) throw new ProfileError(answer?.error || "generic", answer?.message || "", response.status);
-  return answer;
-}
+const call = (method, path, options) => apiCall(method, path, options, ProfileError);
 
 let current = null; // {id, name, symbol}: what the server last said of the kept profile
 let loading = null; // the running `ensure`, so two screens never make two profiles
