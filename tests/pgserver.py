@@ -12,7 +12,6 @@ with its log.
 
 from __future__ import annotations
 
-import fcntl
 import glob
 import itertools
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 
 import psycopg
 
+from debianpackages import ensure_installed
 from ligretto.loadtest.serverprocess import free_port
 
 USER = "postgres"
@@ -56,16 +56,7 @@ def _bin_dir() -> Path | None:
 
 def ensure_postgres() -> Path:
     """The directory of Debian's PostgreSQL programs, installed first if missing."""
-    with open(Path(tempfile.gettempdir()) / "ligretto-postgresql.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one installer at a time (pytest-xdist workers)
-        if _bin_dir() is None:
-            apt = shutil.which("apt-get")
-            assert apt, "PostgreSQL is missing and apt-get is not available to install it"
-            install = [apt, "install", "-y", "-q", "postgresql"]
-            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-            if subprocess.run(install, check=False, capture_output=True, env=env).returncode != 0:
-                subprocess.run([apt, "update", "-q"], check=True, capture_output=True, env=env)
-                subprocess.run(install, check=True, capture_output=True, env=env)
+    ensure_installed("postgresql", lambda: _bin_dir() is not None)
     found = _bin_dir()
     assert found is not None, "apt-get did not install PostgreSQL (no initdb in /usr/lib/postgresql/*/bin)"
     return found

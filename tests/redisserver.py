@@ -5,8 +5,6 @@ cannot start it fails; it never skips."""
 
 from __future__ import annotations
 
-import fcntl
-import shutil
 import socket
 import subprocess
 import tempfile
@@ -16,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from debianpackages import ensure_installed
 from ligretto.loadtest.serverprocess import free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
@@ -23,17 +22,8 @@ STARTUP_S = 10.0
 
 
 def redis_program() -> str:
-    """The path of ``redis-server``, installed with apt-get if missing (one installer at a time)."""
-    with open(Path(tempfile.gettempdir()) / "ligretto-redis.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not Path(REDIS_SERVER).exists():
-            apt = shutil.which("apt-get")
-            assert apt, "redis-server is missing and apt-get is not available to install it"
-            install = [apt, "install", "-y", "-q", "redis-server"]
-            if subprocess.run(install, check=False, capture_output=True).returncode != 0:
-                subprocess.run([apt, "update", "-q"], check=True, capture_output=True)
-                subprocess.run(install, check=True, capture_output=True)
-    assert Path(REDIS_SERVER).exists(), "apt-get did not install /usr/bin/redis-server"
+    """The path of ``redis-server``, installed with apt-get if missing."""
+    ensure_installed("redis-server", Path(REDIS_SERVER).exists)
     return REDIS_SERVER
 
 

@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import re
-import shutil
-import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +20,7 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, Page, WebSocketRoute
 
+from debianpackages import ensure_installed
 from ligretto.client.mirror import Pile, number
 from wire import CARD
 
@@ -49,17 +46,7 @@ PUBLIC_CARD_FIELDS = frozenset({"card", "uncovered", "stack_top", "discard_top"}
 
 def ensure_chromium() -> str:
     """Debian's Chromium (``playwright install`` cannot download browsers here)."""
-    # One installer at a time: pytest-xdist workers may all get here at once.
-    with open(Path(tempfile.gettempdir()) / "ligretto-chromium.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not Path(CHROMIUM).exists():
-            apt = shutil.which("apt-get")
-            assert apt, "Chromium is missing and apt-get is not available to install it"
-            install = [apt, "install", "-y", "-q", "chromium"]
-            if subprocess.run(install, check=False, capture_output=True).returncode != 0:
-                subprocess.run([apt, "update", "-q"], check=True, capture_output=True)
-                subprocess.run(install, check=True, capture_output=True)
-    assert Path(CHROMIUM).exists(), "apt-get did not install /usr/bin/chromium"
+    ensure_installed("chromium", Path(CHROMIUM).exists)
     return CHROMIUM
 
 
