@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import websockets
-from tui_support import play_by_keys, screen_text, sheet_rows, until
+from tui_support import host_into_play, play_by_keys, screen_text, sheet_rows, until
 
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.model import Phase, TableModel
@@ -66,13 +66,7 @@ def test_comes_back_to_its_seat_after_a_drop_and_after_a_restart(
     async def scenario() -> None:
         async with first.run_test(size=(100, 32)) as pilot:
             model = first.model
-            await until(pilot, lambda: model.phase is Phase.LOBBY and model.seat == 0, what="the seat")
-            await pilot.press("b")
-            await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
-            await pilot.press("enter")
-            await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
-            await pilot.press("space")
-            await until(pilot, lambda: model.me is not None and model.me.discard_size == 3, what="the turn")
+            await host_into_play(pilot, model)
             remote = first.transport
             assert isinstance(remote, RemoteTable) and remote.ws is not None
             token = model.token

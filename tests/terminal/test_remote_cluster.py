@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-from tui_support import until
+from tui_support import host_into_play, until
 
 from ligretto.server.cluster import keys
 from ligretto.terminal.app import LigrettoApp
@@ -43,13 +43,7 @@ def test_follows_its_table_to_another_process_after_a_kill(
         async def scenario() -> None:
             async with app.run_test(size=(100, 32)) as pilot:
                 model = app.model
-                await until(pilot, lambda: model.phase is Phase.LOBBY and model.seat == 0, what="the seat")
-                await pilot.press("b")
-                await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
-                await pilot.press("enter")
-                await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
-                await pilot.press("space")
-                await until(pilot, lambda: model.me is not None and model.me.discard_size == 3, what="the turn")
+                await host_into_play(pilot, model)
                 token = model.token
                 owner.kill()
                 entrance_id = entrance.http("GET", "/healthz")[1]["process"]

@@ -13,7 +13,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from ligretto.client.clocksync import ClockSync
-from ligretto.terminal.model import TableModel
+from ligretto.terminal.model import Phase, TableModel
 from ligretto.terminal.transport import Deliver
 
 
@@ -39,6 +39,18 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float
             raise AssertionError(f"timed out waiting for {what or condition}:\n{screen_text(pilot.app)}")
         await pilot.pause(0.02)
     await pilot.pause()  # let the screen catch up with the model
+
+
+async def host_into_play(pilot: Pilot[Any], model: TableModel) -> None:
+    """The host of a remote table of two seats (``model``: the app's): seated,
+    adds the bot (``b``), starts (Enter) and, once the round is on, turns the hand once."""
+    await until(pilot, lambda: model.phase is Phase.LOBBY and model.seat == 0, what="the seat")
+    await pilot.press("b")
+    await until(pilot, lambda: sum(p is not None for p in model.people) == 2, what="the bot")
+    await pilot.press("enter")
+    await until(pilot, lambda: model.phase is Phase.PLAYING, what="go")
+    await pilot.press("space")
+    await until(pilot, lambda: model.me is not None and model.me.discard_size == 3, what="the turn")
 
 
 class Policy:
