@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, WebSocketRoute
+from playwright.sync_api import BrowserContext, Page, WebSocketRoute, expect
 
 from debianpackages import ensure_installed
 from ligretto.client.mirror import Pile, number
@@ -156,6 +156,26 @@ def press(page: Page, key: str) -> None:
     page.keyboard.press("Space" if key == " " else key)
     wait_settled(page)
     page.wait_for_timeout(ACT_GAP_S * 1000)
+
+
+def shows_the_round_as_it_was(page: Page, before: dict[str, Any]) -> None:
+    """After a restart or a take-over: the page (not live yet) shows its own area, hand and
+    every seat's sizes as ``before`` (a ``read_board`` from before the server went down)."""
+    after = read_board(page)
+    assert after is not None and not after["live"]
+    assert (after["own"], after["hand"], after["sizes"]) == (before["own"], before["hand"], before["sizes"]), (
+        "the page does not show the round as it was"
+    )
+
+
+def plays_on_once_back(page: Page, before: dict[str, Any], *, timeout_ms: float) -> None:
+    """Once everyone is back the restored round goes on: the board live, the phase
+    ``playing``, and a turn (Space) changes the hand from ``before``."""
+    expect(page.locator(".board.live")).to_be_visible(timeout=timeout_ms)
+    expect(page.locator(".table-screen")).to_have_attribute("data-phase", "playing")
+    press(page, " ")
+    again = read_board(page)
+    assert again is not None and again["hand"] != before["hand"], "the hand did not turn after go"
 
 
 def play_keys_until_round_ends(page: Page, *, timeout_s: float = 60.0, passes: int = 3) -> list[str]:

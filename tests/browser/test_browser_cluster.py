@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import redis
 import websockets.sync.client
-from browserkit import host_table, press, read_board, start_match
+from browserkit import host_table, plays_on_once_back, press, read_board, shows_the_round_as_it_was, start_match
 from playwright.sync_api import Page, expect
 
 from ligretto.server.cluster import keys
@@ -87,17 +87,9 @@ def test_the_pages_follow_their_table_to_another_process(pages: Any, service: li
     screen = alice.locator(".table-screen")
     expect(screen).to_have_attribute("data-phase", "countdown", timeout=30_000)
     assert directory.get(keys.table(code)) == _process_id(entrance), "taken over by the entrance"
-    after = read_board(alice)
-    assert after is not None and not after["live"]
-    assert (after["own"], after["hand"], after["sizes"]) == (before["own"], before["hand"], before["sizes"]), (
-        "the page does not show the round as it was"
-    )
+    shows_the_round_as_it_was(alice, before)
     pages.open(f"/#/t/{code}", context=bobs)  # Bob's page again: back at his seat with its token
-    expect(alice.locator(".board.live")).to_be_visible(timeout=15_000)
-    expect(screen).to_have_attribute("data-phase", "playing")
-    press(alice, " ")
-    again = read_board(alice)
-    assert again is not None and again["hand"] != before["hand"], "the hand did not turn after go"
+    plays_on_once_back(alice, before, timeout_ms=15_000)
     busy.close()
     directory.close()
     assert not pages.errors

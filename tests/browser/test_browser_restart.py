@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browserkit import host_table, press, read_board, start_match
+from browserkit import host_table, plays_on_once_back, press, read_board, shows_the_round_as_it_was, start_match
 from playwright.sync_api import Page, expect
 
 from realserver import ServerProcess, running
@@ -50,16 +50,8 @@ def test_after_a_restart_the_page_counts_down_over_the_board_it_left(pages: Any,
     overlay = alice.locator("#countdown")
     expect(overlay).to_have_text(re.compile(r"^\d+$"))
     assert int(overlay.text_content() or 0) >= 10, "the round waits for Bob: the catch-up time and a countdown"
-    after = read_board(alice)
-    assert after is not None and not after["live"]
-    assert (after["own"], after["hand"], after["sizes"]) == (before["own"], before["hand"], before["sizes"]), (
-        "the page does not show the round as it was"
-    )
+    shows_the_round_as_it_was(alice, before)
 
     pages.open(f"/#/t/{code}", context=bobs)  # Bob's page again: back at his seat with its token
-    expect(alice.locator(".board.live")).to_be_visible(timeout=10_000)
-    expect(screen).to_have_attribute("data-phase", "playing")
-    press(alice, " ")
-    again = read_board(alice)
-    assert again is not None and again["hand"] != before["hand"], "the hand did not turn after go"
+    plays_on_once_back(alice, before, timeout_ms=10_000)
     assert not pages.errors
