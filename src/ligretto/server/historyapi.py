@@ -76,11 +76,10 @@ def is_owner(request: Request, store: Store, profile: str) -> bool:
         return False
 
 
-def codes_shown(request: Request, store: Store, profile: str) -> Callable[[str], bool]:
-    """Whether a table's invite code may be shown in ``profile``'s history: always to the
-    profile's owner, to anyone else only for a public table (a private table's code lets
-    whoever has it join or watch it)."""
-    owner = is_owner(request, store, profile)
+def codes_shown(store: Store, owner: bool) -> Callable[[str], bool]:
+    """Whether a table's invite code may be shown in a profile's history: always to the
+    profile's ``owner`` (:func:`is_owner`), to anyone else only for a public table (a
+    private table's code lets whoever has it join or watch it)."""
     public: dict[str, bool] = {}
 
     def shown(code: str) -> bool:
@@ -120,8 +119,8 @@ async def profile_matches(request: Request) -> Response:
     total = history.count_of(db, which)
     matches = history.matches_of(db, which, page)
     pages = max(1, math.ceil(total / history.PAGE_SIZE))
-    shown = codes_shown(request, store, profile)
     owner = is_owner(request, store, profile)
+    shown = codes_shown(store, owner)
 
     def replays(match: StoredMatch) -> list[str] | None:
         scored = len(match.sheet.get("rounds", ()))
@@ -144,7 +143,7 @@ async def profile_stats(request: Request) -> Response:
     except BadQuery as error:
         return _error(400, "bad_query", str(error))
     matches = history.matches_of(db, which, 1, size=history.count_of(db, which) or 1)
-    shown = codes_shown(request, store, profile)
+    shown = codes_shown(store, is_owner(request, store, profile))
     figures = stats.figures_of(db, profile, matches, store.round_log)
     per_match = figures.matches
     rounds = sum(m.rounds for m in per_match)
