@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -26,17 +25,19 @@ from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.server.app import Settings
 from ligretto.server.clock import VirtualScheduler
+from ligretto.server.database import open_database
 from ligretto.server.outbox import Outbox, start_eagerly
 from ligretto.server.sockets import Connection
-from ligretto.server.store import SqliteStore
+from ligretto.server.store import SqliteStore, Store
 from ligretto.server.table import Phase, Table
+from pgserver import StoreDatabase
 
 
 class Reader:
-    """What a restarted server would find in the file right now."""
+    """What a restarted server would find in the database right now (a connection of its own)."""
 
-    def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(path)
+    def __init__(self, url: str | Path) -> None:
+        self.db = open_database(url)
 
     def actions(self, code: str) -> int:
         (count,) = self.db.execute("SELECT COUNT(*) FROM actions WHERE code = ?", (code,)).fetchone()
@@ -45,6 +46,17 @@ class Reader:
     def phase(self, code: str) -> str:
         (config,) = self.db.execute("SELECT config FROM tables WHERE code = ?", (code,)).fetchone()
         return str(json.loads(config)["phase"])
+
+
+async def settled(store: Store) -> None:
+    """Let the loop turn until the store has committed everything and the outbox delivered
+    it (one turn on SQLite; on PostgreSQL, as long as the writer's thread takes)."""
+    await asyncio.sleep(0)
+    for _ in range(2000):
+        if not store.writer.busy and not store.pending:
+            break
+        await asyncio.sleep(0.001)
+    await asyncio.sleep(0)
 
 
 class Wire:
@@ -82,11 +94,14 @@ class Wire:
             self.phases.append((message["phase"], self.reader.phase(self.code)))
 
 
-def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(tmp_path: Path) -> None:
+def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(store_db: StoreDatabase) -> None:
+    """On SQLite the commit runs on the loop; on PostgreSQL on the writer's thread, while
+    the loop goes on (``writer``): either way no message leaves before its commit."""
+
     async def scenario() -> None:
-        store = SqliteStore(tmp_path / "outbox.db")
-        outbox = Outbox(store.commit)
-        reader = Reader(tmp_path / "outbox.db")
+        store = Store(store_db.url)
+        outbox = Outbox(store.after_commit)
+        reader = Reader(store_db.url)
         scheduler = VirtualScheduler()
         rules = RuleSet().replace(match_end="rounds:1")
         table = Table("OUTBOX", seats=2, rules=rules, store=store, countdown_s=0.01, scheduler=scheduler)
@@ -95,7 +110,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         table.join(bob, "Bob")
         table.start(0)
         scheduler.advance(0.01)  # the countdown ends: go
-        await asyncio.sleep(0)  # the outbox delivers on the loop's next turn
+        await settled(store)  # the outbox delivers on the loop's next turn, once committed
         assert table.phase is Phase.PLAYING and ann.delivered[-1]["type"] == "go"
 
         # One turn of the loop: a message with nothing to write first (a pong, an error),
@@ -109,7 +124,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
             (ann, bob)[seat].acts[client_id] = len(table.game.log)
         assert reader.actions("OUTBOX") == 0, "written before the end of the loop's turn"
         assert [len(ann.delivered), len(bob.delivered)] == seen, "sent before the commit"
-        await asyncio.sleep(0)
+        await settled(store)
         assert store.commits == commits + 1, "one commit for the whole turn"
         assert reader.actions("OUTBOX") == 6
         acks = [m["id"] for m in ann.delivered + bob.delivered if m["type"] == "ack"]
@@ -119,7 +134,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         table.act(0, Vote(0), 10)
         table.act(1, Vote(1), 11)
         ann.acts[10], bob.acts[11] = 7, 8
-        await asyncio.sleep(0)
+        await settled(store)
         assert table.phase is Phase.OVER
         assert [m["type"] for m in bob.delivered[-4:]] == ["ack", "events", "round_over", "table"]
         assert bob.phases[-1] == ("over", "over") and ann.phases[-1] == ("over", "over")

@@ -125,7 +125,7 @@ def test_a_lost_postgresql_connection_loses_no_write(postgres: PgServer) -> None
         table.join(Quiet(), "Bob")
         table.start(0)
         scheduler.advance(1.0)
-        (backend,) = store.db.execute("SELECT pg_backend_pid()").fetchone()
+        (backend,) = store.writer_db.execute("SELECT pg_backend_pid()").fetchone()  # the commits' connection
         with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
             admin.execute("SELECT pg_terminate_backend(%s, 5000)", (backend,))  # waits till it is gone
         store.commit = lambda: None  # type: ignore[method-assign]  # the writes of one turn, then:
@@ -166,7 +166,7 @@ def test_the_store_carries_on_after_postgresql_restarts() -> None:
         assert store.pending, "the writes were kept"
         assert time.monotonic() - started < 3, "a commit waited for the absent server"
         server.run()
-        store.db.clock = lambda: time.monotonic() + 60  # type: ignore[attr-defined]  # past the back-off
+        store.writer_db.clock = lambda: time.monotonic() + 60  # type: ignore[attr-defined]  # past the back-off (of the commits' connection)
         store.commit()
         assert not store.pending
         again = Store(store.db.url)  # type: ignore[attr-defined]

@@ -89,6 +89,9 @@ class Dialect:
     """A column type of the schema as written (SQLite's) → this database's."""
     words: dict[str, str] = field(default_factory=dict)
     """The schema's ``{name}`` fields: SQL expressions this database spells its own way."""
+    slow_commits: bool = False
+    """A commit waits for a server (PostgreSQL's, ~0.7 ms): the store commits on a thread
+    of its own, with a connection of its own (:meth:`Database.another`; ``writer``)."""
 
     def schema(self, statement: str) -> str:
         """A schema statement (``migrations``) as this database reads it."""
@@ -105,6 +108,7 @@ POSTGRESQL = Dialect(
     types={"REAL": "DOUBLE PRECISION", "INTEGER": "BIGINT", "TEXT": 'TEXT COLLATE "C"', "BLOB": "BYTEA"},
     # 128 bits as 32 hex digits, as SQLite's: the MD5 of a random UUID (122 random bits).
     words={"random_hex_16": "md5(gen_random_uuid()::text)"},
+    slow_commits=True,
 )
 
 
@@ -113,7 +117,8 @@ class DatabaseError(Exception):
 
 
 class Database:
-    """One connection to the store's database (used from one thread: the event loop's)."""
+    """One connection to the store's database (used from one thread: the event loop's, or
+    the store's writer's: :meth:`another`)."""
 
     dialect: Dialect
     errors: tuple[type[Exception], ...]
@@ -150,6 +155,11 @@ class Database:
         raise NotImplementedError
 
     def close(self) -> None:
+        raise NotImplementedError
+
+    def another(self) -> Database:
+        """A second connection to the same database, for another thread (the store's writer
+        on a database of ``slow_commits``)."""
         raise NotImplementedError
 
     @property
@@ -328,6 +338,9 @@ class PostgresDatabase(Database):
 
     def close(self) -> None:
         self.db.close()
+
+    def another(self) -> PostgresDatabase:
+        return PostgresDatabase(self.url, self.clock)
 
 
 def _without_password(url: str) -> str:

@@ -102,7 +102,7 @@ class Lobby:
         self.scheduler = scheduler
         self.directory = directory or Directory()
         self.tables: dict[str, Table] = {}
-        self.outbox = Outbox(None if store is None else store.commit)
+        self.outbox = Outbox(None if store is None else store.after_commit)
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
         self.quota = TableQuota(settings.tables_per_minute)
         self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")

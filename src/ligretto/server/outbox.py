@@ -3,8 +3,10 @@
 Tables send as they decide (``Table.act`` acknowledges and broadcasts at once), but
 the store writes in batches, once per turn of the event loop.  So no client learns of
 something a crash could still undo, every message goes through one :class:`Outbox`:
-it keeps the messages of the current turn and, on the loop's next turn, first commits
-the store, then hands each message to its connection, in the order they were posted.
+it keeps the messages of the current turn and, on the loop's next turn, has the store
+commit them (``Store.after_commit``: at once on SQLite, on the writer's thread on
+PostgreSQL, ``writer``), then hands each message to its connection, in the order they
+were posted.
 
 A connection then writes the message to its socket at once (:func:`start_eagerly`):
 an ASGI send completes without waiting unless the client is slow to read, and only
@@ -22,11 +24,15 @@ Deliver = Callable[[str], None]
 """Puts one encoded message on its connection's way out."""
 
 
-class Outbox:
-    """One per server: holds messages until ``commit`` (the store's) has run."""
+AfterCommit = Callable[[Callable[[], None]], None]
+"""Runs its argument once what was written before is committed (``Store.after_commit``)."""
 
-    def __init__(self, commit: Callable[[], None] | None = None) -> None:
-        self._commit = commit
+
+class Outbox:
+    """One per server: holds messages until ``after_commit`` (the store's) lets them go."""
+
+    def __init__(self, after_commit: AfterCommit | None = None) -> None:
+        self._after_commit = after_commit
         self._held: list[tuple[Deliver, str]] = []
 
     def post(self, deliver: Deliver, message: str) -> None:
@@ -36,15 +42,19 @@ class Outbox:
         self._held.append((deliver, message))
 
     def flush(self) -> None:
-        """Commit, then deliver everything held, in order (delivered even if the commit
-        fails: the error is the event loop's to log, the game goes on in memory)."""
+        """Deliver everything held, in order, once the store has committed what came before
+        it (delivered even if the commit fails: the error is logged, the game goes on in
+        memory)."""
         held, self._held = self._held, []
-        try:
-            if self._commit is not None:
-                self._commit()
-        finally:
+
+        def deliver_held() -> None:
             for deliver, message in held:
                 deliver(message)
+
+        if self._after_commit is None:
+            deliver_held()
+        else:
+            self._after_commit(deliver_held)
 
 
 def start_eagerly(coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None] | None:

@@ -27,6 +27,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,27 @@ from ligretto.server.sheetstore import SheetStore
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
+from ligretto.server.writer import Writer
 
 log = logging.getLogger("ligretto.store")
 
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What the store collected between two commits, written in one transaction."""
+
+    tables: list[Table]
+    """Tables whose records changed (put back as tables if the commit fails)."""
+    records: list[TableRecord]
+    rows: list[tuple[str, str, float]]
+    """The ``tables`` rows of ``records``: code, JSON, when."""
+    rounds: list[tuple[str, int, int, int, float, str]]
+    matches: list[tuple[history.MatchRow, list[history.PlayerRow]]]
+    actions: list[tuple[str, int, int, int, str, float]]
+    now: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,15 +134,25 @@ class Store:
         """Matches whose first round was dealt: filed in the history."""
         self._actions: list[tuple[str, int, int, int, str, float]] = []
         self._commit_due = False
-        self.commits = 0
+        threaded = self.db.dialect.slow_commits
+        self.writer_db = self.db.another() if threaded else self.db
+        """The connection commits go through: on PostgreSQL a second one, the writer thread's."""
+        self.writer = Writer(self._take, self._commit_batch, self._put_back, threaded=threaded)
 
     @property
     def checkpoints(self) -> int:
         """Checkpoints of an SQLite file's write-ahead log so far (0 on PostgreSQL)."""
         return self.db.checkpoints
 
+    @property
+    def commits(self) -> int:
+        """Batches committed so far."""
+        return self.writer.commits
+
     def close(self) -> None:
-        self.commit()
+        self.writer.close()
+        if self.writer_db is not self.db:
+            self.writer_db.close()
         self.db.close()
 
     # --- writing ----------------------------------------------------------------------
@@ -162,64 +189,100 @@ class Store:
             self.commit()
             return
         self._commit_due = True
-        loop.call_soon(self.commit)
+        loop.call_soon(self._due)
+
+    def _due(self) -> None:
+        self._commit_due = False
+        self.writer.written()
 
     def commit(self) -> None:
-        """Write everything collected since the last commit, in one transaction."""
+        """Write everything collected since the last commit, in one transaction, and return
+        once it is written (after a commit in flight on the writer's thread, if any)."""
         self._commit_due = False
+        self.writer.commit_now()
+
+    def after_commit(self, waiting: Callable[[], None]) -> None:
+        """Run ``waiting`` (on the loop) once everything collected so far is committed: the
+        outbox's messages of a turn (``writer.Writer``)."""
+        self._commit_due = False
+        self.writer.after_commit(waiting)
+
+    def _take(self) -> Batch | None:
+        """What was collected, as one batch for the writer (on the loop: a table's record is
+        made here, as it is now); ``None``: nothing."""
         if not self.pending:
-            return
+            return None
         now = time.time()
         records = [table.record() for table in self._tables.values()]
-        tables = [(record.code, record.to_json(), now) for record in records]
+        batch = Batch(
+            list(self._tables.values()),
+            records,
+            [(record.code, record.to_json(), now) for record in records],
+            self._rounds,
+            self._matches,
+            self._actions,
+            now,
+        )
+        self._tables = {}
+        self._rounds, self._matches, self._actions = [], [], []
+        return batch
+
+    def _put_back(self, batch: Batch) -> None:
+        """A batch that failed goes in front of what was collected since (its tables' records
+        are made again at the next commit, as they will be then)."""
+        self._tables = {table.code: table for table in batch.tables} | self._tables
+        self._rounds = batch.rounds + self._rounds
+        self._matches = batch.matches + self._matches
+        self._actions = batch.actions + self._actions
+
+    def _commit_batch(self, batch: Batch) -> bool:
+        """Write ``batch`` in one transaction (on the writer's connection and thread);
+        ``False``: it failed, and is the writer's to put back."""
+        db = self.writer_db
         # One action and nothing else (a quiet turn): one statement, its own transaction;
         # on PostgreSQL that spares the round trips of BEGIN and COMMIT.  Otherwise the write
         # lock is taken first: several processes may share an SQLite file.
-        alone = len(self._actions) == 1 and not (tables or self._rounds or self._matches)
+        alone = len(batch.actions) == 1 and not (batch.rows or batch.rounds or batch.matches)
         try:
-            with contextlib.nullcontext() if alone else self.db.transaction(immediate=True):
-                self._write(tables, records, now)
-        except self.db.errors:
+            with contextlib.nullcontext() if alone else db.transaction(immediate=True):
+                self._write(db, batch)
+        except db.errors:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
-            log.exception("could not write to %s: kept for the next commit", self.db.name)
-            return
-        self._tables.clear()
-        self._rounds.clear()
-        self._actions.clear()
-        self._matches.clear()
-        self.commits += 1
+            log.exception("could not write to %s: kept for the next commit", db.name)
+            return False
+        return True
 
-    def _write(self, tables: list[tuple[str, str, float]], records: list[TableRecord], now: float) -> None:
-        history.file_started(self.db, self._matches)
-        if tables:
-            self.db.executemany(
+    def _write(self, db: Database, batch: Batch) -> None:
+        history.file_started(db, batch.matches)
+        if batch.rows:
+            db.executemany(
                 "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
                 "ON CONFLICT (code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
-                tables,
+                batch.rows,
             )
-        if self._rounds:
-            self.db.executemany(
+        if batch.rounds:
+            db.executemany(
                 "INSERT INTO rounds (code, match, number, seed, started, share) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (code, match, number) DO UPDATE SET "
                 "seed = excluded.seed, started = excluded.started, share = excluded.share",
-                self._rounds,
+                batch.rounds,
             )
-        if self._actions:
-            self.db.executemany(
+        if batch.actions:
+            db.executemany(
                 "INSERT INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (code, match, round, idx) DO UPDATE SET action = excluded.action, at = excluded.at",
-                self._actions,
+                batch.actions,
             )
-        for record in records:
-            if history.record(self.db, record, now):
-                self.match_over(record)
+        for record in batch.records:
+            if history.record(db, record, batch.now):
+                self.match_over(db, record)
 
-    def match_over(self, record: TableRecord) -> None:
-        """The table's current match just ended (inside the commit's transaction): its
-        ratings are applied if the table is rated."""
+    def match_over(self, db: Database, record: TableRecord) -> None:
+        """The table's current match just ended (inside the commit's transaction, on ``db``):
+        its ratings are applied if the table is rated."""
         if record.rated:
             try:
-                ratingstore.apply_match(self.db, record.code, record.matches_played)
+                ratingstore.apply_match(db, record.code, record.matches_played)
             except RatingError:  # cannot happen with a table's places; the match stays unrated
                 log.exception("match %s/%d not rated", record.code, record.matches_played)
 
