@@ -89,6 +89,9 @@ class Dialect:
     """A column type of the schema as written (SQLite's) → this database's."""
     words: dict[str, str] = field(default_factory=dict)
     """The schema's ``{name}`` fields: SQL expressions this database spells its own way."""
+    for_share: str = ""
+    """What a ``SELECT`` ends with to lock the rows it read against writers until the end
+    of the transaction (PostgreSQL's ``FOR SHARE``; SQLite's writers take the whole file)."""
     slow_commits: bool = False
     """A commit waits for a server (PostgreSQL's, ~0.7 ms): the store commits on a thread
     of its own, with a connection of its own (:meth:`Database.another`; ``writer``)."""
@@ -108,6 +111,7 @@ POSTGRESQL = Dialect(
     types={"REAL": "DOUBLE PRECISION", "INTEGER": "BIGINT", "TEXT": 'TEXT COLLATE "C"', "BLOB": "BYTEA"},
     # 128 bits as 32 hex digits, as SQLite's: the MD5 of a random UUID (122 random bits).
     words={"random_hex_16": "md5(gen_random_uuid()::text)"},
+    for_share=" FOR SHARE",
     slow_commits=True,
 )
 

@@ -167,6 +167,12 @@ _SHEETS = (
     )""",
     "ALTER TABLE matches ADD COLUMN kind TEXT NOT NULL DEFAULT 'online'",
 )
+_FENCES = (
+    # The fencing token of each table (``Store.take_over``): bumped by every process that
+    # takes the table over; a process writes a table only while the number it holds is
+    # the stored one, so one that stalled past its lease cannot overwrite the new owner's.
+    "ALTER TABLE tables ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
@@ -178,6 +184,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _REPLAY_TOKENS,
     _MATCH_REPLAYS,
     _SHEETS,
+    _FENCES,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -35,12 +35,12 @@ from typing import Any
 import msgspec
 
 from ligretto.engine.rules import RuleError
-from ligretto.ratings import RatingError
-from ligretto.server import history, ratingstore
+from ligretto.server import history, storewrite
 from ligretto.server.database import CHECKPOINT_S, Database, open_database
 from ligretto.server.migrations import migrate
 from ligretto.server.profiles import Profiles
 from ligretto.server.sheetstore import SheetStore
+from ligretto.server.storewrite import Batch
 from ligretto.server.table import Table
 from ligretto.server.tablerecord import TableRecord
 from ligretto.server.timing import COUNTDOWN_S
@@ -50,21 +50,6 @@ log = logging.getLogger("ligretto.store")
 
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Batch:
-    """What the store collected between two commits, written in one transaction."""
-
-    tables: list[Table]
-    """Tables whose records changed (put back as tables if the commit fails)."""
-    records: list[TableRecord]
-    rows: list[tuple[str, str, float]]
-    """The ``tables`` rows of ``records``: code, JSON, when."""
-    rounds: list[tuple[str, int, int, int, float, str]]
-    matches: list[tuple[history.MatchRow, list[history.PlayerRow]]]
-    actions: list[tuple[str, int, int, int, str, float]]
-    now: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +122,10 @@ class Store:
         threaded = self.db.dialect.slow_commits
         self.writer_db = self.db.another() if threaded else self.db
         """The connection commits go through: on PostgreSQL a second one, the writer thread's."""
-        self.writer = Writer(self._take, self._commit_batch, self._put_back, threaded=threaded)
+        self.writer = Writer(self._take, self._commit_batch, self._put_back, threaded=threaded, landed=self._landed)
+        self._on_fenced: Callable[[set[str]], None] | None = None
+        self._epochs: dict[str, int] = {}
+        """The fencing token held for each table this process took over (``take_over``)."""
 
     @property
     def checkpoints(self) -> int:
@@ -223,6 +211,8 @@ class Store:
             self._actions,
             now,
         )
+        if self._on_fenced is not None:
+            batch.epochs = {code: self._epochs.get(code, 0) for code in batch.codes()}
         self._tables = {}
         self._rounds, self._matches, self._actions = [], [], []
         return batch
@@ -242,49 +232,45 @@ class Store:
         # One action and nothing else (a quiet turn): one statement, its own transaction;
         # on PostgreSQL that spares the round trips of BEGIN and COMMIT.  Otherwise the write
         # lock is taken first: several processes may share an SQLite file.
-        alone = len(batch.actions) == 1 and not (batch.rows or batch.rounds or batch.matches)
+        alone = len(batch.actions) == 1 and not (batch.rows or batch.rounds or batch.matches or batch.epochs)
         try:
             with contextlib.nullcontext() if alone else db.transaction(immediate=True):
-                self._write(db, batch)
+                if batch.epochs:
+                    batch.fenced = storewrite.fenced(db, batch.epochs)
+                storewrite.write(db, batch.without(batch.fenced) if batch.fenced else batch)
         except db.errors:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
             log.exception("could not write to %s: kept for the next commit", db.name)
             return False
         return True
 
-    def _write(self, db: Database, batch: Batch) -> None:
-        history.file_started(db, batch.matches)
-        if batch.rows:
-            db.executemany(
-                "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
-                "ON CONFLICT (code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
-                batch.rows,
-            )
-        if batch.rounds:
-            db.executemany(
-                "INSERT INTO rounds (code, match, number, seed, started, share) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (code, match, number) DO UPDATE SET "
-                "seed = excluded.seed, started = excluded.started, share = excluded.share",
-                batch.rounds,
-            )
-        if batch.actions:
-            db.executemany(
-                "INSERT INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (code, match, round, idx) DO UPDATE SET action = excluded.action, at = excluded.at",
-                batch.actions,
-            )
-        for record in batch.records:
-            if history.record(db, record, batch.now):
-                self.match_over(db, record)
+    def _landed(self, batch: Batch) -> None:
+        """A batch is committed (on the loop, before its messages go): tables it found taken
+        over are the directory's to let go, their messages not sent."""
+        if batch.fenced:
+            log.warning("tables taken over by another process, not written: %s", ", ".join(sorted(batch.fenced)))
+            for code in batch.fenced:
+                self._epochs.pop(code, None)
+            if self._on_fenced is not None:
+                self._on_fenced(batch.fenced)
 
-    def match_over(self, db: Database, record: TableRecord) -> None:
-        """The table's current match just ended (inside the commit's transaction, on ``db``):
-        its ratings are applied if the table is rated."""
-        if record.rated:
-            try:
-                ratingstore.apply_match(db, record.code, record.matches_played)
-            except RatingError:  # cannot happen with a table's places; the match stays unrated
-                log.exception("match %s/%d not rated", record.code, record.matches_played)
+    # --- fencing (several processes) --------------------------------------------------
+
+    def fence_with(self, on_fenced: Callable[[set[str]], None]) -> None:
+        """Write a table only while this process holds its fencing token (a process of a
+        service: ``cluster/``); ``on_fenced`` gets the tables found taken over, on the loop."""
+        self._on_fenced = on_fenced
+
+    def take_over(self, code: str) -> int:
+        """Bump the fencing token of ``code`` (taking it over from another process, before
+        :meth:`load_table`): from now on that process's writes of it are refused.  Waits for
+        a commit of it in flight elsewhere, so the restore sees everything it wrote."""
+        with self.db.transaction(immediate=True):
+            found = self.db.execute("UPDATE tables SET epoch = epoch + 1 WHERE code = ? RETURNING epoch", (code,))
+            row = found.fetchone()
+        epoch = 0 if row is None else int(row[0])
+        self._epochs[code] = epoch
+        return epoch
 
     # --- restoring --------------------------------------------------------------------
 

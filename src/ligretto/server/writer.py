@@ -39,7 +39,8 @@ Waiting = Callable[[], None]
 
 class Writer(Generic[Batch]):
     """Commits the batches ``take`` gives with ``write`` (``False``: it failed, ``put_back``
-    the batch); ``threaded``: on a thread of its own, else on the caller's."""
+    the batch); ``threaded``: on a thread of its own, else on the caller's; ``landed``
+    sees each committed batch (on the loop) before what waited for it runs."""
 
     def __init__(
         self,
@@ -48,10 +49,13 @@ class Writer(Generic[Batch]):
         put_back: Callable[[Batch], None],
         *,
         threaded: bool,
+        landed: Callable[[Batch], None] | None = None,
     ) -> None:
         self._take = take
         self._write = write
         self._put_back = put_back
+        self._landed_hook = landed
+        """Runs on the loop once a batch is committed, before what waited for it."""
         self._thread = (
             concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ligretto-writer") if threaded else None
         )
@@ -133,6 +137,8 @@ class Writer(Generic[Batch]):
     def _finished(self, batch: Batch, done: bool) -> None:
         if done:
             self.commits += 1
+            if self._landed_hook is not None:
+                self._landed_hook(batch)
         else:
             self._put_back(batch)
 

@@ -52,6 +52,7 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
     not there any more (dropped, or never stored)."""
     if lobby.store is None:
         return None
+    lobby.store.take_over(code)  # its fencing token: the old owner can no longer write it
     table: Table | None = lobby.store.load_table(code, countdown_s=lobby.settings.countdown_s)
     if table is None:
         return None
@@ -64,7 +65,8 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
 
 def let_go(lobby: Lobby, code: str) -> None:
     """The lease of ``code`` was lost (Redis unreachable for a lease, or this process
-    stalled): the table is closed here and its clients' sockets too, so they reconnect to
+    stalled), or a commit found it taken over (its fencing token): the table is closed here
+    and its clients' sockets too, with nothing more sent to them, so they reconnect to
     whichever process has it now."""
     table = lobby.tables.pop(code, None)
     if table is None:
@@ -73,6 +75,7 @@ def let_go(lobby: Lobby, code: str) -> None:
     for listener in list(table.listeners):
         websocket = getattr(listener, "websocket", None)
         if websocket is not None:  # a client's connection (not a test's listener)
+            listener.closed = True  # type: ignore[attr-defined]  # a Connection: nothing more of this table goes out
             _CLOSING.add(task := asyncio.ensure_future(_close(websocket)))
             task.add_done_callback(_CLOSING.discard)
     metrics.OPEN_TABLES.set(len(lobby.tables))

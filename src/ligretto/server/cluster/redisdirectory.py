@@ -85,6 +85,7 @@ class RedisDirectory(Directory):
         self.lobby = lobby
         metrics.PROCESS.labels(self.me, self.address).set(1)
         if lobby.store is not None:
+            lobby.store.fence_with(self._fenced)
             codes = lobby.store.table_codes()
             if codes:
                 await self.redis.sadd(keys.TABLES, *codes)
@@ -274,6 +275,11 @@ class RedisDirectory(Directory):
             if code in self.owned:
                 self._disown(code)
                 failover.let_go(self.lobby, code)
+
+    def _fenced(self, codes: set[str]) -> None:
+        """A commit found these tables taken over (this process stalled past its leases):
+        let them go before anything more of them is sent."""
+        self._lost(sorted(codes))
 
     def _disown(self, code: str) -> None:
         self.owned.discard(code)
