@@ -7,11 +7,17 @@ no acknowledged action."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import os
+import signal
+import time
 from typing import Any
 
 import websockets
 from servicekit import Cluster, rejoin
+
+from ligretto.server.cluster import keys
 
 WAIT_S = 10.0
 
@@ -97,6 +103,47 @@ def test_kill_9_of_an_owner_mid_round(cluster: Cluster, arun: Any) -> None:
     assert sum(cluster.health(p)["tables"] for p in survivors) == 3
     listed = [t["code"] for t in survivors[0].http("GET", "/api/tables")[1]["tables"]]
     assert waiting in listed
+
+
+def test_a_process_that_stalled_past_its_leases_is_fenced(cluster: Cluster, arun: Any) -> None:
+    """SIGSTOP of an owner for longer than its leases: the other process takes the table
+    over; an act sent to the stalled process meanwhile is acted on when it resumes, before
+    it learns it lost the table, but its commit is fenced (docs/deploy.md, "A process that
+    stalled"): no ack, the sockets closed, and the players find the new owner's round, which
+    never had that act."""
+    victim, other = cluster.start(2)
+    code = cluster.create_on(victim)
+    other_id = cluster.health(other)["process"]
+
+    async def scenario() -> None:
+        host, guest = await _match(victim, victim, code, "s")
+        await _play([host, guest], 2)
+        view = await _settled_view([host, guest])
+        action = {"kind": "turn"}  # always allowed while playing
+        os.kill(victim.pid, signal.SIGSTOP)
+        try:
+            deadline = time.monotonic() + 20
+            while cluster.redis.get(keys.table(code)) != other_id:
+                assert time.monotonic() < deadline, "the table was not taken over from the stalled process"
+                await asyncio.sleep(0.05)
+            ident = host.next_id()
+            await host.send({"type": "act", "id": ident, "action": action}, paced=False)
+            await asyncio.sleep(0.2)  # in the stalled process's socket
+        finally:
+            os.kill(victim.pid, signal.SIGCONT)
+        for client in (host, guest):
+            await client.wait_closed(timeout=WAIT_S)
+        acked = host.find(lambda m: m.get("id") == ident and m["type"] == "ack")
+        assert acked is None, f"acknowledged by a process that no longer owns the table: {acked}"
+        back = await _back([other, victim], code, [host, guest], view)
+        await _play(back, 1)
+        await _settled_view(back)
+        for client in back:
+            await client.close()
+
+    arun(scenario(), 120)
+    assert cluster.owner(code) is other
+    assert cluster.health(victim)["tables"] == 0
 
 
 def test_a_rolling_restart_loses_nothing(cluster: Cluster, arun: Any) -> None:
