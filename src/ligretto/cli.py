@@ -267,6 +267,13 @@ def _add_server_parsers(commands: argparse._SubParsersAction[_Parser]) -> None:
         metavar="URL",
         help="with --redis: the address the other processes reach this one at (default http://HOST:PORT)",
     )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        default="127.0.0.1",
+        help="comma-separated addresses (or *) of the proxies and fellow processes whose X-Forwarded-For"
+        " is believed: the per-address limits then count the client's own address (default 127.0.0.1)",
+    )
     for option, field, kind, default, text in LIMITS:
         serve.add_argument(
             option,
@@ -486,6 +493,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     countdown_s=args.countdown,
                     redis=args.redis,
                     advertise=args.advertise,
+                    forwarded_allow_ips=args.forwarded_allow_ips,
                     **given,
                 ),
                 args.log_level,

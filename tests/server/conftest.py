@@ -154,9 +154,13 @@ class Client:
 
     # --- connection -------------------------------------------------------------------
 
-    async def connect(self, path: str = "/ws") -> Client:
+    async def connect(self, path: str = "/ws", headers: dict[str, str] | None = None) -> Client:
         self.ws = await websockets.connect(
-            f"ws://127.0.0.1:{self.server.port}{path}", max_size=None, open_timeout=WAIT_S, ping_interval=None
+            f"ws://127.0.0.1:{self.server.port}{path}",
+            max_size=None,
+            open_timeout=WAIT_S,
+            ping_interval=None,
+            additional_headers=headers,
         )
         self.closed = False
         self.reader = asyncio.create_task(self._read())

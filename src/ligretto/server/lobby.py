@@ -82,6 +82,9 @@ class Settings:
     advertise: str | None = None
     """The address the service's other processes reach this one at (default
     ``http://HOST:PORT`` of ``host`` and ``port``)."""
+    forwarded_allow_ips: str = "127.0.0.1"
+    """The peers (a reverse proxy, the service's other processes) whose ``X-Forwarded-For``
+    names the client (uvicorn's ``forwarded_allow_ips``): the address limits count it."""
 
 
 class Lobby:

@@ -47,6 +47,9 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         # needed, a refusal before the upgrade a finished handshake (server/wsprotocol.py)
         ws=WebSocketProtocol,
         timeout_keep_alive=settings.keep_alive_s,
+        # The client's own address from a trusted proxy's or relaying process's header.
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
         log_config=None,  # logs.configure set up the one handler
         ws_max_size=protocol.MAX_FRAME_BYTES,
         # No permessage-deflate: messages are a few hundred bytes, compressing them cost a

@@ -9,6 +9,7 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 import websockets
 from servicekit import Cluster
 
@@ -97,6 +98,30 @@ def test_a_hello_for_no_table_is_refused_as_on_one_process(cluster: Cluster, aru
 
     answer = arun(hello())
     assert answer["type"] == "error" and answer["code"] == "no_table"
+
+
+def test_the_owner_counts_a_relayed_clients_own_address(cluster: Cluster, arun: Any) -> None:
+    """One connection per address: two people behind one entrance, from two addresses (the
+    header a trusted proxy sets), both get to the owner's table through the relay; a third
+    connection from one of those addresses, straight to the owner, is one too many there."""
+    owner, entrance = cluster.start(2, connections_per_address=1)
+    code = cluster.create_on(owner, seats=3)
+
+    async def scenario() -> None:
+        seated = []
+        for name, address in (("Bob", "10.0.0.2"), ("Cid", "10.0.0.3")):
+            client = entrance.client(name)
+            await client.connect(headers={"X-Forwarded-For": address})
+            welcome = await client.hello(code, name)
+            assert welcome["type"] == "welcome", f"{name} from {address} refused by the owner: {welcome}"
+            seated.append(client)
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await owner.client("Bob again").connect(headers={"X-Forwarded-For": "10.0.0.2"})
+        assert refused.value.response.status_code == 429
+        for client in seated:
+            await client.close()
+
+    arun(scenario(), 60)
 
 
 def test_metrics_name_the_process(cluster: Cluster) -> None:

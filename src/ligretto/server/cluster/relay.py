@@ -5,7 +5,8 @@ table only after the upgrade, so a ``/ws`` connection whose table another proces
 carried there: this process opens its own WebSocket to the owner, sends it the ``hello``
 and relays every message both ways, unchanged, until either side closes (the owner's
 close code passed on).  The owner does everything else: seats, rate limit, deadlines,
-the outbox.  An HTTP request about such a table is forwarded the same way.  What the
+the outbox; it counts the client's own address (``X-Forwarded-For``).  An HTTP request
+about such a table is forwarded the same way.  What the
 extra hop costs is measured in docs/benchmarks.md ("Several processes")."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from ligretto import protocol
+from ligretto.server.admission import address_of
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.keys import RELAYED
 
@@ -38,6 +40,9 @@ FORWARD_S = 5.0
 """Seconds the owner has to answer a forwarded HTTP request."""
 FORWARDED_HEADERS = ("content-type", "authorization", "host")
 """What of a request is passed on to the owner (the host: invite links name the entrance)."""
+FORWARDED_FOR = "x-forwarded-for"
+"""The client's address as this process sees it, for the owner's per-address limits (it
+believes it from the addresses of ``--forwarded-allow-ips``)."""
 
 
 async def carry(websocket: WebSocket, url: str, first: str) -> None:
@@ -46,7 +51,7 @@ async def carry(websocket: WebSocket, url: str, first: str) -> None:
     try:
         upstream = await websockets.connect(
             url,
-            additional_headers={RELAYED: "1"},
+            additional_headers={RELAYED: "1", FORWARDED_FOR: address_of(websocket.client)},
             max_size=protocol.MAX_FRAME_BYTES,
             compression=None,
             open_timeout=OPEN_S,
@@ -100,6 +105,7 @@ async def forward(request: Request, address: str) -> Response:
     url = address.rstrip("/") + request.url.path + (f"?{request.url.query}" if request.url.query else "")
     headers = {name: value for name, value in request.headers.items() if name in FORWARDED_HEADERS}
     headers[RELAYED] = "1"
+    headers[FORWARDED_FOR] = address_of(request.client)
     outgoing = urllib.request.Request(url, data=body or None, method=request.method, headers=headers)
 
     def call() -> tuple[int, str, bytes]:
