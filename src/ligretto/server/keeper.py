@@ -249,7 +249,11 @@ class Keeper:
         kept here takes the changes it lacks first."""
         sheet = self.sheets.get(code)
         if sheet is not None and self.file is not None:
-            for change in self.file.since(code, sheet.version):
+            try:
+                missed = self.file.since(code, sheet.version)
+            except self.errors:  # the database is away: nobody can change the sheet meanwhile
+                missed = []
+            for change in missed:
                 sheet.apply(change)
         elif self.file is not None:
             sheet = self.file.load(code)
