@@ -199,7 +199,9 @@ class SheetFile(Protocol):
 
     def create(self, sheet: Sheet) -> None: ...
     def write(self, sheet: Sheet, change: Change) -> None: ...
-    def update(self, code: str, decide: Callable[[Sheet], Change | Answer]) -> tuple[Sheet, Change | Answer] | None: ...
+    def update(
+        self, code: str, decide: Callable[[Sheet], Change | Answer], kept: Sheet | None = None
+    ) -> tuple[Sheet, Change | Answer] | None: ...
     def load(self, code: str) -> Sheet | None: ...
     def since(self, code: str, version: int) -> list[Change]: ...
 
@@ -277,9 +279,13 @@ class Keeper:
             if isinstance(answer, Change):
                 sheet.apply(answer)
             return sheet, answer
-        done = self.file.update(code, decide)
-        if done is not None:
-            self.sheets.pop(code, None)
+        kept = self.sheets.get(code)
+        try:
+            done = self.file.update(code, decide, kept)
+        except BaseException:
+            self.sheets.pop(code, None)  # it may hold what was not written: read again when asked
+            raise
+        if done is not None and kept is None:
             self._keep(done[0])
         return done
 

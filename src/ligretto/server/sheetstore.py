@@ -87,15 +87,22 @@ class SheetStore:
             self.db.lock(_lock(sheet.code))
             self._write(sheet, change)
 
-    def update(self, code: str, decide: Callable[[Sheet], Change | Answer]) -> tuple[Sheet, Change | Answer] | None:
+    def update(
+        self, code: str, decide: Callable[[Sheet], Change | Answer], kept: Sheet | None = None
+    ) -> tuple[Sheet, Change | Answer] | None:
         """In one transaction holding the sheet's lock: the sheet as stored, ``decide``'s
         answer on it, and, if that is a change, the change applied and written; the sheet
-        and the answer (``None``: no such sheet)."""
+        and the answer (``None``: no such sheet).  ``kept``: a copy of the sheet held in
+        memory, brought up to date by the changes it lacks instead of read whole (after an
+        exception it may hold a change that was not written: the caller's to drop)."""
         with self.db.transaction(immediate=True):
             self.db.lock(_lock(code))
-            sheet = self.load(code)
+            sheet = self.load(code) if kept is None else kept
             if sheet is None:
                 return None
+            if kept is not None:
+                for change in self.since(code, kept.version):
+                    kept.apply(change)
             answer = decide(sheet)
             if isinstance(answer, Change):
                 sheet.apply(answer)
