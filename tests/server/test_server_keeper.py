@@ -4,6 +4,7 @@ the end of the match, a write that fails."""
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import pytest
 from keepersheets import ONE, PLAYERS, THREE, TWO
@@ -121,3 +122,45 @@ def test_a_change_that_cannot_be_written_is_not_made() -> None:
     with pytest.raises(sqlite3.OperationalError):
         keeper.commit(kept, change)
     assert (kept.rounds, kept.changes, kept.ids) == ([], [], set())
+
+
+def test_a_watcher_is_told_each_version_once_and_never_an_older_one() -> None:
+    keeper = Keeper()
+    watcher = keeper.watch("CODE")
+    keeper.tell("CODE", 2, b"two")
+    keeper.tell("CODE", 1, b"one")  # published earlier by another process, arrived later
+    assert watcher.take() == b"two" and not watcher.ready.is_set()
+    keeper.tell("CODE", 2, b"two again")
+    assert watcher.take() is None and not watcher.ready.is_set()
+    keeper.tell("CODE", 3, b"three")
+    assert watcher.ready.is_set() and watcher.take() == b"three"
+
+
+def test_a_change_is_decided_on_the_sheet_as_it_is_and_a_refusal_changes_nothing() -> None:
+    keeper = Keeper(clock=lambda: 5.0)
+    kept = keeper.create(RuleSet(), PLAYERS)
+    done = keeper.change(kept.code, lambda now: now.entry(1, ONE, None, by="A", client_id="a", now=5.0))
+    assert done is not None and done[0] is kept and isinstance(done[1], Change)
+    assert kept.rounds == [ONE] and kept.version == 1
+    stale = keeper.change(kept.code, lambda now: now.entry(1, TWO, None, by="B", client_id="b", now=6.0))
+    assert stale is not None and stale[1] == Conflict(ONE, 1)
+    assert kept.rounds == [ONE] and kept.ids == {"a"}
+    assert keeper.change("nope", lambda now: now.undo("A", "u", 7.0)) is None
+
+
+class LostFile(BrokenFile):
+    """A store whose transaction fails after the change was applied to the kept sheet."""
+
+    def update(self, code: str, decide: Any, kept: Sheet | None = None) -> Any:
+        assert kept is not None
+        change = decide(kept)
+        kept.apply(change)
+        raise sqlite3.OperationalError("disk I/O error")
+
+
+def test_a_kept_sheet_whose_change_could_not_be_written_is_dropped() -> None:
+    keeper = Keeper(LostFile(), clock=lambda: 5.0)
+    kept = keeper.create(RuleSet(), PLAYERS)
+    with pytest.raises(sqlite3.OperationalError):
+        keeper.change(kept.code, lambda now: now.entry(1, ONE, None, by="A", client_id="a", now=5.0))
+    assert kept.code not in keeper.sheets, "read again from the store when next asked"

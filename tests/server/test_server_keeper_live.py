@@ -14,8 +14,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from keeperclient import SheetStream, call, entry, new_sheet, put
+from keepersheets import ONE
+from keepersheets import PLAYERS as SHEET_PLAYERS
 
+from ligretto.engine.rules import RuleSet
+from ligretto.server.keeper import Keeper
+from ligretto.server.keeperapi import LiveSheets
 from realserver import ServerProcess
 
 SEEDS = (18, 11, 9), (0, 3, 4)
@@ -122,3 +128,21 @@ def test_the_streams_end_when_the_server_stops(tmp_path: Path) -> None:
         phone.join(GENEROUS_S)
         assert not phone.is_alive()
     assert "Traceback" not in server.log_text()
+
+
+def test_live_sheets_tell_what_another_process_wrote_and_each_watched_sheet_again() -> None:
+    """``LiveSheets``: the other processes' changes to the watchers; after a lost channel,
+    every watched sheet as it is now, to the watchers that lack it only."""
+    keeper = Keeper(clock=lambda: 5.0)
+    kept = keeper.create(RuleSet(), SHEET_PLAYERS)
+    watcher = keeper.watch(kept.code)
+    live = LiveSheets(keeper)
+    live.hear(kept.code, 1, b"one")
+    assert watcher.take() == b"one"
+    keeper.change(kept.code, lambda now: now.entry(1, ONE, None, by="A", client_id="a", now=5.0))
+    keeper.change(kept.code, lambda now: now.entry(2, ONE, None, by="A", client_id="b", now=6.0))
+    live.resync()  # version 2 was never told here
+    told = watcher.take()
+    assert told is not None and msgspec.json.decode(told)["version"] == 2
+    live.resync()
+    assert watcher.take() is None

@@ -8,7 +8,7 @@ from keepersheets import ONE, PLAYERS, THREE, TWO
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.history import MatchFilter, matches_of
-from ligretto.server.keeper import Change, Keeper, KeptPlayer
+from ligretto.server.keeper import Change, Conflict, Keeper, KeptPlayer
 from ligretto.server.ratingstore import rating_of
 from ligretto.server.store import Store
 from pgserver import StoreDatabase
@@ -69,3 +69,35 @@ def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(store_db: Stor
     (match,) = matches_of(store.db, MatchFilter(ann.id))
     assert match.sheet == kept.score_sheet().to_dict()
     store.close()
+
+
+def test_two_processes_on_one_database_decide_on_the_sheet_as_stored(store_db: StoreDatabase) -> None:
+    """Two keepers on one database (two processes of a service): each reads the other's
+    changes, and a change is decided on the stored sheet, never on a stale copy."""
+    first, second = Store(store_db.url), Store(store_db.url)
+    here, there = Keeper(first.sheets, clock=lambda: 50.0), Keeper(second.sheets, clock=lambda: 60.0)
+    kept = here.create(RuleSet(), PLAYERS)
+    assert there.get(kept.code) is not None  # kept in memory there from now on
+
+    made = here.change(kept.code, lambda now: now.entry(1, ONE, None, by="Ann", client_id="a", now=51.0))
+    assert made is not None and isinstance(made[1], Change)
+    seen = there.get(kept.code)
+    assert seen is not None and (seen.rounds, seen.versions) == ([ONE], [1]), "the copy there brought up to date"
+
+    # A correction made here; there, on its copy of version 1, the same round on base 1: a conflict.
+    here.change(kept.code, lambda now: now.entry(1, TWO, 1, by="Ann", client_id="b", now=52.0))
+    late = there.change(kept.code, lambda now: now.entry(1, THREE, 1, by="Bob", client_id="c", now=61.0))
+    assert late is not None and late[1] == Conflict(TWO, 2)
+    # A change id made here, sent again there: seen there as made.
+    retried = there.change(kept.code, lambda now: "retry" if "b" in now.ids else None)
+    assert retried is not None and retried[1] == "retry"
+    undone = there.change(kept.code, lambda now: now.undo("Bob", "u", 62.0))
+    assert undone is not None and isinstance(undone[1], Change) and undone[1].undoes == 2
+
+    third = Store(store_db.url)
+    again = Keeper(third.sheets).get(kept.code)
+    assert again is not None and again.changes == undone[0].changes and again.rounds == [ONE]
+    mine = here.get(kept.code)
+    assert mine is not None and mine.changes == again.changes
+    for store in (first, second, third):
+        store.close()

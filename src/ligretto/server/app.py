@@ -35,7 +35,7 @@ from ligretto.server.cluster.directory import Directory
 from ligretto.server.heap import COLLECTOR
 from ligretto.server.historyapi import leaderboard, profile_matches, profile_stats
 from ligretto.server.keeper import Keeper
-from ligretto.server.keeperapi import sheet_routes
+from ligretto.server.keeperapi import LiveSheets, sheet_routes
 from ligretto.server.lobby import Lobby, Settings
 from ligretto.server.profileapi import claim_profile, create_profile, link_profile, my_profile
 from ligretto.server.replays import replay_file, replay_round
@@ -59,6 +59,7 @@ def create_app(
         lobby = Lobby(settings, store, directory=directory)
         app.state.lobby = lobby
         app.state.keeper = Keeper(None if store is None else store.sheets)
+        lobby.directory.keep_sheets(LiveSheets(app.state.keeper))
         await lobby.directory.start(lobby)
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it

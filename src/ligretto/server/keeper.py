@@ -11,6 +11,13 @@ meanwhile) and nothing changes.  A change carries the client's id: the same id a
 applied once.  Scores, the match's end and places are the engine's (``engine.tally``);
 the :class:`Keeper` holds the sheets, writes each change to the store before it tells the
 sheet's watchers (the live events).
+
+With a store, the store's database is the authority, shared by every process of a service
+(docs/deploy.md): a change is decided in the database's transaction that locks the sheet,
+on the sheet as the database has it then (:meth:`Keeper.change`), so no stale copy can
+accept a change; a copy kept here for reads is brought up to date by the changes it lacks
+before it is read (:meth:`Keeper.get`).  Every body told carries the sheet's version: a
+watcher never goes back to an older one (bodies from other processes may come in any order).
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from ligretto.engine.rules import MATCH_END_MAX, MatchEndKind, RuleSet
 from ligretto.engine.scoring import ScoreSheet
@@ -29,6 +36,7 @@ from ligretto.engine.tally import BadEntry, Standing, Tally, check_entry, standi
 
 __all__ = [
     "MAX_ROUNDS",
+    "Answer",
     "Change",
     "Conflict",
     "Keeper",
@@ -47,6 +55,7 @@ IN_MEMORY = 256
 """Sheets kept in memory while nobody watches them (the store has them all)."""
 
 Kind = Literal["entry", "correction", "undo"]
+Answer = TypeVar("Answer")
 
 
 def new_sheet_code() -> str:
@@ -182,25 +191,34 @@ class Sheet:
 
 class SheetFile(Protocol):
     """Where sheets are kept (``server.sheetstore.SheetStore``): a sheet made, a change
-    written (with the history of a match that is over), a sheet read back; ``errors``:
-    what a failed write raises."""
+    written (with the history of a match that is over), a change decided and written on the
+    sheet as stored, under its lock (``update``), a sheet read back, the changes after a
+    version (``since``); ``errors``: what a failed write raises."""
 
     errors: tuple[type[Exception], ...]
 
     def create(self, sheet: Sheet) -> None: ...
     def write(self, sheet: Sheet, change: Change) -> None: ...
+    def update(
+        self, code: str, decide: Callable[[Sheet], Change | Answer], kept: Sheet | None = None
+    ) -> tuple[Sheet, Change | Answer] | None: ...
     def load(self, code: str) -> Sheet | None: ...
+    def since(self, code: str, version: int) -> list[Change]: ...
 
 
 class Watcher:
     """One live stream of a sheet: the latest body not sent yet (only the latest counts:
-    each is the whole sheet)."""
+    each is the whole sheet) and the version of the newest told (an older one is not told)."""
 
     def __init__(self) -> None:
         self.latest: bytes | None = None
+        self.version = -1
         self.ready = asyncio.Event()
 
-    def tell(self, body: bytes) -> None:
+    def tell(self, version: int, body: bytes) -> None:
+        if version <= self.version:
+            return  # this one or a newer one was told already
+        self.version = version
         self.latest = body
         self.ready.set()
 
@@ -229,14 +247,47 @@ class Keeper:
         return sheet
 
     def get(self, code: str) -> Sheet | None:
+        """The sheet as the store has it now (another process may have changed it): a copy
+        kept here takes the changes it lacks first."""
         sheet = self.sheets.get(code)
-        if sheet is None and self.file is not None:
+        if sheet is not None and self.file is not None:
+            try:
+                missed = self.file.since(code, sheet.version)
+            except self.errors:  # the database is away: nobody can change the sheet meanwhile
+                missed = []
+            for change in missed:
+                sheet.apply(change)
+        elif self.file is not None:
             sheet = self.file.load(code)
             if sheet is not None:
                 self._keep(sheet)
         if sheet is not None:
             self.sheets.move_to_end(code)
         return sheet
+
+    def change(self, code: str, decide: Callable[[Sheet], Change | Answer]) -> tuple[Sheet, Change | Answer] | None:
+        """Decide a change on the sheet ``code`` as it is now and make it: ``decide`` gives
+        the change, or another answer (a refusal, a retry's sheet) and nothing changes.
+        With a store, all in one transaction of its database that locks the sheet, on the
+        sheet as stored (so two processes never both accept a change on one version); a
+        failed write changes nothing (and raises).  ``None``: there is no such sheet."""
+        if self.file is None:
+            sheet = self.sheets.get(code)
+            if sheet is None:
+                return None
+            answer = decide(sheet)
+            if isinstance(answer, Change):
+                sheet.apply(answer)
+            return sheet, answer
+        kept = self.sheets.get(code)
+        try:
+            done = self.file.update(code, decide, kept)
+        except BaseException:
+            self.sheets.pop(code, None)  # it may hold what was not written: read again when asked
+            raise
+        if done is not None and kept is None:
+            self._keep(done[0])
+        return done
 
     def _keep(self, sheet: Sheet) -> None:
         self.sheets[sheet.code] = sheet
@@ -271,7 +322,8 @@ class Keeper:
         if not watching:
             self.watchers.pop(code, None)
 
-    def tell(self, code: str, body: bytes) -> None:
-        """Every watcher of the sheet ``code`` gets ``body`` (the sheet, encoded once)."""
+    def tell(self, code: str, version: int, body: bytes) -> None:
+        """Every watcher of the sheet ``code`` gets ``body`` (the sheet at ``version``,
+        encoded once) unless it has that version or a newer one already."""
         for watcher in self.watchers.get(code, ()):
-            watcher.tell(body)
+            watcher.tell(version, body)

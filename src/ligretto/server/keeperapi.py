@@ -2,13 +2,21 @@
 its rounds entered and corrected, the last change undone, its CSV, its share link's QR
 code, and its live events (Server-Sent Events: ``event: sheet`` with the whole sheet at
 once and after every change).  Bodies in and out are protocol structs; every score is the
-engine's, computed here, never a client's."""
+engine's, computed here, never a client's.
+
+Every change is decided on the sheet as the store has it, under its lock
+(``Keeper.change``), so any process of a service may take any request; its watchers here
+are told at once, the other processes' through the directory (``Directory.sheet_changed``,
+``cluster/sheetfeed.py``), whose messages reach this process's watchers by
+:class:`LiveSheets`."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -20,12 +28,14 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.tally import BadEntry, standing
 from ligretto.protocol import ProtocolError
 from ligretto.server.api import _answer, _body, _error, _over_quota, qr_svg
-from ligretto.server.keeper import Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
+from ligretto.server.keeper import Answer, Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
 from ligretto.server.keepercsv import sheet_csv
 from ligretto.server.profileapi import secret_of
 from ligretto.server.profiles import ProfileError
 
-__all__ = ["sheet_body", "sheet_routes"]
+__all__ = ["LiveSheets", "sheet_body", "sheet_routes"]
+
+log = logging.getLogger("ligretto.keeper")
 
 NO_SHEET = protocol.HttpError("no_sheet", "there is no score sheet with that code")
 COLOURS = tuple(box.name.lower() for box in Box)
@@ -184,17 +194,44 @@ def _by(name: str) -> str:
         raise Refused(400, error.code, f"by: {error.message}") from None
 
 
-def _committed(request: Request, sheet: Sheet, change: Change) -> Response:
-    """Write a change, tell the sheet's watchers, answer the sheet."""
+@dataclass(frozen=True, slots=True)
+class Retried:
+    """A change id applied already: the sheet as it is now is the answer."""
+
+
+def _made(
+    request: Request, code: str, decide: Callable[[Sheet], Change | Answer]
+) -> tuple[Sheet, Change | Answer] | Response:
+    """Decide and make a change of the sheet ``code`` (``Keeper.change``); a change made is
+    told to every watcher, here and in the other processes.  A response: it could not be."""
     keeper = _keeper(request)
     try:
-        keeper.commit(sheet, change)
+        done = keeper.change(code, decide)
     except keeper.errors:
         return _error(503, "store_error", "the change could not be written: nothing changed, try again")
-    body = sheet_body(sheet)
-    encoded = protocol.encode(body)
-    keeper.tell(sheet.code, encoded)
-    return Response(encoded, media_type="application/json")
+    if done is None:
+        return _answer(NO_SHEET, 404)
+    sheet, answer = done
+    if isinstance(answer, Change):
+        encoded = protocol.encode(sheet_body(sheet))
+        keeper.tell(code, sheet.version, encoded)
+        request.app.state.lobby.directory.sheet_changed(code, sheet.version, encoded)
+    return done
+
+
+def _conflict(text: str, spec: protocol.PutRound, result: Conflict) -> Response:
+    """The 409 of an entry whose base is not the round's version: theirs and yours."""
+    theirs = None if result.theirs is None else protocol.entry_of(result.theirs)
+    if result.version is None:
+        message = f"round {text} is not on the sheet any more (undone): send it again as a new round"
+    else:
+        since = "meanwhile" if spec.base is None else f"since version {spec.base}"
+        message = (
+            f"round {text} was written by someone else {since}: keep theirs, or send yours again "
+            f"with base {result.version}"
+        )
+    conflict = protocol.SheetConflict(message=message, theirs=theirs, yours=spec.entry, version=result.version)
+    return _answer(conflict, 409)
 
 
 async def put_round(request: Request) -> Response:
@@ -205,36 +242,30 @@ async def put_round(request: Request) -> Response:
     spec = await _body(request, protocol.PutRound)
     if isinstance(spec, Response):
         return spec
-    sheet = _sheet_of(request)  # as it is now, after the body arrived
-    if sheet is None:
-        return _answer(NO_SHEET, 404)
     if not (text.isascii() and text.isdigit() and len(text) <= 6):
         return _error(404, "no_round", f"round {text!r} is not a round of this sheet")
     try:
         by = _by(spec.by)
     except Refused as refused:
         return _error(refused.status, refused.code, refused.message)
-    if spec.id in sheet.ids:
-        return _answer(sheet_body(sheet))  # a retry of a change already made
-    tally = protocol.tally_of(spec.entry)
-    result = sheet.entry(int(text), tally, spec.base, by=by, client_id=spec.id, now=_keeper(request).clock())
+    tally, number, now = protocol.tally_of(spec.entry), int(text), _keeper(request).clock()
+
+    def decide(sheet: Sheet) -> Change | Conflict | BadEntry | NoRound | Retried:
+        if spec.id in sheet.ids:
+            return Retried()  # a retry of a change already made
+        return sheet.entry(number, tally, spec.base, by=by, client_id=spec.id, now=now)
+
+    done = _made(request, request.path_params["code"], decide)
+    if isinstance(done, Response):
+        return done
+    sheet, result = done
     if isinstance(result, NoRound):
         return _error(404, "no_round", result.message)
     if isinstance(result, BadEntry):
         return _error(400, "bad_entry", result.message)
     if isinstance(result, Conflict):
-        theirs = None if result.theirs is None else protocol.entry_of(result.theirs)
-        if result.version is None:
-            message = f"round {text} is not on the sheet any more (undone): send it again as a new round"
-        else:
-            since = "meanwhile" if spec.base is None else f"since version {spec.base}"
-            message = (
-                f"round {text} was written by someone else {since}: keep theirs, or send yours again "
-                f"with base {result.version}"
-            )
-        conflict = protocol.SheetConflict(message=message, theirs=theirs, yours=spec.entry, version=result.version)
-        return _answer(conflict, 409)
-    return _committed(request, sheet, result)
+        return _conflict(text, spec, result)
+    return _answer(sheet_body(sheet))
 
 
 async def undo(request: Request) -> Response:
@@ -244,23 +275,29 @@ async def undo(request: Request) -> Response:
     spec = await _body(request, protocol.UndoChange)
     if isinstance(spec, Response):
         return spec
-    sheet = _sheet_of(request)
-    if sheet is None:
-        return _answer(NO_SHEET, 404)
     try:
         by = _by(spec.by)
     except Refused as refused:
         return _error(refused.status, refused.code, refused.message)
-    if spec.id in sheet.ids:
-        return _answer(sheet_body(sheet))
-    target = sheet.last_undoable()
-    if target is None:
-        return _error(400, "nothing_to_undo", "there is no change left to undo")
-    if spec.change is not None and spec.change != target.n:
-        return _error(409, "stale_undo", f"the last change is {target.n} now, not {spec.change}: nothing undone")
-    change = sheet.undo(by, spec.id, _keeper(request).clock())
-    assert change is not None
-    return _committed(request, sheet, change)
+    now = _keeper(request).clock()
+
+    def decide(sheet: Sheet) -> Change | Retried:
+        if spec.id in sheet.ids:
+            return Retried()
+        target = sheet.last_undoable()
+        if target is None:
+            raise Refused(400, "nothing_to_undo", "there is no change left to undo")
+        if spec.change is not None and spec.change != target.n:
+            raise Refused(409, "stale_undo", f"the last change is {target.n} now, not {spec.change}: nothing undone")
+        change = sheet.undo(by, spec.id, now)
+        assert change is not None
+        return change
+
+    try:
+        done = _made(request, request.path_params["code"], decide)
+    except Refused as refused:  # nothing written: the transaction rolled back
+        return _error(refused.status, refused.code, refused.message)
+    return done if isinstance(done, Response) else _answer(sheet_body(done[0]))
 
 
 async def sheet_csv_file(request: Request) -> Response:
@@ -296,8 +333,8 @@ async def sheet_events(request: Request) -> Response:
         return _error(429, "too_many_watchers", f"a sheet has at most {WATCHERS_PER_SHEET} live streams")
     stopping: Callable[[], bool] = getattr(request.app.state, "stopping", lambda: False)
     code = sheet.code
-    watcher = keeper.watch(code)
-    watcher.tell(protocol.encode(sheet_body(sheet)))
+    watcher = keeper.watch(code)  # the sheet as stored just now: any later change is told after it
+    watcher.tell(sheet.version, protocol.encode(sheet_body(sheet)))
 
     async def stream() -> AsyncIterator[bytes]:
         try:
@@ -320,6 +357,28 @@ async def sheet_events(request: Request) -> Response:
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+class LiveSheets:
+    """This process's live streams as the other processes' changes reach them
+    (``Directory.keep_sheets``)."""
+
+    def __init__(self, keeper: Keeper) -> None:
+        self.keeper = keeper
+
+    def hear(self, code: str, version: int, body: bytes) -> None:
+        self.keeper.tell(code, version, body)
+
+    def resync(self) -> None:
+        """Every watched sheet as stored now, to its watchers (those that have it already are not told)."""
+        for code in list(self.keeper.watchers):
+            try:
+                sheet = self.keeper.get(code)
+            except self.keeper.errors as error:
+                log.warning("could not read sheet %s again (%s)", code, error)
+                continue
+            if sheet is not None:
+                self.keeper.tell(code, sheet.version, protocol.encode(sheet_body(sheet)))
 
 
 def sheet_routes() -> list[Route]:

@@ -31,6 +31,17 @@ class Lobby(Protocol):
     connections: Any
 
 
+class SheetWatchers(Protocol):
+    """The live streams of the score keeper's sheets in this process (``keeperapi.LiveSheets``),
+    as the changes other processes make reach them."""
+
+    def hear(self, code: str, version: int, body: bytes) -> None:
+        """Another process wrote the sheet ``code``: ``body`` is it at ``version``."""
+
+    def resync(self) -> None:
+        """Changes may have been missed (the channel was lost): each watched sheet as stored."""
+
+
 class Unavailable(Exception):
     """The table is the service's but its owner cannot be reached right now (it died and
     its lease has not expired yet): the client is to try again in a moment."""
@@ -76,6 +87,14 @@ class Directory:
     async def place(self, request: Request) -> Response | None:
         """A new table made by the least-loaded process: its answer, or ``None``: here."""
         return None
+
+    def keep_sheets(self, sheets: SheetWatchers) -> None:
+        """Where the other processes' changes of sheets go: nowhere here (one process; its
+        sheets' watchers are told by the process itself)."""
+
+    def sheet_changed(self, code: str, version: int, body: bytes) -> None:
+        """This process wrote a change of the sheet ``code`` (``body``: the sheet at
+        ``version``, told to its own watchers already): nobody else to tell here."""
 
     def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
         """The lobby list from this process's public tables, in the order shown

@@ -21,6 +21,9 @@ PROCESSES = "ligretto:processes"
 """The set of process ids that have registered (a member whose heartbeat is gone is dead)."""
 LOBBY = "ligretto:lobby"
 """The pub/sub channel of every process's public tables."""
+SHEETS = "ligretto:sheets"
+"""The pub/sub channel of the score keeper's sheets: each change as written, for every
+process's live streams (``sheetfeed.py``)."""
 RELAYED = "x-ligretto-relayed"
 """The header of a request or WebSocket one process carries to another (never carried on)."""
 

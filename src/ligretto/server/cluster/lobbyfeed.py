@@ -102,21 +102,32 @@ class LobbyFeed:
 
     async def listen(self) -> None:
         """Hear the channel until cancelled (subscribed again after a lost connection)."""
-        while True:
-            pubsub = self.redis.pubsub()
-            try:
-                await pubsub.subscribe(LOBBY)
-                async for message in pubsub.listen():
-                    if message.get("type") == "message":
-                        self.hear(message["data"])
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # Redis gone for a moment: the others' tables age out meanwhile
-                log.warning("lost the lobby channel (%s): subscribing again", error)
-                await asyncio.sleep(RENEW_S)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
+        await listen_forever(self.redis, LOBBY, self.hear)
+
+
+async def listen_forever(
+    redis: Any, channel: str, hear: Callable[[bytes | str], None], subscribed: Callable[[], None] | None = None
+) -> None:
+    """Hear a pub/sub channel until cancelled, subscribed again after a lost connection
+    (``subscribed``: called each time Redis confirms the subscription, from when on
+    nothing published is missed)."""
+    while True:
+        pubsub = redis.pubsub()
+        try:
+            await pubsub.subscribe(channel)
+            async for message in pubsub.listen():
+                if message.get("type") == "message":
+                    hear(message["data"])
+                elif message.get("type") == "subscribe" and subscribed is not None:
+                    subscribed()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # Redis gone for a moment: tried again after a pause
+            log.warning("lost the channel %s (%s): subscribing again", channel, error)
+            await asyncio.sleep(RENEW_S)
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
 
 
 def merged(own: list[Entry], others: list[Entry], cap: int) -> protocol.TableList:

@@ -7,6 +7,8 @@ tables and connections, with the same lease) that the others read to place new t
 the least-loaded one and to find a table's owner; its public tables reach every other
 lobby on the pub/sub channel ``keys.LOBBY`` (``lobbyfeed.py``).  Every renewal also looks
 for stored tables nobody holds (their owner died) and takes them over (``failover.py``).
+The score keeper's sheets need no owner (the database is their authority): each change
+one process writes reaches the others' live streams on ``keys.SHEETS`` (``sheetfeed.py``).
 SIGTERM hands the tables over: the store commits, the leases are released, and the
 others take them at once."""
 
@@ -27,9 +29,10 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.server import metrics
 from ligretto.server.cluster import failover, keys, relay
-from ligretto.server.cluster.directory import Directory, Lobby, Unavailable
+from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
 from ligretto.server.cluster.renewer import Renewer
+from ligretto.server.cluster.sheetfeed import SheetFeed
 
 if TYPE_CHECKING:
     from ligretto.server.table import Table
@@ -66,6 +69,7 @@ class RedisDirectory(Directory):
         """When each lease was taken (``time.monotonic``): a code reserved for a table
         being made is not in the lobby yet, and is not given back for a lease."""
         self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
+        self.sheet_feed = SheetFeed(self.redis, self.me)
         self.lobby: Lobby | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._chores: set[asyncio.Task[None]] = set()
@@ -94,6 +98,7 @@ class RedisDirectory(Directory):
         self.renewer.start()
         self._tasks = [asyncio.create_task(self._renew_forever()), asyncio.create_task(self.feed.listen())]
         self._tasks.append(asyncio.create_task(self._feed_forever()))
+        self._tasks.append(asyncio.create_task(self.sheet_feed.listen()))
         log.info("process %s at %s joined the service", self.me, self.address)
 
     def _someone_left(self) -> None:
@@ -130,6 +135,25 @@ class RedisDirectory(Directory):
             await self.feed.leave()
         self.owned.clear()
         await self.redis.aclose()
+
+    # --- sheets -----------------------------------------------------------------------
+
+    def keep_sheets(self, sheets: SheetWatchers) -> None:
+        self.sheet_feed.sheets = sheets
+
+    def sheet_changed(self, code: str, version: int, body: bytes) -> None:
+        """Publish the change for the other processes' watchers (the answer does not wait)."""
+        task = asyncio.create_task(self._say_sheet(code, version, body))
+        self._chores.add(task)
+        task.add_done_callback(self._chores.discard)
+
+    async def _say_sheet(self, code: str, version: int, body: bytes) -> None:
+        try:
+            await self.sheet_feed.say(code, version, body)
+        except (
+            Exception
+        ) as error:  # Redis away: the others' streams get the sheet with its next change, or on reconnecting
+            log.warning("could not publish a change of sheet %s (%s)", code, error)
 
     # --- tables -----------------------------------------------------------------------
 
