@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-LEASE_S = 2.0
+LEASE_S = 1.5
 """A table's lease (and a process's heartbeat): the owner renews it every ``RENEW_S``; a
 process that stops renewing loses its tables this long after its last renewal.  Short,
 because a dead owner's tables wait that long (docs/benchmarks.md, "Several processes");
-long enough for a stalled event loop (a server that stalls for 2 s fails its players
-long before its lease)."""
+the renewals come from a thread of their own (``renewer.py``), so a busy event loop keeps
+its leases, and a process that stalled past them anyway is fenced (``storewrite.fenced``):
+a lease lost too early costs its players a reconnection, never a write."""
 RENEW_S = LEASE_S / 3
 """How often a process renews its leases, beats its heartbeat and looks for tables whose
 owner is gone."""
