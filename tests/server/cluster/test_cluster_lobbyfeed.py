@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from ligretto import protocol
-from ligretto.server.cluster.keys import LEASE_S, LOBBY, RENEW_S
+from ligretto.server.cluster.keys import HEARD_S, LOBBY, RENEW_S
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, Word, merged
 
 RULES: dict[str, str | int | bool] = {"match_end": "rounds:5"}
@@ -53,7 +53,7 @@ def test_merged_lists_waiting_tables_first_newest_first_capped_with_the_total() 
     assert [t.code for t in capped.tables] == ["new", "old"] and capped.total == 4, "the same order from any side"
 
 
-def test_the_others_tables_as_last_heard_a_silent_process_dropped_after_a_lease() -> None:
+def test_the_others_tables_as_last_heard_a_silent_process_dropped_after_heard_s() -> None:
     clock = Clock()
     feed = LobbyFeed(None, "me", clock)
     feed.hear(word("b", Entry(1.0, summary("b1"))))
@@ -62,10 +62,15 @@ def test_the_others_tables_as_last_heard_a_silent_process_dropped_after_a_lease(
     assert sorted(e.summary.code for e in feed.others(set())) == ["b1", "c1", "c2"]
     assert sorted(e.summary.code for e in feed.others({"c2"})) == ["b1", "c1"], "a table taken over is its owner's"
     feed.hear(word("b"))  # b has no public table any more
-    clock.now += LEASE_S / 2
+    clock.now += HEARD_S / 2
     feed.hear(word("c", Entry(2.0, summary("c1"))))
     assert [e.summary.code for e in feed.others(set())] == ["c1"]
-    clock.now += LEASE_S + 0.1  # c fell silent (killed)
+    clock.now += HEARD_S / 2 + 0.1
+    feed.hear(word("d", Entry(5.0, summary("c1"))))  # d took c1 over: listed once, as d says
+    assert [(e.summary.code, e.born) for e in feed.others(set())] == [("c1", 5.0)]
+    clock.now += HEARD_S / 2  # c fell silent (killed)
+    assert [e.summary.code for e in feed.others(set())] == ["c1"] and "c" not in feed.heard
+    clock.now += HEARD_S / 2 + 0.1
     assert feed.others(set()) == []
 
 

@@ -12,6 +12,9 @@ a lease lost too early costs its players a reconnection, never a write."""
 RENEW_S = LEASE_S / 3
 """How often a process renews its leases, beats its heartbeat and looks for tables whose
 owner is gone."""
+HEARD_S = 2 * LEASE_S
+"""A process whose lobby word has not come for this long is taken for gone (it publishes
+at least every ``RENEW_S``; two leases leave room for a loaded machine's late words)."""
 FEED_S = 0.5
 """How often a process looks whether its public tables changed, to publish them (as often
 as a lobby socket looks at the list it sends)."""

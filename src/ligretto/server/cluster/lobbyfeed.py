@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from ligretto import protocol
-from ligretto.server.cluster.keys import LEASE_S, LOBBY, RENEW_S
+from ligretto.server.cluster.keys import HEARD_S, LOBBY, RENEW_S
 
 log = logging.getLogger("ligretto.cluster")
 
@@ -88,9 +88,12 @@ class LobbyFeed:
     def others(self, own: set[str]) -> list[Entry]:
         """The other processes' public tables (not those this one owns now), the silent ones left out."""
         now = self.clock()
-        for process in [p for p, (at, _) in self.heard.items() if now - at > LEASE_S]:
+        for process in [p for p, (at, _) in self.heard.items() if now - at > HEARD_S]:
             del self.heard[process]
-        return [e for _, entries in self.heard.values() for e in entries if e.summary.code not in own]
+        latest: dict[str, Entry] = {}  # a table taken over from a process not yet silent: its new owner's word
+        for _, entries in sorted(self.heard.values(), key=lambda heard: heard[0]):
+            latest.update((e.summary.code, e) for e in entries if e.summary.code not in own)
+        return list(latest.values())
 
     async def say(self, entries: list[Entry]) -> None:
         """Publish this process's public tables if they changed (or ``RENEW_S`` passed)."""
