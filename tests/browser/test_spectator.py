@@ -46,11 +46,11 @@ def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable
     start_match(host, watcher)
     for key in ("1", "s", "d", " ", "v"):
         watcher.keyboard.press(key)
-    # The host plays too, and says "stuck" when it is: a host that never acted left about one
-    # deal in thirty without an end (the bots stuck on cards only the host could move, no
-    # stalemate provable while its cards could, and a vote short of the host's), which waited
-    # out the old 180 s (tests/browser/test_spectator.py's flake). Now every round ends by
-    # the rules: a Stop, or everyone's stalemate vote.
+    # The host plays too, and says "stuck" when it is. A host that never acted left about one
+    # deal in forty without an end (3 of 120 seeds on the server's Table with two machine
+    # bots, 600 virtual seconds each): the bots stuck on cards only the host could move, no
+    # stalemate provable while its cards could, the vote short of the host's; the test then
+    # waited out its 180 s. Now every round ends by the rules: a Stop, or everyone's vote.
     play_keys_until_round_ends(host, timeout_s=180.0)
     wait_round_over(watcher)
     shot(watcher, "spectator")
