@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import pgserver
 from pgserver import TEST_SETTINGS, PgServer, StoreDatabase
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The controller (or the one process without pytest-xdist) makes the folder of the
+    session's one PostgreSQL server before the workers start (``tests/pgserver.py``)."""
+    if not hasattr(config, "workerinput"):
+        config.stash[_PG_FOLDER] = pgserver.session_folder()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controller stops the session's PostgreSQL server, every worker done."""
+    folder = config.stash.get(_PG_FOLDER, None)
+    if folder is not None:
+        pgserver.stop_shared(folder)
+
+
+_PG_FOLDER = pytest.StashKey[Path]()
 
 
 @pytest.fixture
@@ -26,15 +44,11 @@ def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
 
 
 @pytest.fixture(scope="session")
-def postgres() -> Iterator[PgServer]:
-    """A real PostgreSQL server of this test session (``tests/pgserver.py``), started on
-    first use, stopped and removed at the end."""
-    server = PgServer(*TEST_SETTINGS)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
+def postgres() -> PgServer:
+    """The real PostgreSQL server of this test session, shared by every xdist worker
+    (``tests/pgserver.py``), started on first use, stopped and removed at the end of the
+    session (``pytest_unconfigure``); each test makes its own database on it."""
+    return pgserver.shared_server(*TEST_SETTINGS)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -5,13 +5,18 @@ on a free port, stopped and removed at the end.  PostgreSQL refuses to run as ro
 its programs run as the ``postgres`` user (``runuser``), which owns the directory.
 
 Each test gets a fresh database of its own (:meth:`PgServer.new_database`); the fixture
-``postgres`` (``tests/conftest.py``) starts one server per test session (per pytest-xdist
-worker).  A server that cannot be installed or started fails the test that needed it,
-with its log.
+``postgres`` (``tests/conftest.py``) uses ONE server per test session, shared by every
+pytest-xdist worker (:func:`shared_server`): the session's folder is made by the
+controller (:func:`session_folder`, its path handed to the workers in the environment),
+the first worker that needs the server takes the folder's lock, initdb's and starts it
+and writes its port there, the others find the port and connect; the controller stops it
+at the very end (:func:`stop_shared`), after every worker has finished.  A server that
+cannot be installed or started fails the test that needed it, with its log.
 """
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import itertools
 import os
@@ -62,14 +67,19 @@ def ensure_postgres() -> Path:
     return found
 
 
-class PgServer:
-    """One PostgreSQL server of its own, in a temporary directory (:meth:`start`, :meth:`stop`)."""
+SHARED = "LIGRETTO_TEST_POSTGRES"
+"""The environment variable naming the folder of the session's shared server."""
 
-    def __init__(self, *settings: str) -> None:
+
+class PgServer:
+    """One PostgreSQL server of its own, in a temporary directory (:meth:`start`, :meth:`stop`),
+    or in ``folder`` on ``port`` (the session's shared one: :func:`shared_server`)."""
+
+    def __init__(self, *settings: str, folder: Path | None = None, port: int | None = None) -> None:
         self.settings = settings
         """More ``postgres`` options (``-c name=value``)."""
-        self.port = free_port()
-        self.folder = Path(tempfile.mkdtemp(prefix="ligretto-pg-"))
+        self.port = free_port() if port is None else port
+        self.folder = Path(tempfile.mkdtemp(prefix="ligretto-pg-")) if folder is None else folder
         self.data = self.folder / "data"
         self.log = self.folder / "server.log"
         self.bin = Path()
@@ -132,7 +142,7 @@ class PgServer:
         checkpoint: what a reader of its files would find."""
         with psycopg.connect(self.url("postgres"), autocommit=True) as admin:
             admin.execute("CHECKPOINT")
-        return b"".join(path.read_bytes() for path in sorted(self.data.rglob("*")) if path.is_file())
+        return b"".join(_read(path) for path in sorted(self.data.rglob("*")) if path.is_file())
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -141,3 +151,50 @@ class PgServer:
         if self.bin != Path():
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _read(path: Path) -> bytes:
+    """The bytes of one of the server's files (none: it went meanwhile, another worker's
+    temporary file)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+
+
+def session_folder() -> Path:
+    """The controller's part (``pytest_configure``): the folder of this session's shared
+    server, named to the workers by the environment (they inherit it)."""
+    folder = Path(tempfile.mkdtemp(prefix="ligretto-pg-session-"))
+    folder.chmod(0o755)  # the ``postgres`` user reaches its cluster inside
+    os.environ[SHARED] = str(folder)
+    return folder
+
+
+def shared_server(*settings: str) -> PgServer:
+    """The session's one server: started by the first process that asks (under the
+    folder's lock), found by the others through its port file."""
+    folder = Path(os.environ[SHARED])
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        port_file = folder / "port"
+        if port_file.exists():
+            server = PgServer(*settings, folder=folder / "server", port=int(port_file.read_text()))
+            server.bin = ensure_postgres()
+            return server
+        shutil.rmtree(folder / "server", ignore_errors=True)  # a start that failed before
+        (folder / "server").mkdir()
+        server = PgServer(*settings, folder=folder / "server").start()
+        port_file.write_text(str(server.port))
+        return server
+
+
+def stop_shared(folder: Path) -> None:
+    """The controller's part (``pytest_unconfigure``): stop the session's server if a
+    worker started it, and remove the folder."""
+    port_file = folder / "port"
+    if port_file.exists():
+        server = PgServer(folder=folder / "server", port=int(port_file.read_text()))
+        server.bin = ensure_postgres()
+        server.stop()
+    shutil.rmtree(folder, ignore_errors=True)

@@ -76,6 +76,13 @@ class ServerProcess:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def start(self) -> None:
+        """Start the server and wait until it answers ``/healthz``."""
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Start the server without waiting for it (several started at once: each
+        :meth:`wait_ready` after)."""
         if self.settings:
             settings = {**OPEN_LIMITS, **self.settings}
             code = (
@@ -100,6 +107,11 @@ class ServerProcess:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
         if self.cpus:
             os.sched_setaffinity(self.process.pid, self.cpus)
+
+    def wait_ready(self) -> None:
+        """Wait until the launched server answers ``/healthz`` (``RuntimeError``: it exited,
+        or did not answer within ``STARTUP_S``)."""
+        assert self.process is not None, "launch() first"
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -52,6 +52,24 @@ class Cluster:
             started.append(process)
         return started
 
+    def start_together(self, count: int, **settings: Any) -> list[Any]:
+        """Start ``count`` more processes at once (a service started from nothing), then
+        wait for each to answer /healthz."""
+        started = []
+        for _ in range(count):
+            index = len(self.processes)
+            process = self.server_class(self.db, self.folder / f"server{index}.log", **settings)
+            process.settings["redis"] = self.url
+            process.settings["advertise"] = process.url
+            self.stack.callback(_stopped, process)
+            self.processes.append(process)
+            started.append(process)
+        for process in started:
+            process.launch()
+        for process in started:
+            process.wait_ready()
+        return started
+
     def health(self, process: Any) -> dict[str, Any]:
         status, body = process.http("GET", "/healthz")
         assert status == 200, body
@@ -105,3 +123,10 @@ async def rejoin(processes: list[Any], code: str, token: str, label: str, timeou
                 await client.close()
             assert time.monotonic() < deadline, f"{label} not back at its seat within {timeout} s: {error}"
             await asyncio.sleep(0.1)
+
+
+def _stopped(process: Any) -> None:
+    """Stop ``process`` and fail if its log holds a traceback (as ``running`` does)."""
+    process.stop()
+    log = process.log_text()
+    assert "Traceback" not in log, f"the server logged an error:\n{log}"

@@ -149,14 +149,17 @@ def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, t
         codes = [await _table(dead_lobby) for _ in range(4)]
         dead.leave()
         await dead.redis.delete(*(keys.table(c) for c in codes), keys.process("dead"))  # its leases ran out
-        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")  # takes all: the only one alive
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        assert not a_lobby.tables, "the grace of a start: nothing taken before the first sweep"
+        await a._take_orphans()  # takes all: the only one alive
         assert sorted(a_lobby.tables) == sorted(codes)
         for code in codes[:3]:  # a's tables are gone again: a and b are alive now
             a.owned.discard(code)
             del a_lobby.tables[code]
             await a.redis.delete(keys.table(code))
         b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
-        assert len(b_lobby.tables) == 2, "its share: 3 orphans, 2 live processes"
+        await b._take_orphans()
+        assert len(b_lobby.tables) == 2, "its fair share: 4 tables, 2 live processes"
         await a._take_orphans()
         assert len(a_lobby.tables) == 2 and not set(a_lobby.tables) & set(b_lobby.tables)
         await _shut(b_lobby, b)
@@ -165,6 +168,45 @@ def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, t
         await dead.redis.aclose()
 
     arun(scenario())
+
+
+def test_processes_started_together_take_their_fair_shares(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    """A service started from nothing: the stored tables, no lease; three processes start
+    (each beats its heartbeat, takes nothing yet), then sweep: none takes more than its
+    fair share, ceil(7 / 3); the last takes the rest; a sweep after takes nothing more."""
+
+    async def scenario() -> None:
+        old_lobby, old = await _process(redis_url, tmp_path / "l.db", "old")
+        codes = [await _table(old_lobby) for _ in range(7)]
+        old.leave()
+        await old.redis.flushdb()  # Redis from nothing
+        started = [await _process(redis_url, tmp_path / "l.db", name) for name in "abc"]
+        assert all(not lobby.tables for lobby, _ in started), "the grace of a start"
+        assert await started[0][1].redis.smembers(keys.TABLES) == set(codes), "offered by each"
+        for _, directory in started:
+            await directory._take_orphans()
+        counts = [len(lobby.tables) for lobby, _ in started]
+        assert counts == [3, 3, 1], counts
+        for _, directory in started:
+            await directory._take_orphans()
+        assert [len(lobby.tables) for lobby, _ in started] == counts, "every table has its owner"
+        taken = [code for lobby, _ in started for code in lobby.tables]
+        assert sorted(taken) == sorted(codes)
+        for lobby, directory in started:
+            await _shut(lobby, directory)
+        old_lobby.store.close()
+        await old.redis.aclose()
+
+    arun(scenario())
+
+
+def test_a_census_s_fair_share() -> None:
+    census = failover.Census(["x", "y", "z"], held=4, mine=1)
+    assert census.share(1) == 3, "a lone process takes every orphan"
+    assert census.share(2) == 3, "ceil(8 / 2) - 1, no more than the orphans"
+    assert census.share(3) == 2, "ceil(8 / 3) - 1"
+    assert failover.Census(["x"], held=0, mine=5).share(2) == 0, "more than its share already"
+    assert census.share(0) == 3, "no heartbeat seen yet: as a lone process"
 
 
 def test_a_renewal_while_a_table_is_being_made_keeps_its_code(redis_url: str, tmp_path: Path, arun: Any) -> None:

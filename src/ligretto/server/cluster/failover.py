@@ -4,7 +4,9 @@ Every table the service stores is in the set ``keys.TABLES``; its owner holds it
 ``keys.table(code)``.  A process that dies stops renewing: a lease later the key is gone,
 and the first live process to take it (``SET NX``) restores the table from the shared
 store by replay (``store.load_table``, the engine deals the round again from its seed and
-applies its stored actions) and lets it carry on (``Table.resume``).  Everything the old
+applies its stored actions) and lets it carry on (``Table.resume``).  Each live process
+takes at most its fair share at a sweep (:meth:`Census.share`), so the tables of a dead
+process, or of a whole service started from nothing, end spread by load.  Everything the old
 owner acknowledged was committed first (the outbox), so it is all in the store."""
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ligretto.server import metrics
@@ -30,16 +33,43 @@ _CLOSING: set[asyncio.Future[None]] = set()
 async def orphans(redis: Any, owned: set[str]) -> list[str]:
     """The stored tables of the service that no process holds a lease of, in random order
     (the live processes do not all reach for the same one first)."""
-    codes = [code for code in await redis.smembers(keys.TABLES) if code not in owned]
+    return (await census(redis, owned)).orphans
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """The service's stored tables as one process sees them: the ``orphans`` (nobody holds
+    their lease, in random order), how many the others hold (``held``), how many are its
+    own (``mine``)."""
+
+    orphans: list[str]
+    held: int
+    mine: int
+
+    def share(self, live: int) -> int:
+        """How many orphans this process takes at a sweep: up to its fair share of every
+        stored table over the ``live`` processes (rounded up), less what it has; a lone
+        process takes them all."""
+        total = len(self.orphans) + self.held + self.mine
+        fair = -(-total // max(1, live))
+        return max(0, min(len(self.orphans), fair - self.mine))
+
+
+async def census(redis: Any, owned: set[str]) -> Census:
+    """Count the stored tables: whose lease is held, by whom (this process, ``owned``, or
+    another), and which are orphans."""
+    stored = await redis.smembers(keys.TABLES)
+    codes = [code for code in stored if code not in owned]
+    mine = len(stored) - len(codes)
     if not codes:
-        return []
+        return Census([], 0, mine)
     async with redis.pipeline(transaction=False) as pipe:
         for code in codes:
             pipe.exists(keys.table(code))
         held = await pipe.execute()
     found = [code for code, exists in zip(codes, held, strict=True) if not exists]
     random.shuffle(found)
-    return found
+    return Census(found, len(codes) - len(found), mine)
 
 
 async def take(redis: Any, code: str, process: str, lease_ms: int) -> bool:

@@ -6,7 +6,9 @@ owner's id with a lease (``SET NX PX``, ``keys.LEASE_S``) that the owner renews 
 tables and connections, with the same lease) that the others read to place new tables on
 the least-loaded one and to find a table's owner; its public tables reach every other
 lobby on the pub/sub channel ``keys.LOBBY`` (``lobbyfeed.py``).  Every renewal also looks
-for stored tables nobody holds (their owner died) and takes them over (``failover.py``).
+for stored tables nobody holds (their owner died, or the service starts from nothing) and
+takes its fair share of them over (``failover.py``), after a grace of one renewal at its
+own start, so that processes started together see each other first.
 The score keeper's sheets need no owner (the database is their authority): each change
 one process writes reaches the others' live streams on ``keys.SHEETS`` (``sheetfeed.py``).
 SIGTERM hands the tables over: the store commits, the leases are released, and the
@@ -83,9 +85,10 @@ class RedisDirectory(Directory):
     # --- the process's life -----------------------------------------------------------
 
     async def start(self, lobby: Lobby) -> None:
-        """Register, offer the store's tables to the service (restored by whoever takes
-        them: this process on its first renewal, unless another is quicker) and start the
-        renewals and the lobby feed."""
+        """Register, offer the store's tables to the service and start the renewals and
+        the lobby feed.  The first sweep for tables to take comes one renewal later (the
+        grace of a start, ``keys.RENEW_S``): processes started together have all beaten
+        their heartbeat by then, so each takes only its fair share of the stored tables."""
         self.lobby = lobby
         metrics.PROCESS.labels(self.me, self.address).set(1)
         if lobby.store is not None:
@@ -93,8 +96,7 @@ class RedisDirectory(Directory):
             codes = lobby.store.table_codes()
             if codes:
                 await self.redis.sadd(keys.TABLES, *codes)
-        await self._beat()
-        await self._take_orphans()
+        await self._beat()  # seen by the others before any of them takes a table
         self.renewer.start()
         self._tasks = [asyncio.create_task(self._renew_forever()), asyncio.create_task(self.feed.listen())]
         self._tasks.append(asyncio.create_task(self._feed_forever()))
@@ -328,15 +330,16 @@ class RedisDirectory(Directory):
         await self.redis.sadd(keys.PROCESSES, self.me)
 
     async def _take_orphans(self) -> None:
-        """Take over the stored tables whose owner is gone: this process's share of them
-        (the live processes each take theirs at their renewal, so a dead process's tables
-        are spread; any left over are anyone's at the next renewal).  A ``hello`` for one
-        takes it at once wherever it arrives (:meth:`locate`)."""
-        orphans = await failover.orphans(self.redis, self.owned)
-        if not orphans:
+        """Take over the stored tables whose owner is gone: this process's fair share of
+        every stored table (``Census.share``: the live processes each take theirs at their
+        sweep, so the tables of a dead process, or of a service started from nothing, end
+        spread by load; a lone process takes them all).  A ``hello`` for one takes it at
+        once wherever it arrives (:meth:`locate`)."""
+        census = await failover.census(self.redis, self.owned)
+        if not census.orphans:
             return
-        share = -(-len(orphans) // max(1, len(await self._live())))
-        for code in orphans:
+        share = census.share(len(await self._live()))
+        for code in census.orphans:
             if share <= 0:
                 return
             if await self._adopt(code):

@@ -86,15 +86,17 @@ class Renewer:
 
     def renew_once(self) -> list[str]:
         """Renew every lease held and the heartbeat; the codes whose lease another holds."""
+        # The heartbeat first, so that it runs out before the leases: a sweep never counts a
+        # dead process among the live ones once its tables are orphans (the fair shares).
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.set(keys.process(self.me), self.beat(), px=self.lease_ms)
+            pipe.sadd(keys.PROCESSES, self.me)
+            pipe.execute()
         codes = sorted(self.held())
         lost: list[str] = []
         if codes:
             places = self._script(keys=[keys.table(c) for c in codes], args=[self.me, self.lease_ms])
             lost = [codes[int(place) - 1] for place in places]
-        with self.client.pipeline(transaction=False) as pipe:
-            pipe.set(keys.process(self.me), self.beat(), px=self.lease_ms)
-            pipe.sadd(keys.PROCESSES, self.me)
-            pipe.execute()
         return lost
 
     def _run(self) -> None:
