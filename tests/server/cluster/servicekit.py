@@ -39,31 +39,29 @@ class Cluster:
         self.processes: list[Any] = []
         self.redis = redis.Redis.from_url(url, decode_responses=True)
 
+    def _made(self, **settings: Any) -> Any:
+        """One more process of the service (not started)."""
+        process = self.server_class(self.db, self.folder / f"server{len(self.processes)}.log", **settings)
+        process.settings["redis"] = self.url
+        process.settings["advertise"] = process.url
+        self.processes.append(process)
+        return process
+
     def start(self, count: int, **settings: Any) -> list[Any]:
         """Start ``count`` more processes, one after the other (each answers /healthz first)."""
         started = []
         for _ in range(count):
-            index = len(self.processes)
-            process = self.server_class(self.db, self.folder / f"server{index}.log", **settings)
-            process.settings["redis"] = self.url
-            process.settings["advertise"] = process.url
+            process = self._made(**settings)
             self.stack.enter_context(running(process))
-            self.processes.append(process)
             started.append(process)
         return started
 
     def start_together(self, count: int, **settings: Any) -> list[Any]:
         """Start ``count`` more processes at once (a service started from nothing), then
         wait for each to answer /healthz."""
-        started = []
-        for _ in range(count):
-            index = len(self.processes)
-            process = self.server_class(self.db, self.folder / f"server{index}.log", **settings)
-            process.settings["redis"] = self.url
-            process.settings["advertise"] = process.url
+        started = [self._made(**settings) for _ in range(count)]
+        for process in started:
             self.stack.callback(_stopped, process)
-            self.processes.append(process)
-            started.append(process)
         for process in started:
             process.launch()
         for process in started:
