@@ -101,7 +101,9 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
         if redis is not None and redis.process is not None:
             pids.append(redis.process.pid)
         before, server_before = cpu_seconds(pids), cpu_seconds([server.pid])
+        commits_before = pg_commits(db) if kind != "sqlite" else 0
         done = subprocess.run(command, capture_output=True, text=True, check=True)
+        commits = pg_commits(db) - commits_before if kind != "sqlite" else None
         # Over the whole load test (set-up too): PostgreSQL's and Redis's CPU against the server's own.
         postgres_s, server_s = cpu_seconds(pids) - before, cpu_seconds([server.pid]) - server_before
         report: dict[str, object] = json.loads(done.stdout)
@@ -110,12 +112,23 @@ def run(kind: str, tables: int, duration: float, pg: PgServer, folder: Path) -> 
             "tables": tables,
             "load_at_start": load,
             "run_cpu_s": {"server": server_s, "postgres": postgres_s},  # "postgres": with Redis, where it runs
+            "pg_commits": commits,  # transactions PostgreSQL committed in the database over the run
             **report,
         }
     finally:
         server.stop()
         if redis is not None:
             redis.stop()
+
+
+def pg_commits(url: str) -> int:
+    """Transactions committed in the database so far (``pg_stat_database``, as of now)."""
+    import psycopg
+
+    with psycopg.connect(url.split("?", maxsplit=1)[0], autocommit=True) as db:
+        db.execute("SELECT pg_stat_clear_snapshot()")
+        row = db.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()").fetchone()
+    return int(row[0]) if row else 0
 
 
 def commits(url: str, count: int) -> dict[str, float]:

@@ -14,11 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 import websockets
 
 from ligretto.server.cluster import keys
 from realserver import running
+
+ON_POSTGRESQL = pytest.mark.parametrize("cluster", ["postgresql"], indirect=True)
+"""A cluster test whose subject is not the database: run on the service's own set-up,
+PostgreSQL, only (the ``cluster`` fixture otherwise runs each test on both databases)."""
 
 REJOIN_S = 20.0
 """How long a client keeps trying to come back to its seat (as the real clients do)."""

@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pytest
-from servicekit import Cluster, rejoin
+from servicekit import ON_POSTGRESQL, Cluster, rejoin
 
 from ligretto.server.cluster import keys
 
@@ -21,7 +20,7 @@ SLACK = 0
 the processes started together have seen each other's heartbeats (the grace of a start)."""
 
 
-@pytest.mark.parametrize("cluster", ["postgresql"], indirect=True)
+@ON_POSTGRESQL
 def test_a_cold_start_spreads_the_stored_tables(cluster: Cluster, arun: Any) -> None:
     first = cluster.start(1)[0]
     codes = [cluster.create_on(first) for _ in range(TABLES)]

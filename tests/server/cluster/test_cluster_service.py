@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import websockets
-from servicekit import Cluster
+from servicekit import ON_POSTGRESQL, Cluster
 
 WAIT_S = 10.0
 
@@ -86,6 +86,7 @@ def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
     )
 
 
+@ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
 def test_a_hello_for_no_table_is_refused_as_on_one_process(cluster: Cluster, arun: Any) -> None:
     (process,) = cluster.start(1)
 
@@ -100,6 +101,7 @@ def test_a_hello_for_no_table_is_refused_as_on_one_process(cluster: Cluster, aru
     assert answer["type"] == "error" and answer["code"] == "no_table"
 
 
+@ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
 def test_the_owner_counts_a_relayed_clients_own_address(cluster: Cluster, arun: Any) -> None:
     """One connection per address: two people behind one entrance, from two addresses (the
     header a trusted proxy sets), both get to the owner's table through the relay; a third
@@ -124,6 +126,7 @@ def test_the_owner_counts_a_relayed_clients_own_address(cluster: Cluster, arun: 
     arun(scenario(), 60)
 
 
+@ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
 def test_metrics_name_the_process(cluster: Cluster) -> None:
     (process,) = cluster.start(1)
     health = cluster.health(process)
