@@ -1,5 +1,5 @@
-"""The replay viewer in a real browser: a round with two ``smart:machine`` bots is played
-through the page to its end; its score sheet offers "Watch the replay", which opens the
+"""The replay viewer in a real browser: a round of the host (by keys) and two
+``smart:machine`` bots is played through the page to its end; its score sheet offers "Watch the replay", which opens the
 viewer.  After every step k the round model the viewer shows (the client's mirror) equals
 the engine's spectator view after k actions (``replay.verify.verify`` of the downloaded
 file), and the board drawn shows that center; at the last step the center and the scores
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import host_table, read_board, start_match, stray_cards, wait_round_over
+from browserkit import host_table, play_keys_until_round_ends, read_board, start_match, stray_cards, wait_round_over
 from playwright.sync_api import Browser, Page
 
 from ligretto.engine.rules import RuleSet
@@ -42,7 +42,11 @@ def played(browser: Browser, server: ServerProcess) -> Iterator[dict[str, Any]]:
     host.wait_for_selector("body[data-ready]")
     code = host_table(host, "Alice", rounds=1, bots=("smart:machine", "smart:machine"))
     start_match(host)
-    wait_round_over(host, timeout_ms=90_000)
+    # The host plays too, and says "stuck" when it is: with an idle host about one deal in
+    # forty never ends (the bots stuck on cards only the host could move: no stalemate
+    # provable, a vote short of the host's; test_spectator.py had the same flake).
+    play_keys_until_round_ends(host, timeout_s=90.0)
+    wait_round_over(host)
     link = host.locator("#replay-link")
     yield {"code": code, "href": link.get_attribute("href"), "target": link.get_attribute("target"), "context": context}
     context.close()
