@@ -12,28 +12,6 @@ import pytest
 import pgserver
 from pgserver import TEST_SETTINGS, PgServer, StoreDatabase
 
-HEAVY_FIRST = (
-    "tests/test_quality.py",
-    "tests/browser/",
-    "tests/loadtest/",
-    "tests/sim/",
-    "tests/server/cluster/",
-    "tests/terminal/",
-    "tests/test_simulate_cli.py",
-)
-"""Where the long tests are (mypy over the package, real browsers, real process clusters,
-simulations): run first.  xdist hands tests out in collection order; a long one dealt at
-the end keeps one worker busy while the other has nothing left, so the many short unit
-tests go last and fill the workers up evenly (a module stays in one piece: its shared
-servers and pages are set up once)."""
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    def light_last(item: pytest.Item) -> int:
-        return 0 if item.nodeid.startswith(HEAVY_FIRST) else 1
-
-    items.sort(key=light_last)  # stable: the order within each group is the collection's
-
 
 def pytest_configure(config: pytest.Config) -> None:
     """The controller (or the one process without pytest-xdist) makes the folder of the
