@@ -205,7 +205,6 @@ class Store:
         batch = Batch(
             list(self._tables.values()),
             records,
-            [(record.code, record.to_json(), now) for record in records],
             self._rounds,
             self._matches,
             self._actions,
@@ -232,7 +231,7 @@ class Store:
         # One action and nothing else (a quiet turn): one statement, its own transaction;
         # on PostgreSQL that spares the round trips of BEGIN and COMMIT.  Otherwise the write
         # lock is taken first: several processes may share an SQLite file.
-        alone = len(batch.actions) == 1 and not (batch.rows or batch.rounds or batch.matches or batch.epochs)
+        alone = len(batch.actions) == 1 and not (batch.records or batch.rounds or batch.matches or batch.epochs)
         try:
             with contextlib.nullcontext() if alone else db.transaction(immediate=True):
                 if batch.epochs:

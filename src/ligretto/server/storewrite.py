@@ -26,8 +26,7 @@ class Batch:
     tables: list[Table]
     """Tables whose records changed (put back as tables if the commit fails)."""
     records: list[TableRecord]
-    rows: list[tuple[str, str, float]]
-    """The ``tables`` rows of ``records``: code, JSON, when."""
+    """Their records, as they were when the batch was taken."""
     rounds: list[tuple[str, int, int, int, float, str]]
     matches: list[tuple[history.MatchRow, list[history.PlayerRow]]]
     actions: list[tuple[str, int, int, int, str, float]]
@@ -40,7 +39,7 @@ class Batch:
 
     def codes(self) -> set[str]:
         """Every table the batch writes."""
-        found = {row[0] for row in self.rows} | {row[0] for row in self.rounds} | {row[0] for row in self.actions}
+        found = {r.code for r in self.records} | {row[0] for row in self.rounds} | {row[0] for row in self.actions}
         return found | {row[0] for row, _players in self.matches}
 
     def without(self, codes: set[str]) -> Batch:
@@ -48,7 +47,6 @@ class Batch:
         return Batch(
             [t for t in self.tables if t.code not in codes],
             [r for r in self.records if r.code not in codes],
-            [row for row in self.rows if row[0] not in codes],
             [row for row in self.rounds if row[0] not in codes],
             [(row, players) for row, players in self.matches if row[0] not in codes],
             [row for row in self.actions if row[0] not in codes],
@@ -59,11 +57,11 @@ class Batch:
 def write(db: Database, batch: Batch) -> None:
     """Write ``batch`` (inside the commit's transaction, if it has more than one statement)."""
     history.file_started(db, batch.matches)
-    if batch.rows:
+    if batch.records:
         db.executemany(
             "INSERT INTO tables (code, config, updated) VALUES (?, ?, ?) "
             "ON CONFLICT (code) DO UPDATE SET config = excluded.config, updated = excluded.updated",
-            batch.rows,
+            [(record.code, record.to_json(), batch.now) for record in batch.records],
         )
     if batch.rounds:
         db.executemany(
