@@ -15,8 +15,8 @@ from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import AreaView, view
-from ligretto.server.replays import spectator_round
-from ligretto.server.store import LoggedAction, RoundLog, RoundPlayer
+from ligretto.server.records.store import LoggedAction, RoundLog, RoundPlayer
+from ligretto.server.web.replays import spectator_round
 
 
 def visible(area: AreaView) -> list[tuple[Source, int, Card]]:

@@ -122,8 +122,8 @@ def test_a_reader_that_goes_away_is_not_an_error() -> None:
 
 
 def test_serve_takes_every_admission_limit_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ligretto.server import serve
-    from ligretto.server.lobby import Settings
+    from ligretto.server.web import serve
+    from ligretto.server.web.settings import Settings
 
     started: list[Settings] = []
     monkeypatch.setattr(serve, "run", lambda settings, log_level, log_format: started.append(settings))

@@ -5,7 +5,11 @@ another part of ``ligretto``, at any depth (inside functions and ``TYPE_CHECKING
 too), is checked against :data:`MAY_IMPORT`: engine <- bots <- simulator; the server and
 the clients depend on the protocol and the engine; the client model imports no UI and no
 server; the protocol imports only the engine and libraries.  The terminal reaches the
-server's internals only through its in-process transport (:data:`IN_PROCESS`).
+server's internals only through its in-process transport (:data:`IN_PROCESS`).  The
+server is folders of layers (:data:`SERVER_LAYERS`: ops <- table <- db <- records <- cluster
+<- web), each a part of its own that imports only the layers below it; the table's layer
+imports no web framework, database driver or Redis; no module imports another's private
+name.
 
 The rules say where the package is going; today's known exceptions, which other points of
 issue 12 remove, are listed once in :data:`KNOWN_VIOLATIONS` (and an entry that no longer
@@ -27,6 +31,20 @@ PACKAGE = ROOT / "src" / "ligretto"
 
 # --- the rules, as data ------------------------------------------------------------------
 
+SERVER_LAYERS = ("ops", "table", "db", "records", "cluster", "web")
+"""The server's layers, bottom to top (docs/architecture.md): each a folder of
+``ligretto/server``, each importing only the layers before it."""
+
+_OUTSIDE: dict[str, frozenset[str]] = {
+    # the parts outside the server each server layer may import
+    "ops": frozenset(),
+    "table": frozenset({"engine", "bots", "protocol"}),
+    "db": frozenset(),
+    "records": frozenset({"engine", "protocol", "ratings", "replay"}),
+    "cluster": frozenset({"protocol"}),
+    "web": frozenset({"engine", "bots", "protocol", "rulebook", "ratings", "replay"}),
+}
+
 MAY_IMPORT: dict[str, frozenset[str]] = {
     # part: the other parts of ligretto it may import
     "engine": frozenset(),
@@ -35,13 +53,31 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "sim": frozenset({"engine", "bots", "ratings"}),
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
-    "server": frozenset({"engine", "bots", "protocol", "rulebook", "ratings", "replay"}),
+    # the server's package itself (its __init__) and its layers, each over those below
+    "server": frozenset(),
+    **{
+        f"server.{layer}": _OUTSIDE[layer] | {f"server.{below}" for below in SERVER_LAYERS[:i]}
+        for i, layer in enumerate(SERVER_LAYERS)
+    },
     "terminal": frozenset({"engine", "protocol", "client", "rulebook", "replay"}),
     "replay": frozenset({"engine"}),
     "loadtest": frozenset({"engine", "bots", "protocol", "client", "sim"}),
     # the command line and the modules of its commands, which assemble the parts
     "cli": frozenset(
-        {"engine", "bots", "sim", "protocol", "server", "terminal", "loadtest", "rulebook", "demo", "bench", "replay"}
+        {
+            "engine",
+            "bots",
+            "sim",
+            "protocol",
+            "server.table",
+            "server.web",
+            "terminal",
+            "loadtest",
+            "rulebook",
+            "demo",
+            "bench",
+            "replay",
+        }
     ),
     "__main__": frozenset({"cli"}),
     "__init__": frozenset(),
@@ -49,7 +85,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "bench": frozenset({"engine", "bots", "sim"}),
     "ratings": frozenset(),
 }
-"""Which parts of ligretto each part may import; a part is a subpackage or a top-level module."""
+"""Which parts of ligretto each part may import; a part is a subpackage, a top-level
+module, or one layer of the server (``server.table``: the folder ``server/table``)."""
 
 PLANNED = frozenset({"client", "protocol", "loadtest"})
 """Parts issue 12 adds: listed in the rules already, with no modules to check until they land."""
@@ -57,6 +94,8 @@ PLANNED = frozenset({"client", "protocol", "loadtest"})
 UI = frozenset({"textual", "rich"})
 WEB_SERVER = frozenset({"starlette", "uvicorn", "segno", "prometheus_client"})
 WEB_CLIENT = frozenset({"websockets"})
+DATABASE = frozenset({"sqlite3", "psycopg"})
+REDIS = frozenset({"redis"})
 
 MAY_NOT_USE: dict[str, frozenset[str]] = {
     # part: third-party libraries it must not import (the engine's purity has its own test)
@@ -65,6 +104,12 @@ MAY_NOT_USE: dict[str, frozenset[str]] = {
     "protocol": UI | WEB_SERVER | WEB_CLIENT,
     "client": UI | WEB_SERVER,
     "server": UI | WEB_CLIENT,
+    **{f"server.{layer}": UI | WEB_CLIENT for layer in SERVER_LAYERS},
+    # the authority of a table: no web framework, database driver or Redis
+    "server.table": UI | WEB_CLIENT | WEB_SERVER | DATABASE | REDIS,
+    "server.ops": UI | WEB_CLIENT | DATABASE | REDIS | {"uvicorn", "segno"},
+    "server.db": UI | WEB_CLIENT | WEB_SERVER | REDIS,
+    "server.records": UI | WEB_CLIENT | WEB_SERVER | REDIS,
 }
 """No UI in the client model, the protocol or the server; no WebSocket client in the server."""
 RELAY = ("ligretto.server.cluster.relay", "websockets")
@@ -79,10 +124,10 @@ IN_PROCESS: dict[str, frozenset[str]] = {
     # connection-less round trips, a `server.latency.Latency`)
     "ligretto.terminal.local": frozenset(
         {
-            "ligretto.server.table",
-            "ligretto.server.dispatch",
-            "ligretto.server.timing",
-            "ligretto.server.latency",
+            "ligretto.server.table.table",
+            "ligretto.server.table.dispatch",
+            "ligretto.server.table.timing",
+            "ligretto.server.table.latency",
             "ligretto.bots.spec",
         }
     ),
@@ -112,8 +157,11 @@ def is_package(name: str) -> bool:
 
 
 def part_of(name: str) -> str:
-    """The part a module of ligretto belongs to: its subpackage, or itself if top-level."""
+    """The part a module of ligretto belongs to: its subpackage, or itself if top-level;
+    in the server, its layer (``server.table``)."""
     parts = name.split(".")
+    if len(parts) > 2 and parts[1] == "server":
+        return f"server.{parts[2]}"
     return "__init__" if len(parts) == 1 else parts[1]
 
 
@@ -158,7 +206,32 @@ def problems_of(name: str, targets: list[str] | None = None) -> list[tuple[str, 
 ALL_PROBLEMS = {problem for name in MODULES for problem in problems_of(name)}
 
 
+def private_imports(name: str, tree: ast.AST) -> list[tuple[str, str]]:
+    """(module, name) pairs where a module imports a private name (``_x``) of another
+    module of ligretto: what is shared between modules has a public name."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ligretto"):
+            found += [(name, f"{node.module}.{alias.name}") for alias in node.names if alias.name.startswith("_")]
+    return found
+
+
 # --- the tests ---------------------------------------------------------------------------
+
+
+def test_the_server_is_folders_of_layers() -> None:
+    """No module stays flat in ``server/``, but its ``__init__.py``; each layer is a folder
+    that exists, and nothing of the server lies outside its layers."""
+    server = PACKAGE / "server"
+    flat = sorted(path.name for path in server.glob("*.py") if path.name != "__init__.py")
+    assert not flat, f"modules flat in server/: {flat}"
+    folders = {path.name for path in server.iterdir() if (path / "__init__.py").exists()}
+    assert folders == set(SERVER_LAYERS), f"server folders {sorted(folders)} are not the layers {SERVER_LAYERS}"
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    found = sorted(p for name, path in MODULES.items() for p in private_imports(name, ast.parse(path.read_text())))
+    assert not found, f"private names imported across modules: {found}"
 
 
 def test_every_module_belongs_to_a_part_of_the_rules() -> None:
@@ -244,22 +317,39 @@ def test_the_checks_catch_a_violation() -> None:
     assert part_of("ligretto.engine.state") == "engine"
     assert part_of("ligretto.cli") == "cli"
     assert part_of("ligretto") == "__init__"
+    assert part_of("ligretto.server.table.plays") == "server.table"
+    assert part_of("ligretto.server") == "server"
     tree = ast.parse("from ligretto.server import table\nfrom . import cards\nimport textual.app\n")
     assert list(imports("ligretto.engine.state", tree)) == [
         "ligretto.server.table",
         "ligretto.engine.cards",
         "textual.app",
     ]
-    assert problems_of("ligretto.bots.spec", ["ligretto.engine.cards", "ligretto.server.table"]) == [
-        ("ligretto.bots.spec", "ligretto.server.table")
+    assert problems_of("ligretto.bots.spec", ["ligretto.engine.cards", "ligretto.server.table.table"]) == [
+        ("ligretto.bots.spec", "ligretto.server.table.table")
     ]
     assert problems_of("ligretto.engine.cards", ["ligretto.sim.table"]) == [
         ("ligretto.engine.cards", "ligretto.sim.table")
     ]
-    assert problems_of("ligretto.terminal.app", ["ligretto.server.table"]) == [
-        ("ligretto.terminal.app", "ligretto.server.table")
+    assert problems_of("ligretto.terminal.app", ["ligretto.server.table.table"]) == [
+        ("ligretto.terminal.app", "ligretto.server.table.table")
     ]
-    assert problems_of("ligretto.terminal.local", ["ligretto.server.table"]) == []  # the in-process transport
-    assert problems_of("ligretto.server.app", ["rich.text", "msgspec"]) == [("ligretto.server.app", "rich")]
+    assert problems_of("ligretto.terminal.local", ["ligretto.server.table.table"]) == []  # the in-process transport
+    assert problems_of("ligretto.server.web.app", ["rich.text", "msgspec"]) == [("ligretto.server.web.app", "rich")]
+    # a lower layer of the server may not import a higher one, nor the table a web framework
+    assert problems_of("ligretto.server.table.plays", ["ligretto.server.records.store"]) == [
+        ("ligretto.server.table.plays", "ligretto.server.records.store")
+    ]
+    assert problems_of("ligretto.server.cluster.relay", ["ligretto.server.web.admission"]) == [
+        ("ligretto.server.cluster.relay", "ligretto.server.web.admission")
+    ]
+    assert problems_of("ligretto.server.web.app", ["ligretto.server.records.store"]) == []
+    assert problems_of("ligretto.server.table.seats", ["starlette.requests", "redis"]) == [
+        ("ligretto.server.table.seats", "starlette"),
+        ("ligretto.server.table.seats", "redis"),
+    ]
+    assert private_imports("ligretto.server.web.sheets", ast.parse("from ligretto.server.web.http import _body")) == [
+        ("ligretto.server.web.sheets", "ligretto.server.web.http._body")
+    ]
     assert _cycle({"a": ["b"], "b": ["c"], "c": ["a"]}) == ["a", "b", "c", "a"]
     assert _cycle({"a": ["b"], "b": []}) is None

@@ -15,8 +15,8 @@ from ligretto.bots.spec import BotSpecError, parse_bots
 from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, MAX_WINDOW_MS
 from ligretto.engine.rules import PRESETS, RuleError, RuleSet
 from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES
-from ligretto.server import limits
-from ligretto.server.timing import COUNTDOWN_S
+from ligretto.server.table.timing import COUNTDOWN_S
+from ligretto.server.web import limits
 
 
 class _Parser(argparse.ArgumentParser):
@@ -481,8 +481,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "simulate":
             _simulate(args)
         elif args.command == "serve":
-            from ligretto.server.app import Settings
-            from ligretto.server.serve import run
+            from ligretto.server.web.serve import run
+            from ligretto.server.web.settings import Settings
 
             given = {field: getattr(args, field) for _, field, _, _, _ in LIMITS}
             run(

@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, Page
 
 from ligretto.engine.rules import RuleSet
 from ligretto.replay import Verified, decode, verify
-from ligretto.server.replayaccess import Replays
+from ligretto.server.table.replayaccess import Replays
 from racedeals import raced_replay
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds

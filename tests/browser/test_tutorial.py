@@ -23,7 +23,7 @@ from browserkit import fitting, read_board, wait_settled
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from ligretto.server.tutorial import SCRIPT, TUTOR
+from ligretto.server.table.tutorial import SCRIPT, TUTOR
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "ligretto" / "server" / "static"
 LOCALES = {"en": "en-US", "es": "es-ES", "pt": "pt-PT", "it": "it-IT", "fr": "fr-FR", "fi": "fi-FI", "de": "de-DE"}

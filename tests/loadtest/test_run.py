@@ -56,11 +56,11 @@ def _free_port() -> int:
 
 @pytest.fixture
 def load_server(tmp_path: Path) -> Iterator[Served]:
-    """``ligretto.server.serve.run`` in its own process on a free port, with a fresh database."""
+    """``ligretto.server.web.serve.run`` in its own process on a free port, with a fresh database."""
     port = _free_port()
     log = tmp_path / "server.log"
     code = (
-        "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
+        "from ligretto.server.web.serve import run; from ligretto.server.web.settings import Settings; "
         f"run(Settings(port={port}, db={str(tmp_path / 'load.db')!r}, countdown_s=0.5), 'warning')"
     )
     with log.open("wb") as out:

@@ -37,9 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from listeners import Quiet
 
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import Store
-from ligretto.server.table import Table
+from ligretto.server.records.store import Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table
 from pgserver import PgServer
 from realserver import ServerProcess
 from redisserver import RedisServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ligretto.engine.events import Ending
 from ligretto.engine.tally import Tally
-from ligretto.server.keeper import KeptPlayer
+from ligretto.server.records.keeper import KeptPlayer
 
 PLAYERS = (
     KeptPlayer("Alice", "red", "sun", None),

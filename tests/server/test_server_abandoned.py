@@ -25,10 +25,11 @@ from listeners import Quiet, Recorder
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Vote
 from ligretto.engine.rules import RuleSet
-from ligretto.server.app import Lobby, Settings
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Abandoned, Phase, Table
+from ligretto.server.records.store import SqliteStore
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Abandoned, Phase, Table
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 
 
 class Clock:

@@ -1,4 +1,4 @@
-"""Admission control (docs/protocol.md, Limits; ``server/admission.py``): the caps on open
+"""Admission control (docs/protocol.md, Limits; ``server/web/admission.py``): the caps on open
 WebSockets per address and in all, the quota of tables per address a minute, the
 ``hello`` deadline and the capped lobby list.
 
@@ -21,10 +21,12 @@ from starlette.datastructures import Address
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
-from ligretto.server.admission import ConnectionCount, Refusal, TableQuota, address_of
-from ligretto.server.lobby import Lobby, Settings
-from ligretto.server.sockets import _deadline
-from ligretto.server.table import Phase
+from ligretto.server.ops.addresses import address_of
+from ligretto.server.table.table import Phase
+from ligretto.server.web.admission import ConnectionCount, Refusal, TableQuota
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
+from ligretto.server.web.sockets import _deadline
 
 Run = Callable[[Coroutine[Any, Any, Any]], Any]
 WAIT_S = 5.0

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.lobby import Lobby, Settings
-from ligretto.server.store import SqliteStore
+from ligretto.server.records.store import SqliteStore
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 
 HUGE = 2**70
 """Beyond any 64-bit integer."""

@@ -1,4 +1,4 @@
-"""The table's clock and scheduler (``ligretto.server.clock``): the virtual scheduler runs
+"""The table's clock and scheduler (``ligretto.server.table.clock``): the virtual scheduler runs
 timers in time order, and a table given one runs its countdown, grace periods and bots
 in virtual time, without an event loop or a single wall-clock wait."""
 
@@ -11,8 +11,8 @@ from listeners import Quiet
 
 from ligretto.bots.driver import MIN_MOVE_REAL_TIME
 from ligretto.engine.rules import RuleSet
-from ligretto.server.clock import LoopScheduler, Timers, VirtualScheduler
-from ligretto.server.table import Phase, Table
+from ligretto.server.table.clock import LoopScheduler, Timers, VirtualScheduler
+from ligretto.server.table.table import Phase, Table
 
 ONE_ROUND = RuleSet().replace(match_end="rounds:1")
 

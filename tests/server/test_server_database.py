@@ -1,4 +1,4 @@
-"""The store's connection (``server/database.py``): the database chosen by URL, one SQL for
+"""The store's connection (``server/db/database.py``): the database chosen by URL, one SQL for
 both (``?`` placeholders, a literal ``%``), the schema's types as wide on PostgreSQL as on
 SQLite (a 63-bit seed, a wall-clock time to the microsecond, text ordered byte by byte),
 a transaction that fails changing nothing, and a bad ``--db`` refused in one line."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from ligretto.server.database import DatabaseError, PostgresDatabase, SqliteDatabase, open_database
-from ligretto.server.store import Store
+from ligretto.server.db.database import DatabaseError, PostgresDatabase, SqliteDatabase, open_database
+from ligretto.server.records.store import Store
 from pgserver import PgServer, StoreDatabase
 
 

@@ -1,4 +1,4 @@
-"""One dispatcher (``ligretto.server.dispatch``) from client message to table call: the
+"""One dispatcher (``ligretto.server.table.dispatch``) from client message to table call: the
 WebSocket endpoint and local play both go through it, and it refuses what it must."""
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
-from ligretto.server import dispatch, sockets
-from ligretto.server.app import Lobby, Settings
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Abandoned, Table, TableError
+from ligretto.server.table import dispatch
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Abandoned, Table, TableError
+from ligretto.server.web import sockets
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 from ligretto.terminal.local import LocalGame
 
 

@@ -1,4 +1,4 @@
-"""The server's garbage-collector policy (``ligretto.server.heap``): survivors of every
+"""The server's garbage-collector policy (``ligretto.server.ops.heap``): survivors of every
 collection are frozen, young collections run on the clock, and a thaw after many
 connections or tables went away frees the reference cycles that died while frozen.
 
@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ligretto.server import heap, metrics
-from ligretto.server.heap import Collector
+from ligretto.server.ops import heap, metrics
+from ligretto.server.ops.heap import Collector
 
 
 class Node:

@@ -18,11 +18,11 @@ from listeners import Recorder
 
 from ligretto.engine.rules import RuleSet
 from ligretto.loadtest.scans import CARD
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.database import open_database
-from ligretto.server.history import MatchFilter, matches_of
-from ligretto.server.store import Store
-from ligretto.server.table import Table
+from ligretto.server.db.database import open_database
+from ligretto.server.records.history import MatchFilter, matches_of
+from ligretto.server.records.store import Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table
 from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds

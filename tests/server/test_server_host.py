@@ -1,4 +1,4 @@
-"""The host's commands (``ligretto.server.host``): only the host, only in the lobby, and a
+"""The host's commands (``ligretto.server.table.host``): only the host, only in the lobby, and a
 refused command changes nothing (a bad grace period does not shrink the table first)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import pytest
 from listeners import Quiet
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Table, TableError
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table, TableError
 
 
 def _lobby() -> Table:

@@ -1,4 +1,4 @@
-"""HTTP request deadlines and the header cap (``server/httpdeadline.py``, docs/protocol.md
+"""HTTP request deadlines and the header cap (``server/web/httpdeadline.py``, docs/protocol.md
 Limits), against a real server with a short ``request_timeout_s``: a request that never
 arrives whole (half a header, half a body) is cut off while ``/healthz`` keeps answering;
 a whole request, even one sent in pieces, is answered; headers over the cap get 400.

@@ -1,4 +1,4 @@
-"""Fair judging at a table, on an injected clock (``server/judging.py``, docs/fairness.md).
+"""Fair judging at a table, on an injected clock (``server/table/judging.py``, docs/fairness.md).
 
 Two seats race for one pile: seat 1 starts a pile with its 1, and both then show the 2
 of that colour.  Each test sends the two plays at chosen virtual times with chosen stamps
@@ -21,10 +21,10 @@ from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, Arbitration, Fairne
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.views import view
-from ligretto.server import metrics
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, Table, TableError
+from ligretto.server.ops import metrics
+from ligretto.server.records.store import SqliteStore
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table, TableError
 from racedeals import a_race
 
 RULES = RuleSet()

@@ -12,7 +12,7 @@ from keepersheets import ONE, PLAYERS, THREE, TWO
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import BadEntry, Tally, tally_scores
-from ligretto.server.keeper import Change, Conflict, Keeper, NoRound, Sheet
+from ligretto.server.records.keeper import Change, Conflict, Keeper, NoRound, Sheet
 
 
 def sheet(rules: RuleSet | None = None) -> Sheet:

@@ -16,7 +16,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine import PRESETS, Round, RuleSet, score_round
 from ligretto.engine.events import Ending
 from ligretto.protocol import SheetEntry, tally_of
-from ligretto.server.keepercsv import read_csv
+from ligretto.server.records.keepercsv import read_csv
 from ligretto.sim.table import simulate_round
 from pgserver import StoreDatabase
 from realserver import ServerProcess, running

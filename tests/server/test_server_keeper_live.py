@@ -20,8 +20,8 @@ from keepersheets import ONE
 from keepersheets import PLAYERS as SHEET_PLAYERS
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.keeper import Keeper
-from ligretto.server.keeperapi import LiveSheets
+from ligretto.server.records.keeper import Keeper
+from ligretto.server.web.sheets import LiveSheets
 from realserver import ServerProcess
 
 SEEDS = (18, 11, 9), (0, 3, 4)

@@ -10,7 +10,7 @@ from keepersheets import ONE, THREE, TWO
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import Tally, tally_scores
-from ligretto.server.keepercsv import CsvError, read_csv, sheet_csv
+from ligretto.server.records.keepercsv import CsvError, read_csv, sheet_csv
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""A connection's round trips as the server measures them (``server/latency.py``), and the
-``ping`` handling that feeds them (``server/dispatch.py``)."""
+"""A connection's round trips as the server measures them (``server/table/latency.py``), and the
+``ping`` handling that feeds them (``server/table/dispatch.py``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 from pytest import approx
 
 from ligretto import protocol
-from ligretto.server import dispatch
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.latency import SAMPLES, Latency
-from ligretto.server.table import Table
+from ligretto.server.table import dispatch
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.latency import SAMPLES, Latency
+from ligretto.server.table.table import Table
 
 
 def test_an_echo_of_the_last_pong_measures_one_round_trip() -> None:

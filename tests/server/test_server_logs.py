@@ -1,4 +1,4 @@
-"""Quiet, useful logs (``server/logs.py``): what a client can cause at will is counted in
+"""Quiet, useful logs (``server/ops/logs.py``): what a client can cause at will is counted in
 ``/metrics`` and written a few lines a second at most (the sampler on an injected clock);
 a text frame that is not UTF-8 writes one line, never a traceback; ``--log-format json``
 writes one JSON object per line, errors included.  The last tests run a real server."""
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import websockets
 
-from ligretto.server import logs, metrics
+from ligretto.server.ops import logs, metrics
 
 # --- the sampler, on an injected clock ---------------------------------------------------
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ligretto.server.database import Database, open_database
-from ligretto.server.migrations import MIGRATIONS, SchemaTooNew, migrate, version_of
-from ligretto.server.store import SqliteStore, Store
+from ligretto.server.db.database import Database, open_database
+from ligretto.server.db.migrations import MIGRATIONS, SchemaTooNew, migrate, version_of
+from ligretto.server.records.store import SqliteStore, Store
 from pgserver import StoreDatabase
 
 OLD_SCHEMA = """

@@ -23,13 +23,13 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
-from ligretto.server.app import Settings
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.database import open_database
-from ligretto.server.outbox import Outbox, start_eagerly
-from ligretto.server.sockets import Connection
-from ligretto.server.store import SqliteStore, Store
-from ligretto.server.table import Phase, Table
+from ligretto.server.db.database import open_database
+from ligretto.server.records.store import SqliteStore, Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table
+from ligretto.server.web.outbox import Outbox, start_eagerly
+from ligretto.server.web.settings import Settings
+from ligretto.server.web.sockets import Connection
 from pgserver import StoreDatabase
 
 
@@ -272,7 +272,7 @@ def test_the_store_checkpoints_in_a_thread_of_its_own(tmp_path: Path) -> None:
         store.save_table(table)  # outside an event loop: committed at once
         assert time.monotonic() < deadline, "no checkpoint"
         time.sleep(0.01)
-    thread = store.db._checkpointer  # the SQLite database's (server/database.py)
+    thread = store.db._checkpointer  # the SQLite database's (server/db/database.py)
     assert thread is not None
     store.close()
     assert not thread.is_alive()

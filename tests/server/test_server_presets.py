@@ -8,7 +8,7 @@ import urllib.request
 from typing import Any
 
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
-from ligretto.server import api
+from ligretto.server.web import rules
 
 
 def _get(server: Any, path: str) -> tuple[int, str, bytes]:
@@ -38,4 +38,4 @@ def test_presets_are_encoded_once(server: Any) -> None:
     first = _get(server, "/api/presets")
     second = _get(server, "/api/presets")
     assert first == second
-    assert first[2] == api.RULE_OPTIONS_BODY  # what this process encodes, byte for byte
+    assert first[2] == rules.RULE_OPTIONS_BODY  # what this process encodes, byte for byte

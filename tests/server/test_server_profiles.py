@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ligretto.server.database import Database
-from ligretto.server.profiles import DELETED_NAME, PROFILE_LINK_S, ProfileError, Profiles
-from ligretto.server.store import Store
+from ligretto.server.db.database import Database
+from ligretto.server.records.profiles import DELETED_NAME, PROFILE_LINK_S, ProfileError, Profiles
+from ligretto.server.records.store import Store
 from pgserver import StoreDatabase
 
 

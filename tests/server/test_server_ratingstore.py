@@ -17,9 +17,9 @@ from openskill.models import PlackettLuce
 
 from ligretto.engine.rules import RuleSet
 from ligretto.ratings import DEFAULT, bot_rating
-from ligretto.server.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, apply_match, rating_of
-from ligretto.server.store import Store
-from ligretto.server.table import Table
+from ligretto.server.records.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, apply_match, rating_of
+from ligretto.server.records.store import Store
+from ligretto.server.table.table import Table
 from pgserver import PgServer, StoreDatabase
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds

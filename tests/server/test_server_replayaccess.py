@@ -1,4 +1,4 @@
-"""Who may watch a table's replays (``ligretto.server.replayaccess``): the rule itself; the
+"""Who may watch a table's replays (``ligretto.server.table.replayaccess``): the rule itself; the
 table's setting ``replays`` checked (``bad_replays``, nothing changed), kept in its record
 and across a restart of the store; and on a real server a ``players`` table refuses a
 stranger (no credentials, another profile, a wrong seat token: 403 ``not_a_player``) and
@@ -15,12 +15,12 @@ import pytest
 from listeners import Quiet
 
 from ligretto import protocol
-from ligretto.server import history
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.profiles import secret_hash
-from ligretto.server.replayaccess import Replays, check_replays, may_watch, new_replay_token
-from ligretto.server.store import Store
-from ligretto.server.table import Table, TableError
+from ligretto.server.records import history
+from ligretto.server.records.profiles import secret_hash
+from ligretto.server.records.store import Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.replayaccess import Replays, check_replays, may_watch, new_replay_token
+from ligretto.server.table.table import Table, TableError
 from pgserver import StoreDatabase
 
 # --- the rule -----------------------------------------------------------------------------

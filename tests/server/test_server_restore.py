@@ -29,7 +29,7 @@ from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
-from ligretto.server.database import open_database
+from ligretto.server.db.database import open_database
 from pgserver import StoreDatabase
 
 
@@ -315,9 +315,9 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(store_db: 
     from listeners import Quiet
 
     from ligretto.engine.actions import Vote
-    from ligretto.server.clock import VirtualScheduler
-    from ligretto.server.store import Store
-    from ligretto.server.table import Phase, Table
+    from ligretto.server.records.store import Store
+    from ligretto.server.table.clock import VirtualScheduler
+    from ligretto.server.table.table import Phase, Table
 
     async def play() -> None:
         store = Store(store_db.url)

@@ -1,7 +1,7 @@
 """After a restart the round waits for its people (``Table.resume``), in virtual time.
 
 A table is rebuilt from its record and the actions of its round, as the store does after
-a restart, on a fresh :class:`~ligretto.server.clock.VirtualScheduler`.  A round that
+a restart, on a fresh :class:`~ligretto.server.table.clock.VirtualScheduler`.  A round that
 was being played (or counted down) is then in ``countdown``: no bot or stand-in acts and
 no person may, until every seated person is back (or has a stand-in) -- then a fresh
 countdown -- or until the catch-up time and a countdown have passed.  ``start_at`` says
@@ -19,8 +19,8 @@ from ligretto.engine.actions import Turn
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.views import view
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Phase, Table, TableError
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table, TableError
 
 TICK = 2**-10
 COUNTDOWN = 3.0

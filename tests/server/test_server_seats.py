@@ -1,9 +1,9 @@
-"""``leave`` is for good (``server/seats.py``): in a match the seat is a stand-in's from then
+"""``leave`` is for good (``server/table/seats.py``): in a match the seat is a stand-in's from then
 on and its token lets nobody back (``bad_token``), after a restore too; in the lobby the
 seat is freed and its token is gone with it.
 
-A :class:`~ligretto.server.table.Table` in-process with recording listeners and a
-:class:`~ligretto.server.clock.VirtualScheduler`.  (Over a real socket and a real
+A :class:`~ligretto.server.table.table.Table` in-process with recording listeners and a
+:class:`~ligretto.server.table.clock.VirtualScheduler`.  (Over a real socket and a real
 restart: ``test_server_restore.py``.)
 """
 
@@ -16,8 +16,8 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Phase, Table, TableError
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table, TableError
 
 COUNTDOWN = 1.0
 

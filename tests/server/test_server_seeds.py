@@ -15,7 +15,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed
 from ligretto.engine.serial import state_to_dict
 from ligretto.engine.state import Round
-from ligretto.server.table import Table, new_code
+from ligretto.server.table.table import Table, new_code
 
 
 def started(**options: Any) -> Table:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from keepersheets import ONE, PLAYERS, THREE, TWO
 
 from ligretto.engine.rules import RuleSet
-from ligretto.server.history import MatchFilter, matches_of
-from ligretto.server.keeper import Change, Conflict, Keeper, KeptPlayer
-from ligretto.server.ratingstore import rating_of
-from ligretto.server.store import Store
+from ligretto.server.records.history import MatchFilter, matches_of
+from ligretto.server.records.keeper import Change, Conflict, Keeper, KeptPlayer
+from ligretto.server.records.ratingstore import rating_of
+from ligretto.server.records.store import Store
 from pgserver import StoreDatabase
 
 

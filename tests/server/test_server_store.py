@@ -13,9 +13,9 @@ from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import Store
-from ligretto.server.table import Phase, Table
+from ligretto.server.records.store import Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table
 from pgserver import PgServer, StoreDatabase
 
 

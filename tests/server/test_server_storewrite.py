@@ -10,10 +10,10 @@ import threading
 from listeners import Quiet
 
 from ligretto.engine.actions import Turn
-from ligretto.server import storewrite
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import Store
-from ligretto.server.table import Table
+from ligretto.server.records import storewrite
+from ligretto.server.records.store import Store
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table
 from pgserver import StoreDatabase
 
 

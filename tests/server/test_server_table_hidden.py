@@ -1,4 +1,4 @@
-"""No hidden card ever leaves a :class:`~ligretto.server.table.Table` (RULES.md §9),
+"""No hidden card ever leaves a :class:`~ligretto.server.table.table.Table` (RULES.md §9),
 checked at the moment each message is sent.
 
 A table runs in-process with fake listeners (``listener.send(dict)`` is all a table
@@ -29,8 +29,8 @@ from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.loadtest.scans import hidden_cards, public_cards
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Phase, Table
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table
 
 
 class Spy:

@@ -1,4 +1,4 @@
-"""A table's bots in real time (``ligretto.server.tablebots``), tested in virtual time: each
+"""A table's bots in real time (``ligretto.server.table.bots``), tested in virtual time: each
 bot is the shared :class:`~ligretto.bots.driver.BotDriver` and every wait it plans is a
 timer of the table's scheduler, so its pace is exactly its driver's, nothing happens
 before its first delay, and a stand-in stops the moment its person is back."""
@@ -15,8 +15,8 @@ from ligretto.bots import STRATEGIES, BotSpec, Observation, Strategy, register
 from ligretto.bots.driver import LOOK_AGAIN, MIN_MOVE_REAL_TIME
 from ligretto.engine import Action, Round, Turn, Vote
 from ligretto.engine.events import Applied, Refused
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import STAND_IN, Phase, Table
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import STAND_IN, Phase, Table
 
 RHYTHM = [True, False, True, True, False, False, True]
 """The test strategy's answers, round and round: turn the hand, or wait and look again."""

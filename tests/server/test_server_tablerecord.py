@@ -1,4 +1,4 @@
-"""The table owns its record format (``ligretto.server.tablerecord``): a table's record
+"""The table owns its record format (``ligretto.server.table.record``): a table's record
 and the actions of its round rebuild the same table, the record's JSON reads back as
 the same record, and a record written before the format had a class still reads."""
 
@@ -12,10 +12,10 @@ from ligretto.engine.actions import Turn
 from ligretto.engine.races import DEFAULT_WINDOW_MS
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict, state_to_dict
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.replayaccess import Replays
-from ligretto.server.table import Phase, Table
-from ligretto.server.tablerecord import SeatRecord, TableRecord
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.record import SeatRecord, TableRecord
+from ligretto.server.table.replayaccess import Replays
+from ligretto.server.table.table import Phase, Table
 
 
 def _table_in_play() -> Table:

@@ -2,8 +2,8 @@
 *go*, the grace period of a person who is away, the stand-in bot that plays their seat
 and hands it back, a return within or after the grace period.
 
-A :class:`~ligretto.server.table.Table` runs in-process with recording listeners and a
-:class:`~ligretto.server.clock.VirtualScheduler`: nothing happens until the test moves
+A :class:`~ligretto.server.table.table.Table` runs in-process with recording listeners and a
+:class:`~ligretto.server.table.clock.VirtualScheduler`: nothing happens until the test moves
 the clock, so every figure is exact and no test waits on the wall clock.  (The same
 behaviours over real WebSockets, with short real figures: ``test_server_ops.py``.)
 """
@@ -18,8 +18,8 @@ from listeners import Recorder
 from ligretto.engine.actions import Turn
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.views import view
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Phase, Table, TableError
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, Table, TableError
 
 TICK = 2**-10
 """A moment (a binary fraction: clock readings stay exact, so "just before" is before)."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 import inspect
 
 from ligretto.cli import build_parser
-from ligretto.server.app import Settings
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Table
-from ligretto.server.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
-from ligretto.server.tutorial import TutorialTable
+from ligretto.server.records.store import SqliteStore
+from ligretto.server.table.table import Table
+from ligretto.server.table.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
+from ligretto.server.table.tutorial import TutorialTable
+from ligretto.server.web.settings import Settings
 from ligretto.terminal.local import LocalGame
 
 

@@ -1,4 +1,4 @@
-"""The tutorial's deal and script (``server/tutorial.py``): the deal is a legal position
+"""The tutorial's deal and script (``server/table/tutorial.py``): the deal is a legal position
 of the engine (every card of each deck exactly once, a row of the rules' length, short
 Ligretto stacks the engine plays as any other), the script's moves are legal in order and
 end in the learner's Stop with the engine's scores; a tutorial table starts when its
@@ -20,11 +20,12 @@ from ligretto.engine.events import Applied, CardPlayed, Ending, HandTurned
 from ligretto.engine.notation import format_position
 from ligretto.engine.scoring import score_round
 from ligretto.engine.views import view
-from ligretto.server.app import Lobby, Settings
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.store import SqliteStore
-from ligretto.server.table import Phase, TableError
-from ligretto.server.tutorial import LEARNER, RULES, SCRIPT, TUTOR, TutorialTable, steps, tutorial_round
+from ligretto.server.records.store import SqliteStore
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Phase, TableError
+from ligretto.server.table.tutorial import LEARNER, RULES, SCRIPT, TUTOR, TutorialTable, steps, tutorial_round
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 
 
 def test_the_deal_is_a_legal_position_with_every_card_once_and_short_stacks() -> None:

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from ligretto.server.writer import Writer
+from ligretto.server.db.writer import Writer
 
 
 class Disk:

@@ -1,4 +1,4 @@
-"""The server's WebSocket protocol (``server/wsprotocol.py``) against a real server: a
+"""The server's WebSocket protocol (``server/web/wsprotocol.py``) against a real server: a
 client that floods and never reads is cut off as soon as the rate limit closes it (not
 read on for uvicorn's 10 s), the server parsing only what its application reads; an
 ordinary client still gets the close code and its messages in order."""

@@ -14,8 +14,8 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict, event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Table
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table
 from ligretto.terminal.model import Notice, Phase, TableModel
 
 

@@ -13,8 +13,8 @@ from ligretto.engine.actions import Play
 from ligretto.engine.races import DEFAULT_WINDOW_MS, Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.views import view
-from ligretto.server.clock import VirtualScheduler
-from ligretto.server.table import Table
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.table.table import Table
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame, Person
 from ligretto.terminal.model import Notice, Phase, TableModel

@@ -18,7 +18,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
-from ligretto.server.table import Table
+from ligretto.server.table.table import Table
 from ligretto.terminal.app import LigrettoApp, ServerMessage
 from ligretto.terminal.local import LocalGame, Person
 from ligretto.terminal.model import Phase

@@ -3,7 +3,7 @@
 say ``hello`` (each pinging every ``ping_s``, so only the hello deadline, code 4003, may
 close it; ``ping_s=0``: silent, closed by the silence deadline, 4002) and ``half_open``
 HTTP connections that send half a request's headers and stop (closed by the request
-deadline, ``server/httpdeadline.py``).  It reports how many the server closed within
+deadline, ``server/web/httpdeadline.py``).  It reports how many the server closed within
 its deadline (plus ``margin_s``), how many it refused at the door (admission control),
 ``/healthz`` latency before and while they are held, and the server's memory."""
 

@@ -23,7 +23,7 @@ Kind = Callable[[random.Random, str], Message]
 """A kind of malformed message: one drawn from ``rng`` for a table in ``phase``."""
 
 PHASES = ("lobby", "countdown", "playing", "scoring", "over")
-"""Every phase of a table (``server/seats.py``'s ``Phase``), an attacker in each."""
+"""Every phase of a table (``server/table/seats.py``'s ``Phase``), an attacker in each."""
 MESSAGE_BYTES = MAX_MESSAGE_BYTES
 """The largest message the server reads: longer ones are refused (``too_large``) before
 they are parsed."""

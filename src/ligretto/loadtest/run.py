@@ -191,7 +191,7 @@ async def run_loadtest(
     gc.collect()
     gc.freeze()  # the clients and tables live all along: no collection needs to scan them
     thresholds = gc.get_threshold()
-    # Young collections less often, as the server does (server/heap.py): each client's
+    # Young collections less often, as the server does (server/ops/heap.py): each client's
     # round model and its strategy's legal actions make short-lived garbage at every event.
     gc.set_threshold(*CLIENT_GC_THRESHOLDS)
     cpu = Cpu(server_pid)

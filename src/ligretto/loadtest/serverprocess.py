@@ -35,7 +35,7 @@ def free_port() -> int:
 class ServerProcess:
     """``ligretto serve`` in a subprocess (``countdown_s`` ``None``: the server's own).
     With extra ``app.Settings`` fields that the command line does not offer
-    (``abandoned_s=1.0``), ``ligretto.server.serve.run`` -- what the command calls -- is
+    (``abandoned_s=1.0``), ``ligretto.server.web.serve.run`` -- what the command calls -- is
     started with them instead."""
 
     def __init__(
@@ -86,7 +86,7 @@ class ServerProcess:
         if self.settings:
             settings = {**OPEN_LIMITS, **self.settings}
             code = (
-                "from ligretto.server.serve import run; from ligretto.server.app import Settings; "
+                "from ligretto.server.web.serve import run; from ligretto.server.web.settings import Settings; "
                 f"run(Settings(port={self.port}, db={str(self.db)!r}"
                 + ("" if self.countdown_s is None else f", countdown_s={self.countdown_s}")
                 + "".join(f", {name}={value!r}" for name, value in settings.items())

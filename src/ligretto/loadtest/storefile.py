@@ -2,7 +2,7 @@
 writes on meanwhile) or after it stopped: the one reader of that file for the stress
 harness's checks -- the rounds to replay for the hidden-card scan (:func:`stored_rounds`)
 and the action logs the acknowledged actions are looked for in (:func:`read_logs`).  The
-schema is the server's (``server/store.py``, which the harness may not import: it only
+schema is the server's (``server/records/store.py``, which the harness may not import: it only
 talks to a server from outside); the tests run both readers on files real servers wrote.
 """
 

@@ -21,10 +21,10 @@ from ligretto.client.clocksync import ClockSync, ping_gap
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
-from ligretto.server import dispatch
-from ligretto.server.latency import Latency
-from ligretto.server.table import NoStore, Table, TableError
-from ligretto.server.timing import COUNTDOWN_S
+from ligretto.server.table import dispatch
+from ligretto.server.table.latency import Latency
+from ligretto.server.table.table import NoStore, Table, TableError
+from ligretto.server.table.timing import COUNTDOWN_S
 from ligretto.terminal.transport import Deliver
 
 LOCAL_CODE = "local"

@@ -11,8 +11,9 @@ from typing import Any
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.cluster.directory import Directory
-from ligretto.server.lobby import Lobby, Settings
-from ligretto.server.store import Store
+from ligretto.server.records.store import Store
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 
 
 def test_one_process_owns_every_table_and_routes_nothing(arun: Any) -> None:

@@ -16,8 +16,9 @@ from ligretto.engine.rules import RuleSet
 from ligretto.server.cluster import failover, keys
 from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.cluster.renewer import STALL_S, Renewer
-from ligretto.server.lobby import Lobby, Settings
-from ligretto.server.store import Store
+from ligretto.server.records.store import Store
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
 
 
 async def _process(url: str, db: Path, name: str) -> tuple[Lobby, RedisDirectory]:

@@ -15,14 +15,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
-from ligretto.server import metrics
+from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
-    from ligretto.server.table import Table
+    from ligretto.server.table.table import Table
 
 
 class Lobby(Protocol):
-    """What a directory reads of the lobby (``server/lobby.py``, which holds the directory:
+    """What a directory reads of the lobby (``server/web/lobby.py``, which holds the directory:
     named here without importing it)."""
 
     tables: dict[str, Table]

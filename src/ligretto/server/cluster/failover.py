@@ -18,12 +18,12 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ligretto.server import metrics
 from ligretto.server.cluster import keys
 from ligretto.server.cluster.directory import Lobby
+from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
-    from ligretto.server.table import Table
+    from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.cluster")
 _CLOSING: set[asyncio.Future[None]] = set()

@@ -29,15 +29,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
-from ligretto.server import metrics
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
 from ligretto.server.cluster.renewer import Renewer
 from ligretto.server.cluster.sheetfeed import SheetFeed
+from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
-    from ligretto.server.table import Table
+    from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.cluster")
 

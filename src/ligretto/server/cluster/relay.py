@@ -23,9 +23,9 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket
 
 from ligretto import protocol
-from ligretto.server.admission import address_of
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.keys import RELAYED
+from ligretto.server.ops.addresses import address_of
 
 log = logging.getLogger("ligretto.cluster")
 

@@ -1,0 +1,1 @@
+"""Operating a server: what `/metrics` exports, the log, the garbage collector's pauses."""

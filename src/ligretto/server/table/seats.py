@@ -1,0 +1,387 @@
+"""Who is at a table: its seats and their tokens, its connections, the host, who is away.
+
+:class:`Seating` is the part of a :class:`~ligretto.server.table.table.Table` that seats people
+and lets them go: taking a free seat (the first person becomes host), coming back with the
+seat's token (the connection it had is let go), watching, leaving (for good: in a match
+the seat's token is spent), and a connection lost.
+A person away longer than the table's grace period gets a stand-in bot, which gives the
+seat back when the person returns; the host's role passes to the next connected person.
+What it leaves to the table (the phases, the rounds, the bots, the messages) are the
+abstract methods at the end.
+"""
+
+from __future__ import annotations
+
+import enum
+import secrets
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ligretto import protocol
+from ligretto.bots.spec import BotSpec
+from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
+from ligretto.engine.races import Fairness
+from ligretto.server.table import messages
+from ligretto.server.table.clock import Scheduler, Timers
+from ligretto.server.table.timing import MAX_GRACE_S
+
+
+class Phase(enum.StrEnum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    PLAYING = "playing"
+    SCORING = "scoring"
+    OVER = "over"
+
+
+class Abandoned(enum.StrEnum):
+    """Why a table was closed for good (``Table.abandoned``; its record keeps it)."""
+
+    MATCH = "match_abandoned"
+    """A match was on and no seated person was connected for ``deserted_s``."""
+    NOBODY_SEATED = "nobody_seated"
+    """No person held a seat (nobody ever joined, or everyone left) for ``deserted_s``."""
+    AWAY = "away"
+    """In the lobby or with the match over, every seated person was away for ``abandoned_s``."""
+
+
+class TableError(Exception):
+    """A request the table refuses: ``code`` for machines, ``message`` for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class CoolingDown(TableError):
+    """A seat's token came back too soon after the rate limit closed that seat's last
+    connection: it may come back in ``wait_s`` seconds (the server holds the ``hello``
+    that long, then tries again)."""
+
+    def __init__(self, wait_s: float) -> None:
+        super().__init__("rate_limited", f"too many messages: come back in {wait_s:.1f} s")
+        self.wait_s = wait_s
+
+
+class Listener(Protocol):
+    """A connection (or test double) that receives a table's messages."""
+
+    seat: int | None
+
+    def send(self, message: protocol.Outgoing) -> None: ...
+
+    def detach(self) -> None:
+        """The table lets go of this listener (its seat was taken over): close it."""
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits at a seat: a person (``bot is None``) or a bot."""
+
+    name: str
+    token: str
+    bot: BotSpec | None = None
+    connected: bool = False
+    away_since: float | None = None
+    stand_in: bool = False
+    """A bot plays for this person, who has been away longer than the grace period (or left)."""
+    ready: bool = False
+    left: bool = False
+    """The person gave the seat up during a match (``leave``): its token lets nobody back,
+    and the stand-in keeps the seat."""
+    cooling_until: float | None = None
+    """A connection of this seat was closed for sending too fast (``rate_limited``): its
+    token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
+    so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
+    profile: str | None = None
+    """The public id of the profile the person sat down with (``hello.profile``; ``None``:
+    none).  Never shown to the other players: they see the display name only."""
+
+    @property
+    def human(self) -> bool:
+        return self.bot is None
+
+
+def check_seats(seats: int) -> int:
+    """A table's number of seats, 2-12, else :class:`TableError` ``bad_seats``."""
+    if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+        raise TableError("bad_seats", f"a table has {MIN_PLAYERS}-{MAX_PLAYERS} seats, not {seats}")
+    return seats
+
+
+def check_grace(grace_s: float) -> float:
+    """A grace period, 0-``MAX_GRACE_S`` seconds, else :class:`TableError` ``bad_grace``."""
+    if not 0 <= grace_s <= MAX_GRACE_S:
+        raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
+    return grace_s
+
+
+def check_fairness(arbitration: str | None, window_ms: int | None, base: Fairness | None = None) -> Fairness:
+    """``base`` with the judging asked for, else :class:`TableError` ``bad_fairness``."""
+    try:
+        return Fairness.of(arbitration, window_ms, base)
+    except ValueError as error:
+        raise TableError("bad_fairness", str(error)) from None
+
+
+def new_token() -> str:
+    """A seat's secret token (it lets its owner come back to the seat)."""
+    return secrets.token_urlsafe(24)
+
+
+class Seating(ABC):
+    """The seats, tokens, connections and host of a table (see the module's docstring)."""
+
+    def __init__(self, code: str, size: int, scheduler: Scheduler, grace_s: float) -> None:
+        self.code = code
+        self.size = size
+        self.grace_s = grace_s
+        self.seats: list[Seat | None] = [None] * size
+        self.host: int | None = None
+        self.phase = Phase.LOBBY
+        self.listeners: list[Listener] = []
+        self.scheduler = scheduler
+        self.clock: Callable[[], float] = scheduler.now
+        """The table's clock: the scheduler's (a test may put another in its place)."""
+        self.timers = Timers(scheduler)
+        self._grace: dict[int, int] = {}
+        """Seat -> its grace period's timer (cancelled when the person is back)."""
+        self.idle_since: float | None = self.clock()
+        """Since when no seated person has been connected (spectators do not count: they
+        cannot keep a table alive for ever); ``None``: one is."""
+        self.start_on_join = False
+        """Play now: the first person to take a seat starts the match at once (kept in
+        memory only: after a restart that person lands in the waiting room as host)."""
+
+    # --- reading ----------------------------------------------------------------------
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat ``token`` brings its owner back to (``None``: no seat, or one given up)."""
+        for index, seat in enumerate(self.seats):
+            if seat is not None and not seat.left and secrets.compare_digest(seat.token, token):
+                return index
+        return None
+
+    def free_seat(self) -> int | None:
+        return next((i for i, seat in enumerate(self.seats) if seat is None), None)
+
+    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+        """Why the table may be closed and dropped now (``None``: it may not): no seated
+        person has been connected for ``deserted_s`` seconds while a match is on or while no
+        person holds a seat at all, or for ``abandoned_s`` in the lobby or with the match
+        over (people who keep a seat may come back to their waiting room)."""
+        since = self.idle_since
+        if since is None:
+            return None
+        idle = self.clock() - since
+        if self.phase not in (Phase.LOBBY, Phase.OVER):
+            return Abandoned.MATCH if idle >= deserted_s else None
+        if not any(seat is not None and seat.human for seat in self.seats):
+            return Abandoned.NOBODY_SEATED if idle >= deserted_s else None
+        return Abandoned.AWAY if idle >= abandoned_s else None
+
+    def _note_presence(self) -> None:
+        """Keep ``idle_since``: a connection took, left or gave up a seat."""
+        if any(listener.seat is not None for listener in self.listeners):
+            self.idle_since = None
+        elif self.idle_since is None:
+            self.idle_since = self.clock()
+
+    # --- listeners --------------------------------------------------------------------
+
+    def broadcast(self, message: protocol.ServerMessage) -> None:
+        """The same message to every player and spectator (encoded once for all)."""
+        shared = protocol.Broadcast(message)
+        for listener in list(self.listeners):
+            listener.send(shared)
+
+    # --- joining and leaving ----------------------------------------------------------
+
+    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat (lobby only); the first person becomes host.  ``profile``: the
+        id of the person's profile, kept with the seat (never shown to the others)."""
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "the match has started: you can watch, or join the next one")
+        free = self.free_seat()
+        if free is None:
+            raise TableError("full", "every seat is taken: you can watch")
+        if profile is not None and any(seat is not None and seat.profile == profile for seat in self.seats):
+            raise TableError("profile_seated", "this profile has a seat at this table already")
+        token = new_token()
+        self.seats[free] = Seat(name, token, connected=True, profile=profile)
+        if self.host is None:
+            self.host = free
+        self._attach(listener, free, token)
+        if self.start_on_join and self.host == free:
+            self.start_on_join = False
+            self.start(free)
+        return free, token
+
+    def rejoin(self, listener: Listener, token: str) -> int:
+        """Come back to one's seat with its token (page reload, dropped connection)."""
+        index = self.seat_of(token)
+        if index is None:
+            raise TableError("bad_token", "this seat token is not valid at this table")
+        seat = self.seats[index]
+        assert seat is not None
+        if seat.cooling_until is not None:
+            wait = seat.cooling_until - self.clock()
+            if wait > 0:
+                raise CoolingDown(wait)
+            seat.cooling_until = None
+        for other in [li for li in self.listeners if li.seat == index]:
+            other.send(messages.taken_over())
+            self.listeners.remove(other)
+            other.seat = None
+            other.detach()
+        seat.connected = True
+        seat.away_since = None
+        self.timers.cancel(self._grace.pop(index, None))
+        if self.host is None and seat.human:
+            self.host = index
+        if seat.stand_in:
+            seat.stand_in = False
+            self._stop_bot(index)
+        self._attach(listener, index, token)
+        return index
+
+    def watch(self, listener: Listener) -> None:
+        listener.seat = None
+        self.listeners.append(listener)
+        listener.send(messages.welcome(self.code, None, None))
+        listener.send(self.table_message())
+        snapshot = self.snapshot_message(None)
+        if snapshot:
+            listener.send(snapshot)
+
+    def _attach(self, listener: Listener, index: int, token: str) -> None:
+        """Seat a person's connection: its welcome, the change told to everyone (the
+        newcomer included: that broadcast is its one ``table`` message), its snapshot."""
+        listener.seat = index
+        self.listeners.append(listener)
+        self._note_presence()
+        listener.send(messages.welcome(self.code, index, token))
+        self._changed()
+        snapshot = self.snapshot_message(index)
+        if snapshot:
+            listener.send(snapshot)
+
+    def disconnected(self, listener: Listener) -> None:
+        """A connection closed: its person is away; after the grace period a bot stands in."""
+        if listener in self.listeners:
+            self.listeners.remove(listener)
+        self._note_presence()
+        index = listener.seat
+        if index is None or any(li.seat == index for li in self.listeners):
+            return
+        seat = self.seats[index]
+        if seat is None or not seat.human:
+            return
+        seat.connected = False
+        seat.away_since = since = self.clock()
+        if self.phase is not Phase.LOBBY:
+            self._start_grace(index, self.grace_s, since)
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+
+    def _start_grace(self, index: int, seconds: float, since: float) -> None:
+        """In ``seconds`` a stand-in takes the seat of the person away since ``since``."""
+        self.timers.cancel(self._grace.pop(index, None))
+        key = self.timers.later(seconds, lambda: self._grace_over(index, since))
+        if key is not None:
+            self._grace[index] = key
+
+    def _grace_over(self, index: int, since: float | None) -> None:
+        self._grace.pop(index, None)  # this seat's timer, which just fired
+        seat = self.seats[index]
+        if seat is None or seat.connected or seat.away_since != since or self.phase is Phase.LOBBY:
+            return
+        seat.stand_in = True
+        seat.ready = True
+        if self.phase is Phase.PLAYING:
+            self._start_bot(index)
+        self._changed()
+        self._maybe_next_round()
+
+    def cool_down(self, index: int, seconds: float) -> None:
+        """The rate limit closed a connection of seat ``index``: its token is refused
+        (:class:`CoolingDown`) for ``seconds``."""
+        seat = self.seats[index]
+        if seat is not None and seconds > 0:
+            seat.cooling_until = self.clock() + seconds
+
+    def leave(self, index: int) -> None:
+        """A person gives up their seat for good: in the lobby it frees; in a match a bot
+        takes over and keeps it (the seat's token lets nobody back: ``bad_token``)."""
+        seat = self.seats[index]
+        if seat is None:
+            return
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.seat = None
+        self._note_presence()
+        if self.phase is Phase.LOBBY:
+            self.seats[index] = None
+        else:
+            seat.connected, seat.stand_in, seat.ready, seat.left = False, True, True, True
+            self.timers.cancel(self._grace.pop(index, None))
+            if self.phase is Phase.PLAYING:
+                self._start_bot(index)
+        if self.host == index:
+            self._pass_host()
+        self._changed()
+        self._maybe_next_round()
+
+    def _pass_host(self) -> None:
+        humans = [i for i, s in enumerate(self.seats) if s is not None and s.human and s.connected]
+        self.host = humans[0] if humans else None
+
+    def _close_gaps(self, players: list[int]) -> None:
+        """Renumber the taken seats 0..n-1 (the engine seats players so).  A connection
+        whose seat number changes is welcomed again at its new seat, with the same token
+        (a seat's token travels with it), before the round's table and snapshot."""
+        self.seats = [self.seats[i] for i in players]
+        self.size = len(players)
+        if self.host is not None:
+            self.host = players.index(self.host)
+        for listener in self.listeners:
+            if listener.seat is None:
+                continue
+            index = players.index(listener.seat)
+            seat = self.seats[index]
+            if index != listener.seat and seat is not None:
+                listener.seat = index
+                listener.send(messages.welcome(self.code, index, seat.token))
+
+    # --- the table's part -------------------------------------------------------------
+
+    @abstractmethod
+    def table_message(self) -> protocol.TableState:
+        """Everything about the table that everyone may see."""
+
+    @abstractmethod
+    def snapshot_message(self, viewer: int | None) -> protocol.Snapshot | None:
+        """The round as ``viewer`` may see it (``None``: no round)."""
+
+    @abstractmethod
+    def _changed(self) -> None:
+        """The table changed: stored, and told to everyone."""
+
+    @abstractmethod
+    def start(self, by: int | None) -> None:
+        """Host: start the match."""
+
+    @abstractmethod
+    def _start_bot(self, index: int) -> None:
+        """A bot plays seat ``index`` (a stand-in for its person) in the round being played."""
+
+    @abstractmethod
+    def _stop_bot(self, index: int) -> None:
+        """The bot at seat ``index`` stops (its person is back)."""
+
+    @abstractmethod
+    def _maybe_next_round(self) -> None:
+        """Deal the next round if every seat is ready for it."""

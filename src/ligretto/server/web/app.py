@@ -1,0 +1,101 @@
+"""The ASGI application: ``create_app`` assembles the routes of the HTTP API
+(one module per resource: ``tables``, ``tutorial``, ``profiles``, ``history``, ``replays``,
+``sheets``, ``rules``, ``health``) and ``sockets.py`` (WebSockets) around one :class:`~ligretto.server.web.lobby.Lobby`,
+restores the store's unfinished tables on start, and serves the static browser client.
+
+Every message to a client passes the lobby's :class:`~ligretto.server.web.outbox.Outbox`,
+which releases it once the store has committed what happened before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+
+from ligretto.server.cluster.directory import Directory
+from ligretto.server.ops.heap import COLLECTOR
+from ligretto.server.records.keeper import Keeper
+from ligretto.server.web.health import healthz, metrics_endpoint
+from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.profiles import claim_profile, claim_qr, create_profile, link_profile, my_profile
+from ligretto.server.web.replays import replay_file, replay_round
+from ligretto.server.web.rules import emotes, presets, rules_page
+from ligretto.server.web.settings import Settings
+from ligretto.server.web.sheets import LiveSheets, sheet_routes
+from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
+from ligretto.server.web.tables import create_table, get_table, list_tables, table_qr
+from ligretto.server.web.tutorial import create_tutorial
+
+__all__ = ["STATIC", "create_app"]
+
+STATIC = Path(__file__).parent.parent / "static"
+
+
+def create_app(
+    settings: Settings | None = None, store: Any | None = None, directory: Directory | None = None
+) -> Starlette:
+    """Assemble the application; ``store`` (SQLite) restores its unfinished tables on start
+    (``directory``: which process of a service owns which, ``server/cluster/``; default:
+    this one, all of them)."""
+    settings = settings or Settings()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        lobby = Lobby(settings, store, directory=directory)
+        app.state.lobby = lobby
+        app.state.keeper = Keeper(None if store is None else store.sheets)
+        lobby.directory.keep_sheets(LiveSheets(app.state.keeper))
+        await lobby.directory.start(lobby)
+        COLLECTOR.install()
+        COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
+        chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]
+        yield
+        for chore in chores:
+            chore.cancel()
+        lobby.directory.leave()
+        COLLECTOR.uninstall()
+        for table in lobby.tables.values():
+            table.close()
+        if store is not None:
+            store.close()
+        await lobby.directory.stop()  # committed and closed first: then the tables are handed over
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/metrics", metrics_endpoint),
+        Route("/api/tables", create_table, methods=["POST"]),
+        Route("/api/tables", list_tables, methods=["GET"]),
+        Route("/api/tables/{code}", get_table),
+        Route("/api/tables/{code}/qr.svg", table_qr),
+        Route("/api/profiles/claim/qr.svg", claim_qr, methods=["POST"]),
+        Route("/api/tutorial", create_tutorial, methods=["POST"]),
+        Route("/api/profiles", create_profile, methods=["POST"]),
+        Route("/api/profiles/me", my_profile, methods=["GET", "PATCH", "DELETE"]),
+        Route("/api/profiles/me/link", link_profile, methods=["POST"]),
+        Route("/api/profiles/claim", claim_profile, methods=["POST"]),
+        Route("/api/profiles/{id}/matches", profile_matches),
+        Route("/api/profiles/{id}/stats", profile_stats),
+        Route("/api/leaderboard", leaderboard),
+        Route("/api/replays/{token}", replay_round),
+        Route("/api/replays/{token}/file", replay_file),
+        Route("/api/presets", presets),
+        Route("/api/emotes", emotes),
+        Route("/api/rules/{lang}", rules_page),
+        *sheet_routes(),
+        WebSocketRoute("/ws", websocket_endpoint),
+        WebSocketRoute("/ws/lobby", lobby_endpoint),
+    ]
+    if STATIC.is_dir():
+        routes.append(Mount("/", StaticFiles(directory=STATIC, html=True), name="static"))
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.stopping = lambda: False
+    """Whether the server is shutting down (``serve.py`` tells): live streams then end."""
+    return app

@@ -1,0 +1,165 @@
+"""The tables of one server: :class:`Lobby` (every table by invite code, the store they
+write to, the sweep of abandoned tables); its settings are ``settings.py``'s."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from ligretto import protocol
+from ligretto.engine.races import Fairness
+from ligretto.engine.rules import RuleSet
+from ligretto.server.cluster.directory import Directory
+from ligretto.server.ops import metrics
+from ligretto.server.ops.heap import COLLECTOR
+from ligretto.server.records.profiles import ProfileError
+from ligretto.server.table.clock import Scheduler
+from ligretto.server.table.replayaccess import Replays
+from ligretto.server.table.table import Phase, Table, new_code
+from ligretto.server.table.tutorial import TutorialTable
+from ligretto.server.web.admission import ConnectionCount, TableQuota
+from ligretto.server.web.outbox import Outbox
+from ligretto.server.web.settings import Settings
+
+log = logging.getLogger("ligretto.server")
+
+
+class Lobby:
+    """Every table of this server, by invite code, and the store they write to."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Any | None = None,
+        scheduler: Scheduler | None = None,
+        directory: Directory | None = None,
+    ) -> None:
+        """``scheduler`` runs the timers of every table (default: each its own on the event
+        loop); ``directory`` says which process of the service owns which table (default:
+        this one owns them all)."""
+        self.settings = settings
+        self.store = store
+        self.scheduler = scheduler
+        self.directory = directory or Directory()
+        self.tables: dict[str, Table] = {}
+        self.outbox = Outbox(None if store is None else store.after_commit)
+        self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
+        self.quota = TableQuota(settings.tables_per_minute)
+        self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")
+        """New profiles from one address: as many a minute as tables."""
+
+    def find_profile(self, secret: str) -> tuple[str, str] | None:
+        """The id and name of the profile of ``secret`` (``hello.profile``); ``None``: no
+        such profile, or no store to keep profiles in."""
+        profiles = getattr(self.store, "profiles", None)
+        if profiles is None:
+            return None
+        try:
+            profile = profiles.by_secret(secret)
+        except ProfileError:
+            return None
+        return profile.id, profile.name
+
+    def _free_code(self) -> str:
+        """An invite code no table of this lobby has."""
+        code = new_code()
+        while code in self.tables:
+            code = new_code()
+        return code
+
+    async def reserve_code(self, stored: bool = True) -> str:
+        """A new table's invite code, taken for this process in the directory (no other
+        process of the service has it); ``stored``: not a tutorial."""
+        code = self._free_code()
+        while not await self.directory.reserve(code, stored):
+            code = self._free_code()
+        return code
+
+    def create(
+        self,
+        seats: int,
+        rules: RuleSet,
+        public: bool,
+        grace_s: float,
+        fairness: Fairness | None = None,
+        *,
+        rated: bool | None = None,
+        replays: Replays = Replays.LINK,
+        code: str | None = None,
+    ) -> Table:
+        """A new table (``code``: the one :meth:`reserve_code` gave; default a free one)."""
+        code = code or self._free_code()
+        table = Table(
+            code,
+            seats=seats,
+            rules=rules,
+            public=public,
+            grace_s=grace_s,
+            fairness=fairness,
+            rated=rated,
+            replays=replays,
+            store=self.store,
+            countdown_s=self.settings.countdown_s,
+            scheduler=self.scheduler,
+        )
+        self.tables[code] = table
+        if self.store is not None:
+            self.store.save_table(table)
+            self.store.commit()  # its code is about to be handed out
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
+    def create_tutorial(self, name: str, code: str | None = None) -> TutorialTable:
+        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
+        code = code or self._free_code()
+        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
+        self.tables[code] = table
+        metrics.OPEN_TABLES.set(len(self.tables))
+        return table
+
+    def public_tables(self) -> list[protocol.TableSummary]:
+        """The lobby list's tables (:meth:`public_listing`)."""
+        return self.public_listing().tables
+
+    def public_listing(self) -> protocol.TableList:
+        """The public tables that are open, at most ``Settings.lobby_tables`` of them:
+        those still waiting for players (in their lobby, with a free seat) first, the
+        newest first in each group; and how many there are in all."""
+        public = [t for t in self.tables.values() if t.public and not t.closed]
+        newest_first = public[::-1]  # tables are kept in the order they were made
+        newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
+        return self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
+
+    def sweep(self) -> list[str]:
+        """Close and drop the abandoned tables (``Table.abandoned``, in any phase: a match
+        with no person connected is abandoned); the store keeps them as dropped, and why,
+        so a restart does not bring them back.  Returns their codes."""
+        gone = []
+        for table in list(self.tables.values()):
+            because = table.abandoned(self.settings.abandoned_s, self.settings.deserted_s)
+            if because is None:
+                continue
+            table.drop(because)
+            gone.append(table)
+            del self.tables[table.code]
+            if self.store is not None and table.store is self.store:
+                self.store.save_table(table)
+        if gone:
+            COLLECTOR.release(len(gone))
+            metrics.OPEN_TABLES.set(len(self.tables))
+            log.info("closed %d abandoned tables", len(gone))
+        return [table.code for table in gone]
+
+    async def sweep_forever(self) -> None:
+        period = min(60.0, self.settings.abandoned_s / 4, self.settings.deserted_s / 4)
+        while True:
+            await asyncio.sleep(period)
+            self.sweep()
+
+
+def count_players(lobby: Lobby) -> None:
+    """Set the connected-players gauge (walks every seat: counted when /metrics is read)."""
+    metrics.CONNECTED_PLAYERS.set(
+        sum(1 for t in lobby.tables.values() for s in t.seats if s is not None and s.human and s.connected)
+    )

@@ -1,0 +1,66 @@
+"""``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
+a PostgreSQL database by URL); with ``--redis``, one process of a service of several
+(``server/cluster/``, docs/deploy.md)."""
+
+from __future__ import annotations
+
+import uvicorn
+
+from ligretto import protocol
+from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.db.database import DatabaseError
+from ligretto.server.db.migrations import SchemaTooNew
+from ligretto.server.ops import logs
+from ligretto.server.records.store import Store
+from ligretto.server.web.app import create_app
+from ligretto.server.web.httpdeadline import deadline_protocol
+from ligretto.server.web.settings import Settings
+from ligretto.server.web.wsprotocol import WebSocketProtocol
+
+
+def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
+    """Serve until interrupted; the database file is created on first start.  Every log
+    line, uvicorn's too, goes to standard error as text or JSON (``server/ops/logs.py``).
+    ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
+    logs.configure(log_level, log_format)
+    try:
+        store = Store(settings.db)
+    except (DatabaseError, SchemaTooNew) as error:
+        raise SystemExit(f"ligretto serve: {error}") from None
+    directory = None
+    if settings.redis is not None:
+        advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
+        directory = RedisDirectory(settings.redis, advertise)
+    app = create_app(settings, store, directory)
+    joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
+    print(
+        f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name}{joined})", flush=True
+    )
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=log_level,
+        # uvicorn times only idle keep-alive connections: a request that never arrives
+        # whole is cut off by the protocol's own deadline (docs/protocol.md, Limits).
+        http=deadline_protocol(settings.request_timeout_s, settings.max_header_bytes),
+        # uvicorn's, parsing as the app reads, a closed connection read no further than
+        # needed, a refusal before the upgrade a finished handshake (server/web/wsprotocol.py)
+        ws=WebSocketProtocol,
+        timeout_keep_alive=settings.keep_alive_s,
+        # The client's own address from a trusted proxy's or relaying process's header.
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
+        log_config=None,  # logs.configure set up the one handler
+        ws_max_size=protocol.MAX_FRAME_BYTES,
+        # No permessage-deflate: messages are a few hundred bytes, compressing them cost a
+        # seventh of the server's time and its zlib state half of each connection's memory.
+        ws_per_message_deflate=False,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+    )
+    server = uvicorn.Server(config)
+    # A live stream (the score keeper's events) never ends by itself: it ends when the
+    # server is told to stop, so that uvicorn's graceful shutdown does not wait for it.
+    app.state.stopping = lambda: server.should_exit
+    server.run()

@@ -1,0 +1,304 @@
+"""The WebSocket endpoints: ``/ws`` (one :class:`Connection` per client: its receiving
+loop, rate limit, ``hello`` and silence deadlines, every message validated by
+``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
+outbox, written at once or from a backlog if the client is slow to read) and ``/ws/lobby``
+(the live list of public tables).  Both are counted against the connection caps
+(``server/web/admission.py``): one over them is refused before the upgrade."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ligretto import protocol
+from ligretto.protocol import NO_HELLO, SILENT, ProtocolError
+from ligretto.server.cluster.directory import Unavailable
+from ligretto.server.cluster.keys import RELAYED
+from ligretto.server.cluster.relay import TRY_AGAIN, carry
+from ligretto.server.ops import metrics
+from ligretto.server.ops.addresses import address_of
+from ligretto.server.ops.heap import COLLECTOR
+from ligretto.server.ops.logs import Sampled
+from ligretto.server.table import dispatch
+from ligretto.server.table.latency import Latency
+from ligretto.server.table.seats import CoolingDown
+from ligretto.server.table.table import Table, TableError
+from ligretto.server.web.admission import Refusal
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.outbox import Outbox, start_eagerly
+from ligretto.server.web.settings import Settings
+
+log = logging.getLogger("ligretto.server")
+SAMPLED = Sampled()
+"""What clients cause at will (refused messages, silent connections) is logged through
+this: a few lines a second per cause at most (``server/ops/logs.py``); ``/metrics`` counts all."""
+
+
+class Connection:
+    """One WebSocket: its seat (if any), its table, its rate limit, and its messages on
+    their way out."""
+
+    def __init__(self, websocket: WebSocket, settings: Settings, outbox: Outbox) -> None:
+        self.websocket = websocket
+        self.seat: int | None = None
+        self.table: Table | None = None
+        self.outbox = outbox
+        self.backlog: deque[str] | None = None
+        """Messages waiting behind a send the client was slow to take (``None``: none is)."""
+        self.sender: asyncio.Task[None] | None = None
+        """The task that sends the backlog, while there is one."""
+        self.closed = False
+        self.allowance = float(settings.burst)
+        self.rate = settings.rate_per_s
+        self.burst = settings.burst
+        self.last = time.monotonic()
+        self.reactions = protocol.ReactionLimit()
+        self.latency = Latency()
+
+    def send(self, message: protocol.Outgoing) -> None:
+        """Encode (a broadcast once for all its listeners) and hand to the outbox."""
+        self.outbox.post(self.write, protocol.wire(message))
+
+    def detach(self) -> None:
+        """Another connection took this one's seat: forget the table and close."""
+        self.table = None
+        self.outbox.post(self.write, "")  # the close marker, after what was sent before
+
+    def write(self, text: str) -> None:
+        """Put one message (``""``: the close) on the socket now; if the client is slow to
+        read, it waits in the backlog, behind the others, and a task sends it."""
+        if self.closed:
+            return
+        if self.backlog is not None:
+            self.backlog.append(text)
+            return
+        try:
+            rest = start_eagerly(self._write(text))
+        except Exception:  # the client is gone: its receiving loop ends the connection
+            self.closed = True
+            return
+        if rest is not None:
+            self.backlog = deque()
+            self.sender = asyncio.create_task(self._drain(rest))
+
+    async def _write(self, text: str) -> None:
+        if text:
+            await self.websocket.send_text(text)
+        else:
+            self.closed = True
+            await self.websocket.close(code=4001, reason="replaced")
+
+    async def _drain(self, rest: asyncio.Task[None]) -> None:
+        try:
+            await rest
+            while self.backlog and not self.closed:
+                await self._write(self.backlog.popleft())
+        except Exception:  # as in write
+            self.closed = True
+        finally:
+            self.backlog = None
+            self.sender = None
+
+    def within_rate(self) -> bool:
+        """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
+        now = time.monotonic()
+        self.allowance = min(self.burst, self.allowance + (now - self.last) * self.rate)
+        self.last = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
+
+
+async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
+    """Refuse a WebSocket before the upgrade: the HTTP answer (503 or 429 with an error
+    body), or, on a server without the denial-response extension, a close (403)."""
+    metrics.REFUSED.labels(refusal.code).inc()
+    log.debug("refused connection from %s: %s", websocket.client, refusal.code)
+    if "websocket.http.response" in websocket.scope.get("extensions", {}):
+        await websocket.send_denial_response(refusal.response())
+    else:
+        await websocket.close(code=1013, reason=refusal.code)
+
+
+async def _admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
+    """Admit a WebSocket under the lobby's connection caps (else refuse it before the
+    upgrade), accept it and ``serve`` it until it closes; its place is given back after."""
+    lobby: Lobby = websocket.app.state.lobby
+    address = address_of(websocket.client)
+    refusal = lobby.connections.admit(address)
+    if refusal is not None:
+        await refuse(websocket, refusal)
+        return
+    try:
+        await websocket.accept()
+        await serve(lobby, websocket)
+    finally:
+        lobby.connections.release(address)
+
+
+async def websocket_endpoint(websocket: WebSocket) -> None:
+    """``/ws``: one client's connection to a table."""
+    await _admitted(websocket, _serve)
+
+
+async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
+    """One accepted ``/ws`` connection, until it closes."""
+    conn = Connection(websocket, lobby.settings, lobby.outbox)
+    metrics.CONNECTIONS.inc()
+    loop = asyncio.get_running_loop()
+    silence_s = lobby.settings.silence_s
+    # Moving the deadline costs about as much as a small message: it moves only when it is
+    # within silence_s, by a slack more, so at most a few times a second per connection.
+    slack = min(1.0, silence_s / 4)
+    # Until it has joined a table, the connection must do so by hello_by (None: it has).
+    hello_by: float | None = loop.time() + lobby.settings.hello_s if lobby.settings.hello_s else None
+    closing: tuple[int, str] | None = None
+    carried: tuple[str, str] | None = None
+    """(the owner's URL, the hello) of a connection carried to another process's table."""
+    relayed = bool(websocket.headers.get(RELAYED))
+    try:
+        # A client that says nothing for silence_s (no message, not even a ping) is gone as
+        # far as the table is concerned: a stalled network closes no socket by itself.
+        async with asyncio.timeout_at(_deadline(loop.time(), silence_s + slack, hello_by)) as deadline:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                raw = message.get("text")
+                if raw is None:
+                    raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+                if conn.table is None:  # its hello may name a table another process owns
+                    closing, carried = await _routed(lobby, raw, relayed)
+                    if closing or carried:
+                        break
+                if await _over_rate(lobby, conn, raw):
+                    await asyncio.sleep(0.05)
+                    await websocket.close(code=1008)
+                    break
+                if hello_by is not None and conn.table is not None:
+                    hello_by = None
+                now = loop.time()
+                if (deadline.when() or 0.0) < now + silence_s:
+                    deadline.reschedule(_deadline(now, silence_s + slack, hello_by))
+    except TimeoutError:
+        no_hello = hello_by is not None and loop.time() >= hello_by
+        closing = (NO_HELLO, "no hello") if no_hello else (SILENT, "silent")
+    except WebSocketDisconnect:
+        pass
+    finally:
+        # The seat is away (and its grace period runs) before anything else: closing a
+        # silent socket may wait for a client that does not answer.
+        if conn.table is not None:
+            conn.table.disconnected(conn)
+        metrics.CONNECTIONS.dec()
+        COLLECTOR.release()
+        conn.closed = True  # the client is gone: nothing more to send
+        if conn.sender is not None:
+            conn.sender.cancel()
+    await _leave(websocket, closing, carried)
+
+
+async def _routed(lobby: Lobby, raw: str, relayed: bool) -> tuple[tuple[int, str] | None, tuple[str, str] | None]:
+    """Where a message before the connection's hello goes: (the close, if its table's
+    owner cannot be reached now; (the owner's URL, the message), if another process owns
+    it); neither: handled here."""
+    try:
+        owner = await lobby.directory.route(raw, relayed)
+    except Unavailable:
+        return (TRY_AGAIN, "table moving"), None
+    return None, None if owner is None else (owner, raw)
+
+
+async def _leave(websocket: WebSocket, closing: tuple[int, str] | None, carried: tuple[str, str] | None) -> None:
+    """Close the connection (with ``closing``: its code and reason), or carry it on."""
+    if closing is not None:
+        code, reason = closing
+        SAMPLED.log(log, reason, logging.INFO, "closing connection from %s: %s", websocket.client, reason)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(websocket.close(code=code, reason=reason), 2.0)
+    elif carried is not None:
+        await carry(websocket, *carried)
+
+
+async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
+    """Handle one message within the connection's rate limit; ``True``: it was refused
+    ``rate_limited``, and the connection is to be closed.  A ``hello`` with the token of a
+    seat that is cooling down after a flood waits (reading nothing more meanwhile) until
+    it may come back."""
+    if conn.within_rate():
+        while True:
+            try:
+                return handle(lobby, conn, raw) == "rate_limited"
+            except CoolingDown as cooling:
+                await asyncio.sleep(cooling.wait_s)
+    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+    if conn.table is not None and conn.seat is not None:
+        conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
+    return True
+
+
+def _deadline(now: float, quiet_s: float, hello_by: float | None) -> float:
+    """When a connection is closed if nothing more arrives: ``quiet_s`` from ``now``, or
+    earlier at ``hello_by`` if it still has to join a table."""
+    when = now + quiet_s
+    return when if hello_by is None else min(when, hello_by)
+
+
+def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:
+    metrics.BAD_MESSAGES.labels(code).inc()
+    SAMPLED.log(log, code, logging.INFO, "refused message from %s: %s (%s)", conn.websocket.client, code, text)
+    conn.send(protocol.error_message(code, text, id))
+
+
+def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
+    """Validate one message and hand it to the dispatcher (the one local play uses too);
+    the code of the error it was answered with, if any (:class:`CoolingDown` is raised:
+    that hello is not answered yet)."""
+    try:
+        message = protocol.decode(raw)
+    except ProtocolError as error:
+        _bad(conn, error.code, error.message)
+        return error.code
+    client_id = getattr(message, "id", None)
+    try:
+        dispatch.dispatch(conn, message, lobby.tables.get, find_profile=lobby.find_profile)
+    except CoolingDown:
+        raise  # the caller holds the hello for a while and tries again
+    except (ProtocolError, TableError) as error:
+        _bad(conn, error.code, error.message, client_id)
+        return error.code
+    return None
+
+
+async def lobby_endpoint(websocket: WebSocket) -> None:
+    """The live list of public tables: sent on connect and whenever it changes."""
+    await _admitted(websocket, _stream_lobby)
+
+
+async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:
+    gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
+    last: protocol.TableList | None = None
+    try:
+        while not gone.done():
+            listing = lobby.public_listing()
+            if listing != last:
+                await websocket.send_text(protocol.wire(protocol.lobby_message(listing)))
+                last = listing
+            await asyncio.wait({gone}, timeout=0.5)
+    except (WebSocketDisconnect, RuntimeError):
+        return
+    finally:
+        gone.cancel()
+
+
+async def _until_closed(websocket: WebSocket) -> None:
+    """Read (and ignore) what a lobby client sends until it disconnects."""
+    while (await websocket.receive())["type"] != "websocket.disconnect":
+        pass

@@ -1,0 +1,107 @@
+"""The HTTP API of tables (docs/protocol.md): ``/api/tables`` (create, list), one table's
+details and its invite QR code.  Bodies in and out are protocol structs."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ligretto import protocol
+from ligretto.bots.spec import BotSpec, BotSpecError
+from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server.table.replayaccess import check_replays
+from ligretto.server.table.seats import check_fairness, check_grace, check_seats
+from ligretto.server.table.table import Table, TableError
+from ligretto.server.table.timing import DEFAULT_GRACE_S
+from ligretto.server.web import http
+from ligretto.server.web.lobby import Lobby
+
+
+async def create_table(request: Request) -> Response:
+    """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
+    lobby: Lobby = request.app.state.lobby
+    placed = await lobby.directory.place(request)  # made by the least-loaded process of the service
+    if placed is not None:
+        return placed
+    spec = await http.body_of(request, protocol.CreateTable)
+    if isinstance(spec, Response):
+        return spec
+    try:
+        rules = RuleSet.preset(spec.preset).replace(**spec.options)
+        grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
+        fairness = check_fairness(spec.arbitration, spec.window_ms)
+        replays = check_replays(spec.replays)
+        check_seats(spec.seats)
+        bots = _bots_for(spec)
+        refusal = http.over_quota(request)
+        if refusal is not None:
+            return refusal.response()
+        # Rated by default: public tables and play now (a table that starts when you join).
+        rated = spec.public or spec.start if spec.rated is None else spec.rated
+        code = await lobby.reserve_code()
+        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
+    except RuleError as error:
+        return http.error(400, "bad_rules", str(error))
+    except TableError as error:
+        return http.error(400, error.code, error.message)
+    for bot in bots:
+        table.seat_bot(bot)
+    table.start_on_join = spec.start
+    return http.answer(table.summary(), 201)
+
+
+def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
+    """The bots a new table's body asks for, checked before the table is made: known
+    specifications, a seat left for the person, and someone to play against if it starts
+    at once."""
+    try:
+        bots = [BotSpec.parse(text) for text in spec.bots]
+    except BotSpecError as error:
+        raise TableError("bad_bot", str(error)) from None
+    if len(bots) >= spec.seats:
+        raise TableError("bad_bot", f"{spec.seats} seats take at most {spec.seats - 1} bots: one seat is yours")
+    if spec.start and not bots:
+        raise TableError("too_few", "a table that starts when you join needs at least one bot")
+    return bots
+
+
+async def list_tables(request: Request) -> Response:
+    """The lobby list: the public tables, capped (``Lobby.public_listing``)."""
+    return http.answer(request.app.state.lobby.public_listing())
+
+
+def _table_of(request: Request) -> Table | None:
+    table: Table | None = request.app.state.lobby.tables.get(request.path_params["code"])
+    return None if table is None or table.closed else table
+
+
+NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
+
+
+async def _elsewhere(request: Request) -> Response:
+    """The answer of the process that owns the table, or ``no_table``."""
+    forwarded = await request.app.state.lobby.directory.forward(request, request.path_params["code"])
+    return http.answer(NO_TABLE, 404) if forwarded is None else forwarded
+
+
+async def get_table(request: Request) -> Response:
+    """One table's summary and who sits where (the invite page shows it before joining):
+    public information only, as in the ``table`` message."""
+    table = _table_of(request)
+    if table is None:
+        return await _elsewhere(request)
+    return http.answer(table.details())
+
+
+def invite_link(request: Request, code: str) -> str:
+    """The invite link of a table as the browser client writes it (``lobby.js`` ``inviteLink``)."""
+    return f"{str(request.base_url).rstrip('/')}/#/t/{code}"
+
+
+async def table_qr(request: Request) -> Response:
+    """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
+    a phone at the same table can join by its camera."""
+    table = _table_of(request)
+    if table is None:
+        return await _elsewhere(request)
+    return http.qr_svg(invite_link(request, table.code), "Ligretto invite")
