@@ -31,7 +31,7 @@ from pathlib import Path
 import psycopg
 
 from debianpackages import ensure_installed
-from ligretto.loadtest.serverprocess import free_port
+from ligretto.testkit.serverprocess import free_port
 
 USER = "postgres"
 STARTUP_S = 60.0

@@ -1,5 +1,5 @@
 """A REAL ``ligretto serve`` process for the end-to-end tests of the server, the browser
-client and the terminal client: ``ligretto.loadtest.serverprocess.ServerProcess`` (on a free
+client and the terminal client: ``ligretto.testkit.serverprocess.ServerProcess`` (on a free
 port of 127.0.0.1 with its own SQLite file; SIGKILL and start again on the same port and
 database) with the tests' short countdown, and :func:`running`, which fails a test whose
 server logged a traceback."""
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ligretto.loadtest import serverprocess
-from ligretto.loadtest.serverprocess import OPEN_LIMITS, free_port
+from ligretto.testkit import serverprocess
+from ligretto.testkit.serverprocess import OPEN_LIMITS, free_port
 
 COUNTDOWN_S = 0.5
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from debianpackages import ensure_installed
-from ligretto.loadtest.serverprocess import free_port
+from ligretto.testkit.serverprocess import free_port
 
 REDIS_SERVER = "/usr/bin/redis-server"
 STARTUP_S = 10.0

@@ -11,11 +11,10 @@ server is folders of layers (:data:`SERVER_LAYERS`: ops <- table <- db <- record
 imports no web framework, database driver or Redis; no module imports another's private
 name.
 
-The rules say where the package is going; today's known exceptions, which other points of
-issue 12 remove, are listed once in :data:`KNOWN_VIOLATIONS` (and an entry that no longer
-happens fails too, so the list only shrinks).  Parts named in the table that do not exist
-yet (``client``, ``protocol``, ``loadtest``) have no modules to check; every part that does
-exist is checked in full.
+The rules say where the package is going; known exceptions would be listed once in
+:data:`KNOWN_VIOLATIONS` (and an entry that no longer happens fails too, so the list only
+shrinks).  The harness (``ligretto loadtest``, ``ligretto stress``) and the test kit it
+shares with the tests are parts no part of the product may import.
 """
 
 from __future__ import annotations
@@ -61,7 +60,11 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     },
     "terminal": frozenset({"engine", "protocol", "client", "rulebook", "replay"}),
     "replay": frozenset({"engine"}),
-    "loadtest": frozenset({"engine", "bots", "protocol", "client", "sim"}),
+    # out of the product's way: the load test and stress harness (commands of their own),
+    # and the kit it shares with the tests (real server processes, the hidden-card model);
+    # no part of the product imports either
+    "harness": frozenset({"engine", "bots", "protocol", "client", "sim", "testkit", "server.records"}),
+    "testkit": frozenset({"engine", "protocol", "server.records"}),
     # the command line and the modules of its commands, which assemble the parts
     "cli": frozenset(
         {
@@ -72,7 +75,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
             "server.table",
             "server.web",
             "terminal",
-            "loadtest",
+            "harness",
             "rulebook",
             "demo",
             "bench",
@@ -88,8 +91,6 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 """Which parts of ligretto each part may import; a part is a subpackage, a top-level
 module, or one layer of the server (``server.table``: the folder ``server/table``)."""
 
-PLANNED = frozenset({"client", "protocol", "loadtest"})
-"""Parts issue 12 adds: listed in the rules already, with no modules to check until they land."""
 
 UI = frozenset({"textual", "rich"})
 WEB_SERVER = frozenset({"starlette", "uvicorn", "segno", "prometheus_client"})
@@ -239,10 +240,10 @@ def test_every_module_belongs_to_a_part_of_the_rules() -> None:
     assert not unknown, f"modules of no part in MAY_IMPORT: {unknown}"
 
 
-def test_every_part_of_the_rules_exists_or_is_planned() -> None:
-    """A misspelt part would check nothing: each part has modules, unless issue 12 adds it."""
+def test_every_part_of_the_rules_exists() -> None:
+    """A misspelt part would check nothing: each part has modules."""
     present = {part_of(name) for name in MODULES}
-    missing = sorted(set(MAY_IMPORT) - present - PLANNED)
+    missing = sorted(set(MAY_IMPORT) - present)
     assert not missing, f"parts with no modules: {missing}"
     for name, targets in IN_PROCESS.items():
         assert name in MODULES, f"IN_PROCESS names {name}, which does not exist"
@@ -272,6 +273,9 @@ def test_the_engine_bots_and_simulator_are_layered() -> None:
     for part in ("client", "protocol"):
         assert "server" not in MAY_IMPORT[part] and not MAY_IMPORT[part] & {"terminal", "cli"}
     assert MAY_NOT_USE["client"] >= UI
+    product = set(MAY_IMPORT) - {"harness", "testkit", "cli", "__main__"}
+    for part in product:
+        assert not MAY_IMPORT[part] & {"harness", "testkit"}, f"{part} may import the harness"
     assert "server" not in MAY_IMPORT["terminal"], "the terminal reaches the server only through IN_PROCESS"
 
 

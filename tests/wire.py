@@ -1,6 +1,6 @@
 """What travels on the wire, checked the same way by the server and browser tests: card
 names and the keys that would carry hidden cards (both the stress harness's,
-``loadtest/scans.py``), and the public mirror of a round kept from ``events`` messages
+``testkit/scans.py``), and the public mirror of a round kept from ``events`` messages
 (``ligretto.client``'s model in strict mode: each event checked against what the view
 showed before it)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ligretto.client.mirror import Mirror
-from ligretto.loadtest.scans import CARD, HIDDEN_KEYS, hidden_keys
+from ligretto.testkit.scans import CARD, HIDDEN_KEYS, hidden_keys
 
 __all__ = ["CARD", "HIDDEN_KEYS", "apply_events", "hidden_keys"]
 

@@ -164,7 +164,7 @@ DEFAULT_ROUNDS = 1000
 
 def _bench(args: argparse.Namespace) -> None:
     if args.only == "fairness":
-        from ligretto.loadtest import fairness
+        from ligretto.harness import fairness
 
         try:
             settings = fairness.settings_from(vars(args))
@@ -458,11 +458,11 @@ class _UsageError(ValueError):
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["loadtest"]:  # its own parser, options and help (ligretto.loadtest)
-        loadtest = importlib.import_module("ligretto.loadtest")
+    if argv[:1] == ["loadtest"]:  # its own parser, options and help (ligretto.harness)
+        loadtest = importlib.import_module("ligretto.harness")
         return int(loadtest.main(argv[1:]))
-    if argv[:1] == ["stress"]:  # its own parser, options and help (ligretto.loadtest.harness)
-        harness = importlib.import_module("ligretto.loadtest.harness")
+    if argv[:1] == ["stress"]:  # its own parser, options and help (ligretto.harness.stressrun)
+        harness = importlib.import_module("ligretto.harness.stressrun")
         return int(harness.main(argv[1:], _Parser(prog="ligretto stress", description=harness.__doc__)))
     parser = build_parser()
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import ligretto.client
 
-FORBIDDEN = ("ligretto.server", "ligretto.terminal", "ligretto.loadtest", "textual", "rich", "starlette", "websockets")
+FORBIDDEN = ("ligretto.server", "ligretto.terminal", "ligretto.harness", "textual", "rich", "starlette", "websockets")
 
 
 def imported(path: Path) -> set[str]:

@@ -43,7 +43,7 @@ import websockets
 import realserver
 from ligretto import protocol
 from ligretto.client.mirror import Area, Mirror, wire_pile
-from ligretto.loadtest.scans import card_mentions
+from ligretto.testkit.scans import card_mentions
 from realserver import COUNTDOWN_S, running
 from wire import apply_events, hidden_keys
 

@@ -17,12 +17,12 @@ from typing import Any
 from listeners import Recorder
 
 from ligretto.engine.rules import RuleSet
-from ligretto.loadtest.scans import CARD
 from ligretto.server.db.database import open_database
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
 from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.table import Table
+from ligretto.testkit.scans import CARD
 from pgserver import StoreDatabase
 from realserver import ServerProcess, running
 from storedrounds import Person, StoredRounds

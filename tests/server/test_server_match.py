@@ -34,8 +34,8 @@ from ligretto.engine.scoring import score_round, winners
 from ligretto.engine.serial import event_to_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
-from ligretto.loadtest.scans import hidden_cards, public_cards
-from ligretto.loadtest.storefile import stored_rounds
+from ligretto.server.records.readonly import stored_rounds
+from ligretto.testkit.scans import hidden_cards, public_cards
 
 
 @dataclass

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from ligretto.loadtest.scans import card_mentions, hidden_keys
 from ligretto.replay import decode, verify
+from ligretto.testkit.scans import card_mentions, hidden_keys
 from racedeals import raced_replay
 
 PLAY_NOW = {"bots": ["smart:machine"] * 2, "seats": 3, "start": True, "options": {"match_end": "rounds:1"}}

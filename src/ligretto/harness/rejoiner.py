@@ -1,0 +1,369 @@
+"""The ``kill -9`` scenario's clients (``harness/kills.py``): a seated person (or a
+spectator) on a real WebSocket who comes back with the seat token whenever the
+connection drops, retrying while the server is down, and carries on from the fresh
+snapshot.
+
+A :class:`Rejoiner` keeps the one client round model (:class:`ligretto.client.Mirror`,
+strict: every event is checked against the view) and plays with the greedy bot's own
+strategy through ``MirrorObservation`` (``harness/client.py``'s :func:`choose`), at a
+brisk pace well under the rate limit, one action in flight.  It notes every action the
+server acknowledged as applied (:class:`~ligretto.harness.acks.Acked`, with the ``seq``
+and pile its ``events`` named) until the next snapshot after a reconnection, when its
+:class:`Watcher` checks them.  Between rounds it says ``ready`` after a short pause (so
+the score sheet is shown a while), once the match is over its host starts a rematch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from ligretto.bots.strategies import GreedyStrategy
+from ligretto.client.mirror import Mirror
+from ligretto.engine.rules import RuleSet
+from ligretto.harness.acks import Acked
+from ligretto.harness.client import choose
+
+PACE_S = (0.1, 0.25)
+"""Seconds between two of a player's actions (at most 10 a second: the rate limit is 20)."""
+READY_S = (0.4, 1.2)
+"""Seconds a player looks at the score sheet before ``ready``."""
+RETRY_S = (0.05, 0.5)
+"""Seconds between two attempts to connect while the server is down (drawn, as a
+browser's back-off spreads its people's returns)."""
+KEEPALIVE_S = 1.5
+ACK_TIMEOUT_S = 5.0
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+class Watcher(ABC):
+    """What the scenario is told by its clients."""
+
+    @abstractmethod
+    def received(self, client: Rejoiner, text: str) -> None:
+        """Every frame a client received."""
+
+    @abstractmethod
+    def acked(self, client: Rejoiner, acked: Acked) -> None:
+        """The server acknowledged an action of ``client`` as applied."""
+
+    @abstractmethod
+    def accepted(self, client: Rejoiner) -> None:
+        """The table answered an action with an ``ack`` (applied or refused)."""
+
+    @abstractmethod
+    def restored(self, client: Rejoiner, snapshot: dict[str, Any], pending: list[Acked]) -> None:
+        """The first snapshot after a reconnection, with the acknowledged actions noted
+        since the last one (to be checked against it)."""
+
+
+class Rejoiner:
+    """One person at a table (``watch``: a spectator), back with its token after every drop."""
+
+    def __init__(self, code: str, name: str, ws_url: str, watcher: Watcher, rng: random.Random, *, watch: bool = False):
+        self.code, self.name, self.ws_url, self.watcher, self.rng, self.watch = code, name, ws_url, watcher, rng, watch
+        self.seat: int | None = None
+        self.token: str | None = None
+        self.first_seat: int | None = None
+        self.ws: ClientConnection | None = None
+        self.connected_at = 0.0
+        """When the current connection was opened (``time.monotonic``)."""
+        self.connections = 0
+        self.failed: list[str] = []
+        """Reconnections refused by the server (the reason), or given up."""
+        self.mirror: Mirror | None = None
+        self.match, self.round = 1, 0
+        self.rules = RuleSet()
+        self.phase = "lobby"
+        self.host: int | None = None
+        self.last_seq: dict[tuple[int, int], int] = {}
+        self.pending: list[Acked] = []
+        self.awaiting: Acked | None = None
+        """The last acknowledged action whose ``events`` have not come yet."""
+        self.vote_now = False
+        """Vote to end the round (the scenario wants a score sheet), play no card."""
+        self.playing = asyncio.Event()
+        self.welcomed: asyncio.Future[bool | None] | None = None
+        """Answered by ``welcome`` (True), a refusal (False) or the connection's end (None)."""
+        self.ack: asyncio.Future[dict[str, Any]] | None = None
+        self.act_id, self.action = 0, dict[str, Any]()
+        self.errors: list[str] = []
+        """What went wrong in this client itself (reading a message)."""
+        self.problems = 0
+        """Events that did not fit the view they were applied to (the strict mirror's problems)."""
+        self.fresh = False
+        self.stopping = False
+        self.ready_for: tuple[int, int, int] | None = None
+        self.strategy = GreedyStrategy(random.Random(0))
+        self.tasks: list[asyncio.Task[None]] = []
+        self._reader: asyncio.Task[None] | None = None
+        self._pinger: asyncio.Task[None] | None = None
+
+    # --- connecting --------------------------------------------------------------------
+
+    async def join(self, deadline_s: float) -> bool:
+        """The first connection (a name, or ``watch``); then the client lives on its own."""
+        ok = await self._connect(deadline_s)
+        if ok:
+            self.first_seat = self.seat
+            self.tasks.append(asyncio.create_task(self._live(deadline_s)))
+            if not self.watch:
+                self.tasks.append(asyncio.create_task(self._play()))
+        return ok
+
+    async def _connect(self, deadline_s: float) -> bool:
+        """Connect (retrying until ``deadline_s`` while the server is down) and say hello."""
+        give_up = time.monotonic() + deadline_s
+        while not self.stopping:
+            try:
+                ws = await connect(self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
+            except Exception as error:  # refused while the server is down, a 5xx while it starts, ...
+                if time.monotonic() > give_up:
+                    self.failed.append(f"connect: {type(error).__name__}")
+                    return False
+                await asyncio.sleep(self.rng.uniform(*RETRY_S))
+                continue
+            self.ws, self.connected_at, self.fresh = ws, time.monotonic(), True
+            self.welcomed = asyncio.get_running_loop().create_future()
+            reader = asyncio.create_task(self._read(ws))
+            pinger = asyncio.create_task(self._keep_alive(ws))
+            hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
+            if self.watch:
+                hello["watch"] = True
+            elif self.token is not None:
+                hello["token"] = self.token
+            else:
+                hello["name"] = self.name
+            try:
+                await ws.send(_encode(hello).decode())
+                ok = await asyncio.wait_for(asyncio.shield(self.welcomed), ACK_TIMEOUT_S)
+            except (ConnectionClosed, TimeoutError):
+                ok = None  # the server went down again: try again
+            if ok:
+                self._reader, self._pinger = reader, pinger
+                return True
+            reader.cancel()
+            pinger.cancel()
+            with contextlib.suppress(Exception):
+                await ws.close()
+            if ok is False:
+                return False  # refused: counted in ``failed``
+            if time.monotonic() > give_up:
+                self.failed.append("no welcome")
+                return False
+            await asyncio.sleep(self.rng.uniform(*RETRY_S))
+        return False
+
+    async def _live(self, deadline_s: float) -> None:
+        """Read until the connection drops, then come back; for as long as the scenario runs."""
+        while not self.stopping:
+            if self._reader is not None:
+                await self._reader
+            if self._pinger is not None:
+                self._pinger.cancel()
+            self.playing.clear()
+            if self.stopping or not await self._connect(deadline_s):
+                return
+
+    async def _keep_alive(self, ws: ClientConnection) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.sleep(KEEPALIVE_S)
+                await ws.send('{"type": "ping", "t": 0}')
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(ConnectionClosed):
+                await self.ws.send(_encode(message).decode())
+
+    # --- receiving ---------------------------------------------------------------------
+
+    async def _read(self, ws: ClientConnection) -> None:
+        try:
+            async for raw in ws:
+                text = raw if isinstance(raw, str) else raw.decode()
+                try:
+                    self._receive(_decode(text))
+                finally:  # after a ``welcome``: the seat it was sent to
+                    self.watcher.received(self, text)
+        except ConnectionClosed:
+            pass
+        except Exception as error:  # a bug of the harness: noted, and the client comes back
+            self.errors.append(f"{type(error).__name__}: {error}")
+        finally:
+            if self.welcomed is not None and not self.welcomed.done():
+                self.welcomed.set_result(None)  # gone before the welcome
+            if self.ack is not None and not self.ack.done():
+                self.ack.set_result({"type": "dropped"})
+            self.awaiting = None
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "welcome":
+            self.seat = message["seat"]
+            if message["token"] is not None:
+                self.token = message["token"]
+            if self.welcomed is not None and not self.welcomed.done():
+                # Counted here, not once the hello's caller resumes: the ``table`` and
+                # ``snapshot`` that follow may be read first.
+                self.connections += 1
+                self.welcomed.set_result(True)
+        elif kind == "error":
+            self._error(message)
+        elif kind == "snapshot":
+            self._snapshot(message)
+        elif kind == "table":
+            self._table(message)
+        elif kind == "go":
+            self.phase = "playing"
+            self.playing.set()
+        elif kind == "events":
+            self._events(message)
+        elif kind == "ack":
+            self._ack(message)
+        elif kind == "round_over":
+            self.vote_now = False
+            self.playing.clear()
+
+    def _error(self, message: dict[str, Any]) -> None:
+        if message.get("id") is not None and message.get("id") == self.act_id and self.ack is not None:
+            if not self.ack.done():
+                self.ack.set_result(message)
+        elif self.welcomed is not None and not self.welcomed.done():
+            self.failed.append(f"hello: {message['code']}")
+            self.welcomed.set_result(False)
+
+    def _snapshot(self, message: dict[str, Any]) -> None:
+        if message["round"] < self.round:
+            self.match += 1  # a rematch: its rounds count from 1 again
+        self.round = message["round"]
+        if self.mirror is not None and self.mirror.problems:
+            self.problems += len(self.mirror.problems)
+        self.mirror = Mirror.from_view(message["view"], strict=True)
+        if self.seat is not None:
+            self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.match}:{self.round}"))
+        if self.fresh and self.connections > 1:  # a reconnection
+            pending, self.pending = self.pending, []
+            self.watcher.restored(self, message, pending)
+        self.fresh = False
+
+    def _table(self, message: dict[str, Any]) -> None:
+        self.phase, self.host = message["phase"], message["host"]
+        self.fresh = self.fresh and message["round"] > 0  # no round dealt: no snapshot comes
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            self.rules = RuleSet.from_dict(message["rules"])
+        if self.phase == "playing":
+            self.playing.set()
+        else:
+            self.playing.clear()
+        if self.watch or self.seat is None:
+            return
+        seat = message["seats"][self.seat]
+        ready_for = (self.connections, self.match, message["round"])
+        if self.phase == "scoring" and seat is not None and not seat["ready"] and self.ready_for != ready_for:
+            self.ready_for = ready_for
+            self._later(self.rng.uniform(*READY_S), {"type": "ready"})
+        elif self.phase == "over" and self.host == self.seat:
+            self._later(self.rng.uniform(*READY_S), {"type": "start"})
+
+    def _later(self, seconds: float, message: dict[str, Any]) -> None:
+        async def send() -> None:
+            await asyncio.sleep(seconds)
+            await self.send(message)
+
+        self.tasks.append(asyncio.create_task(send()))
+
+    def _events(self, message: dict[str, Any]) -> None:
+        key = (self.match, message["round"])
+        self.last_seq[key] = max(self.last_seq.get(key, -1), message["seq"])
+        if self.mirror is not None and message["round"] == self.round:
+            self.mirror.apply(message["events"])
+        awaiting = self.awaiting
+        if awaiting is not None and message["by"] == self.seat and message["round"] == awaiting.round:
+            awaiting.seq = message["seq"]
+            played = [e for e in message["events"] if e["type"] == "card_played"]
+            if played:
+                awaiting.pile = played[0]["pile"]
+            self.awaiting = None
+
+    def _ack(self, message: dict[str, Any]) -> None:
+        if message["id"] != self.act_id:
+            return
+        self.watcher.accepted(self)
+        if message["applied"] and self.seat is not None:
+            acked = Acked(
+                self.match, self.round, self.seat, self.action, self.last_seq.get((self.match, self.round), -1)
+            )
+            self.pending.append(acked)
+            self.awaiting = acked
+            self.watcher.acked(self, acked)
+        if self.ack is not None and not self.ack.done():
+            self.ack.set_result(message)
+
+    # --- playing -----------------------------------------------------------------------
+
+    async def _play(self) -> None:
+        while not self.stopping:
+            await self.playing.wait()
+            round_number = self.round
+            action = self._choose()
+            await asyncio.sleep(self.rng.uniform(*PACE_S))
+            if action is None or not self.playing.is_set() or self.round != round_number:
+                continue
+            await self._act(action)
+
+    def _choose(self) -> dict[str, Any] | None:
+        mirror, seat = self.mirror, self.seat
+        if mirror is None or seat is None or mirror.ending is not None:
+            return None
+        if self.vote_now:
+            return None if mirror.areas[seat].voted else {"kind": "vote"}
+        choice = choose(self.strategy, mirror, seat, self.rules)
+        return None if choice is None else choice[1]
+
+    async def _act(self, action: dict[str, Any]) -> None:
+        """One action, and its ack (or nothing: the connection dropped, the action may or
+        may not have been applied, and the next snapshot says which)."""
+        self.act_id += 1
+        self.action = action
+        self.ack = asyncio.get_running_loop().create_future()
+        await self.send({"type": "act", "id": self.act_id, "action": action})
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self.ack), ACK_TIMEOUT_S)
+
+    @property
+    def back(self) -> bool:
+        """Connected, at the seat it first took."""
+        return self.ws is not None and self.ws.state.name == "OPEN" and self.seat == self.first_seat
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """What this client knows of its table (for a report on a table that is stuck)."""
+        mirror, seat = self.mirror, self.seat
+        return {
+            "seat": seat,
+            "back": self.back,
+            "phase": self.phase,
+            "round": self.round,
+            "ending": None if mirror is None else mirror.ending,
+            "voted": None if mirror is None or seat is None else mirror.areas[seat].voted,
+            "vote_now": self.vote_now,
+        }
+
+    async def close(self) -> None:
+        self.stopping = True
+        for task in self.tasks:
+            task.cancel()
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()

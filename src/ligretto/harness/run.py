@@ -1,0 +1,371 @@
+"""``ligretto loadtest``: many real WebSocket clients playing at a human pace against a server.
+
+It creates ``tables`` tables over the HTTP API and seats ``players`` clients at each
+(real ``websockets`` connections, all from this one process; ``client.py``): the
+first to join is the host, who sets ``match_end`` to ``rounds:1000`` (the match never
+ends during a test) and starts the match.  Each client then plays the greedy bot's own
+strategy (``bots.strategies``) on its copy of the round (``ligretto.client``) at
+a human pace (the chosen level's reaction times), one action in flight at a time, and
+sends ``ready`` after every round.
+
+Measured, for the actions sent during the measuring window (which opens once every table
+has started its first round):
+
+- ack latency: from sending ``act`` to receiving the ``ack`` with the same ``id``;
+- fan-out latency: from sending ``act`` to each *other* client at the table receiving
+  the ``events`` message it caused (matched exactly: by round and ``seq``, the action's
+  index in the round's log, which the sender learns from its own copy of the events; a
+  copy that reaches another client first belongs to the sender's action in flight);
+- actions per second, refusals by reason, errors (server error messages, unexpected
+  closes, timeouts), failed connections, and the server's resident memory before the
+  clients connect and at the end of the window, per connection;
+- how late this process's own event loop ran and its garbage collector's pauses: the
+  clients share the machine with the server, and their own delays count in the latencies.
+
+The server's memory is read from ``/proc/PID/status`` with ``--server-pid`` (same
+machine), else from ``process_resident_memory_bytes`` on ``/metrics`` if the server
+exports it (ours uses a private registry without process metrics, so it does not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import json
+import resource
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+from urllib.parse import urlsplit, urlunsplit
+
+from websockets.exceptions import ConnectionClosed
+
+from ligretto.bots.reaction import LEVELS
+from ligretto.harness.client import Client, ClientSettings, Pacer, TableRun
+from ligretto.harness.figures import Figures, build_report, format_report
+from ligretto.harness.probes import Cpu, GcPauses, Memory, http, metrics, server_gc, server_latency
+
+MATCH_END = "rounds:1000"
+"""So that no match ends during a test."""
+DRAIN_S = 0.5
+"""Seconds between the last acknowledged action and closing the connections."""
+DESCRIPTION = "Many real WebSocket clients playing at a human pace against a ligretto server."
+
+
+_HTTP_OF = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
+
+
+CLIENT_GC_THRESHOLDS = (20_000, 10, 10)
+"""``gc.set_threshold`` of the load test's own process during the window (Python's default:
+700, 10, 10): its collections' pauses are inside the latencies it measures."""
+
+
+def server_urls(url: str) -> tuple[str, str]:
+    """The server's HTTP base and its WebSocket endpoint, from either kind of URL:
+    ``http://h:8000`` or ``ws://h:8000`` (``https``/``wss`` alike); a ``/ws`` path is the
+    endpoint itself."""
+    parts = urlsplit(url.strip())
+    scheme = _HTTP_OF.get(parts.scheme.lower())
+    if scheme is None or not parts.netloc:
+        raise ValueError(f"bad server URL {url!r}: expected http://, https://, ws:// or wss:// and a host")
+    path = parts.path.rstrip("/")
+    path = path.removesuffix("/ws")
+    base = urlunsplit((scheme, parts.netloc, path, "", ""))
+    socket = urlunsplit(("wss" if scheme == "https" else "ws", parts.netloc, f"{path}/ws", "", ""))
+    return base, socket
+
+
+# --- setting up a table ------------------------------------------------------------------
+
+
+async def seat_table(table: TableRun, players: int, settings: ClientSettings, figures: Figures, pacer: Pacer) -> bool:
+    """Connect a table's clients (the host first), set the rules, start, wait for "go"."""
+    clients = [Client(table, i, settings, figures) for i in range(players)]
+    table.clients = clients
+    first = await clients[0].open(pacer)
+    rest = await asyncio.gather(*(c.open(pacer) for c in clients[1:]))
+    joined = [c for c, ok in zip(clients, [first, *rest], strict=True) if ok]
+    host = next((c for c in joined if c.seat == table.host_seat), None)
+    if host is None or len(joined) < 2:
+        figures.error("table_not_started", f"{table.code}: {len(joined)} of {players} joined")
+        return False
+    try:
+        await host.send({"type": "set_rules", "options": {"match_end": MATCH_END}})
+        await host.send({"type": "start"})
+        await asyncio.wait_for(host.playing.wait(), settings.timeout + 5)
+    except (TimeoutError, ConnectionClosed) as error:
+        figures.error("table_not_started", f"{table.code}: {type(error).__name__} {error}")
+        return False
+    for client in joined:
+        client.start_playing()
+    return True
+
+
+async def create_tables(
+    base: str, count: int, players: int, figures: Figures, *, source: str | None = None
+) -> list[TableRun]:
+    """``count`` tables of ``players`` seats over the HTTP API (from the address ``source``
+    if given: the stress harness's measuring tables come from another loopback address than
+    its attack, so the per-address quota of tables counts only the attack)."""
+    slots = asyncio.Semaphore(8)
+
+    async def create() -> TableRun | None:
+        async with slots:
+            try:
+                reply = await asyncio.to_thread(http, f"{base}/api/tables", {"seats": players}, source=source)
+                code = json.loads(reply)["code"]
+            except Exception as error:
+                figures.tables_failed += 1
+                figures.error("create_table", f"{type(error).__name__}: {error}")
+                return None
+        figures.tables_created += 1
+        return TableRun(code)
+
+    made = await asyncio.gather(*(create() for _ in range(count)))
+    return [table for table in made if table is not None]
+
+
+# --- the run -----------------------------------------------------------------------------
+
+
+def raise_file_limit() -> int:
+    """Raise the soft limit on open files to the hard limit; return the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+async def run_loadtest(
+    url: str,
+    tables: int,
+    players: int,
+    duration: float,
+    level: str = "casual",
+    *,
+    server_pid: int | None = None,
+    speed: float = 1.0,
+    timeout: float = 10.0,
+    compression: bool = True,
+    connect_rate: float = 200.0,
+    connect_concurrency: int = 64,
+    seed: int = 0,
+    flood: int = 0,
+) -> dict[str, Any]:
+    """Run one load test against the server at ``url`` and return its report (see module doc)."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
+    if not 2 <= players <= 12 or tables < 1 or duration <= 0 or speed <= 0:
+        raise ValueError("need 2-12 players, at least one table, a positive duration and speed")
+    base, ws_url = server_urls(url)
+    settings = ClientSettings(
+        ws_url=ws_url,
+        level=level,
+        speed=speed,
+        timeout=timeout,
+        compression=compression,
+        connect_rate=connect_rate,
+        connect_concurrency=connect_concurrency,
+        seed=seed,
+    )
+    file_limit = raise_file_limit()
+    figures = Figures()
+    memory = Memory(base, server_pid)
+    await memory.read("before")
+
+    # 1. Tables, connections, every match started.
+    setup_start = time.perf_counter()
+    runs = await create_tables(base, tables, players, figures)
+    pacer = Pacer(connect_rate, connect_concurrency)
+    started = await asyncio.gather(*(seat_table(t, players, settings, figures, pacer) for t in runs))
+    figures.tables_started = sum(started)
+    setup_s = time.perf_counter() - setup_start
+
+    # 2. The measuring window (with ``flood`` flooding clients at tables of their own).
+    flooders = await _start_flood(base, flood, duration) if flood else None
+    metrics_before = await metrics(base)
+    gc.collect()
+    gc.freeze()  # the clients and tables live all along: no collection needs to scan them
+    thresholds = gc.get_threshold()
+    # Young collections less often, as the server does (server/ops/heap.py): each client's
+    # round model and its strategy's legal actions make short-lived garbage at every event.
+    gc.set_threshold(*CLIENT_GC_THRESHOLDS)
+    cpu = Cpu(server_pid)
+    window_start = time.perf_counter()
+    lag = asyncio.create_task(_loop_lag(window_start + duration))
+    with GcPauses() as gc_pauses:
+        await asyncio.sleep(duration)
+        window_end = time.perf_counter()
+        lags = await lag
+    cpu.stop()
+    await memory.read("after")
+    metrics_after = await metrics(base)
+    flood_report = None if flooders is None else await _flood_report(flooders, figures)
+
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
+
+    # 3. Let the actions in flight come back, then close everything.
+    clients = [c for t in runs for c in t.clients]
+    for client in clients:
+        client.stopping = True
+        if client.player is not None and not client.in_flight:
+            client.player.cancel()
+    in_flight = [c.player for c in clients if c.player is not None and not c.player.done()]
+    if in_flight:
+        await asyncio.wait(in_flight, timeout=timeout)
+    await asyncio.sleep(DRAIN_S)  # the last events on their way to the other clients
+    await asyncio.gather(*(c.close() for c in clients))
+    return build_report(
+        figures=figures,
+        request={"url": url, "tables": tables, "players": players, "duration_s": duration, "level": level},
+        window=(window_start, window_end),
+        setup_s=setup_s,
+        memory=memory,
+        cpu=cpu,
+        server_latency=server_latency(metrics_before, metrics_after),
+        server_gc=server_gc(metrics_before, metrics_after),
+        extra={"speed": speed, "compression": compression, "file_limit": file_limit, "flood": flood_report},
+        lags=lags,
+        gc_pauses=gc_pauses.pauses,
+    )
+
+
+async def _start_flood(base: str, clients: int, duration: float) -> asyncio.subprocess.Process:
+    """The flooding clients in a process of their own (``harness/flood.py``), once ready."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "ligretto.harness.flood",
+        "--url",
+        base,
+        "--clients",
+        str(clients),
+        "--duration",
+        str(duration),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    line = await process.stdout.readline()
+    if line.strip() != b"ready":
+        raise RuntimeError(f"the flooding clients did not start: {line!r}")
+    return process
+
+
+async def _flood_report(process: asyncio.subprocess.Process, figures: Figures) -> dict[str, Any] | None:
+    assert process.stdout is not None
+    out = await process.stdout.read()
+    await process.wait()
+    try:
+        report: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        figures.error("flood", f"the flooding clients exited with {process.returncode}")
+        return None
+    return report
+
+
+LAG_TICK_S = 0.05
+
+
+async def _loop_lag(until: float) -> list[float]:
+    """How late this process's own event loop wakes up (every 50 ms): when the clients
+    themselves are slow, the latencies they measure are inflated by this much."""
+    lags = []
+    while (now := time.perf_counter()) < until:
+        await asyncio.sleep(LAG_TICK_S)
+        lags.append(max(0.0, time.perf_counter() - now - LAG_TICK_S))
+    return lags
+
+
+# --- the command -------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """Bad arguments give one line, ``ligretto loadtest: error: ...``, and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's options."""
+    parser = _Parser(prog="ligretto loadtest", description=DESCRIPTION)
+    parser.add_argument(
+        "--url",
+        default="http://127.0.0.1:8000",
+        help="the server, http(s):// or ws(s):// (default http://127.0.0.1:8000)",
+    )
+    parser.add_argument("--tables", type=int, default=10, help="tables to create (default 10)")
+    parser.add_argument("--players", type=int, default=4, help="clients per table, 2-12 (default 4)")
+    parser.add_argument("--duration", type=float, default=30.0, help="seconds measured once all play (default 30)")
+    parser.add_argument("--level", default="casual", choices=list(LEVELS), help="reaction times (default casual)")
+    parser.add_argument("--speed", type=float, default=1.0, help="divide reaction times by this (default 1)")
+    parser.add_argument("--server-pid", type=int, help="the server's process id, to read its memory from /proc")
+    parser.add_argument("--no-compression", action="store_true", help="do not offer permessage-deflate")
+    parser.add_argument("--connect-rate", type=float, default=200.0, help="new connections a second (default 200)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a reply (default 10)")
+    parser.add_argument(
+        "--flood", type=int, default=0, help="also run this many flooding clients, each at a table of its own"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a load test: exit code 0 if nothing failed, 1 if anything did (an error, a
+    connection that failed), 2 for bad arguments."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--"]:  # ``ligretto loadtest -- --tables 5``
+        argv = argv[1:]
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # -h, or a bad argument already reported in one line
+        return stop.code if isinstance(stop.code, int) else 2
+    try:
+        report = on_uvloop(
+            run_loadtest(
+                args.url,
+                args.tables,
+                args.players,
+                args.duration,
+                args.level,
+                server_pid=args.server_pid,
+                speed=args.speed,
+                timeout=args.timeout,
+                compression=not args.no_compression,
+                connect_rate=args.connect_rate,
+                flood=args.flood,
+            )
+        )
+    except ValueError as error:
+        print(f"ligretto loadtest: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ligretto loadtest: interrupted", file=sys.stderr)
+        return 130
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    if report["server_memory"]["source"] is None and args.json:
+        print("ligretto loadtest: server memory unknown: pass --server-pid PID (same machine)", file=sys.stderr)
+    return 1 if report["errors"] else 0
+
+
+def on_uvloop(coroutine: Any) -> dict[str, Any]:
+    """Run on uvloop when it is installed (it comes with uvicorn[standard]): the clients
+    then take less of the CPU they share with the server."""
+    try:
+        import uvloop  # noqa: PLC0415
+    except ImportError:
+        result: dict[str, Any] = asyncio.run(coroutine)
+        return result
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        result = runner.run(coroutine)
+        return result
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

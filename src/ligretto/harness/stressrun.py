@@ -1,0 +1,308 @@
+"""``ligretto stress``: every scenario of the stress harness, each against a fresh server.
+
+For each scenario (:data:`SCENARIOS`) the harness starts a real ``ligretto serve``
+(``testkit/serverprocess.py``) with its own SQLite file in ``--folder`` and the
+settings that scenario needs, seats the measuring tables in a process of their own
+(``harness/background.py``: ordinary players whose ack latency while the scenario runs
+is "the other tables' p99 ack"), runs the scenario, then checks what only the harness
+can: whether the server is still alive (a crash), whether its log holds a traceback, and
+-- once the server has stopped and its database is complete -- every frame the
+scenario's clients received, scanned for hidden cards against the engine's replay of the
+rounds in that database (``testkit/scans.py``).  It prints docs/reliability.md's table
+(:func:`scenario.markdown_table`), writes every report as JSON (``--json``), and exits 1
+if any figure whose only right answer is zero is not zero.
+
+``--scale quick`` runs every scenario in seconds (the suite runs it); ``--scale full`` is
+the issue's benchmark (a million malformed messages, 10,000 idle connections, 50 kills).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ligretto.harness.background import Background
+from ligretto.harness.floodedtables import run_table_floods
+from ligretto.harness.idle import run_idle
+from ligretto.harness.kills import run_kills
+from ligretto.harness.probes import rss_of
+from ligretto.harness.races import run_races
+from ligretto.harness.run import raise_file_limit
+from ligretto.harness.scenario import ScenarioReport, markdown_table
+from ligretto.harness.stress import run_malformed
+from ligretto.harness.tableflood import run_table_flood
+from ligretto.testkit.scans import hidden_cards_sent
+from ligretto.testkit.serverprocess import OPEN_LIMITS, ServerProcess
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    """How big each scenario is."""
+
+    malformed_tables: int
+    """Attackers' tables in each phase (lobby, countdown, playing, scoring, over)."""
+    malformed_count: int
+    """Malformed messages per attacker."""
+    utf8: int
+    sockets: int
+    half_open: int
+    open_rate: float
+    """Idle connections opened a second at most (0: as fast as the server takes them)."""
+    deadline_s: float
+    """The server's hello and HTTP request deadlines in the idle scenario."""
+    creations: int
+    quota: int
+    """Tables one address may create a minute, in the table-creation flood."""
+    flood_tables: int
+    flood_s: float
+    race_tables: int
+    race_players: int
+    race_s: float
+    kill_tables: int
+    kills: int
+    kill_settings: dict[str, float]
+    """The server's countdown and catch-up after a restart in the kill -9 scenario (quick:
+    shorter than the defaults, 3 s and 15 s)."""
+    background: int
+    """Measuring tables (4 players each) while a scenario runs."""
+
+
+SCALES = {
+    "quick": Scale(
+        malformed_tables=1,
+        malformed_count=60,
+        utf8=3,
+        sockets=20,
+        half_open=20,
+        open_rate=0.0,
+        deadline_s=1.0,
+        creations=12,
+        quota=5,
+        flood_tables=2,
+        flood_s=3.0,
+        race_tables=2,
+        race_players=3,
+        race_s=3.0,
+        kill_tables=2,
+        kills=3,
+        kill_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
+        background=2,
+    ),
+    "full": Scale(
+        malformed_tables=4,
+        malformed_count=50_000,
+        utf8=100,
+        sockets=10_000,
+        half_open=2_000,
+        open_rate=0.0,
+        deadline_s=10.0,
+        creations=1_000,
+        quota=30,
+        flood_tables=20,
+        flood_s=30.0,
+        race_tables=20,
+        race_players=4,
+        race_s=60.0,
+        kill_tables=5,
+        kills=50,
+        kill_settings={},
+        background=10,
+    ),
+}
+
+
+Run = Callable[[ServerProcess, Scale, int], Awaitable[ScenarioReport]]
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One scenario: how it runs, the server settings it needs, whether other tables are
+    measured meanwhile (not while the scenario kills the server)."""
+
+    name: str
+    run: Run
+    settings: Callable[[Scale], dict[str, Any]] = field(default=lambda scale: {})
+    measured: bool = True
+
+
+async def _malformed(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_malformed(
+        server.url, scale.malformed_tables, scale.malformed_count, utf8=scale.utf8, server_pid=server.pid, seed=seed
+    )
+
+
+async def _idle(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_idle(
+        server.url,
+        scale.sockets,
+        scale.half_open,
+        # truly idle (no pings): closed by whichever deadline comes first, hello or silence
+        ping_s=0.0,
+        hello_s=scale.deadline_s,
+        request_timeout_s=scale.deadline_s,
+        open_rate=scale.open_rate,
+        server_pid=server.pid,
+    )
+
+
+async def _tables(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    report = await run_table_flood(server.url, scale.creations, server_pid=server.pid)
+    report.wrong_answers = max(0, report.details["made"] - scale.quota)  # made over the quota
+    return report
+
+
+async def _floods(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_table_floods(server.url, scale.flood_tables, 3, scale.flood_s, server_pid=server.pid, seed=seed)
+
+
+async def _races(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_races(
+        server.url, scale.race_tables, scale.race_players, scale.race_s, seed=seed, server_pid=server.pid
+    )
+
+
+async def _kills(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_kills(server, scale.kill_tables, scale.kills, seed=seed)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        # A raised rate limit, so that one connection may send a million messages unpaced.
+        Scenario("malformed", _malformed, lambda scale: {"rate_per_s": 1e6, "burst": 10**6}),
+        Scenario(
+            "idle",
+            _idle,
+            lambda scale: {"hello_s": scale.deadline_s, "request_timeout_s": scale.deadline_s},
+        ),
+        # The quota under test; the measuring tables are made from another address.
+        Scenario("tables", _tables, lambda scale: {"tables_per_minute": scale.quota}),
+        Scenario("floods", _floods),
+        Scenario("races", _races),
+        Scenario("kills", _kills, lambda scale: scale.kill_settings, measured=False),
+    )
+}
+
+
+async def run_scenario(
+    scenario: Scenario, scale: Scale, folder: Path, *, seed: int = 0, cpus: set[int] | None = None
+) -> ScenarioReport:
+    """``scenario`` against a fresh server in ``folder``; its report, with the harness's
+    own checks (alive, tracebacks, the hidden-card scan, the other tables' p99 ack)."""
+    settings = {**OPEN_LIMITS, **scenario.settings(scale)}
+    server = ServerProcess(folder / f"{scenario.name}.db", folder / f"{scenario.name}.log", **settings)
+    server.cpus = cpus or set()
+    server.start()
+    background = Background(server.url, scale.background) if scenario.measured and scale.background else None
+    try:
+        if background is not None:
+            await background.start()
+            await background.mark()
+        report = await scenario.run(server, scale, seed)
+        report.scenario = scenario.name
+        if background is not None:
+            await background.mark()
+            measured = await background.stop()
+            report.other_p99_ms = measured["windows"][0]["p99"] if measured["windows"] else None
+            report.details["other_tables"] = measured
+        if not server.alive or not server.healthy():
+            report.crashes += 1
+        if report.rss_after is None and server.pid is not None:
+            report.rss_after = rss_of(server.pid)[0]
+    finally:
+        server.stop()
+    tracebacks = server.log_text().count("Traceback")
+    report.details["server_tracebacks"] = tracebacks
+    report.crashes += tracebacks
+    if report.frames:
+        scan = hidden_cards_sent(Path(server.db), report.frames)
+        report.hidden_cards, report.frames_scanned = scan.leaks, scan.frames_scanned
+        report.details["hidden_scan"] = asdict(scan)
+    return report
+
+
+async def run_harness(
+    names: Sequence[str], scale: Scale, folder: Path, *, seed: int = 0, cpus: set[int] | None = None
+) -> list[ScenarioReport]:
+    reports = []
+    for name in names:
+        start = time.monotonic()
+        report = await run_scenario(SCENARIOS[name], scale, folder, seed=seed, cpus=cpus)
+        report.details["harness_seconds"] = round(time.monotonic() - start, 1)
+        print(f"{name}: {report.tried:,} {report.what}, failures: {report.failures or 'none'}", file=sys.stderr)
+        reports.append(report)
+    return reports
+
+
+def _pinning(pin: bool) -> set[int] | None:
+    """With ``--pin`` on a machine of two or more CPUs: the server on the first, the
+    harness (and the processes it starts after this) on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if not pin or len(cpus) < 2:
+        return None
+    os.sched_setaffinity(0, set(cpus[1:]))
+    return {cpus[0]}
+
+
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    parser = parser or argparse.ArgumentParser(prog="ligretto stress", description=__doc__)
+    parser.add_argument(
+        "--scenarios",
+        default=",".join(SCENARIOS),
+        help=f"comma-separated, in this order by default: {','.join(SCENARIOS)}",
+    )
+    parser.add_argument(
+        "--scale", choices=tuple(SCALES), default="quick", help="quick (seconds) or full (the benchmark)"
+    )
+    parser.add_argument("--kills", type=int, help="kill -9 this many times (default: the scale's)")
+    parser.add_argument("--count", type=int, help="malformed messages per attacker (default: the scale's)")
+    parser.add_argument("--open-rate", type=float, help="idle connections opened a second at most (default: unpaced)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--folder", type=Path, help="where the servers' databases and logs go (default: a temporary one)"
+    )
+    parser.add_argument("--json", type=Path, help="write every report to this file")
+    parser.add_argument("--pin", action="store_true", help="the server on the first CPU, the harness on the others")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    args = build_parser(parser).parse_args(argv)
+    names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
+    unknown = [name for name in names if name not in SCENARIOS]
+    if unknown or not names:
+        print(
+            f"ligretto: error: unknown scenario {', '.join(unknown)!r}: expected {', '.join(SCENARIOS)}",
+            file=sys.stderr,
+        )
+        return 2
+    scale = SCALES[args.scale]
+    if args.kills is not None:
+        scale = replace(scale, kills=args.kills)
+    if args.count is not None:
+        scale = replace(scale, malformed_count=args.count)
+    if args.open_rate is not None:
+        scale = replace(scale, open_rate=args.open_rate)
+    cpus = _pinning(args.pin)
+    raise_file_limit()  # the idle scenario holds 12,000 connections at full scale
+    with tempfile.TemporaryDirectory(prefix="ligretto-stress-") as temporary:
+        folder = args.folder or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        reports = asyncio.run(run_harness(names, scale, folder, seed=args.seed, cpus=cpus))
+    print(markdown_table(reports), end="")
+    if args.json is not None:
+        args.json.write_text(json.dumps([r.to_dict() for r in reports], indent=2) + "\n")
+    return 1 if any(r.failures for r in reports) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,175 @@
+"""``ligretto loadtest`` (``ligretto.harness.run``): small real runs against a real
+server process, with ``http://`` and ``ws://`` URLs."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ligretto.harness.run import main, server_urls
+
+
+def test_the_server_is_named_by_its_http_or_its_websocket_url() -> None:
+    assert server_urls("http://127.0.0.1:8000") == ("http://127.0.0.1:8000", "ws://127.0.0.1:8000/ws")
+    assert server_urls("ws://127.0.0.1:8000/") == ("http://127.0.0.1:8000", "ws://127.0.0.1:8000/ws")
+    assert server_urls("ws://h:1/ws") == ("http://h:1", "ws://h:1/ws")
+    assert server_urls("wss://example.org/ligretto") == (
+        "https://example.org/ligretto",
+        "wss://example.org/ligretto/ws",
+    )
+    assert server_urls("https://example.org") == ("https://example.org", "wss://example.org/ws")
+    for bad in ("ftp://h", "127.0.0.1:8000", "ws://"):
+        with pytest.raises(ValueError, match="bad server URL"):
+            server_urls(bad)
+
+
+def test_a_bad_url_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--url", "ftp://127.0.0.1", "--duration", "1"]) == 2
+    assert "ligretto loadtest: error: bad server URL" in capsys.readouterr().err
+
+
+# --- a real run ----------------------------------------------------------------------------
+
+
+@dataclass
+class Served:
+    url: str
+    pid: int
+    log: Path
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def load_server(tmp_path: Path) -> Iterator[Served]:
+    """``ligretto.server.web.serve.run`` in its own process on a free port, with a fresh database."""
+    port = _free_port()
+    log = tmp_path / "server.log"
+    code = (
+        "from ligretto.server.web.serve import run; from ligretto.server.web.settings import Settings; "
+        f"run(Settings(port={port}, db={str(tmp_path / 'load.db')!r}, countdown_s=0.5), 'warning')"
+    )
+    with log.open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            assert process.poll() is None, log.read_text()
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:  # a real process is starting: ask again until it listens
+                assert time.monotonic() < deadline, "the server did not start:\n" + log.read_text()
+                time.sleep(0.05)
+        yield Served(url, process.pid, log)
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--url", load_server.url, "--tables", "3", "--players", "4", "--duration", "5"]
+    argv += ["--level", "expert", "--speed", "5", "--server-pid", str(load_server.pid), "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["tables_created"], report["tables_started"]) == (3, 3)
+    assert (report["connections"], report["connections_failed"]) == (12, 0)
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["error_kinds"] == {} and report["error_samples"] == []
+    assert report["actions"] > 0 and report["actions_per_s"] > 0
+    assert report["actions"] + report["late_actions"] <= report["actions_sent"]
+    # Alone at a table nobody loses a race; with four the only refusals are lost races.
+    assert set(report["refusal_reasons"]) <= {"does_not_fit", "pile_complete"}
+    assert report["refusals"] == sum(report["refusal_reasons"].values())
+    for name in ("ack_ms", "fanout_ms"):
+        figures = report[name]
+        assert figures["n"] > 0
+        assert 0 < figures["p50"] <= figures["p95"] <= figures["p99"] <= figures["max"]
+    # every applied action reaches the three other players of its table
+    # Every applied action reaches the 3 other clients.  At the window's end an action whose
+    # events arrived in time may see its ack after the window: each of the 12 clients has at
+    # most one action in flight, so at most 12 such actions.
+    applied = report["actions"] - report["refusals"]
+    assert 3 * applied <= report["fanout_ms"]["n"] <= 3 * (applied + 12)
+    assert report["server_action_ms"]["actions"] >= report["actions"]
+    assert set(report["server_gc"]) == {"0", "1", "2"}
+    memory = report["server_memory"]
+    assert memory["source"] == f"/proc/{load_server.pid}/status"
+    assert memory["rss_before_bytes"] > 10 * 2**20 and memory["rss_after_bytes"] > 10 * 2**20
+    assert isinstance(memory["per_connection_bytes"], int)
+    assert set(report["targets"]) == {
+        "ack_p99_under_50ms",
+        "fanout_p99_under_100ms",
+        "zero_errors",
+        "memory_under_100KiB_per_connection",
+    }
+    assert report["targets"]["zero_errors"] is True
+    assert report["cpu"]["server_percent"] > 0 and report["cpu"]["loadtest_percent"] > 0
+
+
+def test_rounds_go_on_after_round_over(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    """Fast clients get through rounds: everyone sends ready and the next round is played."""
+    argv = ["--url", load_server.url, "--tables", "1", "--players", "2", "--duration", "12"]
+    argv += ["--level", "expert", "--speed", "8", "--json"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert report["rounds_completed"] >= 1
+    assert report["errors"] == 0, report["error_samples"]
+    # our server exports no process metrics: without --server-pid the memory is unknown
+    assert report["server_memory"]["source"] is None
+    assert report["targets"]["memory_under_100KiB_per_connection"] is None
+    assert "pass --server-pid" in captured.err
+
+
+def test_a_websocket_url_names_the_server_too(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
+    """``ws://`` used to make every table fail with ``unknown url type``."""
+    ws_url = "ws" + load_server.url.removeprefix("http") + "/ws"
+    argv = ["--url", ws_url, "--tables", "1", "--players", "2", "--duration", "2", "--speed", "5", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["tables_created"], report["tables_started"], report["connections"]) == (1, 1, 2)
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["actions"] > 0
+
+
+def test_an_unreachable_server_is_counted_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}"
+    assert main(["--url", url, "--tables", "2", "--duration", "0.2", "--timeout", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "tables started 0/2" in out
+    assert "errors        2 {'create_table': 2}" in out
+    assert "server memory unknown" in out
+
+
+def test_a_flooding_client_runs_beside_the_measured_tables(
+    load_server: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--flood 1``: one flooding client at a table of its own, in its own process; the
+    measured tables still play without an error, and the report says what it offered."""
+    argv = ["--url", load_server.url, "--tables", "1", "--players", "2", "--duration", "2"]
+    argv += ["--speed", "5", "--flood", "1", "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["errors"] == 0, report["error_samples"]
+    assert report["actions"] > 0
+    flood = report["flood"]
+    assert flood["clients"] == 1 and flood["errors"] == {}, flood
+    assert flood["offered"] > 40 and sum(flood["close_codes"].values()) >= 1, flood

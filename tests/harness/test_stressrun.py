@@ -1,0 +1,78 @@
+"""``ligretto stress`` (``harness/stressrun.py``): every scenario of the stress harness
+against a fresh real server, quick, in one run (``--scale quick``); and the harness's own
+checks, which a scenario cannot fake: a server that died or logged a traceback is a crash,
+a frame naming a hidden card is found by the scan, any must-be-zero figure makes it exit 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from ligretto.cli import main as cli_main
+from ligretto.harness import stressrun as harness
+from ligretto.harness.scenario import ScenarioReport
+from ligretto.harness.stressrun import SCALES, SCENARIOS, Scenario, run_scenario
+from ligretto.testkit.scans import Frame
+from ligretto.testkit.serverprocess import ServerProcess
+
+
+def test_every_scenario_quick_against_fresh_servers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "reports.json"
+    code = cli_main(["stress", "--scale", "quick", "--folder", str(tmp_path / "servers"), "--json", str(out)])
+    table = capsys.readouterr().out
+    reports = {r["scenario"]: r for r in json.loads(out.read_text())}
+    assert code == 0, table
+    assert list(reports) == list(SCENARIOS)
+    for name, report in reports.items():
+        assert report["tried"] > 0 and report["failures"] == [], report
+        assert report["details"]["server_tracebacks"] == 0, name
+        assert f"| {name} |" in table
+    for name in ("malformed", "idle"):
+        assert reports[name]["wrong_answers"] == 0 and reports[name]["other_p99_ms"] is not None
+    assert reports["malformed"]["state_changes"] == 0
+    for name in ("floods", "races", "kills"):
+        # the frames the scenario's clients received, scanned against the replay
+        assert reports[name]["hidden_cards"] == 0 and reports[name]["frames_scanned"] > 0, name
+        assert reports[name]["cards_lost"] == 0, name
+    assert reports["races"]["acks_lost"] == 0 and reports["kills"]["acks_lost"] == 0
+    assert reports["kills"]["tried"] == SCALES["quick"].kills and reports["kills"]["other_p99_ms"] is None
+
+
+def _scenario(run: harness.Run) -> Scenario:
+    return Scenario("probe", run, measured=False)
+
+
+def test_a_server_that_dies_under_a_scenario_is_a_crash_and_a_leak_is_found(tmp_path: Path) -> None:
+    async def kill_it(server: ServerProcess, scale: harness.Scale, seed: int) -> ScenarioReport:
+        code = server.create_table(2)
+        server.kill()
+        # a frame naming a card of a round the database does not hold: counted by the scan
+        frame = Frame(code, 0, json.dumps({"type": "events", "round": 1, "seq": 0, "by": 0, "events": []}))
+        leak = Frame(
+            code,
+            0,
+            json.dumps(
+                {"type": "snapshot", "round": 1, "view": {"viewer": 0, "areas": [{"seat": 0, "row": [["r5"]]}]}}
+            ),
+        )
+        return ScenarioReport("probe", "probes", 1, 0.0, frames=[frame, leak])
+
+    report = asyncio.run(run_scenario(_scenario(kill_it), SCALES["quick"], tmp_path))
+    assert report.crashes == 1 and "crashes" in report.failures
+    assert report.hidden_cards and report.frames_scanned == 2 and "hidden_cards" in report.failures
+
+
+def test_any_must_be_zero_figure_makes_the_command_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    async def loses_a_card(server: ServerProcess, scale: harness.Scale, seed: int) -> ScenarioReport:
+        return ScenarioReport("probe", "probes", 1, 0.0, cards_lost=1)
+
+    monkeypatch.setitem(SCENARIOS, "probe", _scenario(loses_a_card))
+    assert harness.main(["--scenarios", "probe", "--folder", str(tmp_path)]) == 1
+    assert "| probe | 1 probes | 0 | - | - | 1 |" in capsys.readouterr().out
+    assert harness.main(["--scenarios", "nope"]) == 2
