@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 _PG_FOLDER = pytest.StashKey[Path]()
+
+WORKERS_PER_CPU = 2
+"""``-n auto`` starts this many workers per usable CPU: most tests spend their time
+waiting for a real server, a browser or a timer (the suite used about 40 % of two cores
+with one worker per CPU), so a second worker per CPU fills the waits
+(docs/benchmarks.md, "The test suite").  ``LIGRETTO_TEST_WORKERS`` sets the number."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """The number of workers of ``pytest -n auto``: two per usable CPU, or
+    ``LIGRETTO_TEST_WORKERS``."""
+    given = os.environ.get("LIGRETTO_TEST_WORKERS")
+    if given:
+        return max(1, int(given))
+    return WORKERS_PER_CPU * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture

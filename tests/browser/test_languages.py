@@ -37,7 +37,7 @@ def javascript() -> str:
 
 def server_error_codes() -> set[str]:
     codes = {"replaced", "removed"}  # notices the table sends as plain dicts
-    for path in (STATIC.parent).glob("*.py"):
+    for path in STATIC.parent.rglob("*.py"):
         source = path.read_text(encoding="utf-8")
         codes |= set(re.findall(r'(?:TableError|ProtocolError)\(\s*"(\w+)"', source))
         codes |= set(re.findall(r'_bad\(\s*conn,\s*"(\w+)"', source))
