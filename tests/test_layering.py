@@ -279,6 +279,15 @@ def test_the_engine_bots_and_simulator_are_layered() -> None:
     assert "server" not in MAY_IMPORT["terminal"], "the terminal reaches the server only through IN_PROCESS"
 
 
+def test_the_command_line_is_one_part() -> None:
+    """The package ``cli`` (a module per command) is the part ``cli`` whole, and
+    ``python -m ligretto`` (``__main__``) goes through it."""
+    commands = [name for name in MODULES if name.startswith("ligretto.cli.")]
+    assert commands, "the command line is a package of a module per command"
+    assert {part_of(name) for name in commands} == {"cli"}
+    assert "ligretto.cli" in IMPORTS["ligretto.__main__"]
+
+
 def _cycle(graph: dict[str, list[str]]) -> list[str] | None:
     """One import cycle among modules, or ``None``."""
     state: dict[str, int] = {}
@@ -320,6 +329,7 @@ def test_the_checks_catch_a_violation() -> None:
     """Control: the reader and the rules do report imports that break them."""
     assert part_of("ligretto.engine.state") == "engine"
     assert part_of("ligretto.cli") == "cli"
+    assert part_of("ligretto.cli.serve") == "cli"
     assert part_of("ligretto") == "__init__"
     assert part_of("ligretto.server.table.plays") == "server.table"
     assert part_of("ligretto.server") == "server"

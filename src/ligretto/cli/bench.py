@@ -1,0 +1,64 @@
+"""``ligretto bench``: the engine's and the simulator's figures (``ligretto.bench``), or with
+``--only fairness`` races over real WebSockets (``ligretto.harness.fairness``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ligretto.cli.options import Commands, UsageError, at_least_one, not_negative
+from ligretto.engine.races import DEFAULT_WINDOW_MS, MAX_WINDOW_MS
+
+
+def add_parser(commands: Commands) -> None:
+    bench = commands.add_parser(
+        "bench",
+        help="measure the engine's speed (and, only with --only fairness, races over real WebSockets)",
+        description="Without --only: the engine and simulator figures (docs/benchmarks.md). The fairness"
+        " benchmark (docs/fairness.md) takes minutes and runs only with --only fairness.",
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--actions", type=int, default=300_000, help="actions per repeat (default 300000)")
+    bench.add_argument(
+        "--repeats", type=int, default=5, help="repeats of each figure; median and best reported (default 5)"
+    )
+    bench.add_argument(
+        "--sim-rounds",
+        type=at_least_one,
+        help="simulated rounds per repeat of the simulator figures (default: --actions / 75, i.e. 4000)",
+    )
+    only = "measure only the engine, the simulator, or races over WebSockets (minutes; not in a plain bench)"
+    bench.add_argument("--only", choices=("engine", "sim", "fairness"), help=only)
+    fair = bench.add_argument_group("--only fairness")
+    fair.add_argument("--races", type=at_least_one, help="races per judging mode (default 1200: about ±0.03)")
+    fair.add_argument("--tables", type=at_least_one, help="two-seat tables per mode, all at once (default 80)")
+    fair.add_argument(
+        "--window",
+        type=int,
+        metavar="MS",
+        help=f"the fair window in ms, 0-{MAX_WINDOW_MS} (default {DEFAULT_WINDOW_MS})",
+    )
+    fair.add_argument("--near-ms", type=not_negative(float), help="the near client's one-way delay (default 10)")
+    fair.add_argument("--far-ms", type=not_negative(float), help="the far client's one-way delay (default 100)")
+    fair.add_argument("--jitter-ms", type=not_negative(float), help="each way's jitter, U(0, ms) (default 0)")
+    fair.add_argument("--level", help="the bots' level (default skilled; the strategy is smart)")
+    fair.add_argument("--lie-ms", type=not_negative(float), help="how early the liar stamps (default 500)")
+    fair.add_argument("--quick", action="store_true", help="a smoke run: 4 tables, 20 races, bots 4 times faster")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.only == "fairness":
+        from ligretto.harness import fairness
+
+        try:
+            settings = fairness.settings_from(vars(args))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        report = fairness.run(settings)
+        print(json.dumps(report, indent=2) if args.json else fairness.format_report(report))
+        return 0
+    from ligretto import bench
+
+    report = bench.run(actions=args.actions, repeats=args.repeats, sim_rounds=args.sim_rounds, only=args.only)
+    print(json.dumps(report, indent=2) if args.json else bench.format_report(report))
+    return 0
