@@ -74,6 +74,9 @@ class Scale:
     shorter than the defaults, 3 s and 15 s)."""
     background: int
     """Measuring tables (4 players each) while a scenario runs."""
+    countdown_s: float | None = None
+    """The servers' countdown before each round (``None``: the server's own, 3 s); quick:
+    shorter, so the scenarios' tables reach play sooner."""
 
 
 SCALES = {
@@ -88,14 +91,15 @@ SCALES = {
         creations=12,
         quota=5,
         flood_tables=2,
-        flood_s=3.0,
+        flood_s=1.5,
         race_tables=2,
         race_players=3,
-        race_s=3.0,
+        race_s=1.5,
         kill_tables=2,
-        kills=3,
+        kills=2,
         kill_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
-        background=2,
+        background=1,
+        countdown_s=1.0,
     ),
     "full": Scale(
         malformed_tables=4,
@@ -198,7 +202,8 @@ async def run_scenario(
 ) -> ScenarioReport:
     """``scenario`` against a fresh server in ``folder``; its report, with the harness's
     own checks (alive, tracebacks, the hidden-card scan, the other tables' p99 ack)."""
-    settings = {**OPEN_LIMITS, **scenario.settings(scale)}
+    countdown = {} if scale.countdown_s is None else {"countdown_s": scale.countdown_s}
+    settings = {**OPEN_LIMITS, **countdown, **scenario.settings(scale)}
     server = ServerProcess(folder / f"{scenario.name}.db", folder / f"{scenario.name}.log", **settings)
     server.cpus = cpus or set()
     server.start()
