@@ -39,6 +39,7 @@ from typing import Any
 
 import pytest
 import websockets
+from inprocess import AppServer
 
 import realserver
 from ligretto import protocol
@@ -451,6 +452,15 @@ def server(tmp_path: Path, server_db: Path | str) -> Iterator[ServerProcess]:
     """A started server process; killed at the end; a traceback in its log fails the test."""
     with running(ServerProcess(server_db, tmp_path / "server.log")) as process:
         yield process
+
+
+@pytest.fixture
+def app_server(tmp_path: Path) -> Iterator[AppServer]:
+    """The web app in this process (``inprocess.py``), for tests of the HTTP API where no
+    real socket is the subject: nothing to start, an exception on the server's side fails
+    the test."""
+    with AppServer(tmp_path) as app:
+        yield app
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Every JSON body of the HTTP API is one of the protocol's structs (``protocol.http``):
-read strictly (no unknown or missing field) and written back the same, from a real server."""
+read strictly (no unknown or missing field) and written back the same, from the app in process."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ def typed(kind: type[msgspec.Struct], body: Any) -> msgspec.Struct:
     return value
 
 
-def test_every_answer_of_the_http_api_is_a_struct(server: Any) -> None:
+def test_every_answer_of_the_http_api_is_a_struct(app_server: Any) -> None:
+    server = app_server  # the app in process: no socket is the subject
     status, created = server.http("POST", "/api/tables", {"seats": 3, "public": True, "bots": ["greedy:expert"]})
     assert status == 201
     summary = typed(protocol.TableSummary, created)

@@ -150,7 +150,8 @@ def _bad_requests(server: Any) -> dict[str, float]:
     return {code: float(value) for code, value in found}
 
 
-def test_create_table_validates_its_input(server: Any) -> None:
+def test_create_table_validates_its_input(app_server: Any) -> None:
+    server = app_server  # the app in process: no socket is the subject
     before = _bad_requests(server)
     for body, error in (
         ({"seats": 1}, "bad_seats"),

@@ -84,7 +84,8 @@ def test_a_table_that_does_not_start_at_once_waits_for_its_host(server: Any, aru
     arun(scenario())
 
 
-def test_play_now_refuses_bad_bots_clearly_and_makes_no_table(server: Any) -> None:
+def test_play_now_refuses_bad_bots_clearly_and_makes_no_table(app_server: Any) -> None:
+    server = app_server  # the app in process: no socket is the subject
     for body, error, words in (
         ({"bots": ["genius:expert"]}, "bad_bot", "unknown strategy 'genius'"),
         ({"bots": ["smart:godlike"]}, "bad_bot", "unknown level 'godlike'"),
@@ -155,7 +156,8 @@ def qr_modules(svg: str) -> tuple[int, set[tuple[int, int]]]:
     return size, dark
 
 
-def test_the_qr_code_is_an_svg_of_exactly_the_invite_link(server: Any) -> None:
+def test_the_qr_code_is_an_svg_of_exactly_the_invite_link(app_server: Any) -> None:
+    server = app_server  # the app in process: no socket is the subject
     code = server.create_table(3)
     status, svg = server.http("GET", f"/api/tables/{code}/qr.svg")
     assert status == 200 and isinstance(svg, str) and svg.startswith("<svg")
@@ -197,7 +199,8 @@ def test_a_table_is_made_with_the_judging_asked_for_and_a_bad_one_is_refused(ser
     assert server.http("GET", "/healthz")[1]["tables"] == tables, "a refused request made a table"
 
 
-def test_the_claim_qr_code_is_an_svg_of_exactly_the_claim_link_of_its_code(server: Any) -> None:
+def test_the_claim_qr_code_is_an_svg_of_exactly_the_claim_link_of_its_code(app_server: Any) -> None:
+    server = app_server  # the app in process: no socket is the subject
     """``POST /api/profiles/claim/qr.svg`` {code}: the QR code of the link that puts a
     profile on another device (the code in the body, never in an address)."""
     status, svg = server.http("POST", "/api/profiles/claim/qr.svg", {"code": "Xr4_pT2k"})

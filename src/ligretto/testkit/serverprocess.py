@@ -16,7 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 STARTUP_S = 20.0
 OPEN_LIMITS = {"connections_per_address": 0, "tables_per_minute": 0}
@@ -32,7 +32,29 @@ def free_port() -> int:
         return port
 
 
-class ServerProcess:
+class TableMaker(Protocol):
+    """Tables made over the HTTP API of whatever answers ``http`` (a real process, or the
+    app in process: ``tests/server/inprocess.py``)."""
+
+    def http(self, method: str, path: str, body: Any = None, timeout: float = 5.0) -> tuple[int, Any]: ...
+
+    def create_table(
+        self,
+        seats: int = 2,
+        *,
+        public: bool = False,
+        grace_s: float = 60.0,
+        preset: str = "classic",
+        options: dict[str, Any] | None = None,
+    ) -> str:
+        body = {"seats": seats, "preset": preset, "options": options or {}, "public": public, "grace_s": grace_s}
+        status, answer = self.http("POST", "/api/tables", body)
+        assert status == 201, (status, answer)
+        code: str = answer["code"]
+        return code
+
+
+class ServerProcess(TableMaker):
     """``ligretto serve`` in a subprocess (``countdown_s`` ``None``: the server's own).
     With extra ``app.Settings`` fields that the command line does not offer
     (``abandoned_s=1.0``), ``ligretto.server.web.serve.run`` -- what the command calls -- is
@@ -174,18 +196,3 @@ class ServerProcess:
     def healthy(self) -> bool:
         status, body = self.http("GET", "/healthz")
         return status == 200 and body.get("status") == "ok"
-
-    def create_table(
-        self,
-        seats: int = 2,
-        *,
-        public: bool = False,
-        grace_s: float = 60.0,
-        preset: str = "classic",
-        options: dict[str, Any] | None = None,
-    ) -> str:
-        body = {"seats": seats, "preset": preset, "options": options or {}, "public": public, "grace_s": grace_s}
-        status, answer = self.http("POST", "/api/tables", body)
-        assert status == 201, (status, answer)
-        code: str = answer["code"]
-        return code
