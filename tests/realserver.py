@@ -15,8 +15,12 @@ from ligretto.testkit import serverprocess
 from ligretto.testkit.serverprocess import OPEN_LIMITS, free_port
 
 COUNTDOWN_S = 0.5
+TEST_RATE = {"rate_per_s": 1e6, "burst": 10**6}
+"""The tests' setting of the per-connection rate limit: off, so that a test's players act
+as fast as the test drives them with no pacing; the tests of the limit itself start a
+server with the production limit (``server_with()``, the stress harness)."""
 
-__all__ = ["COUNTDOWN_S", "OPEN_LIMITS", "ServerProcess", "free_port", "running"]
+__all__ = ["COUNTDOWN_S", "OPEN_LIMITS", "TEST_RATE", "ServerProcess", "free_port", "running"]
 
 
 class ServerProcess(serverprocess.ServerProcess):

@@ -38,8 +38,6 @@ LAUNCH_ARGS = [
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-ACT_GAP_S = 0.07
-"""Seconds between two actions of one test player: under the server's 20 messages/s."""
 
 PUBLIC_CARD_FIELDS = frozenset({"card", "uncovered", "stack_top", "discard_top"})
 
@@ -155,7 +153,6 @@ def press(page: Page, key: str) -> None:
     """One game key, then wait until the server answered it."""
     page.keyboard.press("Space" if key == " " else key)
     wait_settled(page)
-    page.wait_for_timeout(ACT_GAP_S * 1000)
 
 
 def shows_the_round_as_it_was(page: Page, before: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@
 * ``chromium`` installs Debian's package when /usr/bin/chromium is missing (we are root;
   ``playwright install`` cannot download browsers on this network).
 * ``server`` is one ``ligretto serve`` for the whole session (each test makes its own
-  tables); a traceback in its log fails the session.
+  tables), its rate limit off (``TEST_RATE``: the test players need no pacing); a
+  traceback in its log fails the session.
 * ``pages`` opens pages, each in its own browser context (its own localStorage, so its
   own seat token), and fails the test on any JavaScript error in a page.
 * Screenshots go to tests/browser/artifacts/ (git-ignored).
@@ -20,7 +21,7 @@ import pytest
 from browserkit import ARTIFACTS, LAUNCH_ARGS, ensure_chromium
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 
 
 @pytest.fixture(scope="session")
@@ -30,7 +31,7 @@ def chromium() -> str:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("browser-server"))) as process:
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("browser-server"), **TEST_RATE)) as process:
         yield process
 
 

@@ -134,7 +134,6 @@ def play_without_moving(page: Page, seats: int, where: str, *, tap: bool) -> Non
         else:
             page.click(target)
         wait_settled(page)
-        page.wait_for_timeout(60)  # under the server's rate limit
         after = page.evaluate("() => [scrollY, document.querySelector('.opponents').scrollTop]")
         assert after == before, f"{where}: {kind} {slot} moved the page or the strip: {before} -> {after}"
         if kind == "play" and not tap:

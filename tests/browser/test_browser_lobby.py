@@ -9,12 +9,14 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 
 
 @pytest.fixture(scope="module")
 def small_lobby(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("small-lobby"), lobby_tables=2)) as process:
+    with running(
+        ServerProcess.in_folder(tmp_path_factory.mktemp("small-lobby"), lobby_tables=2, **TEST_RATE)
+    ) as process:
         yield process
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from browserkit import (
-    ACT_GAP_S,
     Gate,
     center_of,
     fitting,
@@ -108,7 +107,6 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
                 drags += acted
             if acted:
                 wait_settled(page)
-        alice.wait_for_timeout(ACT_GAP_S * 1000)
     for page in (alice, bob):
         wait_round_over(page, ONE_ROUND_S * 1000)
     assert clicks and drags, (clicks, drags)

@@ -14,13 +14,13 @@ import pytest
 from browserkit import host_table, plays_on_once_back, press, read_board, shows_the_round_as_it_was, start_match
 from playwright.sync_api import Page, expect
 
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A server of this module's own: it is killed and started again."""
-    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("restart-server"))) as process:
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("restart-server"), **TEST_RATE)) as process:
         yield process
 
 

@@ -167,7 +167,6 @@ def set_up_race(alice: Page, bob: Rival, steps: int = 500) -> tuple[Play, Play]:
 
         def bob_plays(play: Play | None) -> None:
             bob.act({"kind": "turn"} if play is None else play_message(play))
-            alice.wait_for_timeout(70)  # under the rate limit
 
         sides = ((mine, alice_plays), (his, bob_plays))
         holders = [side for side in sides if any(p[3] is not None for p in side[0])]

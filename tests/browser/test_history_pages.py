@@ -26,7 +26,7 @@ from test_accessibility import describe, violations
 
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 from storedrounds import Person, StoredRounds
 
 ROUNDS = 3
@@ -103,7 +103,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def server(played: dict[str, Any]) -> Iterator[ServerProcess]:
     """This module's one server, on the file the matches were played into."""
     folder: Path = played["folder"]
-    with running(ServerProcess(folder / "ligretto.db", folder / "server.log")) as process:
+    with running(ServerProcess(folder / "ligretto.db", folder / "server.log", **TEST_RATE)) as process:
         yield process
 
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from ligretto.engine.rules import RuleSet
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 from storedrounds import Person, StoredRounds
 
 SEATS = 8
@@ -49,7 +49,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerP
         table = stored.table("END", [Person("Ann")], ["smart:skilled"] * (SEATS - 1), rules=rules, seed=1200)
         stored.play(table)
     assert table.replay_token is not None
-    with running(ServerProcess.in_folder(folder)) as server:
+    with running(ServerProcess.in_folder(folder, **TEST_RATE)) as server:
         yield server, table.replay_token
 
 

@@ -25,7 +25,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.replay import Verified, decode, verify
 from ligretto.server.table.replayaccess import Replays
 from racedeals import raced_replay
-from realserver import ServerProcess, running
+from realserver import TEST_RATE, ServerProcess, running
 from storedrounds import Person, StoredRounds
 
 BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.board').dataset.step) : -1"
@@ -199,7 +199,7 @@ def players_only_round(folder: Path) -> tuple[str, str, str]:
 
 def test_a_players_only_replay_opens_for_its_player_and_not_for_a_stranger(browser: Browser, tmp_path: Path) -> None:
     token, profile_id, secret = players_only_round(tmp_path)
-    with running(ServerProcess.in_folder(tmp_path)) as server:
+    with running(ServerProcess.in_folder(tmp_path, **TEST_RATE)) as server:
         stranger = browser.new_context(locale="en-US")
         page = stranger.new_page()
         page.goto(f"{server.url}/#/replay/{token}")
