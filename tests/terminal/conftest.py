@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from realserver import ServerProcess, running
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
-    """A started ``ligretto serve``; stopped at the end; a traceback in its log fails the test."""
-    with running(ServerProcess.in_folder(tmp_path)) as process:
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One started ``ligretto serve`` per module (each test makes its own tables and its
+    devices their own profiles); stopped at the end; a traceback in its log fails the module."""
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("terminal-server"))) as process:
         yield process
