@@ -448,8 +448,14 @@ def server_db(tmp_path: Path) -> Path | str:
 
 
 @pytest.fixture
-def server(tmp_path: Path, server_db: Path | str) -> Iterator[ServerProcess]:
-    """A started server process; killed at the end; a traceback in its log fails the test."""
+def server(request: pytest.FixtureRequest, tmp_path: Path, server_db: Path | str) -> Iterator[ServerProcess]:
+    """A started server process; killed at the end; a traceback in its log fails the test.
+    In a module marked ``shared_server`` (its tests each make their own tables and
+    profiles, and none stops the server or counts what the others made), the module's
+    one ``module_server`` instead."""
+    if request.node.get_closest_marker("shared_server"):
+        yield request.getfixturevalue("module_server")
+        return
     with running(ServerProcess(server_db, tmp_path / "server.log")) as process:
         yield process
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import websockets
 
 
@@ -39,6 +40,9 @@ async def _still_works(client: Any) -> None:
     await client.send({"type": "ping", "t": 12.5})
     pong = await client.wait_for("pong", since=mark)
     assert pong["t"] == 12.5 and isinstance(pong["server_t"], float)
+
+
+pytestmark = pytest.mark.shared_server  # one real server for the module's tests
 
 
 def test_bad_inputs_are_refused_and_change_nothing(server: Any, match_starter: Any, arun: Any) -> None:

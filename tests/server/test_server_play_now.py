@@ -8,6 +8,7 @@ import re
 from typing import Any
 from xml.etree import ElementTree
 
+import pytest
 import segno
 
 from ligretto.engine.races import DEFAULT_WINDOW_MS
@@ -15,6 +16,8 @@ from wire import hidden_keys
 
 PLAY_NOW = {"bots": ["smart:casual"] * 3, "start": True, "options": {"match_end": "rounds:1"}}
 SVG = "{http://www.w3.org/2000/svg}"
+
+pytestmark = pytest.mark.shared_server  # one real server for the module's tests
 
 
 def test_play_now_seats_the_bots_and_starts_when_the_person_joins(server: Any, arun: Any) -> None:

@@ -7,8 +7,12 @@ import json
 import urllib.request
 from typing import Any
 
+import pytest
+
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
 from ligretto.server.web import rules
+
+pytestmark = pytest.mark.shared_server  # one real server for the module's tests
 
 
 def _get(server: Any, path: str) -> tuple[int, str, bytes]:

@@ -10,7 +10,11 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+import pytest
+
 Answer = tuple[int, Any]
+
+pytestmark = pytest.mark.shared_server  # one real server for the module's tests
 
 
 def call(server: Any, method: str, path: str, body: Any = None, secret: str | None = None) -> Answer:

@@ -12,6 +12,10 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import pytest
+
+pytestmark = pytest.mark.shared_server  # one real server for the module's tests
+
 
 def _same_table(mine: dict[str, Any] | None, theirs: dict[str, Any] | None) -> bool:
     assert mine is not None and theirs is not None
