@@ -56,7 +56,7 @@ def seated(seat: int = 0, game: Round | None = None) -> tuple[Session, Round]:
     """A session welcomed at ``seat`` of a two-seat table playing its first round."""
     game = game or Round.deal(RuleSet(), 2, 7)
     session = Session(CODE, name="Ann")
-    session.hello()
+    session.connect()
     session.receive(protocol.wire(protocol.welcome_message(CODE, seat, TOKEN)))
     session.receive(table("countdown"))
     session.receive(snapshot(game, seat))
@@ -66,7 +66,7 @@ def seated(seat: int = 0, game: Round | None = None) -> tuple[Session, Round]:
 
 def test_a_hello_takes_a_seat_by_name_and_the_welcome_gives_seat_and_token() -> None:
     session = Session(CODE, name="Ann")
-    assert session.hello() == {"type": "hello", "v": 1, "code": CODE, "name": "Ann"}
+    assert session.connect() == {"type": "hello", "v": 1, "code": CODE, "name": "Ann"}
     assert (session.connections, session.welcomed, session.seat, session.token) == (1, False, None, None)
     welcome = session.receive(protocol.wire(protocol.welcome_message(CODE, 1, TOKEN)))
     assert isinstance(welcome, protocol.Welcome)
@@ -82,14 +82,14 @@ def test_a_hello_watches_or_comes_back_with_its_token_and_sends_the_profile() ->
     }  # fmt: skip
     assert Session(CODE, profile="secret").hello() == {"type": "hello", "v": 1, "code": CODE, "profile": "secret"}
     spectator = Session(CODE, watch=True)
-    spectator.hello()
+    spectator.connect()
     spectator.receive(protocol.wire(protocol.welcome_message(CODE, None, None)))
     assert spectator.welcomed and spectator.seat is None and spectator.token is None
 
 
 def test_the_table_message_gives_phase_rules_host_and_match_and_go_starts_the_play() -> None:
     session = Session(CODE, name="Ann")
-    session.hello()
+    session.connect()
     assert session.phase is None and session.host is None and session.rules == RuleSet()
     session.receive(table("countdown", round=2, match=3, host=1, rules=RuleSet.preset("expert")))
     assert session.phase is Phase.COUNTDOWN and session.round == 2 and session.match == 3 and session.host == 1
@@ -217,8 +217,7 @@ def test_after_a_drop_the_hello_brings_the_seat_back_and_the_snapshot_resyncs() 
     session.act({"kind": "turn"})  # its answer never comes: the connection drops
     game.apply(Turn(1))  # what happened meanwhile
     game.apply(Turn(0))
-    hello = session.hello()
-    assert hello == {"type": "hello", "v": 1, "code": CODE, "token": TOKEN}
+    assert session.hello() == session.connect() == {"type": "hello", "v": 1, "code": CODE, "token": TOKEN}
     assert session.connections == 2 and not session.welcomed and session.pending == {}
     session.receive(protocol.wire(protocol.welcome_message(CODE, 0, TOKEN)))
     session.receive(table("playing"))
@@ -237,14 +236,18 @@ def test_a_welcome_without_a_hello_moves_the_seat_and_keeps_the_token() -> None:
 
 def test_a_spent_token_is_forgotten_so_the_next_hello_asks_for_a_seat_by_name() -> None:
     session = Session(CODE, name="Ann", token=TOKEN)
-    assert "token" in session.hello()
+    assert "token" in session.connect()
     session.receive(protocol.wire(protocol.error_message("bad_token", "no such seat")))
     assert session.refused is not None and session.refused.code == "bad_token" and not session.welcomed
     assert session.token is None
-    assert session.hello() == {"type": "hello", "v": 1, "code": CODE, "name": "Ann"}
-    assert session.refused is None
+    assert session.hello() == {"type": "hello", "v": 1, "code": CODE, "name": "Ann"}, "again, on the same connection"
     session.receive(protocol.wire(protocol.error_message("full", "every seat is taken")))
     assert session.refused is not None and session.refused.code == "full" and session.token is None
+    assert session.connections == 1
+    session.connect()
+    assert session.refused is None and session.connections == 2
+    session.receive(protocol.wire(protocol.welcome_message(CODE, 0, TOKEN)))
+    assert session.refused is None and session.welcomed and session.token == TOKEN
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 Sans-I/O, as h11 and wsproto are: a :class:`Session` is fed every message the server
 sends (:meth:`Session.receive`: a frame's text, read by ``protocol.decode_server``, or a
-message already read) and writes the messages the client sends (:meth:`Session.hello`,
-:meth:`Session.act`) as the JSON objects the wire carries.  The client's own transport (a
+message already read) and writes the messages the client sends (:meth:`Session.connect`
+and :meth:`Session.hello`, :meth:`Session.act`) as the JSON objects the wire carries.  The client's own transport (a
 WebSocket of the terminal client, of a load-test or stress client or of a test; the
 terminal's in-process table) carries them both ways and keeps its own timers; the clock
 sync is :mod:`ligretto.client.clocksync`'s.  What a session keeps:
@@ -22,10 +22,11 @@ sync is :mod:`ligretto.client.clocksync`'s.  What a session keeps:
   ``error`` with its id: :attr:`Session.answered` is the :class:`Answer` the last message
   received gave (``None``: it answered no act of this session).
 
-After a dropped connection the client opens another and sends :meth:`Session.hello`
-again: with the token it brings the seat back, and the fresh snapshot replaces the
-round.  The acts in flight on the lost connection are dropped then (their answers will
-never come: whether they were applied, that snapshot shows).  Anything fed to it that is
+Every connection opens with :meth:`Session.connect`'s ``hello``, the first and each one
+after a drop: with the token it brings the seat back, and the fresh snapshot replaces
+the round.  The acts in flight on the lost connection are dropped then (their answers
+will never come: whether they were applied, that snapshot shows).  A ``hello`` refused
+``bad_token`` forgets the token (it is spent), so the next one asks for a seat by name.  Anything fed to it that is
 not a server message is refused with :class:`~ligretto.protocol.ProtocolError`, and so
 is an action that is no protocol action.
 """
@@ -137,11 +138,12 @@ class Session:
     seat: int | None = field(default=None, init=False)
     """The seat from the latest ``welcome`` (``None``: a spectator, or not welcomed yet)."""
     connections: int = field(default=0, init=False)
-    """Connections opened so far: each one began with a :meth:`hello`."""
+    """Connections opened so far (:meth:`connect`)."""
     welcomed: bool = field(default=False, init=False)
     """This connection's ``hello`` was answered by a ``welcome``."""
     refused: Error | None = field(default=None, init=False)
-    """The error that refused this connection's ``hello`` (``None``: none did)."""
+    """The error that refused this connection's last ``hello`` (``None``: none did, or a
+    ``welcome`` answered one since)."""
     table: TableState | None = field(default=None, init=False)
     """The last ``table`` message."""
     phase: Phase | None = field(default=None, init=False)
@@ -189,14 +191,19 @@ class Session:
 
     # --- what the client sends ---------------------------------------------------------
 
-    def hello(self) -> Message:
-        """The ``hello`` that opens a connection, the first or one after a drop: watch;
-        else back to the seat with its token; else a free seat by name (with the profile's
-        secret if there is one).  The acts in flight on the connection before are dropped."""
+    def connect(self) -> Message:
+        """A new connection, the first or one after a drop: its :meth:`hello`.  The acts in
+        flight on the connection before are dropped (their answers will never come)."""
         self.connections += 1
         self.welcomed = False
         self.refused = None
         self.pending.clear()
+        return self.hello()
+
+    def hello(self) -> Message:
+        """The ``hello`` this session says (to open a connection, or again after a refused
+        one): watch; else back to the seat with its token; else a free seat by name (with
+        the profile's secret if there is one)."""
         hello: Message = {"type": "hello", "v": VERSION, "code": self.code}
         if self.profile is not None:
             hello["profile"] = self.profile
@@ -239,7 +246,7 @@ class Session:
         self.code, self.seat = welcome.code, welcome.seat
         if welcome.token is not None:
             self.token = welcome.token
-        self.welcomed = True
+        self.welcomed, self.refused = True, None
 
     def _table(self, table: TableState) -> None:
         self.table, self.phase, self.round = table, table.phase, table.round
