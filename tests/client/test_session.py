@@ -222,7 +222,7 @@ def test_after_a_drop_the_hello_brings_the_seat_back_and_the_snapshot_resyncs() 
     session.receive(protocol.wire(protocol.welcome_message(CODE, 0, TOKEN)))
     session.receive(table("playing"))
     session.receive(snapshot(game, 0))
-    assert session.welcomed and session.seat == 0 and session.phase is Phase.PLAYING
+    assert session.welcomed and session.seat == 0 and session.phase is Phase.PLAYING and session.joins == 2
     assert session.mirror == Mirror.from_view(view(game, 0).to_dict()), "the round as it is now"
     assert session.seq == 0, "the same round: the last seq seen stays"
     assert session.mirror is not None and session.mirror.areas[0].discard_size == 6
@@ -231,7 +231,7 @@ def test_after_a_drop_the_hello_brings_the_seat_back_and_the_snapshot_resyncs() 
 def test_a_welcome_without_a_hello_moves_the_seat_and_keeps_the_token() -> None:
     session, _ = seated(2, Round.deal(RuleSet(), 3, 7))
     session.receive(protocol.wire(protocol.welcome_message(CODE, 1, TOKEN)))
-    assert session.seat == 1 and session.token == TOKEN and session.connections == 1
+    assert session.seat == 1 and session.token == TOKEN and session.connections == session.joins == 1
 
 
 def test_a_spent_token_is_forgotten_so_the_next_hello_asks_for_a_seat_by_name() -> None:
@@ -248,6 +248,7 @@ def test_a_spent_token_is_forgotten_so_the_next_hello_asks_for_a_seat_by_name() 
     assert session.refused is None and session.connections == 2
     session.receive(protocol.wire(protocol.welcome_message(CODE, 0, TOKEN)))
     assert session.refused is None and session.welcomed and session.token == TOKEN
+    assert (session.connections, session.joins) == (2, 1)
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,8 @@ class Session:
     """Connections opened so far (:meth:`connect`)."""
     welcomed: bool = field(default=False, init=False)
     """This connection's ``hello`` was answered by a ``welcome``."""
+    joins: int = field(default=0, init=False)
+    """Connections a ``welcome`` answered (the first join, then each return)."""
     refused: Error | None = field(default=None, init=False)
     """The error that refused this connection's last ``hello`` (``None``: none did, or a
     ``welcome`` answered one since)."""
@@ -246,6 +248,8 @@ class Session:
         self.code, self.seat = welcome.code, welcome.seat
         if welcome.token is not None:
             self.token = welcome.token
+        if not self.welcomed:  # (a welcome on a welcomed connection: the start renumbered the seats)
+            self.joins += 1
         self.welcomed, self.refused = True, None
 
     def _table(self, table: TableState) -> None:

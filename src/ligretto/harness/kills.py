@@ -382,7 +382,7 @@ async def run_kills(
             "failures": [f for c in clients for f in c.failed][:5],
             "client_errors": [e for c in clients for e in c.errors][:5],
             "clients_not_back": not_back,
-            "mirror_problems": sum(c.problems + len((c.mirror and c.mirror.problems) or []) for c in clients),
+            "mirror_problems": sum(c.problems for c in clients),
             "server_starts": server.starts,
             "gave_up": gave_up,
         },
