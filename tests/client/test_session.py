@@ -73,6 +73,7 @@ def test_a_hello_takes_a_seat_by_name_and_the_welcome_gives_seat_and_token() -> 
     assert (session.welcomed, session.seat, session.token, session.refused) == (True, 1, TOKEN, None)
     session.receive(table("lobby", round=0, match=0, host=0))
     assert session.phase is Phase.LOBBY and session.host == 0 and session.match == 0 and session.round == 0
+    assert session.mirror is None
 
 
 def test_a_hello_watches_or_comes_back_with_its_token_and_sends_the_profile() -> None:
@@ -92,7 +93,8 @@ def test_the_table_message_gives_phase_rules_host_and_match_and_go_starts_the_pl
     session.connect()
     assert session.phase is None and session.host is None and session.rules == RuleSet()
     session.receive(table("countdown", round=2, match=3, host=1, rules=RuleSet.preset("expert")))
-    assert session.phase is Phase.COUNTDOWN and session.round == 2 and session.match == 3 and session.host == 1
+    assert session.phase is Phase.COUNTDOWN and session.match == 3 and session.host == 1
+    assert session.table is not None and session.table.round == 2 and session.round == 0, "no snapshot yet"
     assert session.rules == RuleSet.preset("expert")
     assert session.table is not None and session.table.code == CODE
     session.receive(protocol.wire(protocol.go_message(2)))

@@ -153,7 +153,7 @@ class Session:
     rules: RuleSet = field(default_factory=RuleSet, init=False)
     """The table's rule set (the classic one until a ``table`` message says another)."""
     round: int = field(default=0, init=False)
-    """The current round's number (0 before the first deal)."""
+    """The number of the round the mirror holds (0 before the first snapshot)."""
     mirror: Mirror | None = field(default=None, init=False)
     """The round as this seat sees it: the last snapshot with its round's events applied."""
     seq: int = field(default=-1, init=False)
@@ -253,7 +253,7 @@ class Session:
         self.welcomed, self.refused = True, None
 
     def _table(self, table: TableState) -> None:
-        self.table, self.phase, self.round = table, table.phase, table.round
+        self.table, self.phase = table, table.phase
         with contextlib.suppress(ValueError, TypeError):  # a RuleError is a ValueError
             self.rules = RuleSet.from_dict(table.rules)
 

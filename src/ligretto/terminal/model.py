@@ -103,7 +103,8 @@ class TableModel:
 
     @property
     def round_number(self) -> int:
-        return self.session.round
+        """The table's current round (before any ``table`` message: the snapshot's)."""
+        return self.session.round if self.session.table is None else self.session.table.round
 
     @property
     def view(self) -> Mirror | None:
