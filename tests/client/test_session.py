@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from recorded_streams import as_seen_by, record
+from recorded_streams import as_seen_by, as_sent, record
 
 from ligretto import protocol
 from ligretto.client import Mirror, Session
@@ -303,12 +303,12 @@ def test_a_recorded_round_fed_as_the_server_sends_it_gives_the_engines_views() -
     stream = record("expert", 3, 5)
     for seat in (stream.seat, None):
         session = Session(CODE, strict=True)
-        session.receive({"type": "snapshot", "view": as_seen_by(stream.snapshot, seat), "round": 1})
-        for seq, step in enumerate(stream.steps):
-            if "snapshot" in step:
-                session.receive({"type": "snapshot", "view": as_seen_by(step["snapshot"], seat), "round": 1})
-                continue
-            if step["events"]:
-                session.receive({"type": "events", "round": 1, "seq": seq, "by": 0, "events": step["events"]})
-            assert session.mirror is not None and session.mirror.to_dict() == as_seen_by(step["view"], seat)
-        assert session.problems == []
+        first, sent = as_sent(stream, seat)
+        session.receive(first)
+        for step, message in zip(stream.steps, sent, strict=True):
+            if message is not None:
+                session.receive(message)
+            view = step.get("view", step.get("snapshot"))
+            assert session.mirror is not None and session.mirror.to_dict() == as_seen_by(view, seat)
+        assert session.problems == [] and session.seat == seat
+        assert session.seq == max(m["seq"] for m in sent if m is not None and m["type"] == "events")

@@ -69,41 +69,24 @@ SPENT = "bad_token"
 """The refusal of a ``hello`` whose token is not (or no longer) a seat's."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class InFlight:
     """An act sent and not answered yet."""
 
-    act: Message
-    """The ``act`` as sent: ``{"type": "act", "id": ..., "action": {"kind": ...}}``."""
+    ident: ActId
+    """Its ``id``."""
+    action: Message
+    """Its ``action``, as sent (``{"kind": "turn"}``, ...)."""
     round: int
     """The round it was sent in."""
 
-    @property
-    def ident(self) -> ActId:
-        ident: ActId = self.act["id"]
-        return ident
 
-    @property
-    def action(self) -> Message:
-        action: Message = self.act["action"]
-        return action
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer(InFlight):
     """An act and what answered it: its ``ack`` (applied, or refused with a reason), or an
     ``error`` with its id (``countdown``, ``not_playing``, ...)."""
 
-    sent: InFlight
     reply: Ack | Error
-
-    @property
-    def ident(self) -> ActId:
-        return self.sent.ident
-
-    @property
-    def action(self) -> Message:
-        return self.sent.action
 
     @property
     def applied(self) -> bool:
@@ -228,9 +211,8 @@ class Session:
         if ident is None:
             self.last_id += 1
             ident = self.last_id
-        act: Message = {"type": "act", "id": ident, "action": action}
-        self.pending[ident] = InFlight(act, self.round)
-        return act
+        self.pending[ident] = InFlight(ident=ident, action=action, round=self.round)
+        return {"type": "act", "id": ident, "action": action}
 
     # --- what the server sends ---------------------------------------------------------
 
@@ -292,7 +274,7 @@ class Session:
     def _answer(self, ident: ActId, reply: Ack | Error) -> None:
         sent = self.pending.pop(ident, None)
         if sent is not None:
-            self.answered = Answer(sent, reply)
+            self.answered = Answer(ident=sent.ident, action=sent.action, round=sent.round, reply=reply)
 
     def _race(self, race: Race) -> None:
         if race.loser == self.seat and race.round == self.round:

@@ -167,22 +167,6 @@ class Client:
         self.pinger: asyncio.Task[None] | None = None
         self.last_sent = 0.0
 
-    @property
-    def seat(self) -> int | None:
-        return self.session.seat
-
-    @property
-    def round(self) -> int:
-        return self.session.round
-
-    @property
-    def mirror(self) -> Mirror | None:
-        return self.session.mirror
-
-    @property
-    def rules(self) -> RuleSet:
-        return self.session.rules
-
     # --- connecting
 
     async def open(self, pacer: Pacer) -> bool:
@@ -259,12 +243,12 @@ class Client:
         elif isinstance(message, Snapshot):
             # One strategy instance plays one seat for one round (bots/strategies.py).
             strategy = STRATEGIES[self.settings.strategy]
-            self.strategy = strategy(random.Random(f"{self.settings.seed}:{self.name}:{self.round}"))
+            self.strategy = strategy(random.Random(f"{self.settings.seed}:{self.name}:{self.session.round}"))
         elif isinstance(message, Go):
             self.playing.set()
         elif isinstance(message, RoundOver):
             self.playing.clear()
-            if self.seat == self.table.host_seat:
+            if self.session.seat == self.table.host_seat:
                 self.figures.rounds_completed += 1
             if not message.match_over:
                 asyncio.create_task(self._ready())  # noqa: RUF006 (short-lived, errors handled inside)
@@ -275,7 +259,7 @@ class Client:
 
     def _events(self, message: Events, now: float) -> None:
         key, by = (message.round, message.seq), message.by
-        if by == self.seat:
+        if by == self.session.seat:
             self.table.came_back(by, key, self.act_sent)
             if self.own_events is not None and not self.own_events.done():
                 self.own_events.set_result(None)
@@ -312,17 +296,17 @@ class Client:
         delay = self.delays.delay
         while not self.stopping:
             await self.playing.wait()
-            if self.mirror is None:
+            if self.session.mirror is None:
                 await asyncio.sleep(0.05)
                 continue
-            round_number = self.round
+            round_number = self.session.round
             choice = self._choose()
             if choice is None:
                 await asyncio.sleep(max(delay(Move.LOOK) / speed, MIN_DELAY_S))
                 continue
             move, action = choice
             await asyncio.sleep(max(delay(move) / speed, MIN_DELAY_S))
-            if self.stopping or not self.playing.is_set() or self.round != round_number:
+            if self.stopping or not self.playing.is_set() or self.session.round != round_number:
                 continue
             try:
                 await self._act(action)
@@ -330,9 +314,10 @@ class Client:
                 return
 
     def _choose(self) -> tuple[Move, dict[str, Any]] | None:
-        if self.mirror is None or self.seat is None:
+        session = self.session
+        if session.mirror is None or session.seat is None:
             return None
-        return choose(self.strategy, self.mirror, self.seat, self.rules)
+        return choose(self.strategy, session.mirror, session.seat, session.rules)
 
     async def _act(self, action: dict[str, Any]) -> None:
         """Send one action and wait for its ack (and, if applied, its events)."""
@@ -344,8 +329,8 @@ class Client:
             self.own_events = loop.create_future()
             self.act_sent = sent = time.perf_counter()
             figures.sent.append(sent)
-            if self.seat is not None:
-                self.table.in_flight[self.seat] = sent
+            if self.session.seat is not None:
+                self.table.in_flight[self.session.seat] = sent
             message = self.act_message(action)
             self.act_id = message["id"]
             await self.send(message)
@@ -359,8 +344,8 @@ class Client:
                     raise
                 return  # the connection closed: counted by the reader
             reply = answer.reply
-            if not answer.applied and self.seat is not None:
-                self.table.in_flight.pop(self.seat, None)  # no events will come
+            if not answer.applied and self.session.seat is not None:
+                self.table.in_flight.pop(self.session.seat, None)  # no events will come
             if isinstance(reply, Error):
                 if reply.code in BENIGN:
                     figures.late += 1

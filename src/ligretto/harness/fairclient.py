@@ -106,7 +106,7 @@ class FairClient(Client):
         wall = time.time()
         message["t"] = self.clock.server_time(wall) - self.lie_s
         if action["kind"] == "play" and action.get("pile") is not None:
-            self.plays[(self.round, action["pile"], str(action.get("card")))] = wall
+            self.plays[(self.session.round, action["pile"], str(action.get("card")))] = wall
         return message
 
     def _receive(self, message: ServerMessage, now: float) -> None:
@@ -118,9 +118,8 @@ class FairClient(Client):
                 self.added.append(now - self.act_sent - self.clock.round_trip)
                 action = answer.action
                 if message.by is not None and action.get("pile") is not None:
-                    lost = LostRace(
-                        self.round, action["pile"], str(action.get("card")), message.by, message.by_ms, time.time()
-                    )
+                    card, round_number = str(action.get("card")), self.session.round
+                    lost = LostRace(round_number, action["pile"], card, message.by, message.by_ms, time.time())
                     self.tally.lost.append(lost)
         elif isinstance(message, Race) and self.counts:
             self.tally.race(message)

@@ -67,7 +67,7 @@ async def _players(code: str, players: int, settings: ClientSettings, figures: F
     ):
         raise RuntimeError(f"the players of {code} could not all join")
     deadline = time.monotonic() + settings.timeout
-    while (host := next((c for c in table.clients if c.seat == table.host_seat), None)) is None:
+    while (host := next((c for c in table.clients if c.session.seat == table.host_seat), None)) is None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"no host at {code}")
         await asyncio.sleep(0.01)  # the host's table message is on its way

@@ -127,18 +127,6 @@ class Listener:
         await listener.wait_for(lambda: session.table is not None)
         return listener
 
-    @property
-    def seat(self) -> int | None:
-        return self.session.seat
-
-    @property
-    def mirror(self) -> Mirror | None:
-        return self.session.mirror
-
-    @property
-    def mirror_problems(self) -> list[str]:
-        return self.session.problems
-
     async def send(self, message: dict[str, Any]) -> None:
         """Send, unless the connection is gone (the reader notes how it went)."""
         self.last_sent = time.monotonic()
@@ -153,7 +141,7 @@ class Listener:
                 if isinstance(message, protocol.Snapshot):
                     self._keep_last_view()
                 self.session.receive(message)
-                self.frames.append(Frame(self.code, self.seat, text))
+                self.frames.append(Frame(self.code, self.session.seat, text))
                 self.receive(message)
                 self.changed.set()
         except ConnectionClosed:
@@ -167,8 +155,8 @@ class Listener:
             self.pongs.add(message.t)
 
     def _keep_last_view(self) -> None:
-        if self.mirror is not None:
-            self.last_views[self.session.round] = self.mirror.to_dict()
+        if self.session.mirror is not None:
+            self.last_views[self.session.round] = self.session.mirror.to_dict()
 
     async def barrier(self) -> None:
         """Wait until everything the server had queued for this connection arrived (a ping:
@@ -228,11 +216,11 @@ class Racer(Listener):
         if reason is not None:
             self.refusals[reason] = self.refusals.get(reason, 0) + 1
             reply = answer.reply
-            if isinstance(reply, protocol.Ack) and reason in CONTESTED and reply.by not in (None, self.seat):
+            if isinstance(reply, protocol.Ack) and reason in CONTESTED and reply.by not in (None, self.session.seat):
                 self.contested += 1
-        elif action["kind"] == "play" and self.seat is not None:
+        elif action["kind"] == "play" and self.session.seat is not None:
             pile = NEW_PILE if action["pile"] is None else action["pile"]
-            self.applied.append(AppliedPlay(answer.sent.round, self.seat, action["card"], pile))
+            self.applied.append(AppliedPlay(answer.round, self.session.seat, action["card"], pile))
         elif action["kind"] == "turn":
             self.turns += 1
 
@@ -247,8 +235,9 @@ class Racer(Listener):
             self.ack_timeouts += 1
             self.in_flight = None
         action = None
-        if self.playing and self.in_flight is None and self.mirror is not None and self.seat is not None:
-            action = race_action(self.mirror, self.seat)
+        mirror, seat = self.session.mirror, self.session.seat
+        if self.playing and self.in_flight is None and mirror is not None and seat is not None:
+            action = race_action(mirror, seat)
         if action is not None:
             act = self.session.act(action)
             self.in_flight = act["id"]
@@ -312,7 +301,7 @@ class RaceTable:
         watcher = await Listener.join(ws_url, frames, Session(self.code, watch=True, strict=True))
         try:
             await watcher.barrier()
-            return None if watcher.mirror is None else watcher.mirror.to_dict()
+            return None if watcher.session.mirror is None else watcher.session.mirror.to_dict()
         finally:
             await watcher.close()
 
@@ -374,7 +363,7 @@ async def run_races(
             "rounds_seen": sum(len(t.spectator.last_views) for t in race_tables),
             "views_checked": len(views),
             "ack_timeouts": sum(r.ack_timeouts for r in racers),
-            "mirror_problems": sum(len(listener.mirror_problems) for listener in listeners),
+            "mirror_problems": sum(len(listener.session.problems) for listener in listeners),
             "closed_by_server": sum(listener.closed_by_server is not None for listener in listeners),
             "frames": len(frames),
         },

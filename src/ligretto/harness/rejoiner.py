@@ -28,9 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.strategies import GreedyStrategy
-from ligretto.client.mirror import Mirror
 from ligretto.client.session import ActId, Answer, Session
-from ligretto.engine.rules import RuleSet
 from ligretto.harness.acks import Acked
 from ligretto.harness.client import choose
 from ligretto.protocol import (
@@ -117,41 +115,9 @@ class Rejoiner:
     # --- the session's state -----------------------------------------------------------
 
     @property
-    def seat(self) -> int | None:
-        return self.session.seat
-
-    @property
-    def token(self) -> str | None:
-        return self.session.token
-
-    @property
-    def mirror(self) -> Mirror | None:
-        return self.session.mirror
-
-    @property
-    def match(self) -> int:
-        return self.session.match
-
-    @property
-    def round(self) -> int:
-        return self.session.round
-
-    @property
-    def rules(self) -> RuleSet:
-        return self.session.rules
-
-    @property
     def phase(self) -> Phase:
+        """The table's phase as this client last heard it (the lobby before it did)."""
         return self.session.phase or Phase.LOBBY
-
-    @property
-    def host(self) -> int | None:
-        return self.session.host
-
-    @property
-    def connections(self) -> int:
-        """Connections welcomed (the first, then each return)."""
-        return self.session.joins
 
     @property
     def problems(self) -> int:
@@ -164,7 +130,7 @@ class Rejoiner:
         """The first connection (a name, or ``watch``); then the client lives on its own."""
         ok = await self._connect(deadline_s)
         if ok:
-            self.first_seat = self.seat
+            self.first_seat = self.session.seat
             self.tasks.append(asyncio.create_task(self._live(deadline_s)))
             if not self.watch:
                 self.tasks.append(asyncio.create_task(self._play()))
@@ -282,9 +248,9 @@ class Rejoiner:
             self.welcomed.set_result(False)
 
     def _snapshot(self, message: Snapshot) -> None:
-        if self.seat is not None:
-            self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.match}:{self.round}"))
-        if self.fresh and self.connections > 1:  # a reconnection
+        if self.session.seat is not None:
+            self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.session.match}:{self.session.round}"))
+        if self.fresh and self.session.joins > 1:  # a reconnection
             pending, self.pending = self.pending, []
             self.watcher.restored(self, msgspec.to_builtins(message), pending)
         self.fresh = False
@@ -295,14 +261,14 @@ class Rejoiner:
             self.playing.set()
         else:
             self.playing.clear()
-        if self.watch or self.seat is None:
+        if self.watch or self.session.seat is None:
             return
-        seat = message.seats[self.seat]
-        ready_for = (self.connections, self.match, message.round)
+        seat = message.seats[self.session.seat]
+        ready_for = (self.session.joins, self.session.match, message.round)
         if self.phase is Phase.SCORING and seat is not None and not seat.ready and self.ready_for != ready_for:
             self.ready_for = ready_for
             self._later(self.rng.uniform(*READY_S), {"type": "ready"})
-        elif self.phase is Phase.OVER and self.host == self.seat:
+        elif self.phase is Phase.OVER and self.session.host == self.session.seat:
             self._later(self.rng.uniform(*READY_S), {"type": "start"})
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
@@ -314,7 +280,7 @@ class Rejoiner:
 
     def _events(self, message: Events) -> None:
         awaiting = self.awaiting
-        if awaiting is not None and message.by == self.seat and message.round == awaiting.round:
+        if awaiting is not None and message.by == self.session.seat and message.round == awaiting.round:
             awaiting.seq = message.seq
             played = [e for e in message.events if isinstance(e, CardPlayedMsg)]
             if played:
@@ -326,8 +292,8 @@ class Rejoiner:
         if answer is None or answer.ident != self.act_id:
             return
         self.watcher.accepted(self)
-        if answer.applied and self.seat is not None:
-            acked = Acked(self.match, self.round, self.seat, answer.action, self.session.seq)
+        if answer.applied and self.session.seat is not None:
+            acked = Acked(self.session.match, self.session.round, self.session.seat, answer.action, self.session.seq)
             self.pending.append(acked)
             self.awaiting = acked
             self.watcher.acked(self, acked)
@@ -339,20 +305,20 @@ class Rejoiner:
     async def _play(self) -> None:
         while not self.stopping:
             await self.playing.wait()
-            round_number = self.round
+            round_number = self.session.round
             action = self._choose()
             await asyncio.sleep(self.rng.uniform(*PACE_S))
-            if action is None or not self.playing.is_set() or self.round != round_number:
+            if action is None or not self.playing.is_set() or self.session.round != round_number:
                 continue
             await self._act(action)
 
     def _choose(self) -> dict[str, Any] | None:
-        mirror, seat = self.mirror, self.seat
+        mirror, seat = self.session.mirror, self.session.seat
         if mirror is None or seat is None or mirror.ending is not None:
             return None
         if self.vote_now:
             return None if mirror.areas[seat].voted else {"kind": "vote"}
-        choice = choose(self.strategy, mirror, seat, self.rules)
+        choice = choose(self.strategy, mirror, seat, self.session.rules)
         return None if choice is None else choice[1]
 
     async def _act(self, action: dict[str, Any]) -> None:
@@ -368,17 +334,17 @@ class Rejoiner:
     @property
     def back(self) -> bool:
         """Connected, at the seat it first took."""
-        return self.ws is not None and self.ws.state.name == "OPEN" and self.seat == self.first_seat
+        return self.ws is not None and self.ws.state.name == "OPEN" and self.session.seat == self.first_seat
 
     @property
     def state(self) -> dict[str, Any]:
         """What this client knows of its table (for a report on a table that is stuck)."""
-        mirror, seat = self.mirror, self.seat
+        mirror, seat = self.session.mirror, self.session.seat
         return {
             "seat": seat,
             "back": self.back,
             "phase": self.phase,
-            "round": self.round,
+            "round": self.session.round,
             "ending": None if mirror is None else mirror.ending,
             "voted": None if mirror is None or seat is None else mirror.areas[seat].voted,
             "vote_now": self.vote_now,

@@ -127,20 +127,6 @@ class RemoteTable:
         """Connections made so far (the first, then one per reconnection)."""
         return self.session.connections
 
-    @property
-    def token(self) -> str | None:
-        """The seat's token the next hello comes back with."""
-        return self.session.token
-
-    @property
-    def profile(self) -> str | None:
-        """The profile's secret sent in every ``hello`` (never shown)."""
-        return self.session.profile
-
-    @property
-    def watching(self) -> bool:
-        return self.session.watch
-
     # --- the app's side -------------------------------------------------------------
 
     def start(self, deliver: Deliver, clock: ClockSync | None = None) -> None:
