@@ -236,7 +236,7 @@ class Session:
 
     def _table(self, table: TableState) -> None:
         self.table, self.phase = table, table.phase
-        with contextlib.suppress(ValueError, TypeError):  # a RuleError is a ValueError
+        with contextlib.suppress(ValueError, TypeError, KeyError):  # a RuleError is a ValueError
             self.rules = RuleSet.from_dict(table.rules)
 
     def _snapshot(self, snapshot: Snapshot) -> None:
