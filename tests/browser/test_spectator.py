@@ -4,7 +4,6 @@ pile tops) and nothing else.  A spectator's keys play nothing."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +19,8 @@ from browserkit import (
 )
 from playwright.sync_api import WebSocket, expect
 
-from wire import CARD, apply_events, hidden_keys
+from ligretto.client.session import Session
+from wire import CARD, hidden_keys
 
 
 def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable[..., Path]) -> None:
@@ -71,14 +71,14 @@ def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable
                 assert all(isinstance(area[key], int) for key in ("stack_size", "discard_size", "hand_size"))
     assert not [frame for frame in sent if json.loads(frame)["type"] == "act"], "a spectator's keys sent actions"
 
-    # The page shows exactly the public cards of the round as the frames told them.
-    snapshot = next(m for m in reversed(messages) if m["type"] == "snapshot")
-    view = copy.deepcopy(snapshot["view"])
-    problems: list[str] = []
-    for message in messages[messages.index(snapshot) + 1 :]:
-        if message["type"] == "events" and message["round"] == snapshot["round"]:
-            apply_events(view, message["events"], problems)
-    assert not problems, problems
+    # The page shows exactly the public cards of the round as the frames told them: the
+    # frames fed to a spectator's session (strict: every event checked against its view).
+    session = Session(watch=True, strict=True)
+    for frame in received:
+        session.receive(frame)
+    assert not session.problems, session.problems
+    assert session.mirror is not None and session.seat is None
+    view = session.mirror.to_dict()
     assert view["ending"] is not None
     expect(watcher.locator(".own")).to_have_count(0)
     public = visible_cards(view)

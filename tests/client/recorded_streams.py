@@ -34,7 +34,7 @@ class Stream:
     snapshot: dict[str, Any]
     """The spectator's view at the start (the seat's differs only in ``viewer``)."""
     steps: list[dict[str, Any]] = field(default_factory=list)
-    """``{"events": [...], "view": {...}}`` (a refusal: no events), or
+    """``{"events": [...], "view": {...}, "by": seat}`` (a refusal: no events), or
     ``{"snapshot": {...}}``: the client reconnected and got a fresh view."""
     refusals: int = 0
 
@@ -65,7 +65,7 @@ def record(preset: str, players: int, seed: int, *, max_steps: int = 400, reconn
                 stream.refusals += 1
             seen_by_all = view(game).to_dict()
             assert view(game, seat).to_dict() == as_seen_by(seen_by_all, seat)
-            stream.steps.append({"events": events, "view": seen_by_all})
+            stream.steps.append({"events": events, "view": seen_by_all, "by": actor})
             if len(stream.steps) % reconnect_every == 0:
                 stream.steps.append({"snapshot": seen_by_all})
         # Only the actor looks again now; the others act on what they chose before.
@@ -88,3 +88,20 @@ def streams() -> list[Stream]:
 def as_seen_by(data: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """A spectator's view as ``seat`` gets it (views differ only in ``viewer``)."""
     return {**data, "viewer": seat}
+
+
+def as_sent(stream: Stream, seat: int | None) -> tuple[dict[str, Any], list[dict[str, Any] | None]]:
+    """The stream as the server sends it to ``seat`` (``None``: a spectator): its first
+    ``snapshot`` message, then each step's message: a reconnection's ``snapshot``, an
+    applied action's ``events`` (its ``seq`` the step's index: refused actions use theirs
+    up too), ``None`` for a refusal (nothing is sent to this client)."""
+    first = {"type": "snapshot", "view": as_seen_by(stream.snapshot, seat), "round": 1}
+    sent: list[dict[str, Any] | None] = []
+    for seq, step in enumerate(stream.steps):
+        if "snapshot" in step:
+            sent.append({"type": "snapshot", "view": as_seen_by(step["snapshot"], seat), "round": 1})
+        elif step["events"]:
+            sent.append({"type": "events", "round": 1, "seq": seq, "by": step["by"], "events": step["events"]})
+        else:
+            sent.append(None)
+    return first, sent

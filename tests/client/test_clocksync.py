@@ -86,7 +86,8 @@ def test_the_pings_schedule_three_quick_ones_then_one_a_second() -> None:
 
 
 def test_the_countdown_reads_the_same_clock() -> None:
-    model = TableModel(phase=Phase.COUNTDOWN, start_at=1000.0)
+    model = TableModel(start_at=1000.0)
+    model.phase = Phase.COUNTDOWN
     model.receive(pong(20.0, 995.1), now=20.2)
     assert model.countdown(now=22.0) == pytest.approx(1000.0 - (22.0 + model.clock.offset))
 
@@ -97,3 +98,10 @@ def test_the_round_trip_is_the_median_of_the_recent_ones() -> None:
     for sent, back in ((100.0, 100.4), (101.0, 101.1), (102.0, 102.2)):
         clock.ponged(pong(sent, sent + 5.0), now=back)
     assert clock.round_trip == pytest.approx(0.2)
+
+
+def test_a_pong_read_by_the_protocol_counts_as_its_json_object() -> None:
+    read, plain = ClockSync(), ClockSync()
+    read.ponged(protocol.Pong(10.0, 990.5), now=11.0)
+    plain.ponged(pong(10.0, 990.5), now=11.0)
+    assert read.trips == plain.trips and read.last_pong == plain.last_pong == (990.5, 11.0)

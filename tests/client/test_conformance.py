@@ -2,9 +2,11 @@
 
 Event streams recorded from engine-played rounds (every preset, the expert variant with
 its placements, 2-12 seats, refusals, reconnection snapshots mid-round) are replayed
-through :class:`ligretto.client.Mirror` and through ``static/js/mirror.js`` in Chromium;
-after every event message both must equal the engine's own view for the seat and for a
-spectator, and both must say the same about where each of the seat's cards goes
+through :class:`ligretto.client.Mirror`, through the Python clients' session
+(:class:`ligretto.client.Session`, fed the stream as the server's messages: its mirror)
+and through ``static/js/mirror.js`` in Chromium; after every event message each must
+equal the engine's own view for the seat and for a spectator, and each must say the
+same about where each of the seat's cards goes
 (``targetPile`` / ``target_pile``: a pile, ``NEW_PILE`` for a 1, ``null``/``None`` for
 nowhere) and which row columns the stack and discard tops go on (expert).
 """
@@ -19,10 +21,11 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Route, sync_playwright
-from recorded_streams import Stream, as_seen_by, streams
+from recorded_streams import Stream, as_seen_by, as_sent, streams
 
 import ligretto.server
 from ligretto.client.mirror import NEW_PILE, Mirror
+from ligretto.client.session import Session
 
 STATIC = Path(ligretto.server.__file__).parent / "static"
 ORIGIN = "http://ligretto.test"
@@ -74,11 +77,21 @@ async (streams) => {
 def with_answers(stream: Stream) -> dict[str, Any]:
     """The stream as the page gets it, with the Python model's answers to "where does
     each of the seat's cards go" after every step (checked against the engine by
-    tests/client/test_mirror.py); the Python model is replayed here too."""
+    tests/client/test_mirror.py); the Python model is replayed here too, on its own and
+    in the session of the seat and of a spectator, which must give the same views and
+    the same answers."""
     data = stream.to_dict()
     mirror = Mirror.from_view(as_seen_by(stream.snapshot, stream.seat), strict=True)
     spectator = Mirror.from_view(stream.snapshot, strict=True)
-    for step in data["steps"]:
+    sessions = {seat: Session(strict=True) for seat in (stream.seat, None)}
+    sent = {seat: as_sent(stream, seat) for seat in sessions}
+    for seat, session in sessions.items():
+        session.receive(sent[seat][0])
+    for number, step in enumerate(data["steps"]):
+        for seat, session in sessions.items():
+            message = sent[seat][1][number]
+            if message is not None:
+                session.receive(copy.deepcopy(message))
         if "snapshot" in step:
             mirror = Mirror.from_view(as_seen_by(step["snapshot"], stream.seat), strict=True)
             spectator = Mirror.from_view(step["snapshot"], strict=True)
@@ -95,6 +108,12 @@ def with_answers(stream: Stream) -> dict[str, Any]:
             for card in (area.stack_top, area.discard_top)
             if card is not None
         }
+        seated, watching = sessions[stream.seat].mirror, sessions[None].mirror
+        assert seated is not None and watching is not None
+        assert seated.to_dict() == mirror.to_dict() and watching.to_dict() == spectator.to_dict(), stream.name
+        assert {card: seated.target_pile(card) for card in step["targets"]} == step["targets"], stream.name
+        assert sessions[stream.seat].seat == stream.seat and sessions[None].seat is None, stream.name
+    assert all(session.problems == [] for session in sessions.values()), stream.name
     return data
 
 

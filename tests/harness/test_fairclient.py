@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from ligretto import protocol
 from ligretto.harness.client import ClientSettings, TableRun
 from ligretto.harness.fairclient import FairClient, LostRace, RaceTally, ranked_too_early
 from ligretto.harness.figures import Figures
@@ -15,7 +16,7 @@ from ligretto.harness.figures import Figures
 def test_the_tally_counts_races_of_rounds_that_ended_for_the_far_seat() -> None:
     tally = RaceTally(far_seat=1)
     for round_number, winner in ((1, 0), (1, 1), (1, 1), (2, 0), (3, 1)):
-        tally.race({"type": "race", "round": round_number, "pile": 0, "winner": winner, "loser": 1 - winner})
+        tally.race(protocol.Race(round_number, 0, winner, 1 - winner))
     tally.completed |= {1, 2, 4}  # round 3 still on; round 4 ended without a race
     assert tally.rounds() == [(3, 2), (1, 0), (0, 0)]
     tally.lost += [
@@ -49,7 +50,7 @@ def test_acts_are_stamped_on_the_server_clock_and_a_liar_stamps_early() -> None:
         liar = FairClient(table, 1, settings, Figures(), RaceTally(), far=True, lie_s=0.5)
         for client in (honest, liar):
             client.clock.ponged({"type": "pong", "t": 10.0, "server_t": 13.0}, 10.0)  # server 3 s ahead
-            client.round = 2
+            client.session.round = 2
         play = {"kind": "play", "source": "row", "position": 0, "pile": 1, "card": "g3"}
         before = time.time()
         messages = [honest.act_message(play), liar.act_message(play), honest.act_message({"kind": "turn"})]

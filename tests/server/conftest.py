@@ -5,10 +5,13 @@
   whose server logged a traceback.
 * :class:`Client` is a small asyncio WebSocket client: it keeps every message it
   received (parsed and raw), waits for a message by type, fields or predicate with a
-  timeout, sends acts with ids and waits for their answer, and keeps a *mirror* of the
-  round: the last snapshot's view with every later event applied to it.  Applying an
-  event also checks it against the mirror (the card played was the one shown at its
-  source, the pile fits, ...); anything that does not add up goes to ``problems``.
+  timeout, sends acts with ids and waits for their answer.  What it knows of its table
+  is its client session's (:class:`ligretto.client.Session`, strict), fed every message:
+  the seat and token, the last ``table`` message, the round's *mirror* (the last
+  snapshot's view with every later event applied to it, each event checked against it:
+  the card played was the one shown at its source, the pile fits, ...); anything that
+  does not add up, or is no message the protocol's structs write back the same, goes to
+  ``problems``.
 * :func:`choose` is the simple policy the test players follow: play a visible card that
   fits a pile (or a 1), else turn the hand, and vote once the whole hand has been turned
   without the center changing.
@@ -29,7 +32,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import itertools
 import json
 import time
@@ -37,6 +39,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 import websockets
 from inprocess import AppServer
@@ -44,9 +47,10 @@ from inprocess import AppServer
 import realserver
 from ligretto import protocol
 from ligretto.client.mirror import Area, Mirror, wire_pile
+from ligretto.client.session import Session
 from ligretto.testkit.scans import card_mentions
 from realserver import COUNTDOWN_S, running
-from wire import apply_events, hidden_keys
+from wire import hidden_keys
 
 ACT_GAP_S = 0.055
 """Seconds between two messages of one client: about 18 per second, under the 20/s limit."""
@@ -62,6 +66,8 @@ WAIT_S = 5.0
 
 Message = dict[str, Any]
 Matcher = str | Callable[[Message], bool] | None
+FROM_SESSION = frozenset(("seat", "token", "round"))
+"""What a test reads of a client that is its session's as it is."""
 
 
 # --- the server process ------------------------------------------------------------------
@@ -142,16 +148,39 @@ class Client:
         self.raw: list[str] = []
         self.closed = False
         self.close_code: int | None = None
-        self.seat: int | None = None
-        self.token: str | None = None
-        self.table: Message | None = None
-        self.view: dict[str, Any] | None = None
-        self.round = 0
-        self.problems: list[str] = []
+        self.session = Session(strict=True)
+        """Who this client is at its table and what it knows of it (``hello`` sets who)."""
+        self.unreadable: list[str] = []
+        """Messages the protocol's structs do not read, or write back otherwise."""
         self.ids = 0
         self.last_send = 0.0
         self.barriers = 0
         self._arrived = asyncio.Event()
+
+    # --- what the session knows ----------------------------------------------------------
+
+    def __getattr__(self, name: str) -> Any:
+        """``seat``, ``token``, ``round``: the session's."""
+        if name in FROM_SESSION:
+            return getattr(self.session, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @property
+    def table(self) -> Message | None:
+        """The last ``table`` message, as received."""
+        table = self.session.table
+        return None if table is None else dict(msgspec.to_builtins(table))
+
+    @property
+    def view(self) -> dict[str, Any] | None:
+        """The round as this client sees it: the last snapshot with every later event applied."""
+        mirror = self.session.mirror
+        return None if mirror is None else mirror.to_dict()
+
+    @property
+    def problems(self) -> list[str]:
+        """Every message that did not read back, every event that did not fit the mirror."""
+        return self.unreadable + [f"{self.label}: {problem}" for problem in self.session.problems]
 
     # --- connection -------------------------------------------------------------------
 
@@ -186,8 +215,7 @@ class Client:
                     continue
                 self.raw.append(text)
                 self.messages.append(message)
-                self._check_struct(text, message)
-                self._track(message)
+                self._receive(text, message)
                 self._wake()
         except websockets.ConnectionClosed:
             pass
@@ -202,33 +230,16 @@ class Client:
         arrived, self._arrived = self._arrived, asyncio.Event()
         arrived.set()
 
-    def _check_struct(self, text: str, message: Message) -> None:
-        """Every message is one of the protocol's structs, which writes it back the same."""
+    def _receive(self, text: str, message: Message) -> None:
+        """The session reads every message; each is one of the protocol's structs, which
+        writes it back the same."""
         try:
-            typed = protocol.decode_server(text)
+            typed = self.session.receive(text)
         except protocol.ProtocolError as error:
-            self.problems.append(f"{self.label}: {error}")
+            self.unreadable.append(f"{self.label}: {error}")
             return
         if json.loads(protocol.encode(typed)) != message:
-            self.problems.append(f"{self.label}: {type(typed).__name__} writes another message than {message}")
-
-    def _track(self, message: Message) -> None:
-        kind = message.get("type")
-        if kind == "welcome":
-            self.seat, self.token = message["seat"], message["token"]
-        elif kind == "table":
-            self.table = message
-        elif kind == "snapshot":
-            self.view = copy.deepcopy(message["view"])
-            self.round = message["round"]
-        elif kind == "events":
-            if self.view is None or message["round"] != self.round:
-                self.problems.append(f"{self.label}: events without a snapshot of their round: {message}")
-                return
-            before = len(self.problems)
-            apply_events(self.view, message["events"], self.problems)
-            for i in range(before, len(self.problems)):
-                self.problems[i] = f"{self.label}: {self.problems[i]}"
+            self.unreadable.append(f"{self.label}: {type(typed).__name__} writes another message than {message}")
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -256,18 +267,12 @@ class Client:
         watch: bool = False,
         profile: str | None = None,
     ) -> Message:
-        """Say hello (``profile``: a profile's secret); returns the welcome (or the error)."""
-        message: Message = {"type": "hello", "v": 1, "code": code}
-        if profile is not None:
-            message["profile"] = profile
-        if name is not None:
-            message["name"] = name
-        if token is not None:
-            message["token"] = token
-        if watch:
-            message["watch"] = True
+        """Say the session's hello, as who it is told (``profile``: a profile's secret);
+        returns the welcome (or the error)."""
+        session = self.session
+        session.code, session.name, session.token, session.watch, session.profile = code, name, token, watch, profile
         mark = len(self.messages)
-        await self.send(message)
+        await self.send(session.connect())
         return await self.wait_for(lambda m: m["type"] in ("welcome", "error"), since=mark)
 
     async def join(self, code: str, name: str | None = None, *, token: str | None = None) -> Client:
@@ -286,10 +291,10 @@ class Client:
         return self
 
     async def act(self, action: Message, *, timeout: float = WAIT_S, paced: bool = True) -> Message:
-        """Send one act and wait for its ack (or error) with the same id."""
-        ident = self.next_id()
-        await self.send({"type": "act", "id": ident, "action": action}, paced=paced)
-        answer = await self.answer(ident, timeout=timeout)
+        """Send one act (in flight in the session) and wait for its ack (or error) with the same id."""
+        act = self.session.act(action, self.next_id())
+        await self.send(act, paced=paced)
+        answer = await self.answer(act["id"], timeout=timeout)
         if answer["type"] == "ack" and answer["applied"]:
             # The server queues the events of an applied act right behind its ack: wait for
             # them, so the mirror shows the act before the next decision.
@@ -392,10 +397,11 @@ class Client:
         stuck = stuck or Stuck()
         answers = []
         for _ in range(steps):
-            assert self.view is not None and self.seat is not None
-            if self.view["ending"] is not None:
+            view = self.view
+            assert view is not None and self.seat is not None
+            if view["ending"] is not None:
                 break
-            action = stuck.choose(self.view, self.seat)
+            action = stuck.choose(view, self.seat)
             if action is None:  # voted: only a message (events, round_over) changes that
                 await self.next_arrival(0.1)
                 continue
@@ -413,10 +419,11 @@ class Client:
         sent = 0
         round_number = self.round
         while time.monotonic() < deadline:
-            assert self.view is not None and self.seat is not None
-            if self.view["ending"] is not None or self.find("round_over", round=round_number):
+            view = self.view
+            assert view is not None and self.seat is not None
+            if view["ending"] is not None or self.find("round_over", round=round_number):
                 return sent
-            action = stuck.choose(self.view, self.seat)
+            action = stuck.choose(view, self.seat)
             if action is None:  # voted: only a message (events, round_over) changes that
                 await self.next_arrival(max(0.0, deadline - time.monotonic()))
                 continue

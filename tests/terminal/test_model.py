@@ -48,7 +48,7 @@ def test_the_mirror_follows_the_engine_through_a_whole_round(preset: str, player
 def playing(model: TableModel, game: Round) -> TableModel:
     model.receive(snapshot(game, 0))
     model.phase = Phase.PLAYING
-    model.rules = game.rules.to_dict()
+    model.session.rules = game.rules
     return model
 
 
@@ -109,6 +109,7 @@ def test_a_refusal_names_who_was_faster_and_reactions_are_shown() -> None:
                 {"seat": 0, "name": "Tess", "bot": None, "connected": True, "stand_in": False, "ready": False},
                 {"seat": 1, "name": "Alice", "bot": None, "connected": True, "stand_in": False, "ready": False},
             ],
+            "arbitration": "fair", "window_ms": 200, "rated": False, "match": 1,
         }
     )  # fmt: skip
     assert model.turn() is not None and model.turn() is not None and model.turn() is not None
@@ -136,7 +137,8 @@ def test_no_action_before_go_or_after_the_end() -> None:
 
 
 def test_the_countdown_uses_the_clock_offset_of_the_shortest_ping() -> None:
-    model = TableModel(phase=Phase.COUNTDOWN, start_at=1000.0)
+    model = TableModel(start_at=1000.0)
+    model.phase = Phase.COUNTDOWN
     model.receive({"type": "pong", "t": 10.0, "server_t": 990.5}, now=11.0)  # trip 1 s: offset 980
     model.receive({"type": "pong", "t": 20.0, "server_t": 995.1}, now=20.2)  # trip 0.2 s: offset 975
     assert model.clock_offset == pytest.approx(975.0)
@@ -218,10 +220,11 @@ def _at_table(seat: int | None, **judging: object) -> TableModel:
                 {"seat": i, "name": name, "bot": None, "connected": True, "stand_in": False, "ready": False}
                 for i, name in enumerate(names)
             ],
+            "arbitration": "fair", "window_ms": 200, "rated": False, "match": 1,
             **judging,
         }
     )  # fmt: skip
-    model.seat = seat
+    assert model.seat == seat
     return model
 
 
@@ -284,4 +287,4 @@ def test_the_table_message_says_how_races_are_judged() -> None:
     assert _at_table(0, arbitration="fair", window_ms=80).judging == "fair, window 80 ms"
     assert _at_table(0, arbitration="fair", window_ms=0).judging == "fair, window 0 ms"
     assert _at_table(0, arbitration="arrival", window_ms=80).judging == "by arrival"
-    assert _at_table(0).judging is None, "a server that does not say"
+    assert TableModel().judging is None, "before the table says"

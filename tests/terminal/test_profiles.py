@@ -173,10 +173,10 @@ def test_the_profile_goes_in_every_hello_and_the_match_is_filed_under_it(
     async def scenario() -> None:
         remote.start(seen.append)
         await _until(lambda: any(m["type"] == "welcome" for m in seen), "the welcome", seen)
-        assert remote._hello()["profile"] == remote.profile is not None
+        assert remote._hello()["profile"] == remote.session.profile is not None
         (connected,) = [m for m in seen if m["type"] == "connection"]
         assert connected["message"].endswith(": seat 1 (a new profile Tess)")
-        assert remote.profile not in connected["message"]  # the secret is never shown
+        assert remote.session.profile not in connected["message"]  # the secret is never shown
         remote.send({"type": "add_bot", "strategy": "smart", "level": "beginner"})
         remote.send({"type": "start"})
         await _until(lambda: any(m["type"] == "snapshot" for m in seen), "the deal", seen)
@@ -187,14 +187,14 @@ def test_the_profile_goes_in_every_hello_and_the_match_is_filed_under_it(
             "type": "hello",
             "v": 1,
             "code": code,
-            "profile": remote.profile,
-            "token": remote.token,
+            "profile": remote.session.profile,
+            "token": remote.session.token,
         }
         await remote.close()
 
     arun(scenario())
     kept = file.get(server.url)
-    assert kept is not None and kept.secret == remote.profile
+    assert kept is not None and kept.secret == remote.session.profile
     request = urllib.request.Request(f"{server.url}/api/profiles/{kept.id}/matches")
     request.add_header("Authorization", f"Bearer {kept.secret}")  # its owner sees a private table's code
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -228,7 +228,7 @@ def test_a_profile_deleted_before_the_hello_is_forgotten_and_the_seat_taken(
     async def scenario() -> None:
         remote.start(seen.append)
         await _until(lambda: any(m["type"] == "welcome" for m in seen), "the welcome", seen)
-        assert remote.profile is None and file.get(server.url) is None
+        assert remote.session.profile is None and file.get(server.url) is None
         (connected,) = [m for m in seen if m["type"] == "connection"]
         assert connected["message"].endswith("seat 1 (without a profile: the server no longer knows it)")
         assert all(m["type"] != "error" for m in seen)  # handled by the client, not shown as an error
@@ -257,7 +257,11 @@ def test_a_profile_seated_on_another_device_watches(server: ServerProcess, tmp_p
         second.start(watching.append)
         await _until(lambda: any(m["type"] == "welcome" for m in watching), "the second welcome", watching)
         (welcome,) = [m for m in watching if m["type"] == "welcome"]
-        assert welcome["seat"] is None and second.watching and second.profile == first.profile is not None
+        assert (
+            welcome["seat"] is None
+            and second.session.watch
+            and second.session.profile == first.session.profile is not None
+        )
         assert [m["state"] for m in watching if m["type"] == "connection"] == ["watching", "connected"]
         await first.close()
         await second.close()
@@ -283,7 +287,7 @@ def test_the_seat_and_the_profile_take_the_joining_name(server: ServerProcess, t
     async def scenario() -> None:
         remote.start(seen.append)
         await _until(lambda: any(m["type"] == "welcome" for m in seen), "the welcome", seen)
-        assert remote.profile == secret
+        assert remote.session.profile == secret
         (connected,) = [m for m in seen if m["type"] == "connection"]
         assert connected["message"].endswith(": seat 1 (profile Tessa, renamed from Tess)")
         await remote.close()

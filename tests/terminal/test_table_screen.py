@@ -41,9 +41,11 @@ SHEET = {
                 {"center": 15, "stack": 0, "score": 15},
             ],
             "totals": [1, 0, 15],
+            "winners": [2],
         }
     ],
     "totals": [1, 0, 15],
+    "places": [2, 3, 1],
 }
 TABLE = {
     "type": "table",
@@ -58,6 +60,10 @@ TABLE = {
     "start_at": 1795962803.75,
     "sheet": SHEET,
     "winners": None,
+    "arbitration": "fair",
+    "window_ms": 200,
+    "rated": False,
+    "match": 1,
 }
 VIEW = {
     "viewer": 0,
@@ -190,9 +196,11 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
                         {"center": 20, "stack": 0, "score": 20},
                     ],
                     "totals": [5, 0, 35],
+                    "winners": [2],
                 },
             ],
             "totals": [5, 0, 35],
+            "places": [2, 3, 1],
         },
     }
     round_over = {

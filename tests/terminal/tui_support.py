@@ -13,6 +13,7 @@ from textual.app import App
 from textual.pilot import Pilot
 
 from ligretto.client.clocksync import ClockSync
+from ligretto.client.session import Session
 from ligretto.terminal.model import Phase, TableModel
 from ligretto.terminal.transport import Deliver
 
@@ -109,6 +110,7 @@ class Replay:
         self.messages = messages
         self.sent: list[dict[str, Any]] = []
         self.deliver: Deliver | None = None
+        self.session = Session()
 
     def start(self, deliver: Deliver, clock: ClockSync | None = None) -> None:
         self.deliver = deliver

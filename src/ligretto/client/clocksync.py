@@ -23,6 +23,7 @@ from statistics import median
 from typing import Any
 
 from ligretto.protocol.limits import MAX_HELD_S
+from ligretto.protocol.server import Pong
 
 Message = dict[str, Any]
 
@@ -83,9 +84,13 @@ class ClockSync:
         """The local time ``now`` on the estimate of the server's clock."""
         return now + self.offset
 
-    def ponged(self, message: Message, now: float) -> None:
-        """A ``pong`` arrived at local time ``now``: its round trip and offset are kept."""
-        sent, server_t = float(message["t"]), float(message["server_t"])
+    def ponged(self, message: Pong | Message, now: float) -> None:
+        """A ``pong`` (read, or its plain JSON object) arrived at local time ``now``: its
+        round trip and offset are kept."""
+        if isinstance(message, Pong):
+            sent, server_t = message.t, message.server_t
+        else:
+            sent, server_t = float(message["t"]), float(message["server_t"])
         self.last_pong = (server_t, now)
         trip = now - sent
         if trip >= 0:  # a local clock set back meanwhile measured nothing

@@ -12,6 +12,10 @@ both players vote the round over, get ready, and the next round's countdown is a
 each countdown checked on its own.  Frames past the largest the server reads are sent by
 the second person at the end (each must close its connection with 1009), who comes back
 with their seat token.
+
+Each connection is a client session (:class:`ligretto.client.Session`: its hello, the
+seat's token, the table and its phase, the round as a newcomer sees it); the malformed
+messages themselves go out as the raw frames they are.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from ligretto.client.session import Session
 from ligretto.harness.kinds import FRAME_BYTES, KINDS, Message
 from ligretto.harness.probes import drain, http
+from ligretto.protocol import Ack, Error, Go, Phase, Pong, ServerMessage, TableState, Welcome
 
 TOO_BIG = 1009
 """The close code of a frame past the largest the server reads."""
@@ -59,39 +65,44 @@ class Tally:
         kinds[kind] = kinds.get(kind, 0) + n
 
 
-async def join(
-    ws_url: str, code: str, *, name: str | None = None, token: str | None = None
-) -> tuple[ClientConnection, str]:
-    """A seat at table ``code`` by name (or back by ``token``): the connection and its token."""
+async def join(ws_url: str, session: Session) -> ClientConnection:
+    """A new connection of ``session`` (a seat by name, or back by its token), welcomed."""
     ws = await connect(ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
-    hello: dict[str, Any] = {"type": "hello", "v": 1, "code": code}
-    hello |= {"name": name} if token is None else {"token": token}
-    await ws.send(json.dumps(hello))
-    welcome = await until(ws, lambda m: m["type"] in ("welcome", "error"))
-    if welcome["type"] == "error":
-        raise RuntimeError(f"could not join {code}: {welcome['code']}")
-    return ws, str(welcome["token"])
+    await ws.send(json.dumps(session.connect()))
+    answer = await until(ws, session, lambda m: isinstance(m, Welcome | Error))
+    if isinstance(answer, Error):
+        raise RuntimeError(f"could not join {session.code}: {answer.code}")
+    return ws
 
 
-async def until(ws: ClientConnection, match: Callable[[dict[str, Any]], bool], timeout: float = 15.0) -> dict[str, Any]:
+async def until(
+    ws: ClientConnection, session: Session, match: Callable[[ServerMessage], bool], timeout: float = 15.0
+) -> ServerMessage:
+    """The next message ``match`` takes (each one fed to ``session`` on the way)."""
     while True:
-        message = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+        message = session.receive(await asyncio.wait_for(ws.recv(), timeout))
         if match(message):
-            return message  # type: ignore[no-any-return]
+            return message
 
 
-def refusal(message: dict[str, Any]) -> str | None:
+def refusal(message: ServerMessage) -> str | None:
     """The code of a refusal (``error``, or an ``ack`` refused: its reason), else ``None``."""
-    if message["type"] == "error":
-        return str(message["code"])
-    if message["type"] == "ack" and message["applied"] is False:
-        return str(message.get("reason"))
+    if isinstance(message, Error):
+        return message.code
+    if isinstance(message, Ack) and message.applied is False:
+        return str(message.reason)
     return None
 
 
-async def _keep(ws: ClientConnection) -> None:
+async def _keep(ws: ClientConnection, session: Session) -> None:
     """A quiet person: reads what comes, pings every second (the silence deadline is 6 s)."""
-    reader = asyncio.create_task(drain(ws))
+
+    async def read() -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for raw in ws:
+                session.receive(raw)
+
+    reader = asyncio.create_task(read())
     try:
         while not reader.done():
             await ws.send(json.dumps({"type": "ping", "t": -1.0}))
@@ -109,8 +120,9 @@ class Attacker:
         self.base, self.ws_url, self.phase, self.rng, self.tally = base, ws_url, phase, rng, tally
         self.code = ""
         self.ws: ClientConnection | None = None
+        self.session = Session(name="attacker")
         self.quiet: ClientConnection | None = None
-        self.quiet_token = ""
+        self.quiet_session = Session(name="quiet")
         self.keeper: asyncio.Task[None] | None = None
         self.start_at = 0.0
         self.window_end = 0.0
@@ -126,40 +138,43 @@ class Attacker:
         """The table made, both seated, the match brought to this attacker's phase."""
         options = {"match_end": ROUNDS.get(self.phase, MATCH_END)}
         reply = await asyncio.to_thread(http, f"{self.base}/api/tables", {"seats": 2, "options": options})
-        self.code = json.loads(reply)["code"]
-        self.ws, _token = await join(self.ws_url, self.code, name="attacker")
-        self.quiet, self.quiet_token = await join(self.ws_url, self.code, name="quiet")
-        self.keeper = asyncio.create_task(_keep(self.quiet))
+        self.code = self.session.code = self.quiet_session.code = json.loads(reply)["code"]
+        self.ws = await join(self.ws_url, self.session)
+        self.quiet = await join(self.ws_url, self.quiet_session)
+        self.keeper = asyncio.create_task(_keep(self.quiet, self.quiet_session))
         if self.phase != "lobby":
             await self.ws.send(json.dumps({"type": "start"}))
             await self._countdown_begun()
         if self.phase not in ("lobby", "countdown"):
-            await until(self.ws, lambda m: m["type"] == "go")
+            await until(self.ws, self.session, lambda m: isinstance(m, Go))
         if self.phase in ("scoring", "over"):
             await self._vote_round_over()
         await self._send([])  # what the table sent so far is read: only answers come now
 
     async def _countdown_begun(self) -> None:
         assert self.ws is not None
-        table = await until(self.ws, lambda m: m["type"] == "table" and m["phase"] == "countdown")
+        await until(self.ws, self.session, lambda m: isinstance(m, TableState) and m.phase is Phase.COUNTDOWN)
+        assert self.session.table is not None and self.session.table.start_at is not None
         now = time.time()
         self.go_seen = False
-        self.start_at = float(table["start_at"])
+        self.start_at = self.session.table.start_at
         # Attack until well before go (a batch and a spectator's look must fit before it).
         self.window_end = self.start_at - max(0.15, 0.4 * (self.start_at - now))
 
     async def _vote_round_over(self) -> None:
         """Both vote: the round is over (a stalemate by vote), the score sheet shown."""
         assert self.ws is not None and self.quiet is not None
-        await self.ws.send(json.dumps({"type": "act", "id": "vote", "action": {"kind": "vote"}}))
-        await self.quiet.send(json.dumps({"type": "act", "id": "vote", "action": {"kind": "vote"}}))
-        await until(self.ws, lambda m: m["type"] == "table" and m["phase"] in ("scoring", "over"))
+        await self.ws.send(json.dumps(self.session.act({"kind": "vote"})))
+        await self.quiet.send(json.dumps(self.quiet_session.act({"kind": "vote"})))
+        await until(
+            self.ws, self.session, lambda m: isinstance(m, TableState) and m.phase in (Phase.SCORING, Phase.OVER)
+        )
 
     async def _next_countdown(self) -> None:
         """From a countdown that ran out: the round played to its end, the next dealt."""
         assert self.ws is not None and self.quiet is not None
         if not self.go_seen:  # (a batch past the window may have read it)
-            await until(self.ws, lambda m: m["type"] == "go")
+            await until(self.ws, self.session, lambda m: isinstance(m, Go))
         await self._vote_round_over()
         await self.ws.send(json.dumps({"type": "ready"}))
         await self.quiet.send(json.dumps({"type": "ready"}))
@@ -167,16 +182,15 @@ class Attacker:
         await self._send([])
         self.tally.countdowns += 1
 
-    async def view(self) -> Any:
+    async def view(self) -> tuple[TableState | None, dict[str, Any] | None]:
         """The table and its round as a newcomer spectator sees them."""
+        newcomer = Session(self.code, watch=True)
         ws = await connect(self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
         try:
-            await ws.send(json.dumps({"type": "hello", "v": 1, "code": self.code, "watch": True}))
+            await ws.send(json.dumps(newcomer.connect()))
             await ws.send(json.dumps({"type": "ping", "t": 0.0}))
-            seen: dict[str, Any] = {}
-            while (message := json.loads(await asyncio.wait_for(ws.recv(), 15.0)))["type"] != "pong":
-                seen[message["type"]] = message
-            return seen.get("table"), seen.get("snapshot", {}).get("view")
+            await until(ws, newcomer, lambda m: isinstance(m, Pong))
+            return newcomer.table, None if newcomer.mirror is None else newcomer.mirror.to_dict()
         finally:
             await ws.close()
 
@@ -206,9 +220,9 @@ class Attacker:
                 await asyncio.sleep(max(0.0, (n + 1) / rate - (time.monotonic() - start)))
         await self._compare(before)
 
-    async def _compare(self, before: Any) -> None:
+    async def _compare(self, before: tuple[TableState | None, dict[str, Any] | None]) -> None:
         after = await self.view()
-        if self.phase == "countdown" and (after[0] or {}).get("phase") != "countdown":
+        if self.phase == "countdown" and (after[0] is None or after[0].phase is not Phase.COUNTDOWN):
             return  # go came first: the round started, nothing to compare
         self.tally.views_compared += 1
         self.tally.state_changes += before != after
@@ -243,11 +257,10 @@ class Attacker:
         answers: list[str] = []
         others, go = 0, False
         while True:
-            message = json.loads(await asyncio.wait_for(ws.recv(), 30.0))
-            kind = message["type"]
-            if kind == "pong" and message["t"] == self.barrier:
+            message = self.session.receive(await asyncio.wait_for(ws.recv(), 30.0))
+            if isinstance(message, Pong) and message.t == self.barrier:
                 return answers, others, go
-            if kind == "go":
+            if isinstance(message, Go):
                 go = self.go_seen = True
             elif (code := refusal(message)) is not None:
                 answers.append(code)
@@ -269,14 +282,14 @@ class Attacker:
             await asyncio.wait_for(drain(quiet), 15.0)
         await quiet.close()
         code = quiet.close_code
-        try:
-            self.quiet, _ = await join(self.ws_url, self.code, token=self.quiet_token)
-            await until(self.quiet, lambda m: m["type"] == "table")
+        try:  # back with the seat's token
+            self.quiet = await join(self.ws_url, self.quiet_session)
+            await until(self.quiet, self.quiet_session, lambda m: isinstance(m, TableState))
         except (RuntimeError, OSError, ConnectionClosed, TimeoutError):
             code = None
         if code != TOO_BIG:
             tally.count(tally.odd, self.phase, "frame_too_big")
-        self.keeper = asyncio.create_task(_keep(self.quiet))
+        self.keeper = asyncio.create_task(_keep(self.quiet, self.quiet_session))
 
     async def invalid_utf8(self) -> int | None:
         """A text frame that is not UTF-8, on a fresh connection: the close code."""

@@ -1,8 +1,9 @@
 """The clients of ``ligretto loadtest``: one real WebSocket per player, playing like a person.
 
-A :class:`Client` joins a table, keeps the client model of the round
-(:class:`ligretto.client.Mirror`) from its snapshot and the ``events`` it receives,
-chooses with the greedy bot's own strategy (``bots.strategies``, through
+A :class:`Client` joins a table with the Python clients' one session
+(:class:`ligretto.client.Session`: its hello, its seat, the table, the round's
+:class:`~ligretto.client.Mirror` kept from the snapshot and the ``events``, each act in
+flight and its answer), chooses with the greedy bot's own strategy (``bots.strategies``, through
 :class:`ligretto.client.MirrorObservation`: a card that fits a pile, row, then stack, then
 discard; else turn the hand; vote once stuck; or another: ``ClientSettings.strategy``),
 waits a human reaction time for that kind of move, sends the action and waits for its
@@ -30,9 +31,21 @@ from ligretto.bots.reaction import LEVELS, MOVE_OF, DelaySampler, Move
 from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, Strategy
 from ligretto.client.mirror import Mirror
 from ligretto.client.observation import MirrorObservation, action_message
+from ligretto.client.session import ActId, Answer, Session
 from ligretto.engine.rules import RuleSet
 from ligretto.harness.figures import Figures
-from ligretto.protocol import KEEPALIVE_S
+from ligretto.protocol import (
+    KEEPALIVE_S,
+    Ack,
+    Error,
+    Events,
+    Go,
+    RoundOver,
+    ServerMessage,
+    Snapshot,
+    TableState,
+    Welcome,
+)
 
 MIN_DELAY_S = 0.06
 """No client sends faster than this (the server's rate limit is 20 messages a second)."""
@@ -43,7 +56,6 @@ BENIGN = frozenset(("not_playing", "countdown"))
 ENDED = "round_over"
 """The refusal of an act held for rivals (fair judging) while the round ended: late too."""
 
-_decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
 
@@ -129,7 +141,7 @@ class TableRun:
 
 
 class Client:
-    """One player: a WebSocket, a mirror of its cards, a reader task and a player task."""
+    """One player: a WebSocket, its session at the table, a reader task and a player task."""
 
     def __init__(self, table: TableRun, index: int, settings: ClientSettings, figures: Figures) -> None:
         self.table = table
@@ -139,19 +151,16 @@ class Client:
         level = LEVELS[settings.level]
         self.delays = DelaySampler(level, random.Random(f"{settings.seed}:{table.code}:{index}"))
         self.ws: ClientConnection | None = None
-        self.seat: int | None = None
-        self.round = 0
-        self.mirror: Mirror | None = None
-        self.rules = RuleSet()
+        self.session = Session(table.code, name=self.name)
         self.strategy: Strategy = GreedyStrategy(random.Random(0))
         self.playing = asyncio.Event()
         self.joined: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self.stopping = False
         self.in_flight = False
-        self.next_id = 0
-        self.act_id = -1
+        self.act_id: ActId | None = None
+        """The id of the act in flight (or the last one sent)."""
         self.act_sent = 0.0
-        self.ack: asyncio.Future[dict[str, Any]] | None = None
+        self.ack: asyncio.Future[Answer] | None = None
         self.own_events: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.player: asyncio.Task[None] | None = None
@@ -182,7 +191,7 @@ class Client:
         self.reader = asyncio.create_task(self._read())
         self.pinger = asyncio.create_task(self._keep_alive())
         try:
-            await self.send({"type": "hello", "v": 1, "code": self.table.code, "name": self.name})
+            await self.send(self.session.connect())
             return await asyncio.wait_for(asyncio.shield(self.joined), settings.timeout)
         except (TimeoutError, ConnectionClosed) as error:
             self.figures.error("join", f"{type(error).__name__} {error}")
@@ -209,7 +218,8 @@ class Client:
         assert self.ws is not None
         try:
             async for raw in self.ws:
-                self._receive(_decode(raw), time.perf_counter())
+                arrived = time.perf_counter()
+                self._receive(self.session.receive(raw), arrived)
         except ConnectionClosed as closed:
             if not self.stopping:
                 self.figures.error("unexpected_close", f"{self.name}: {closed}")
@@ -223,45 +233,33 @@ class Client:
                 if future is not None and not future.done():
                     future.cancel()
 
-    def _receive(self, message: dict[str, Any], now: float) -> None:
+    def _receive(self, message: ServerMessage, now: float) -> None:
+        """What this player does about a message its session has just applied."""
         self.figures.messages_received += 1
-        kind = message["type"]
-        if kind == "events":
+        if isinstance(message, Events):
             self._events(message, now)
-        elif kind == "ack":
-            if message["id"] == self.act_id and self.ack is not None and not self.ack.done():
-                self.ack.set_result(message)
-        elif kind == "snapshot":
-            self.round = message["round"]
-            self.mirror = Mirror.from_view(message["view"])
-            self.seat = self.mirror.viewer
+        elif isinstance(message, Ack | Error):
+            self._answered(message)
+        elif isinstance(message, Snapshot):
             # One strategy instance plays one seat for one round (bots/strategies.py).
             strategy = STRATEGIES[self.settings.strategy]
-            self.strategy = strategy(random.Random(f"{self.settings.seed}:{self.name}:{self.round}"))
-        elif kind == "go":
+            self.strategy = strategy(random.Random(f"{self.settings.seed}:{self.name}:{self.session.round}"))
+        elif isinstance(message, Go):
             self.playing.set()
-        elif kind == "round_over":
+        elif isinstance(message, RoundOver):
             self.playing.clear()
-            if self.seat == self.table.host_seat:
+            if self.session.seat == self.table.host_seat:
                 self.figures.rounds_completed += 1
-            if not message["match_over"]:
+            if not message.match_over:
                 asyncio.create_task(self._ready())  # noqa: RUF006 (short-lived, errors handled inside)
-        elif kind == "table":
-            self.table.host_seat = message["host"]
-            with contextlib.suppress(ValueError, TypeError, KeyError):  # a RuleError is a ValueError
-                self.rules = RuleSet.from_dict(message["rules"])
-        elif kind == "welcome":
-            self.seat = message["seat"]
-            if not self.joined.done():
-                self.joined.set_result(True)
-        elif kind == "error":
-            self._error(message)
+        elif isinstance(message, TableState):
+            self.table.host_seat = message.host
+        elif isinstance(message, Welcome) and not self.joined.done():
+            self.joined.set_result(True)
 
-    def _events(self, message: dict[str, Any], now: float) -> None:
-        if self.mirror is not None and message["round"] == self.round:
-            self.mirror.apply(message["events"])
-        key, by = (message["round"], message["seq"]), message["by"]
-        if by == self.seat:
+    def _events(self, message: Events, now: float) -> None:
+        key, by = (message.round, message.seq), message.by
+        if by == self.session.seat:
             self.table.came_back(by, key, self.act_sent)
             if self.own_events is not None and not self.own_events.done():
                 self.own_events.set_result(None)
@@ -273,13 +271,16 @@ class Client:
             self.figures.fanout_sent.append(sent)
             self.figures.fanout_latency.append(now - sent)
 
-    def _error(self, message: dict[str, Any]) -> None:
-        if message.get("id") == self.act_id and self.ack is not None and not self.ack.done():
-            self.ack.set_result(message)
+    def _answered(self, message: Ack | Error) -> None:
+        """The act in flight answered (its ack, or an error with its id); any other error counted."""
+        answer = self.session.answered
+        if answer is not None and answer.ident == self.act_id and self.ack is not None and not self.ack.done():
+            self.ack.set_result(answer)
             return
-        if not self.joined.done():
-            self.joined.set_result(False)
-        self.figures.error(f"server:{message['code']}", f"{self.name}: {message['message']}")
+        if isinstance(message, Error):
+            if not self.joined.done():
+                self.joined.set_result(False)
+            self.figures.error(f"server:{message.code}", f"{self.name}: {message.message}")
 
     async def _ready(self) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -295,17 +296,17 @@ class Client:
         delay = self.delays.delay
         while not self.stopping:
             await self.playing.wait()
-            if self.mirror is None:
+            if self.session.mirror is None:
                 await asyncio.sleep(0.05)
                 continue
-            round_number = self.round
+            round_number = self.session.round
             choice = self._choose()
             if choice is None:
                 await asyncio.sleep(max(delay(Move.LOOK) / speed, MIN_DELAY_S))
                 continue
             move, action = choice
             await asyncio.sleep(max(delay(move) / speed, MIN_DELAY_S))
-            if self.stopping or not self.playing.is_set() or self.round != round_number:
+            if self.stopping or not self.playing.is_set() or self.session.round != round_number:
                 continue
             try:
                 await self._act(action)
@@ -313,9 +314,10 @@ class Client:
                 return
 
     def _choose(self) -> tuple[Move, dict[str, Any]] | None:
-        if self.mirror is None or self.seat is None:
+        session = self.session
+        if session.mirror is None or session.seat is None:
             return None
-        return choose(self.strategy, self.mirror, self.seat, self.rules)
+        return choose(self.strategy, session.mirror, session.seat, session.rules)
 
     async def _act(self, action: dict[str, Any]) -> None:
         """Send one action and wait for its ack (and, if applied, its events)."""
@@ -323,17 +325,17 @@ class Client:
         loop = asyncio.get_running_loop()
         self.in_flight = True
         try:
-            self.next_id += 1
-            self.act_id = self.next_id
             self.ack = loop.create_future()
             self.own_events = loop.create_future()
             self.act_sent = sent = time.perf_counter()
             figures.sent.append(sent)
-            if self.seat is not None:
-                self.table.in_flight[self.seat] = sent
-            await self.send(self.act_message(action))
+            if self.session.seat is not None:
+                self.table.in_flight[self.session.seat] = sent
+            message = self.act_message(action)
+            self.act_id = message["id"]
+            await self.send(message)
             try:
-                reply = await asyncio.wait_for(self.ack, timeout)
+                answer = await asyncio.wait_for(self.ack, timeout)
             except TimeoutError:
                 figures.error("ack_timeout", f"{self.name}: {action['kind']}")
                 return
@@ -341,21 +343,22 @@ class Client:
                 if self.stopping:
                     raise
                 return  # the connection closed: counted by the reader
-            if (reply["type"] == "error" or not reply["applied"]) and self.seat is not None:
-                self.table.in_flight.pop(self.seat, None)  # no events will come
-            if reply["type"] == "error":
-                if reply["code"] in BENIGN:
+            reply = answer.reply
+            if not answer.applied and self.session.seat is not None:
+                self.table.in_flight.pop(self.session.seat, None)  # no events will come
+            if isinstance(reply, Error):
+                if reply.code in BENIGN:
                     figures.late += 1
                 else:
-                    figures.error(f"server:{reply['code']}", f"{self.name}: {reply['message']}")
+                    figures.error(f"server:{reply.code}", f"{self.name}: {reply.message}")
                 return
-            if not reply["applied"] and reply["reason"] == ENDED:
+            if answer.reason == ENDED:
                 figures.late += 1
                 return
             figures.ack_sent.append(sent)
             figures.ack_latency.append(time.perf_counter() - sent)
-            if not reply["applied"]:
-                figures.refusals[reply["reason"]] = figures.refusals.get(reply["reason"], 0) + 1
+            if answer.reason is not None:
+                figures.refusals[answer.reason] = figures.refusals.get(answer.reason, 0) + 1
                 return
             try:
                 await asyncio.wait_for(self.own_events, timeout)
@@ -365,8 +368,9 @@ class Client:
             self.in_flight = False
 
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
-        """The ``act`` that sends ``action`` (``fairclient.FairClient`` stamps it)."""
-        return {"type": "act", "id": self.act_id, "action": action}
+        """The ``act`` that sends ``action``, in flight in the session from now on
+        (``fairclient.FairClient`` stamps it)."""
+        return self.session.act(action)
 
     async def close(self) -> None:
         self.stopping = True

@@ -32,6 +32,7 @@ from ligretto.client.clocksync import ClockSync, ping_gap
 from ligretto.engine.races import CAP_MS
 from ligretto.harness.client import Client, ClientSettings, TableRun
 from ligretto.harness.figures import Figures
+from ligretto.protocol import Ack, Pong, Race, RoundOver, ServerMessage, Welcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +60,10 @@ class RaceTally:
     completed: set[int] = field(default_factory=set)
     lost: list[LostRace] = field(default_factory=list)
 
-    def race(self, message: dict[str, Any]) -> None:
-        count = self.races.setdefault(message["round"], [0, 0])
+    def race(self, message: Race) -> None:
+        count = self.races.setdefault(message.round, [0, 0])
         count[0] += 1
-        count[1] += message["winner"] == self.far_seat
+        count[1] += message.winner == self.far_seat
 
     def rounds(self) -> list[tuple[int, int]]:
         """(races, won by the far seat) of every completed round, in order."""
@@ -99,40 +100,33 @@ class FairClient(Client):
         self.added: array[float] = array("d")
         """Each ack's latency beyond the connection's round trip (seconds)."""
         self.plays: Plays = {}
-        self.action: dict[str, Any] = {}
 
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
         message = super().act_message(action)
         wall = time.time()
         message["t"] = self.clock.server_time(wall) - self.lie_s
-        self.action = action
         if action["kind"] == "play" and action.get("pile") is not None:
-            self.plays[(self.round, action["pile"], str(action.get("card")))] = wall
+            self.plays[(self.session.round, action["pile"], str(action.get("card")))] = wall
         return message
 
-    def _receive(self, message: dict[str, Any], now: float) -> None:
-        kind = message["type"]
-        if kind == "pong":
+    def _receive(self, message: ServerMessage, now: float) -> None:
+        if isinstance(message, Pong):
             self.clock.ponged(message, time.time())
-        elif kind == "ack" and message["id"] == self.act_id:
-            self.added.append(now - self.act_sent - self.clock.round_trip)
-            if "by" in message and self.action.get("pile") is not None:
-                self.tally.lost.append(
-                    LostRace(
-                        self.round,
-                        self.action["pile"],
-                        str(self.action.get("card")),
-                        message["by"],
-                        message.get("by_ms"),
-                        time.time(),
-                    )
-                )
-        elif kind == "race" and self.counts:
+        elif isinstance(message, Ack):
+            answer = self.session.answered
+            if answer is not None and answer.ident == self.act_id:
+                self.added.append(now - self.act_sent - self.clock.round_trip)
+                action = answer.action
+                if message.by is not None and action.get("pile") is not None:
+                    card, round_number = str(action.get("card")), self.session.round
+                    lost = LostRace(round_number, action["pile"], card, message.by, message.by_ms, time.time())
+                    self.tally.lost.append(lost)
+        elif isinstance(message, Race) and self.counts:
             self.tally.race(message)
-        elif kind == "round_over" and self.counts:
-            self.tally.completed.add(message["round"])
-        elif kind == "welcome" and self.far:
-            self.tally.far_seat = message["seat"]
+        elif isinstance(message, RoundOver) and self.counts:
+            self.tally.completed.add(message.round)
+        elif isinstance(message, Welcome) and self.far:
+            self.tally.far_seat = message.seat
         super()._receive(message, now)
 
     async def _keep_alive(self) -> None:

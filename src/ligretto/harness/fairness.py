@@ -239,7 +239,7 @@ async def _seat(table: FairTable, index: int, pacer: Pacer) -> bool:
     if not await first.open(pacer) or not await second.open(pacer):
         first.figures.error("table_not_started", table.run.code)
         return False
-    host = first if first.seat == table.run.host_seat else second
+    host = first if first.session.seat == table.run.host_seat else second
     await host.send({"type": "start"})
     try:
         await asyncio.wait_for(host.playing.wait(), host.settings.timeout)

@@ -62,7 +62,7 @@ def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
         for table in mode.tables
         for lost in table.tally.lost
         for winner in (table.near, table.far)
-        if winner.seat == lost.winner
+        if winner.session.seat == lost.winner
     ]
     added: dict[str, array[float]] = {"near": array("d"), "far": array("d")}
     for table in mode.tables:

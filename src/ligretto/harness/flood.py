@@ -9,7 +9,9 @@ sees a client offering as many messages as it can write, all the time.  The
 flooders run in a process of their own (``python -m ligretto.harness.flood``) at the
 lowest priority (``--nice``), so they take no CPU the measuring clients want; that process
 prints ``ready`` once every flooder is at its table, floods for ``--duration`` seconds and
-prints its figures as one JSON line.
+prints its figures as one JSON line.  Who a flooder is at its table (its hello, the
+seat's token it comes back with) is its client session's (:class:`ligretto.client.Session`);
+the flood itself is raw frames, as fast as they go.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from ligretto.client.session import Session
 from ligretto.harness.probes import drain, http
 from ligretto.harness.run import server_urls
+from ligretto.protocol import Error, Go, Welcome
 
 MATCH_END = "rounds:1000"
 ACT = '{"type": "act", "id": %d, "action": {"kind": "turn"}}'
@@ -63,20 +67,19 @@ class Flooder:
         self.base = base
         self.ws_url = ws_url
         self.figures = figures
-        self.code = ""
-        self.token: str | None = None
+        self.session = Session(name="flood")
         self.ids = 0
 
     async def seat(self) -> None:
         """A table of its own with a bot, the match started and playing."""
         reply = await asyncio.to_thread(http, f"{self.base}/api/tables", {"seats": 2})
-        self.code = json.loads(reply)["code"]
+        self.session.code = json.loads(reply)["code"]
         ws = await self._join()
         try:
             await ws.send(json.dumps({"type": "add_bot", "strategy": "greedy", "level": "casual"}))
             await ws.send(json.dumps({"type": "set_rules", "options": {"match_end": MATCH_END}}))
             await ws.send(json.dumps({"type": "start"}))
-            while json.loads(await ws.recv()).get("type") != "go":
+            while not isinstance(self.session.receive(await ws.recv()), Go):
                 pass
         finally:
             await ws.close()
@@ -84,29 +87,25 @@ class Flooder:
     async def take_seat(self, code: str) -> None:
         """A seat at table ``code`` (in its lobby), someone else's to start; the connection
         let go at once (the seat stays, away), so the first player to join is the host."""
-        self.code = code
+        self.session.code = code
         ws = await self._join()
         await ws.close()
 
     async def _join(self) -> ClientConnection:
+        """A new connection, welcomed: the first takes a seat by name, the others come
+        back with its token."""
         ws = await connect(
             self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None, close_timeout=0.5
         )
         self.figures.connections += 1
-        hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
-        if self.token is None:
-            hello["name"] = "flood"
-        else:
-            hello["token"] = self.token
-        await ws.send(json.dumps(hello))
+        await ws.send(json.dumps(self.session.connect()))
         while True:
-            message = json.loads(await ws.recv())
-            if message["type"] == "welcome":
-                self.token = message["token"]
+            message = self.session.receive(await ws.recv())
+            if isinstance(message, Welcome):
                 return ws
-            if message["type"] == "error":
+            if isinstance(message, Error):
                 await ws.close()
-                raise RuntimeError(f"flooder could not join {self.code}: {message['code']}")
+                raise RuntimeError(f"flooder could not join {self.session.code}: {message.code}")
 
     async def flood(self, until: float) -> None:
         """Send as fast as the socket takes, come back when closed, until ``until``."""

@@ -6,7 +6,8 @@ process of their own at the lowest priority, so they take no CPU the players her
 take a seat at each in its lobby and let their connection go; the load test's players
 (``harness/client.py``: the client model and the greedy strategy at a human pace) join,
 the first of them host, who starts the match.  A spectator at each table keeps every
-frame it receives (for the hidden-card scan).  Then the flooders flood for ``seconds``
+frame it receives (for the hidden-card scan), a client session of its own
+(:class:`ligretto.client.Session`).  Then the flooders flood for ``seconds``
 (each sends game actions as fast as its socket takes them and comes back with its seat
 token whenever the rate limit closes it) while the players play.  The report: messages
 the flooders offered (tried), connections the rate limit closed and reconnections a
@@ -28,11 +29,13 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from ligretto.client.session import Session
 from ligretto.harness.client import Client, ClientSettings, Pacer, TableRun
 from ligretto.harness.figures import Figures, percentiles
 from ligretto.harness.probes import alive, cpu_seconds_of, http, rss_of
 from ligretto.harness.run import server_urls
 from ligretto.harness.scenario import ScenarioReport
+from ligretto.protocol import Pong
 from ligretto.testkit.scans import Frame, cards_lost
 
 MATCH_END = "rounds:1000"
@@ -64,7 +67,7 @@ async def _players(code: str, players: int, settings: ClientSettings, figures: F
     ):
         raise RuntimeError(f"the players of {code} could not all join")
     deadline = time.monotonic() + settings.timeout
-    while (host := next((c for c in table.clients if c.seat == table.host_seat), None)) is None:
+    while (host := next((c for c in table.clients if c.session.seat == table.host_seat), None)) is None:
         if time.monotonic() > deadline:
             raise RuntimeError(f"no host at {code}")
         await asyncio.sleep(0.01)  # the host's table message is on its way
@@ -79,8 +82,9 @@ async def _players(code: str, players: int, settings: ClientSettings, figures: F
 async def _spectator(ws_url: str, code: str, frames: list[Frame], stop: asyncio.Event) -> None:
     """Watch table ``code`` until ``stop``, keeping every frame (and pinging: the silence
     deadline closes a connection that sends nothing)."""
+    session = Session(code, watch=True)
     async with connect(ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None) as ws:
-        await ws.send(json.dumps({"type": "hello", "v": 1, "code": code, "watch": True}))
+        await ws.send(json.dumps(session.connect()))
         with contextlib.suppress(ConnectionClosed):
             while not stop.is_set():
                 try:
@@ -88,20 +92,19 @@ async def _spectator(ws_url: str, code: str, frames: list[Frame], stop: asyncio.
                 except TimeoutError:
                     await ws.send(json.dumps({"type": "ping", "t": 0.0}))
                     continue
-                if not str(text).startswith('{"type":"pong"'):
+                if not isinstance(session.receive(text), Pong):
                     frames.append(Frame(code, None, str(text)))
 
 
 async def final_view(ws_url: str, code: str) -> Any:
     """The round of table ``code`` as a newcomer spectator sees it (``None``: no round)."""
+    session = Session(code, watch=True)
     async with connect(ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None) as ws:
-        await ws.send(json.dumps({"type": "hello", "v": 1, "code": code, "watch": True}))
+        await ws.send(json.dumps(session.connect()))
         await ws.send(json.dumps({"type": "ping", "t": 0.0}))
-        view = None
-        while (message := json.loads(await asyncio.wait_for(ws.recv(), 15.0)))["type"] != "pong":
-            if message["type"] == "snapshot":
-                view = message["view"]
-        return view
+        while not isinstance(session.receive(await asyncio.wait_for(ws.recv(), 15.0)), Pong):
+            pass
+        return None if session.mirror is None else session.mirror.to_dict()
 
 
 async def run_table_floods(

@@ -122,7 +122,7 @@ class Kills(Watcher):
     # --- what the clients report (Watcher) -----------------------------------------------
 
     def received(self, client: Rejoiner, text: str) -> None:
-        self.frames.append(Frame(client.code, client.seat, text))
+        self.frames.append(Frame(client.code, client.session.seat, text))
 
     def acked(self, client: Rejoiner, acked: Acked) -> None:
         self.acks += 1
@@ -141,7 +141,7 @@ class Kills(Watcher):
         if not pending:
             return
         logs = read_logs(Path(self.server.db), client.code, [(a.match, a.round) for a in pending])
-        lost = acks_lost(pending, client.match, snapshot["round"], view, logs)
+        lost = acks_lost(pending, client.session.match, snapshot["round"], view, logs)
         self.acks_checked += len(pending)
         self.acks_lost += len(lost)
         self.lost += [{"code": client.code, "seat": a.seat, "round": a.round, "action": a.action} for a in lost][
@@ -377,12 +377,12 @@ async def run_kills(
             "interrupted": run.interrupted,
             "not_recovered": run.not_recovered,
             "not_recovered_tables": run.stuck,
-            "reconnections": sum(max(c.connections - 1, 0) for c in clients),
+            "reconnections": sum(max(c.session.joins - 1, 0) for c in clients),
             "reconnections_failed": sum(len(c.failed) for c in clients),
             "failures": [f for c in clients for f in c.failed][:5],
             "client_errors": [e for c in clients for e in c.errors][:5],
             "clients_not_back": not_back,
-            "mirror_problems": sum(c.problems + len((c.mirror and c.mirror.problems) or []) for c in clients),
+            "mirror_problems": sum(c.problems for c in clients),
             "server_starts": server.starts,
             "gave_up": gave_up,
         },

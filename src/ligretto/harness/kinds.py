@@ -16,14 +16,14 @@ import json
 import random
 from collections.abc import Callable
 
-from ligretto.protocol import MAX_FRAME_BYTES, MAX_MESSAGE_BYTES
+from ligretto.protocol import MAX_FRAME_BYTES, MAX_MESSAGE_BYTES, Phase
 
 Message = str | bytes
 Kind = Callable[[random.Random, str], Message]
 """A kind of malformed message: one drawn from ``rng`` for a table in ``phase``."""
 
-PHASES = ("lobby", "countdown", "playing", "scoring", "over")
-"""Every phase of a table (``server/table/seats.py``'s ``Phase``), an attacker in each."""
+PHASES = tuple(Phase)
+"""Every phase of a table (``protocol.Phase``), an attacker in each."""
 MESSAGE_BYTES = MAX_MESSAGE_BYTES
 """The largest message the server reads: longer ones are refused (``too_large``) before
 they are parsed."""

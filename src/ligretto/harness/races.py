@@ -1,8 +1,9 @@
 """The races scenario of the stress harness (issue 13, "Measured"): at every table, 2-4 real
 WebSocket clients play as fast as the rate limit lets them, and all aim for the same pile.
 
-Every client keeps the one client model of the round (:class:`ligretto.client.Mirror`) and
-plays in step with the others of its table: on each tick (``rate`` a second, under the
+Every client is the Python clients' one session (:class:`ligretto.client.Session`, strict:
+its round in the one client model, :class:`ligretto.client.Mirror`) and plays in step
+with the others of its table: on each tick (``rate`` a second, under the
 server's 20 messages a second per connection) each sends its best play at once, the play
 onto the existing pile with the lowest index that takes one of its cards (else a 1 onto a
 new pile, else it turns its hand, else it votes).  Whoever has a card for the lowest pile
@@ -29,12 +30,14 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from ligretto import protocol
 from ligretto.client.mirror import NEW_PILE, Mirror, wire_pile
+from ligretto.client.session import ActId, Answer, Session
 from ligretto.harness.acks import lies_on
 from ligretto.harness.probes import alive, http, rss_of
 from ligretto.harness.run import server_urls
@@ -97,19 +100,15 @@ async def _connect(ws_url: str) -> ClientConnection:
 
 
 class Listener:
-    """One connection at a table, player or spectator: every frame it receives is kept, the
-    round's mirror kept up to date, and each round's last view kept when the next comes."""
+    """One connection at a table, player or spectator, and its session (strict): every
+    frame it receives is kept, and each round's last view when the next comes."""
 
-    def __init__(self, code: str, ws: ClientConnection, frames: list[Frame]) -> None:
-        self.code = code
+    def __init__(self, ws: ClientConnection, frames: list[Frame], session: Session) -> None:
+        self.code = session.code
         self.ws = ws
         self.frames = frames
-        self.seat: int | None = None
-        self.round = 0
-        self.mirror: Mirror | None = None
+        self.session = session
         self.last_views: dict[int, dict[str, Any]] = {}
-        self.mirror_problems: list[str] = []
-        self.table: dict[str, Any] | None = None
         self.pongs: set[float] = set()
         """The ``t`` of every pong (a barrier's ping is marked with a negative one)."""
         self.barriers = 0
@@ -119,6 +118,14 @@ class Listener:
         self.closed_by_server: int | None = None
         """The close code, if the server closed this connection before the harness did."""
         self.reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def join(cls, ws_url: str, frames: list[Frame], session: Session) -> Self:
+        """Connect and say the session's hello; its table message is awaited."""
+        listener = cls(await _connect(ws_url), frames, session)
+        await listener.send(session.connect())
+        await listener.wait_for(lambda: session.table is not None)
+        return listener
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send, unless the connection is gone (the reader notes how it went)."""
@@ -130,10 +137,11 @@ class Listener:
         try:
             async for raw in self.ws:
                 text = raw if isinstance(raw, str) else raw.decode()
-                message = json.loads(text)
-                if message["type"] == "welcome":
-                    self.seat = message["seat"]
-                self.frames.append(Frame(self.code, self.seat, text))
+                message = protocol.decode_server(text)
+                if isinstance(message, protocol.Snapshot):
+                    self._keep_last_view()
+                self.session.receive(message)
+                self.frames.append(Frame(self.code, self.session.seat, text))
                 self.receive(message)
                 self.changed.set()
         except ConnectionClosed:
@@ -141,23 +149,14 @@ class Listener:
         if not self.closing:
             self.closed_by_server = self.ws.close_code
 
-    def receive(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        if kind == "snapshot":
-            self._keep_last_view()
-            self.round = message["round"]
-            self.mirror = Mirror.from_view(message["view"], strict=True)
-        elif kind == "events" and self.mirror is not None and message["round"] == self.round:
-            self.mirror.apply(message["events"])
-        elif kind == "table":
-            self.table = message
-        elif kind == "pong":
-            self.pongs.add(message["t"])
+    def receive(self, message: protocol.ServerMessage) -> None:
+        """What this connection does about a message its session has just applied."""
+        if isinstance(message, protocol.Pong):
+            self.pongs.add(message.t)
 
     def _keep_last_view(self) -> None:
-        if self.mirror is not None:
-            self.last_views[self.round] = self.mirror.to_dict()
-            self.mirror_problems += self.mirror.problems or []
+        if self.session.mirror is not None:
+            self.last_views[self.session.round] = self.session.mirror.to_dict()
 
     async def barrier(self) -> None:
         """Wait until everything the server had queued for this connection arrived (a ping:
@@ -176,7 +175,6 @@ class Listener:
     def finish(self) -> None:
         """Keep the current round's view as its last one."""
         self._keep_last_view()
-        self.mirror = None
 
     async def close(self) -> None:
         self.closing = True
@@ -188,12 +186,11 @@ class Listener:
 class Racer(Listener):
     """A seated client: sends its race move on every tick of its table, one at a time."""
 
-    def __init__(self, code: str, ws: ClientConnection, frames: list[Frame]) -> None:
-        super().__init__(code, ws, frames)
+    def __init__(self, ws: ClientConnection, frames: list[Frame], session: Session) -> None:
+        super().__init__(ws, frames, session)
         self.playing = False
-        self.next_id = 0
-        self.pending: tuple[int, dict[str, Any], int] | None = None
-        """The action in flight: its id, the action, its round."""
+        self.in_flight: ActId | None = None
+        """The id of the action in flight."""
         self.sent_at = 0.0
         self.applied: list[AppliedPlay] = []
         self.refusals: dict[str, int] = {}
@@ -201,32 +198,29 @@ class Racer(Listener):
         self.turns = 0
         self.ack_timeouts = 0
 
-    def receive(self, message: dict[str, Any]) -> None:
+    def receive(self, message: protocol.ServerMessage) -> None:
         super().receive(message)
-        kind = message["type"]
-        if kind == "go":
+        answer = self.session.answered
+        if isinstance(message, protocol.Go):
             self.playing = True
-        elif kind == "round_over":
+        elif isinstance(message, protocol.RoundOver):
             self.playing = False
-            if not message["match_over"]:
+            if not message.match_over:
                 asyncio.create_task(self._ready())  # noqa: RUF006 (short-lived, errors suppressed)
-        elif kind in ("ack", "error") and self.pending is not None and message.get("id") == self.pending[0]:
-            self._answered(message)
+        elif answer is not None and answer.ident == self.in_flight:
+            self._answered(answer)
 
-    def _answered(self, message: dict[str, Any]) -> None:
-        assert self.pending is not None
-        _, action, round_number = self.pending
-        self.pending = None
-        if message["type"] == "error":
-            self.refusals[message["code"]] = self.refusals.get(message["code"], 0) + 1
-        elif not message["applied"]:
-            reason = message["reason"]
+    def _answered(self, answer: Answer) -> None:
+        self.in_flight = None
+        reason, action = answer.reason, answer.action
+        if reason is not None:
             self.refusals[reason] = self.refusals.get(reason, 0) + 1
-            if reason in CONTESTED and message.get("by") not in (None, self.seat):
+            reply = answer.reply
+            if isinstance(reply, protocol.Ack) and reason in CONTESTED and reply.by not in (None, self.session.seat):
                 self.contested += 1
-        elif action["kind"] == "play" and self.seat is not None:
+        elif action["kind"] == "play" and self.session.seat is not None:
             pile = NEW_PILE if action["pile"] is None else action["pile"]
-            self.applied.append(AppliedPlay(round_number, self.seat, action["card"], pile))
+            self.applied.append(AppliedPlay(answer.round, self.session.seat, action["card"], pile))
         elif action["kind"] == "turn":
             self.turns += 1
 
@@ -237,17 +231,18 @@ class Racer(Listener):
     async def tick(self) -> None:
         """This tick's move (or a keep-alive ping)."""
         now = time.monotonic()
-        if self.pending is not None and now - self.sent_at > TIMEOUT_S:
+        if self.in_flight is not None and now - self.sent_at > TIMEOUT_S:
             self.ack_timeouts += 1
-            self.pending = None
+            self.in_flight = None
         action = None
-        if self.playing and self.pending is None and self.mirror is not None and self.seat is not None:
-            action = race_action(self.mirror, self.seat)
+        mirror, seat = self.session.mirror, self.session.seat
+        if self.playing and self.in_flight is None and mirror is not None and seat is not None:
+            action = race_action(mirror, seat)
         if action is not None:
-            self.next_id += 1
-            self.pending = (self.next_id, action, self.round)
+            act = self.session.act(action)
+            self.in_flight = act["id"]
             self.sent_at = now
-            await self.send({"type": "act", "id": self.next_id, "action": action})
+            await self.send(act)
         elif now - self.last_sent > 1.0:
             await self.send({"type": "ping", "t": 0.0})
 
@@ -267,13 +262,9 @@ class RaceTable:
         code = json.loads(await asyncio.to_thread(http, f"{base}/api/tables", body))["code"]
         racers = []
         for seat in range(players):
-            racer = Racer(code, await _connect(ws_url), frames)
-            await racer.send({"type": "hello", "v": 1, "code": code, "name": f"racer {index}.{seat}"})
-            await racer.wait_for(lambda r=racer: r.table is not None)
-            racers.append(racer)
-        spectator = Listener(code, await _connect(ws_url), frames)
-        await spectator.send({"type": "hello", "v": 1, "code": code, "watch": True})
-        await spectator.wait_for(lambda: spectator.table is not None)
+            session = Session(code, name=f"racer {index}.{seat}", strict=True)
+            racers.append(await Racer.join(ws_url, frames, session))
+        spectator = await Listener.join(ws_url, frames, Session(code, watch=True, strict=True))
         await racers[0].send({"type": "start"})
         return cls(code, racers, spectator)
 
@@ -299,7 +290,7 @@ class RaceTable:
     async def settle(self) -> None:
         """Wait for the answers still on their way, then everything the server queued."""
         deadline = time.monotonic() + TIMEOUT_S
-        while any(r.pending is not None for r in self.racers) and time.monotonic() < deadline:
+        while any(r.in_flight is not None for r in self.racers) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         for listener in [*self.racers, self.spectator]:
             with contextlib.suppress(ConnectionClosed, TimeoutError):
@@ -307,12 +298,10 @@ class RaceTable:
 
     async def fresh_view(self, ws_url: str, frames: list[Frame]) -> dict[str, Any] | None:
         """The table as a newcomer spectator sees it now (its frames kept too)."""
-        watcher = Listener(self.code, await _connect(ws_url), frames)
+        watcher = await Listener.join(ws_url, frames, Session(self.code, watch=True, strict=True))
         try:
-            await watcher.send({"type": "hello", "v": 1, "code": self.code, "watch": True})
-            await watcher.wait_for(lambda: watcher.table is not None)
             await watcher.barrier()
-            return None if watcher.mirror is None else watcher.mirror.to_dict()
+            return None if watcher.session.mirror is None else watcher.session.mirror.to_dict()
         finally:
             await watcher.close()
 
@@ -374,7 +363,7 @@ async def run_races(
             "rounds_seen": sum(len(t.spectator.last_views) for t in race_tables),
             "views_checked": len(views),
             "ack_timeouts": sum(r.ack_timeouts for r in racers),
-            "mirror_problems": sum(len(listener.mirror_problems) for listener in listeners),
+            "mirror_problems": sum(len(listener.session.problems) for listener in listeners),
             "closed_by_server": sum(listener.closed_by_server is not None for listener in listeners),
             "frames": len(frames),
         },

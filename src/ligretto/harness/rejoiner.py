@@ -3,8 +3,9 @@ spectator) on a real WebSocket who comes back with the seat token whenever the
 connection drops, retrying while the server is down, and carries on from the fresh
 snapshot.
 
-A :class:`Rejoiner` keeps the one client round model (:class:`ligretto.client.Mirror`,
-strict: every event is checked against the view) and plays with the greedy bot's own
+A :class:`Rejoiner` is the Python clients' one session (:class:`ligretto.client.Session`,
+strict: every event is checked against the round's view; its hello comes back with the
+token after a drop) and plays with the greedy bot's own
 strategy through ``MirrorObservation`` (``harness/client.py``'s :func:`choose`), at a
 brisk pace well under the rate limit, one action in flight.  It notes every action the
 server acknowledged as applied (:class:`~ligretto.harness.acks.Acked`, with the ``seq``
@@ -27,10 +28,22 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.strategies import GreedyStrategy
-from ligretto.client.mirror import Mirror
-from ligretto.engine.rules import RuleSet
+from ligretto.client.session import ActId, Answer, Session
 from ligretto.harness.acks import Acked
 from ligretto.harness.client import choose
+from ligretto.protocol import (
+    Ack,
+    CardPlayedMsg,
+    Error,
+    Events,
+    Go,
+    Phase,
+    RoundOver,
+    ServerMessage,
+    Snapshot,
+    TableState,
+    Welcome,
+)
 
 PACE_S = (0.1, 0.25)
 """Seconds between two of a player's actions (at most 10 a second: the rate limit is 20)."""
@@ -42,7 +55,6 @@ browser's back-off spreads its people's returns)."""
 KEEPALIVE_S = 1.5
 ACK_TIMEOUT_S = 5.0
 
-_decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
 
 
@@ -72,21 +84,13 @@ class Rejoiner:
 
     def __init__(self, code: str, name: str, ws_url: str, watcher: Watcher, rng: random.Random, *, watch: bool = False):
         self.code, self.name, self.ws_url, self.watcher, self.rng, self.watch = code, name, ws_url, watcher, rng, watch
-        self.seat: int | None = None
-        self.token: str | None = None
+        self.session = Session(code, name=name, watch=watch, strict=True)
         self.first_seat: int | None = None
         self.ws: ClientConnection | None = None
         self.connected_at = 0.0
         """When the current connection was opened (``time.monotonic``)."""
-        self.connections = 0
         self.failed: list[str] = []
         """Reconnections refused by the server (the reason), or given up."""
-        self.mirror: Mirror | None = None
-        self.match, self.round = 1, 0
-        self.rules = RuleSet()
-        self.phase = "lobby"
-        self.host: int | None = None
-        self.last_seq: dict[tuple[int, int], int] = {}
         self.pending: list[Acked] = []
         self.awaiting: Acked | None = None
         """The last acknowledged action whose ``events`` have not come yet."""
@@ -95,12 +99,11 @@ class Rejoiner:
         self.playing = asyncio.Event()
         self.welcomed: asyncio.Future[bool | None] | None = None
         """Answered by ``welcome`` (True), a refusal (False) or the connection's end (None)."""
-        self.ack: asyncio.Future[dict[str, Any]] | None = None
-        self.act_id, self.action = 0, dict[str, Any]()
+        self.ack: asyncio.Future[Answer | None] | None = None
+        """Answered by the act's answer, or ``None``: the connection dropped first."""
+        self.act_id: ActId | None = None
         self.errors: list[str] = []
         """What went wrong in this client itself (reading a message)."""
-        self.problems = 0
-        """Events that did not fit the view they were applied to (the strict mirror's problems)."""
         self.fresh = False
         self.stopping = False
         self.ready_for: tuple[int, int, int] | None = None
@@ -109,13 +112,25 @@ class Rejoiner:
         self._reader: asyncio.Task[None] | None = None
         self._pinger: asyncio.Task[None] | None = None
 
+    # --- the session's state -----------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """The table's phase as this client last heard it (the lobby before it did)."""
+        return self.session.phase or Phase.LOBBY
+
+    @property
+    def problems(self) -> int:
+        """Events that did not fit the view they were applied to (the strict session's problems)."""
+        return len(self.session.problems)
+
     # --- connecting --------------------------------------------------------------------
 
     async def join(self, deadline_s: float) -> bool:
         """The first connection (a name, or ``watch``); then the client lives on its own."""
         ok = await self._connect(deadline_s)
         if ok:
-            self.first_seat = self.seat
+            self.first_seat = self.session.seat
             self.tasks.append(asyncio.create_task(self._live(deadline_s)))
             if not self.watch:
                 self.tasks.append(asyncio.create_task(self._play()))
@@ -137,15 +152,8 @@ class Rejoiner:
             self.welcomed = asyncio.get_running_loop().create_future()
             reader = asyncio.create_task(self._read(ws))
             pinger = asyncio.create_task(self._keep_alive(ws))
-            hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
-            if self.watch:
-                hello["watch"] = True
-            elif self.token is not None:
-                hello["token"] = self.token
-            else:
-                hello["name"] = self.name
             try:
-                await ws.send(_encode(hello).decode())
+                await ws.send(_encode(self.session.connect()).decode())
                 ok = await asyncio.wait_for(asyncio.shield(self.welcomed), ACK_TIMEOUT_S)
             except (ConnectionClosed, TimeoutError):
                 ok = None  # the server went down again: try again
@@ -193,7 +201,7 @@ class Rejoiner:
             async for raw in ws:
                 text = raw if isinstance(raw, str) else raw.decode()
                 try:
-                    self._receive(_decode(text))
+                    self._receive(self.session.receive(text))
                 finally:  # after a ``welcome``: the seat it was sent to
                     self.watcher.received(self, text)
         except ConnectionClosed:
@@ -204,76 +212,63 @@ class Rejoiner:
             if self.welcomed is not None and not self.welcomed.done():
                 self.welcomed.set_result(None)  # gone before the welcome
             if self.ack is not None and not self.ack.done():
-                self.ack.set_result({"type": "dropped"})
+                self.ack.set_result(None)
             self.awaiting = None
 
-    def _receive(self, message: dict[str, Any]) -> None:
-        kind = message["type"]
-        if kind == "welcome":
-            self.seat = message["seat"]
-            if message["token"] is not None:
-                self.token = message["token"]
+    def _receive(self, message: ServerMessage) -> None:
+        """What this client does about a message its session has just applied."""
+        if isinstance(message, Welcome):
+            # Answered here, not once the hello's caller resumes: the ``table`` and
+            # ``snapshot`` that follow may be read first.
             if self.welcomed is not None and not self.welcomed.done():
-                # Counted here, not once the hello's caller resumes: the ``table`` and
-                # ``snapshot`` that follow may be read first.
-                self.connections += 1
                 self.welcomed.set_result(True)
-        elif kind == "error":
+        elif isinstance(message, Error):
             self._error(message)
-        elif kind == "snapshot":
+        elif isinstance(message, Snapshot):
             self._snapshot(message)
-        elif kind == "table":
+        elif isinstance(message, TableState):
             self._table(message)
-        elif kind == "go":
-            self.phase = "playing"
+        elif isinstance(message, Go):
             self.playing.set()
-        elif kind == "events":
+        elif isinstance(message, Events):
             self._events(message)
-        elif kind == "ack":
-            self._ack(message)
-        elif kind == "round_over":
+        elif isinstance(message, Ack):
+            self._ack()
+        elif isinstance(message, RoundOver):
             self.vote_now = False
             self.playing.clear()
 
-    def _error(self, message: dict[str, Any]) -> None:
-        if message.get("id") is not None and message.get("id") == self.act_id and self.ack is not None:
-            if not self.ack.done():
-                self.ack.set_result(message)
-        elif self.welcomed is not None and not self.welcomed.done():
-            self.failed.append(f"hello: {message['code']}")
+    def _error(self, message: Error) -> None:
+        answer = self.session.answered
+        if answer is not None and answer.ident == self.act_id:
+            if self.ack is not None and not self.ack.done():
+                self.ack.set_result(answer)
+        elif self.session.refused is message and self.welcomed is not None and not self.welcomed.done():
+            self.failed.append(f"hello: {message.code}")
             self.welcomed.set_result(False)
 
-    def _snapshot(self, message: dict[str, Any]) -> None:
-        if message["round"] < self.round:
-            self.match += 1  # a rematch: its rounds count from 1 again
-        self.round = message["round"]
-        if self.mirror is not None and self.mirror.problems:
-            self.problems += len(self.mirror.problems)
-        self.mirror = Mirror.from_view(message["view"], strict=True)
-        if self.seat is not None:
-            self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.match}:{self.round}"))
-        if self.fresh and self.connections > 1:  # a reconnection
+    def _snapshot(self, message: Snapshot) -> None:
+        if self.session.seat is not None:
+            self.strategy = GreedyStrategy(random.Random(f"{self.name}:{self.session.match}:{self.session.round}"))
+        if self.fresh and self.session.joins > 1:  # a reconnection
             pending, self.pending = self.pending, []
-            self.watcher.restored(self, message, pending)
+            self.watcher.restored(self, msgspec.to_builtins(message), pending)
         self.fresh = False
 
-    def _table(self, message: dict[str, Any]) -> None:
-        self.phase, self.host = message["phase"], message["host"]
-        self.fresh = self.fresh and message["round"] > 0  # no round dealt: no snapshot comes
-        with contextlib.suppress(ValueError, TypeError, KeyError):
-            self.rules = RuleSet.from_dict(message["rules"])
-        if self.phase == "playing":
+    def _table(self, message: TableState) -> None:
+        self.fresh = self.fresh and message.round > 0  # no round dealt: no snapshot comes
+        if self.phase is Phase.PLAYING:
             self.playing.set()
         else:
             self.playing.clear()
-        if self.watch or self.seat is None:
+        if self.watch or self.session.seat is None:
             return
-        seat = message["seats"][self.seat]
-        ready_for = (self.connections, self.match, message["round"])
-        if self.phase == "scoring" and seat is not None and not seat["ready"] and self.ready_for != ready_for:
+        seat = message.seats[self.session.seat]
+        ready_for = (self.session.joins, self.session.match, message.round)
+        if self.phase is Phase.SCORING and seat is not None and not seat.ready and self.ready_for != ready_for:
             self.ready_for = ready_for
             self._later(self.rng.uniform(*READY_S), {"type": "ready"})
-        elif self.phase == "over" and self.host == self.seat:
+        elif self.phase is Phase.OVER and self.session.host == self.session.seat:
             self._later(self.rng.uniform(*READY_S), {"type": "start"})
 
     def _later(self, seconds: float, message: dict[str, Any]) -> None:
@@ -283,78 +278,73 @@ class Rejoiner:
 
         self.tasks.append(asyncio.create_task(send()))
 
-    def _events(self, message: dict[str, Any]) -> None:
-        key = (self.match, message["round"])
-        self.last_seq[key] = max(self.last_seq.get(key, -1), message["seq"])
-        if self.mirror is not None and message["round"] == self.round:
-            self.mirror.apply(message["events"])
+    def _events(self, message: Events) -> None:
         awaiting = self.awaiting
-        if awaiting is not None and message["by"] == self.seat and message["round"] == awaiting.round:
-            awaiting.seq = message["seq"]
-            played = [e for e in message["events"] if e["type"] == "card_played"]
+        if awaiting is not None and message.by == self.session.seat and message.round == awaiting.round:
+            awaiting.seq = message.seq
+            played = [e for e in message.events if isinstance(e, CardPlayedMsg)]
             if played:
-                awaiting.pile = played[0]["pile"]
+                awaiting.pile = played[0].pile
             self.awaiting = None
 
-    def _ack(self, message: dict[str, Any]) -> None:
-        if message["id"] != self.act_id:
+    def _ack(self) -> None:
+        answer = self.session.answered
+        if answer is None or answer.ident != self.act_id:
             return
         self.watcher.accepted(self)
-        if message["applied"] and self.seat is not None:
-            acked = Acked(
-                self.match, self.round, self.seat, self.action, self.last_seq.get((self.match, self.round), -1)
-            )
+        if answer.applied and self.session.seat is not None:
+            acked = Acked(self.session.match, self.session.round, self.session.seat, answer.action, self.session.seq)
             self.pending.append(acked)
             self.awaiting = acked
             self.watcher.acked(self, acked)
         if self.ack is not None and not self.ack.done():
-            self.ack.set_result(message)
+            self.ack.set_result(answer)
 
     # --- playing -----------------------------------------------------------------------
 
     async def _play(self) -> None:
         while not self.stopping:
             await self.playing.wait()
-            round_number = self.round
+            round_number = self.session.round
             action = self._choose()
             await asyncio.sleep(self.rng.uniform(*PACE_S))
-            if action is None or not self.playing.is_set() or self.round != round_number:
+            if action is None or not self.playing.is_set() or self.session.round != round_number:
                 continue
             await self._act(action)
 
     def _choose(self) -> dict[str, Any] | None:
-        mirror, seat = self.mirror, self.seat
+        mirror, seat = self.session.mirror, self.session.seat
         if mirror is None or seat is None or mirror.ending is not None:
             return None
         if self.vote_now:
             return None if mirror.areas[seat].voted else {"kind": "vote"}
-        choice = choose(self.strategy, mirror, seat, self.rules)
+        choice = choose(self.strategy, mirror, seat, self.session.rules)
         return None if choice is None else choice[1]
 
     async def _act(self, action: dict[str, Any]) -> None:
         """One action, and its ack (or nothing: the connection dropped, the action may or
         may not have been applied, and the next snapshot says which)."""
-        self.act_id += 1
-        self.action = action
+        act = self.session.act(action)
+        self.act_id = act["id"]
         self.ack = asyncio.get_running_loop().create_future()
-        await self.send({"type": "act", "id": self.act_id, "action": action})
+        await self.send(act)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.ack), ACK_TIMEOUT_S)
 
     @property
     def back(self) -> bool:
         """Connected, at the seat it first took."""
-        return self.ws is not None and self.ws.state.name == "OPEN" and self.seat == self.first_seat
+        return self.ws is not None and self.ws.state.name == "OPEN" and self.session.seat == self.first_seat
 
     @property
     def state(self) -> dict[str, Any]:
         """What this client knows of its table (for a report on a table that is stuck)."""
-        mirror, seat = self.mirror, self.seat
+        mirror, seat = self.session.mirror, self.session.seat
         return {
             "seat": seat,
             "back": self.back,
             "phase": self.phase,
-            "round": self.round,
+            "round": self.session.round,
             "ending": None if mirror is None else mirror.ending,
             "voted": None if mirror is None or seat is None else mirror.areas[seat].voted,
             "vote_now": self.vote_now,

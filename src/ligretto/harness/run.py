@@ -88,7 +88,7 @@ async def seat_table(table: TableRun, players: int, settings: ClientSettings, fi
     first = await clients[0].open(pacer)
     rest = await asyncio.gather(*(c.open(pacer) for c in clients[1:]))
     joined = [c for c, ok in zip(clients, [first, *rest], strict=True) if ok]
-    host = next((c for c in joined if c.seat == table.host_seat), None)
+    host = next((c for c in joined if c.session.seat == table.host_seat), None)
     if host is None or len(joined) < 2:
         figures.error("table_not_started", f"{table.code}: {len(joined)} of {players} joined")
         return False

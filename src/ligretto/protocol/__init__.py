@@ -13,6 +13,7 @@ example with these structs.  By concern:
   :func:`decode_server` (for clients and tests);
 - :mod:`~ligretto.protocol.game`: the round on the wire: views, events, scores, sheet;
 - :mod:`~ligretto.protocol.http`: the HTTP API's bodies;
+- :mod:`~ligretto.protocol.phase`: a table's :class:`Phase`;
 - :mod:`~ligretto.protocol.names`: display names; :mod:`~ligretto.protocol.limits`:
   version, sizes, heartbeat, emotes and the reaction limit.
 """
@@ -148,6 +149,7 @@ from ligretto.protocol.names import (
     check_name,
     visible_length,
 )
+from ligretto.protocol.phase import Phase
 from ligretto.protocol.replays import REPLAY_BODIES, ReplayEnd, ReplayPlayer, ReplayRound, ReplayStep
 from ligretto.protocol.server import (
     SERVER_MESSAGES,
@@ -247,6 +249,7 @@ __all__ = [
     "MatchPlayer",
     "MatchStats",
     "Outgoing",
+    "Phase",
     "PileCompletedMsg",
     "PileMsg",
     "PileStartedMsg",

@@ -11,6 +11,7 @@ import msgspec
 from ligretto.engine.actions import Action, Play
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
 from ligretto.protocol.history import HISTORY_BODIES
+from ligretto.protocol.phase import Phase
 
 # --- requests ----------------------------------------------------------------------------
 
@@ -74,7 +75,7 @@ class TableSummary(_Body):
     """A table as the lobby lists it (and the answer to ``POST /api/tables``)."""
 
     code: str
-    phase: Literal["lobby", "countdown", "playing", "scoring", "over"]
+    phase: Phase
     seats: int
     taken: int
     host: str | None
@@ -93,7 +94,7 @@ class TableDetails(_Body):
     """``GET /api/tables/{code}``: the summary and who sits where."""
 
     code: str
-    phase: Literal["lobby", "countdown", "playing", "scoring", "over"]
+    phase: Phase
     seats: int
     taken: int
     host: str | None
@@ -241,7 +242,7 @@ def table_summary(
     host_seat = None if host is None else seats[host]
     host_name = None if host_seat is None else host_seat.name
     taken = sum(seat is not None for seat in seats)
-    return TableSummary(code, str(phase), len(seats), taken, host_name, rules.to_dict())  # type: ignore[arg-type]
+    return TableSummary(code, Phase(phase), len(seats), taken, host_name, rules.to_dict())
 
 
 def table_details(summary: TableSummary, seats: Sequence[SeatName | None]) -> TableDetails:

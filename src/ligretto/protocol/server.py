@@ -24,8 +24,8 @@ from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event
 from ligretto.protocol.game import view_message as _view_message
 from ligretto.protocol.http import TableList, TableSummary
 from ligretto.protocol.limits import VERSION
+from ligretto.protocol.phase import Phase
 
-PhaseName = Literal["lobby", "countdown", "playing", "scoring", "over"]
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
 
@@ -58,7 +58,7 @@ class TableState(_Server, tag="table"):
     """Everything about the table that everyone may see."""
 
     code: str
-    phase: PhaseName
+    phase: Phase
     seats: list[SeatEntry | None]
     host: int | None
     rules: Rules
@@ -302,7 +302,7 @@ def table_message(
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
         code=code,
-        phase=str(phase),  # type: ignore[arg-type]  # a Phase value
+        phase=Phase(phase),
         seats=[None if seat is None else seat_entry(i, seat) for i, seat in enumerate(seats)],
         host=host,
         rules=rules.to_dict(),

@@ -57,7 +57,7 @@ class LigrettoApp(App[None]):
     def __init__(self, transport: Transport, *, lang: str = DEFAULT_LANG, bot: str = "smart:skilled") -> None:
         super().__init__()
         self.transport = transport
-        self.model = TableModel()
+        self.model = TableModel(session=transport.session)
         self.lang = lang
         self.bot = bot
         self.placing: str | None = None
@@ -109,7 +109,7 @@ class LigrettoApp(App[None]):
         if not self.query("#lobby"):
             return  # the app is closing: its widgets are gone (a pong may still arrive)
         phase = self.model.phase
-        lobby = phase in (Phase.LOBBY, Phase.CONNECTING)
+        lobby = phase is None or phase is Phase.LOBBY  # (None: still connecting)
         sheet = phase in (Phase.SCORING, Phase.OVER) and bool(self.model.sheet)
         self.query_one("#lobby").display = lobby
         self.query_one("#board").display = not lobby and not sheet

@@ -18,6 +18,7 @@ from typing import Any
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.client.clocksync import ClockSync, ping_gap
+from ligretto.client.session import Session
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import ProtocolError
@@ -83,6 +84,9 @@ class LocalGame:
         """``False``: seat everyone but leave the start to the caller (tests seat more people first)."""
         self.person: Person | None = None
         self.description = "local match"
+        self.session = Session(LOCAL_CODE, name=name)
+        """The person's session (the app's model feeds it); the table seats the person
+        itself, without a ``hello``."""
         self.now = now
         self.clock = ClockSync()
         self.pings = 0

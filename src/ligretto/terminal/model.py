@@ -1,9 +1,12 @@
 """The client's picture of a table, kept up to date from protocol messages (docs/protocol.md).
 
 Plain Python: no Textual, no sockets, no clock (the time a message arrived is passed
-in).  ``receive`` applies one server message; the intent methods (``play``, ``turn``,
-``vote``, ...) turn what the person asked for into the message to send, or into a
-notice when there is nothing to send.  The same model serves local and online play.
+in).  ``receive`` applies one server message: to the client's
+:class:`~ligretto.client.session.Session` (seat, token, phase, the round's mirror, the acts
+in flight and their answers), then to what the screen shows of it (who sits where, the
+score sheet, the notice); the intent methods (``play``, ``turn``, ``vote``, ...) turn
+what the person asked for into the message to send (an ``act`` by the session), or into
+a notice when there is nothing to send.  The same model serves local and online play.
 """
 
 from __future__ import annotations
@@ -13,23 +16,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ligretto.client.clocksync import ClockSync
-from ligretto.client.mirror import NEW_PILE, Area, Mirror, wire_pile
+from ligretto.client.mirror import Area, Mirror, wire_pile
+from ligretto.client.session import ActId, InFlight, Session
+from ligretto.protocol import Phase, ProtocolError
 from ligretto.terminal import notices
 from ligretto.terminal.faces import label
 from ligretto.terminal.sheet import RoundResult, SheetRound, round_result, sheet_round
 
 Message = dict[str, Any]
 
-
-class Phase(enum.StrEnum):
-    """The table's phase (protocol ``table.phase``), plus the time before the first message."""
-
-    CONNECTING = "connecting"
-    LOBBY = "lobby"
-    COUNTDOWN = "countdown"
-    PLAYING = "playing"
-    SCORING = "scoring"
-    OVER = "over"
+__all__ = ["Notice", "Person", "Phase", "TableModel", "describe"]
 
 
 @dataclass(slots=True)
@@ -56,30 +52,69 @@ class Notice(enum.StrEnum):
 class TableModel:
     """Everything the client knows about its table, from the messages it received."""
 
-    seat: int | None = None
-    token: str | None = None
-    code: str = ""
-    phase: Phase = Phase.CONNECTING
+    session: Session = field(default_factory=Session)
+    """The client's session at the table (the transport's: its ``hello`` comes from it),
+    fed every server message here."""
     people: list[Person | None] = field(default_factory=list)
-    host: int | None = None
-    rules: Message = field(default_factory=dict)
-    round_number: int = 0
     start_at: float | None = None
     sheet: list[SheetRound] = field(default_factory=list)
     winners: tuple[int, ...] | None = None
-    view: Mirror | None = None
     result: RoundResult | None = None
     notice: str = ""
     notice_kind: Notice = Notice.INFO
     arbitration: str | None = None
-    """How the table judges races (``fair`` or ``arrival``; ``None``: not said)."""
+    """How the table judges races (``fair`` or ``arrival``; ``None``: not said yet)."""
     window_ms: int | None = None
     clock: ClockSync = field(default_factory=ClockSync)
     """The clock sync from pongs; the transport stamps what it sends with it."""
-    pending: dict[int, str] = field(default_factory=dict)
-    """What each act in flight asked for, by id (to say what was refused)."""
     refusals: int = 0
-    last_id: int = 0
+
+    # --- the session's state ----------------------------------------------------------
+
+    @property
+    def seat(self) -> int | None:
+        return self.session.seat
+
+    @property
+    def token(self) -> str | None:
+        return self.session.token
+
+    @property
+    def code(self) -> str:
+        return self.session.code
+
+    @property
+    def phase(self) -> Phase | None:
+        """The table's phase (``None``: connecting, no ``table`` message yet)."""
+        return self.session.phase
+
+    @phase.setter
+    def phase(self, phase: Phase | None) -> None:
+        self.session.phase = phase
+
+    @property
+    def host(self) -> int | None:
+        return self.session.host
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The table's rule set as its ``table`` message wrote it (empty before one)."""
+        return {} if self.session.table is None else self.session.table.rules
+
+    @property
+    def round_number(self) -> int:
+        """The table's current round (before any ``table`` message: the snapshot's)."""
+        return self.session.round if self.session.table is None else self.session.table.round
+
+    @property
+    def view(self) -> Mirror | None:
+        """The round as this seat sees it (the session's mirror)."""
+        return self.session.mirror
+
+    @property
+    def pending(self) -> dict[ActId, InFlight]:
+        """The acts in flight, by id."""
+        return self.session.pending
 
     # --- reading ----------------------------------------------------------------------
 
@@ -107,7 +142,7 @@ class TableModel:
 
     @property
     def expert(self) -> bool:
-        return bool(self.rules.get("expert", False))
+        return self.session.rules.expert
 
     @property
     def is_host(self) -> bool:
@@ -150,28 +185,27 @@ class TableModel:
     def receive(self, message: Message, now: float = 0.0) -> None:
         """Apply one server message; ``now`` is the local clock when it arrived."""
         kind = message.get("type")
-        if kind == "welcome":
-            self.seat, self.token, self.code = message["seat"], message["token"], message["code"]
-            self.pending.clear()
-        elif kind == "table":
+        if kind == "connection":  # from the client's own transport, never from a server
+            fine = message["state"] in ("connected", "watching")
+            self.say(message["message"], Notice.INFO if fine else Notice.ERROR)
+            return
+        try:
+            self.session.receive(message)
+        except ProtocolError as error:
+            self.say(f"the server sent a message this client cannot read ({error.message})", Notice.ERROR)
+            return
+        if kind == "table":
             self._table(message)
         elif kind == "snapshot":
-            self.view = Mirror.from_view(message["view"])
-            self.round_number = int(message["round"])
-            self.seat = self.view.viewer
             self.result = None
         elif kind == "go":
-            self.phase = Phase.PLAYING
             self.say("Ligretto! Play!")
-        elif kind == "events":
-            if self.view is not None and message["round"] == self.round_number:
-                self.view.apply(message["events"])
         elif kind == "ack":
             self._ack(message)
         elif kind == "round_over":
             self._round_over(message)
         elif kind == "error":
-            self._error(message)
+            self.say(message["message"], Notice.ERROR)
         elif kind == "reaction":
             # An emote never covers a refusal or an error the person has still to read.
             if self.notice_kind is Notice.INFO:
@@ -181,13 +215,8 @@ class TableModel:
             self._race(message)
         elif kind == "pong":
             self.clock.ponged(message, now)
-        elif kind == "connection":  # from the client's own transport, never from a server
-            fine = message["state"] in ("connected", "watching")
-            self.say(message["message"], Notice.INFO if fine else Notice.ERROR)
 
     def _table(self, message: Message) -> None:
-        self.code = message["code"]
-        self.phase = Phase(message["phase"])
         self.people = [
             None
             if p is None
@@ -196,19 +225,16 @@ class TableModel:
             )
             for p in message["seats"]
         ]
-        self.host = message["host"]
-        self.rules = dict(message["rules"])
-        self.round_number = int(message["round"])
         self.start_at = message["start_at"]
         sheet = message["sheet"]
         self.sheet = [] if sheet is None else [sheet_round(row) for row in sheet["rounds"]]
         winners = message["winners"]
         self.winners = None if winners is None else tuple(winners)
-        self.arbitration, self.window_ms = message.get("arbitration"), message.get("window_ms")
+        self.arbitration, self.window_ms = message["arbitration"], message["window_ms"]
 
     def _ack(self, message: Message) -> None:
-        ident = message["id"]
-        what = self.pending.pop(ident, "that") if isinstance(ident, int) else "that"
+        answer = self.session.answered
+        what = "that" if answer is None else describe(answer.action)
         if message["applied"]:
             if self.notice_kind is not Notice.INFO:
                 self.say("")
@@ -233,27 +259,13 @@ class TableModel:
 
     def _round_over(self, message: Message) -> None:
         self.result = round_result(message)
-        if self.view is not None and self.view.ending is None:
-            self.view.ending, self.view.stopped_by = message["ending"], message["stopped_by"]
-        self.pending.clear()
         if self.notice_kind is Notice.INFO:
             self.say("")
-
-    def _error(self, message: Message) -> None:
-        ident = message.get("id")
-        if isinstance(ident, int):
-            self.pending.pop(ident, None)
-        self.say(message["message"], Notice.ERROR)
 
     def say(self, text: str, kind: Notice = Notice.INFO) -> None:
         self.notice, self.notice_kind = text, kind
 
     # --- intents: what the person asked for, as a message to send ------------------------
-
-    def _act(self, action: Message, what: str) -> Message:
-        self.last_id += 1
-        self.pending[self.last_id] = what
-        return {"type": "act", "id": self.last_id, "action": action}
 
     def _playing(self) -> Area | None:
         """The own area if an action can be sent now; else says why not."""
@@ -283,10 +295,9 @@ class TableModel:
         if pile is None:
             self.say(f"{label(card)} fits no pile", Notice.ERROR)
             return None
-        what = f"{label(card)} to a new pile" if pile == NEW_PILE else f"{label(card)} to pile {pile + 1}"
-        self.say(f"playing {what}")
         action = {"kind": "play", "source": source, "position": position, "pile": wire_pile(pile), "card": card}
-        return self._act(action, what)
+        self.say(f"playing {describe(action)}")
+        return self.session.act(action)
 
     def turn(self) -> Message | None:
         area = self._playing()
@@ -295,7 +306,7 @@ class TableModel:
         if area.hand_size + area.discard_size == 0:
             self.say("the hand and the discard pile are empty", Notice.ERROR)
             return None
-        return self._act({"kind": "turn"}, "turning the hand")
+        return self.session.act({"kind": "turn"})
 
     def vote(self) -> Message | None:
         """Vote for a stalemate, or withdraw the vote already cast."""
@@ -304,9 +315,9 @@ class TableModel:
             return None
         if area.voted:
             self.say("vote withdrawn")
-            return self._act({"kind": "withdraw"}, "withdrawing the vote")
+            return self.session.act({"kind": "withdraw"})
         self.say("you voted to end the round as a stalemate (v again withdraws)")
-        return self._act({"kind": "vote"}, "the stalemate vote")
+        return self.session.act({"kind": "vote"})
 
     def placeable(self, source: str) -> str | None:
         """Expert variant: the card a placement from ``source`` would move, or ``None`` (and why)."""
@@ -334,9 +345,9 @@ class TableModel:
         if not Mirror.goes_on(card, area.row[column]):
             self.say(f"{label(card)} cannot go on {label(target)}: only one lower of another colour", Notice.ERROR)
             return None
-        what = f"{label(card)} onto column {column + 1}"
-        self.say(f"placing {what}")
-        return self._act({"kind": "place", "source": source, "column": column, "card": card}, what)
+        action = {"kind": "place", "source": source, "column": column, "card": card}
+        self.say(f"placing {describe(action)}")
+        return self.session.act(action)
 
     def ready(self) -> Message | None:
         """After a round: ready for the next one (or, for the host of a finished match, a rematch)."""
@@ -359,3 +370,17 @@ class TableModel:
             return None
         strategy, _, level = spec.partition(":")
         return {"type": "add_bot", "strategy": strategy, "level": level or "skilled"}
+
+
+_SAID = {"turn": "turning the hand", "vote": "the stalemate vote", "withdraw": "withdrawing the vote"}
+
+
+def describe(action: Message) -> str:
+    """What an act's ``action`` asks for, in words (``r5 to pile 2``, ``turning the hand``)."""
+    kind = str(action["kind"])
+    if kind not in ("play", "place"):
+        return _SAID.get(kind, kind)
+    card = "a card" if action.get("card") is None else label(action["card"])
+    if kind == "place":
+        return f"{card} onto column {action['column'] + 1}"
+    return f"{card} to a new pile" if action["pile"] is None else f"{card} to pile {action['pile'] + 1}"

@@ -1,15 +1,19 @@
 """Online play: the protocol over a WebSocket, with the seat token kept for coming back.
 
-One task per connection reads messages and hands them to the app; a second sends the
+One task per connection reads messages and hands them to the app (whose model feeds
+them to the client's :class:`~ligretto.client.session.Session`); a second sends the
 app's messages, paced under the server's rate limit, each stamped as it leaves by the
 client's clock sync (``clocksync.ClockSync``: an ``act``'s ``t``, a ``ping``'s echo of
-the last pong); a third pings every second.  When the connection drops, the
-client connects again (with a growing pause) and says hello with its seat token, so it
-gets its seat, the table and the round's snapshot back.  The token is kept in a small
-file (``$XDG_STATE_HOME/ligretto/seats.json``) keyed by server and invite code, so even
-a restarted client comes back to its seat.  With a ``ProfileKeeper`` (``ligretto join``)
-the server's profile is checked or made before the first connection and its secret sent
-in every hello (``terminal/profiles.py``).
+the last pong); a third pings every second.  Every connection opens with the session's
+``hello`` (``Session.connect``): when the connection drops, the client connects again
+(with a growing pause) and the hello comes back with the seat token, so it gets its
+seat, the table and the round's snapshot back.  Who the hello says the person is (the
+token, the profile, watching) is the session's; the answers to a hello that cannot wait
+for the app are read here as they arrive: a welcome's token (kept in a small file,
+``$XDG_STATE_HOME/ligretto/seats.json``, keyed by server and invite code, so even a
+restarted client comes back to its seat) and a refused hello, said again another way.
+With a ``ProfileKeeper`` (``ligretto join``) the server's profile is checked or made
+before the first connection and its secret sent in every hello (``terminal/profiles.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from ligretto.client.clocksync import PING_S, ClockSync, ping_gap
+from ligretto.client.session import Session
 from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper, UrlError
 from ligretto.terminal.statefiles import read_json, state_dir, write_private
 from ligretto.terminal.transport import Deliver
@@ -99,26 +104,28 @@ class RemoteTable:
         self.tokens = tokens or SeatTokens()
         self.profiles = profiles
         self.symbol = symbol
-        self.profile: str | None = None
-        """The profile's secret sent in ``hello`` (never shown)."""
         self.profile_note = ""
         """What the connected notice says of the profile (which one, or why none)."""
         self.key = f"{self.url}#{code}"
-        self.token = self.tokens.get(self.key)
+        self.session = Session(code, name=name, token=self.tokens.get(self.key))
+        """The client's session: the app's model feeds it; every ``hello`` is its."""
         self.description = f"{self.url} table {code}"
-        self.watching = False
         self.ws: ClientConnection | None = None
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.connects = 0
-        """Connections made so far (the first, then one per reconnection)."""
         self.stopped = False
         self.welcomed = False
-        """This connection got its welcome (a later one: the start renumbered the seats)."""
+        """This connection's welcome came (a later one: the start renumbered the seats), as
+        read here on arrival, before the app has the message."""
         self.now = now
         self.clock = ClockSync()
         """The client's clock sync (the model's, given at ``start``): stamps what leaves."""
         self._deliver: Deliver = lambda message: None
         self._task: asyncio.Task[None] | None = None
+
+    @property
+    def connects(self) -> int:
+        """Connections made so far (the first, then one per reconnection)."""
+        return self.session.connections
 
     # --- the app's side -------------------------------------------------------------
 
@@ -151,21 +158,14 @@ class RemoteTable:
         self._deliver({"type": "connection", "state": state, "message": text})
 
     def _hello(self) -> dict[str, Any]:
-        hello: dict[str, Any] = {"type": "hello", "v": 1, "code": self.code}
-        if self.profile is not None:
-            hello["profile"] = self.profile
-        if self.watching:
-            hello["watch"] = True
-        elif self.token is not None:
-            hello["token"] = self.token
-        else:
-            hello["name"] = self.name
-        return hello
+        """The hello the session says now."""
+        return self.session.hello()
 
     async def _find_profile(self) -> None:
         if self.profiles is None:
             return
-        self.profile, self.profile_note = await asyncio.to_thread(self.profiles.for_join, self.name, self.symbol)
+        found = await asyncio.to_thread(self.profiles.for_join, self.name, self.symbol)
+        self.session.profile, self.profile_note = found
 
     async def _run(self) -> None:
         await self._find_profile()
@@ -191,11 +191,10 @@ class RemoteTable:
             await asyncio.sleep(pause)
 
     async def _session(self, ws: ClientConnection) -> None:
-        self.connects += 1
         self.welcomed = False
         self.outbox = asyncio.Queue()
         self.clock.connected()
-        await ws.send(json.dumps(self._hello()))
+        await ws.send(json.dumps(self.session.connect()))
         helpers = [
             asyncio.create_task(self._send_loop(ws)),
             asyncio.create_task(self._pinging()),
@@ -212,12 +211,14 @@ class RemoteTable:
                 helper.cancel()
 
     async def _track(self, ws: ClientConnection, message: dict[str, Any]) -> bool:
-        """Keep the token and answer hello errors; ``False``: the message is handled here."""
+        """Keep the token and answer hello errors at once (the session learns who the
+        person is now); ``False``: the message is handled here."""
         kind = message.get("type")
+        session = self.session
         if kind == "welcome":
-            if message["token"] is not None:
-                self.token = message["token"]
-                self.tokens.put(self.key, self.token)
+            if message["token"] is not None:  # the next connection's hello comes back with it
+                session.token = message["token"]
+                self.tokens.put(self.key, session.token)
             if self.welcomed:  # the host's start closed a gap: a new seat number, no news to tell
                 return True
             self.welcomed = True
@@ -229,20 +230,20 @@ class RemoteTable:
             return True
         code = message.get("code")
         if code == "bad_token":  # an old token: take a new seat by name
-            self.token = None
+            session.token = None
             self.tokens.put(self.key, None)
-            await ws.send(json.dumps(self._hello()))
+            await ws.send(json.dumps(session.hello()))
             return False
-        if code == "bad_profile" and self.profile is not None:  # deleted meanwhile: carry on without it
+        if code == "bad_profile" and session.profile is not None:  # deleted meanwhile: carry on without it
             if self.profiles is not None:
-                self.profiles.forget(self.profile)
-            self.profile, self.profile_note = None, "without a profile: the server no longer knows it"
-            await ws.send(json.dumps(self._hello()))
+                self.profiles.forget(session.profile)
+            session.profile, self.profile_note = None, "without a profile: the server no longer knows it"
+            await ws.send(json.dumps(session.hello()))
             return False
-        if code in ("started", "full", "profile_seated") and self.token is None and not self.watching:
-            self.watching = True
+        if code in ("started", "full", "profile_seated") and session.token is None and not session.watch:
+            session.watch = True
             self._notify("watching", f"{message['message']}: watching the table")
-            await ws.send(json.dumps(self._hello()))
+            await ws.send(json.dumps(session.hello()))
             return False
         if code in FATAL:
             self.stopped = True

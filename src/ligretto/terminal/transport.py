@@ -1,5 +1,6 @@
-"""What the app needs from a transport: start delivering server messages, send client
-messages, close.  ``local.LocalGame`` and ``remote.RemoteTable`` are the two."""
+"""What the app needs from a transport: its client session, start delivering server
+messages, send client messages, close.  ``local.LocalGame`` and ``remote.RemoteTable``
+are the two."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ligretto.client.clocksync import ClockSync
+from ligretto.client.session import Session
 
 Deliver = Callable[[dict[str, Any]], None]
 """Hands one server message (docs/protocol.md) to the client; safe to call from the loop."""
@@ -17,6 +19,10 @@ class Transport(Protocol):
 
     description: str
     """One line for the title bar, e.g. ``local match`` or the server's address."""
+    session: Session
+    """The client's session at the table: the app's model feeds it every server message
+    (in the order the app handles them) and reads its state; a connection's ``hello``
+    comes from it."""
 
     def start(self, deliver: Deliver, clock: ClockSync) -> None:
         """Begin (on the running event loop): from now on every server message goes to

@@ -1,0 +1,48 @@
+"""A table's phase has one definition on the wire, ``protocol.Phase``: the same values as
+the server's own (``server/table/seats.py``), written and read as plain strings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ligretto import protocol
+from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
+from ligretto.server.table.seats import Phase as ServerPhase
+
+TABLE: dict[str, Any] = {
+    "code": "ABC", "seats": [None, None], "host": None, "rules": RuleSet(), "public": False, "grace_s": 60,
+    "round": 0, "start_at": None, "sheet": None, "winners": None, "arbitration": "fair", "window_ms": 200,
+}  # fmt: skip
+"""A table message's values but its phase."""
+
+
+def test_the_protocols_phases_are_the_servers() -> None:
+    assert [phase.value for phase in Phase] == [phase.value for phase in ServerPhase]
+    assert [phase.name for phase in Phase] == [phase.name for phase in ServerPhase]
+
+
+@pytest.mark.parametrize("phase", list(ServerPhase))
+def test_a_phase_goes_over_the_wire_as_its_string_and_comes_back_as_the_enum(phase: ServerPhase) -> None:
+    summary = protocol.table_summary(code="ABC", phase=phase, seats=[None, None], host=None, rules=RuleSet())
+    assert summary.phase is Phase(phase.value)
+    assert json.loads(protocol.encode(summary))["phase"] == phase.value
+    body = protocol.encode(summary)
+    lobby = protocol.decode_server(b'{"type": "lobby", "tables": [' + body + b'], "total": 1}')
+    assert isinstance(lobby, protocol.LobbyTables) and lobby.tables[0].phase is Phase(phase.value)
+    text = protocol.wire(protocol.table_message(phase=phase, **TABLE))
+    assert json.loads(text)["phase"] == phase.value
+    decoded = protocol.decode_server(text)
+    assert isinstance(decoded, protocol.TableState) and decoded.phase is Phase(phase.value)
+
+
+def test_a_phase_that_is_none_of_them_is_refused() -> None:
+    text = protocol.wire(protocol.table_message(phase="lobby", **TABLE))
+    text = text.replace('"phase":"lobby"', '"phase":"intermission"')
+    with pytest.raises(protocol.ProtocolError, match="phase"):
+        protocol.decode_server(text)
+    with pytest.raises(ValueError, match="intermission"):
+        protocol.table_summary(code="ABC", phase="intermission", seats=[], host=None, rules=RuleSet())
