@@ -27,7 +27,8 @@ from ligretto.engine.actions import Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Abandoned, Phase, Table
+from ligretto.server.table.phase import Phase
+from ligretto.server.table.table import Abandoned, Table
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 

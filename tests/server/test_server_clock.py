@@ -12,7 +12,8 @@ from listeners import Quiet
 from ligretto.bots.driver import MIN_MOVE_REAL_TIME
 from ligretto.engine.rules import RuleSet
 from ligretto.server.table.clock import LoopScheduler, Timers, VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.phase import Phase
+from ligretto.server.table.table import Table
 
 ONE_ROUND = RuleSet().replace(match_end="rounds:1")
 

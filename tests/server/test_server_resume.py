@@ -20,7 +20,8 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.views import view
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.phase import Phase
+from ligretto.server.table.table import Table, TableError
 
 TICK = 2**-10
 COUNTDOWN = 3.0

@@ -17,7 +17,8 @@ from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.phase import Phase
+from ligretto.server.table.table import Table, TableError
 
 COUNTDOWN = 1.0
 

@@ -30,7 +30,8 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.loadtest.scans import hidden_cards, public_cards
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.phase import Phase
+from ligretto.server.table.table import Table
 
 
 class Spy:

@@ -30,9 +30,9 @@ from ligretto.replay.file import end_of
 from ligretto.server.records import history
 from ligretto.server.records.profiles import ProfileError, secret_hash
 from ligretto.server.records.store import RoundLog, Store
+from ligretto.server.table.phase import Phase
 from ligretto.server.table.record import TableRecord
 from ligretto.server.table.replayaccess import Replays, may_watch
-from ligretto.server.table.seats import Phase
 from ligretto.server.table.table import Table
 from ligretto.server.web import http
 from ligretto.server.web.lobby import Lobby
