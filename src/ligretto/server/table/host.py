@@ -11,8 +11,8 @@ match is the table's (:meth:`~ligretto.server.table.table.Table.start`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, TypedDict, Unpack
 
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
@@ -36,24 +36,30 @@ class Settings:
     """How long a person may be away during a match before a stand-in plays for them."""
 
 
-class HostCommands:
-    """The host's commands of a table (see the module's docstring); ``phase()`` is the
-    table's phase, ``changed()`` tells the table a command changed it."""
+class Change(TypedDict, total=False):
+    """What the host's ``set_rules`` may change besides the rules (absent or ``None``: as it is)."""
 
-    def __init__(
-        self,
-        seating: Seating,
-        settings: Settings,
-        judge: Judge,
-        *,
-        phase: Callable[[], Phase],
-        changed: Callable[[], None],
-    ) -> None:
-        self.seating = seating
-        self.settings = settings
-        self.judge = judge
-        self.phase = phase
-        self.changed = changed
+    seats: int | None
+    public: bool | None
+    grace_s: float | None
+    arbitration: str | None
+    window_ms: int | None
+    rated: bool | None
+    replays: str | None
+
+
+@dataclass(eq=False, slots=True)
+class HostCommands:
+    """The host's commands of a table (see the module's docstring)."""
+
+    seating: Seating
+    settings: Settings
+    judge: Judge
+    _: KW_ONLY
+    phase: Callable[[], Phase]
+    """The table's phase."""
+    changed: Callable[[], None]
+    """Tells the table a command changed it."""
 
     def _check(self, by: int | None, what: str) -> None:
         self.seating.check_host(by)
@@ -85,25 +91,14 @@ class HostCommands:
         seating.remove(index)
         self.changed()
 
-    def set_rules(
-        self,
-        by: int | None,
-        *,
-        preset: str,
-        options: dict[str, Any],
-        seats: int | None = None,
-        public: bool | None = None,
-        grace_s: float | None = None,
-        arbitration: str | None = None,
-        window_ms: int | None = None,
-        rated: bool | None = None,
-        replays: str | None = None,
-    ) -> None:
+    def set_rules(self, by: int | None, *, preset: str, options: dict[str, Any], **change: Unpack[Change]) -> None:
+        """The rules of ``preset`` with ``options``, and what else ``change`` says."""
         self._check(by, "the rules can only change before the match")
         try:
             rules = RuleSet.preset(preset).replace(**options)
         except RuleError as error:
             raise TableError("bad_rules", str(error)) from None
+        seats, grace_s = change.get("seats"), change.get("grace_s")
         if seats is not None:
             check_seats(seats)
             if any(seat is not None for seat in self.seating.seats[seats:]):
@@ -111,8 +106,9 @@ class HostCommands:
         if grace_s is not None:
             check_grace(grace_s)
         settings = self.settings
-        fairness = check_fairness(arbitration, window_ms, self.judge.fairness)
-        access = check_replays(replays, settings.replays)
+        fairness = check_fairness(change.get("arbitration"), change.get("window_ms"), self.judge.fairness)
+        access = check_replays(change.get("replays"), settings.replays)
+        public, rated = change.get("public"), change.get("rated")
         # Every check passed: change the table.
         if seats is not None:
             self.seating.resize(seats)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from ligretto.engine.actions import Action, Play
@@ -39,21 +40,18 @@ ActionLog = Callable[[int, dict[str, Any], float], None]
 ``index``-th action of the round, as JSON, taken effect at ``at`` (the table's clock)."""
 
 
+@dataclass(eq=False, slots=True)
 class Plays:
     """The plays of a table (see the module's docstring); at a tutorial (``tutor``) only
     the move its script waits for, and the tutor's move follows in its turn."""
 
-    def __init__(
-        self, rounds: Rounds, seating: Seating, judge: Judge, bots: TableBots, *, log: ActionLog, tutor: Tutor | None
-    ) -> None:
-        self.rounds = rounds
-        self.seating = seating
-        self.judge = judge
-        self.bots = bots
-        self.log = log
-        self.tutor = tutor
-        self.clock = seating.clock
-        self.timers = seating.timers
+    rounds: Rounds
+    seating: Seating
+    judge: Judge
+    bots: TableBots
+    _: KW_ONLY
+    log: ActionLog
+    tutor: Tutor | None = None
 
     def act(
         self, index: int | None, action: Action, client_id: str | int | None, sent: float | None, delay: float
@@ -66,7 +64,7 @@ class Plays:
         step = tutor.check(index, action, self.rounds.phase)
         result = self._act(index, action, client_id, sent, delay)
         if tutor.followed(step, index, action, result):
-            self.timers.later(tutor.delay_s, self._tutor_moves)
+            self.seating.timers.later(tutor.delay_s, self._tutor_moves)
         return result
 
     def _tutor_moves(self) -> None:
@@ -87,7 +85,7 @@ class Plays:
             raise TableError("not_playing", "no round is being played")
         if action.player != index:
             raise TableError("not_your_seat", "you can only play your own cards")
-        now = self.clock()
+        now = self.seating.clock()
         pending = Pending(index, action, client_id, now, now if sent is None else sent, delay)
         if not self.judge.admit(pending):
             return None
@@ -110,7 +108,7 @@ class Plays:
         count = len(game.log)
         piles = len(game.pile_seats)
         result = game.apply(action)
-        self.log(count, action_to_dict(action), self.clock())
+        self.log(count, action_to_dict(action), self.seating.clock())
         if isinstance(result, Refused):
             self._refused(pending, game, result)
         else:
@@ -121,7 +119,7 @@ class Plays:
             self.seating.broadcast(messages.events(rounds.round_number, count, index, result.events))
             if game.over:
                 rounds.round_over()
-        waited = self.clock() - pending.arrival if pending.held else 0.0
+        waited = self.seating.clock() - pending.arrival if pending.held else 0.0
         reason = result.reason.value if isinstance(result, Refused) else None
         metrics.action(time.perf_counter() - start + waited, reason)
         if pending.held:
@@ -161,4 +159,4 @@ class Plays:
         refused = Refused(Reason.ROUND_OVER)
         for pending in self.judge.drain():
             self._ack(pending.seat, pending.client_id, refused)
-            metrics.action(self.clock() - pending.arrival, refused.reason.value)
+            metrics.action(self.seating.clock() - pending.arrival, refused.reason.value)

@@ -20,6 +20,7 @@ stops a seat's bot through the table's bots, and is given the table's ``changed`
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 
 from ligretto import protocol
 from ligretto.server.table.bots import TableBots
@@ -30,32 +31,24 @@ from ligretto.server.table.seats import FULL, Abandoned, Listener, Seating, Tabl
 from ligretto.server.table.tutorial import LEARNER, Tutor
 
 
+@dataclass(eq=False, slots=True)
 class Presence:
     """The people of a table coming and going (see the module's docstring)."""
 
-    def __init__(
-        self,
-        seating: Seating,
-        rounds: Rounds,
-        settings: Settings,
-        *,
-        bots: TableBots,
-        changed: Callable[[], None],
-        start_bot: Callable[[int], None],
-        table_message: Callable[[], protocol.TableState],
-        tutor: Tutor | None = None,
-    ) -> None:
-        self.seating = seating
-        self.rounds = rounds
-        self.settings = settings
-        self.bots = bots
-        self.changed = changed
-        self.start_bot = start_bot
-        self.table_message = table_message
-        self.tutor = tutor
-        self.start_on_join = False
-        """Play now: the first person to take a seat starts the match at once (kept in
-        memory only: after a restart that person lands in the waiting room as host)."""
+    seating: Seating
+    rounds: Rounds
+    settings: Settings
+    _: KW_ONLY
+    bots: TableBots
+    changed: Callable[[], None]
+    """Tells the table it changed (stored, and told to everyone)."""
+    start_bot: Callable[[int], None]
+    """A stand-in plays seat ``index`` in the round being played."""
+    table_message: Callable[[], protocol.TableState]
+    tutor: Tutor | None = None
+    start_on_join: bool = False
+    """Play now: the first person to take a seat starts the match at once (kept in
+    memory only: after a restart that person lands in the waiting room as host)."""
 
     def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
         """Take a free seat (lobby only); the first person becomes host.  ``profile``: the

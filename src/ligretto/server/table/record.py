@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Protocol
 
 from ligretto.bots.spec import BotSpec
@@ -213,32 +213,29 @@ class NoStore:
         pass
 
 
+@dataclass(eq=False, slots=True)
 class Keeper:
-    """A table's records, made from its parts (its ``code``, seats, settings, rounds and
-    judge) and handed to its ``store`` as things happen; and put back into fresh parts
-    (:meth:`restore`).  ``dropped`` (and why) is the table's last state it keeps; ``store``:
-    by default :class:`NoStore`."""
+    """A table's records, handed to its ``store`` as things happen, made from its parts (its
+    seats, settings, rounds and judge); and put back into fresh parts (:meth:`restore`).
+    ``dropped`` (and why) is the table's last state it keeps."""
 
-    def __init__(
-        self, code: str, *, seating: Seating, settings: Settings, rounds: Rounds, judge: Judge, store: Store | None
-    ) -> None:
-        self.code = code
-        self.seating = seating
-        self.settings = settings
-        self.rounds = rounds
-        self.judge = judge
-        self.store: Store = store or NoStore()
-        self.dropped = False
-        """Closed for good (abandoned): the store does not restore it."""
-        self.dropped_because: Abandoned | None = None
-        """Why it was dropped (its record keeps it)."""
+    store: Store
+    _: KW_ONLY
+    seating: Seating
+    settings: Settings
+    rounds: Rounds
+    judge: Judge
+    dropped: bool = False
+    """Closed for good (abandoned): the store does not restore it."""
+    dropped_because: Abandoned | None = None
+    """Why it was dropped (its record keeps it)."""
 
     def record(self) -> TableRecord:
         """The table as the store keeps it now."""
         seating, settings, rounds, fairness = self.seating, self.settings, self.rounds, self.judge.fairness
         match = rounds.match
         return TableRecord(
-            code=self.code,
+            code=seating.code,
             size=seating.size,
             rules=settings.rules.to_dict(),
             public=settings.public,
@@ -264,7 +261,7 @@ class Keeper:
         rounds = self.rounds
         game, token = rounds.game, rounds.replay_token
         assert game is not None and token is not None
-        return DealRecord(self.code, rounds.matches_played, rounds.round_number, game.seed, token)
+        return DealRecord(self.seating.code, rounds.matches_played, rounds.round_number, game.seed, token)
 
     def saved(self) -> None:
         """The table changed: its record to the store."""

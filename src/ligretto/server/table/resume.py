@@ -12,6 +12,7 @@ It works on the seats and the rounds it is given, and tells the table (``changed
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 
 from ligretto.server.table.host import Settings
 from ligretto.server.table.phase import Phase
@@ -20,14 +21,15 @@ from ligretto.server.table.seats import Seating
 from ligretto.server.table.timing import CATCH_UP_S
 
 
+@dataclass(eq=False, slots=True)
 class Resume:
     """A table's resumption after a restart (see the module's docstring)."""
 
-    def __init__(self, seating: Seating, rounds: Rounds, settings: Settings, *, changed: Callable[[], None]) -> None:
-        self.seating = seating
-        self.rounds = rounds
-        self.settings = settings
-        self.changed = changed
+    seating: Seating
+    rounds: Rounds
+    settings: Settings
+    _: KW_ONLY
+    changed: Callable[[], None]
 
     def resume(self, catch_up_s: float = CATCH_UP_S) -> None:
         """Carry on after a restart (the table was rebuilt from the store): every person's

@@ -29,7 +29,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Unpack
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
@@ -42,7 +42,7 @@ from ligretto.engine.state import Round
 from ligretto.server.table import messages
 from ligretto.server.table.bots import TableBots
 from ligretto.server.table.clock import LoopScheduler, Scheduler, Timers
-from ligretto.server.table.host import HostCommands, Settings
+from ligretto.server.table.host import Change, HostCommands, Settings
 from ligretto.server.table.judging import Judge, Pending
 from ligretto.server.table.latency import NO_DELAY
 from ligretto.server.table.parts import Through
@@ -58,17 +58,7 @@ from ligretto.server.table.timing import CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_
 from ligretto.server.table.tutorial import LESSON, RULES, TUTOR_DELAY_S, Tutor
 from ligretto.server.table.views import Views
 
-__all__ = [
-    "STAND_IN",
-    "Abandoned",
-    "Listener",
-    "NoStore",
-    "Seat",
-    "Store",
-    "Table",
-    "TableError",
-    "new_code",
-]
+__all__ = ["STAND_IN", "Abandoned", "Listener", "NoStore", "Seat", "Store", "Table", "TableError", "new_code"]
 
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
@@ -137,8 +127,8 @@ class Table:
             match_seeds=match_seeds or random_match_seed,
             deal=next_round if tutor is None else tutor.deal,
         )
-        self.keeper = Keeper(code, seating=seating, settings=settings, rounds=rounds, judge=judge, store=store)
-        self.views = Views(code, seating=seating, settings=settings, rounds=rounds, judge=judge)
+        self.keeper = Keeper(store or NoStore(), seating=seating, settings=settings, rounds=rounds, judge=judge)
+        self.views = Views(seating, settings, rounds, judge)
         self.bots = TableBots(code, scheduler, rounds.live_round, self.act)
         self.plays = Plays(rounds, seating, judge, self.bots, log=self.keeper.logged, tutor=tutor)
         self.commands = HostCommands(seating, settings, judge, phase=lambda: rounds.phase, changed=self._changed)
@@ -292,10 +282,9 @@ class Table:
     def remove_seat(self, by: int | None, index: int) -> None:
         self.commands.remove_seat(by, index)
 
-    def set_rules(self, by: int | None, **change: Any) -> None:
-        """The host sets the rules, seats, grace period, public, judging, rated, replays
-        (the keywords of ``HostCommands.set_rules``)."""
-        self.commands.set_rules(by, **change)
+    def set_rules(self, by: int | None, *, preset: str, options: dict[str, Any], **change: Unpack[Change]) -> None:
+        """The host sets the rules, and maybe the seats, grace period, public, judging, rated, replays."""
+        self.commands.set_rules(by, preset=preset, options=options, **change)
 
     # --- the match --------------------------------------------------------------------
 

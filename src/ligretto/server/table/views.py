@@ -7,6 +7,8 @@ hands them to ``messages``, which makes them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ligretto import protocol
 from ligretto.server.table import messages
 from ligretto.server.table.host import Settings
@@ -15,20 +17,19 @@ from ligretto.server.table.rounds import Rounds
 from ligretto.server.table.seats import Seating
 
 
+@dataclass(eq=False, slots=True)
 class Views:
-    """What everyone may see of the table ``code`` (see the module's docstring)."""
+    """What everyone may see of a table (see the module's docstring)."""
 
-    def __init__(self, code: str, *, seating: Seating, settings: Settings, rounds: Rounds, judge: Judge) -> None:
-        self.code = code
-        self.seating = seating
-        self.settings = settings
-        self.rounds = rounds
-        self.judge = judge
+    seating: Seating
+    settings: Settings
+    rounds: Rounds
+    judge: Judge
 
     def summary(self) -> protocol.TableSummary:
         """What the public lobby list shows of the table."""
         seating = self.seating
-        return messages.summary(self.code, self.rounds.phase, seating.seats, seating.host, self.settings.rules)
+        return messages.summary(seating.code, self.rounds.phase, seating.seats, seating.host, self.settings.rules)
 
     def details(self) -> protocol.TableDetails:
         """The summary and who sits where (``None``: a free seat), for the invite page before joining."""
@@ -38,7 +39,7 @@ class Views:
         """Everything about the table that everyone may see."""
         seating, settings, rounds = self.seating, self.settings, self.rounds
         return messages.table_message(
-            code=self.code,
+            code=seating.code,
             phase=rounds.phase,
             seats=seating.seats,
             host=seating.host,
