@@ -20,10 +20,11 @@ from types import TracebackType
 from typing import Any
 
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.seats import Listener
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 
 ROUND_LIMIT_S = 3600.0
 """Virtual seconds a round of stand-ins and bots may take before the test fails."""

@@ -222,13 +222,13 @@ def test_each_check_catches_a_bad_doc() -> None:
     """Control: a missing module, a module in two rows and a name of no code all fail."""
     rows = "".join(f"| `{path}` | x |\n" for path in sorted(modules()))
     good = f"intro\n## Modules\n\n| module | owns |\n|---|---|\n{rows}\n## {FLOW}\n\n"
-    flow = "`Plays._take_effect` calls `Round.apply`; `dispatch.dispatch`, `ligretto.client.Mirror`, `sockets.py`.\n"
+    flow = "`Plays.take_effect` calls `Round.apply`; `dispatch.dispatch`, `ligretto.client.Mirror`, `sockets.py`.\n"
     assert not missing_modules(good) and not duplicated_rows(good)
     assert missing_modules(good.replace("| `engine/state.py` | x |\n", "")) == ["engine/state.py"]
     twice = good.replace("| `engine/state.py` | x |", "| `engine/state.py` | x |\n| `engine/hand.py`, `state.py` | y |")
     assert list(duplicated_rows(twice)) == ["engine/hand.py", "engine/state.py"]
     index = CodeIndex()
-    assert code_names(flow) == ["Plays._take_effect", "Round.apply", "dispatch.dispatch", "ligretto.client.Mirror"]
+    assert code_names(flow) == ["Plays.take_effect", "Round.apply", "dispatch.dispatch", "ligretto.client.Mirror"]
     assert unknown_flow_names(good + flow, index) == []
     stale = good + flow + "`Table._take_effect`, `Round.nothing`, `dispatch.nowhere`, `nomodule.dispatch`\n"
     wrong = ["Round.nothing", "Table._take_effect", "dispatch.nowhere", "nomodule.dispatch"]

@@ -19,7 +19,7 @@ from ligretto.bots.strategies import STRATEGIES
 from ligretto.engine.cards import Box, Colour, Symbol
 from ligretto.engine.events import Ending, Reason
 from ligretto.engine.rules import OPTIONS, PRESETS
-from ligretto.server.table.table import Phase
+from ligretto.protocol import Phase
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "ligretto" / "server" / "static"
 LANGUAGES = ("en", "es", "pt", "it", "fr", "fi", "de")

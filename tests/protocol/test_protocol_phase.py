@@ -1,5 +1,5 @@
-"""A table's phase has one definition on the wire, ``protocol.Phase``: the same values as
-the server's own (``server/table/seats.py``), written and read as plain strings."""
+"""A table's phase has one definition, ``protocol.Phase``: the server's table, the wire and
+every client use it, written and read as plain strings."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
-from ligretto.server.table.seats import Phase as ServerPhase
+from ligretto.server.table import rounds, table
 
 TABLE: dict[str, Any] = {
     "code": "ABC", "seats": [None, None], "host": None, "rules": RuleSet(), "public": False, "grace_s": 60,
@@ -20,13 +20,13 @@ TABLE: dict[str, Any] = {
 """A table message's values but its phase."""
 
 
-def test_the_protocols_phases_are_the_servers() -> None:
-    assert [phase.value for phase in Phase] == [phase.value for phase in ServerPhase]
-    assert [phase.name for phase in Phase] == [phase.name for phase in ServerPhase]
+def test_the_server_table_s_phase_is_the_protocols() -> None:
+    assert table.Phase is Phase and rounds.Phase is Phase
+    assert [phase.value for phase in Phase] == ["lobby", "countdown", "playing", "scoring", "over"]
 
 
-@pytest.mark.parametrize("phase", list(ServerPhase))
-def test_a_phase_goes_over_the_wire_as_its_string_and_comes_back_as_the_enum(phase: ServerPhase) -> None:
+@pytest.mark.parametrize("phase", list(Phase))
+def test_a_phase_goes_over_the_wire_as_its_string_and_comes_back_as_the_enum(phase: Phase) -> None:
     summary = protocol.table_summary(code="ABC", phase=phase, seats=[None, None], host=None, rules=RuleSet())
     assert summary.phase is Phase(phase.value)
     assert json.loads(protocol.encode(summary))["phase"] == phase.value

@@ -144,7 +144,7 @@ def commits(url: str, count: int) -> dict[str, float]:
     action = {"type": "turn", "player": 0}
     wall, cpu, pg = time.perf_counter(), time.process_time(), cpu_seconds(backend)
     for index in range(count):
-        store.record_action(table, index, action, 1000.0 + index)  # no event loop: committed at once
+        store.record_action(table.deal_record(), index, action, 1000.0 + index)  # no event loop: committed at once
     wall, cpu, pg = time.perf_counter() - wall, time.process_time() - cpu, cpu_seconds(backend) - pg
     table.close()
     store.close()

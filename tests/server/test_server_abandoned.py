@@ -25,9 +25,10 @@ from listeners import Quiet, Recorder
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Vote
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Abandoned, Phase, Table
+from ligretto.server.table.table import Abandoned, Table
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 

@@ -21,8 +21,8 @@ from starlette.datastructures import Address
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.ops.addresses import address_of
-from ligretto.server.table.table import Phase
 from ligretto.server.web.admission import ConnectionCount, Refusal, TableQuota
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings

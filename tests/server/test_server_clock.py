@@ -11,8 +11,9 @@ from listeners import Quiet
 
 from ligretto.bots.driver import MIN_MOVE_REAL_TIME
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import LoopScheduler, Timers, VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 
 ONE_ROUND = RuleSet().replace(match_end="rounds:1")
 

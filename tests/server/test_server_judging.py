@@ -21,10 +21,12 @@ from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS, Arbitration, Fairne
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 from ligretto.server.ops import metrics
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.record import DealRecord, TableRecord
+from ligretto.server.table.table import Table, TableError
 from racedeals import a_race
 
 RULES = RuleSet()
@@ -39,13 +41,13 @@ class Log:
     def __init__(self) -> None:
         self.actions: list[dict[str, Any]] = []
 
-    def save_table(self, table: Table) -> None:
+    def save_table(self, record: TableRecord) -> None:
         pass
 
-    def start_round(self, table: Table) -> None:
+    def start_round(self, deal: DealRecord, table: TableRecord) -> None:
         pass
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
+    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
         assert index == len(self.actions)
         self.actions.append(action)
 

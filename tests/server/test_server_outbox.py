@@ -23,10 +23,11 @@ import pytest
 from ligretto import protocol
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.db.database import open_database
 from ligretto.server.records.store import SqliteStore, Store
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sockets import Connection
@@ -149,7 +150,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
 def test_a_write_outside_an_event_loop_commits_at_once(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "plain.db")
     table = Table("PLAIN", seats=2, store=store)
-    store.save_table(table)
+    store.save_table(table.record())
     assert not store.pending
     reader = Reader(tmp_path / "plain.db")
     assert reader.phase("PLAIN") == "lobby"
@@ -269,7 +270,7 @@ def test_the_store_checkpoints_in_a_thread_of_its_own(tmp_path: Path) -> None:
     table = Table("CHECK", seats=2, store=store)
     deadline = time.monotonic() + 5
     while store.checkpoints < 2:
-        store.save_table(table)  # outside an event loop: committed at once
+        store.save_table(table.record())  # outside an event loop: committed at once
         assert time.monotonic() < deadline, "no checkpoint"
         time.sleep(0.01)
     thread = store.db._checkpointer  # the SQLite database's (server/db/database.py)

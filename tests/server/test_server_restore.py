@@ -315,9 +315,10 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(store_db: 
     from listeners import Quiet
 
     from ligretto.engine.actions import Vote
+    from ligretto.protocol import Phase
     from ligretto.server.records.store import Store
     from ligretto.server.table.clock import VirtualScheduler
-    from ligretto.server.table.table import Phase, Table
+    from ligretto.server.table.table import Table
 
     async def play() -> None:
         store = Store(store_db.url)
@@ -331,8 +332,8 @@ def test_restore_after_a_crash_right_after_the_last_action_of_a_round(store_db: 
         assert table.phase is Phase.PLAYING
         assert table.act(0, Vote(0)).ok
         # The process dies right after the last action is written: nothing else reaches the file.
-        store.save_table = lambda table: None  # type: ignore[method-assign]
-        store.start_round = lambda table: None  # type: ignore[method-assign]
+        store.save_table = lambda record: None  # type: ignore[method-assign]
+        store.start_round = lambda deal, table: None  # type: ignore[method-assign]
         assert table.act(1, Vote(1)).ok
         assert table.game is not None and table.game.over
         store.commit()  # the actions reach the file, the table's new phase does not

@@ -19,8 +19,9 @@ from ligretto.engine.actions import Turn
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.table import Table, TableError
 
 TICK = 2**-10
 COUNTDOWN = 3.0

@@ -16,8 +16,9 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.table import Table, TableError
 
 COUNTDOWN = 1.0
 

@@ -13,9 +13,10 @@ from ligretto.engine.actions import Turn, Vote
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
+from ligretto.protocol import Phase
 from ligretto.server.records.store import Store
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 from pgserver import PgServer, StoreDatabase
 
 
@@ -100,7 +101,7 @@ def test_one_table_is_restored_by_its_code_as_another_process_would(store_db: St
         assert [s.token for s in restored.seats if s] == [s.token for s in first.seats if s]
         assert other.load_table("NOPE") is None
         second.drop()
-        store.save_table(second)  # as the lobby does
+        store.save_table(second.record())  # as the lobby does
         store.commit()
         assert other.load_table("T2") is None, "a dropped table is not restored"
         assert [t.code for t in other.load_tables(countdown_s=1.0)] == ["T1"]

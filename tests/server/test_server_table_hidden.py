@@ -28,8 +28,9 @@ from ligretto import protocol
 from ligretto.engine.actions import Play, Turn, Vote, Withdraw
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 from ligretto.testkit.scans import hidden_cards, public_cards
 
 

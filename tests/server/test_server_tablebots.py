@@ -15,8 +15,9 @@ from ligretto.bots import STRATEGIES, BotSpec, Observation, Strategy, register
 from ligretto.bots.driver import LOOK_AGAIN, MIN_MOVE_REAL_TIME
 from ligretto.engine import Action, Round, Turn, Vote
 from ligretto.engine.events import Applied, Refused
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import STAND_IN, Phase, Table
+from ligretto.server.table.table import STAND_IN, Table
 
 RHYTHM = [True, False, True, True, False, False, True]
 """The test strategy's answers, round and round: turn the hand, or wait and look again."""

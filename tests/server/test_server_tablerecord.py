@@ -12,10 +12,11 @@ from ligretto.engine.actions import Turn
 from ligretto.engine.races import DEFAULT_WINDOW_MS
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_to_dict, state_to_dict
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.record import SeatRecord, TableRecord
 from ligretto.server.table.replayaccess import Replays
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 
 
 def _table_in_play() -> Table:

@@ -18,8 +18,9 @@ from listeners import Recorder
 from ligretto.engine.actions import Turn
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table, TableError
+from ligretto.server.table.table import Table, TableError
 
 TICK = 2**-10
 """A moment (a binary fraction: clock readings stay exact, so "just before" is before)."""

@@ -11,7 +11,6 @@ from ligretto.cli import build_parser
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.table import Table
 from ligretto.server.table.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
-from ligretto.server.table.tutorial import TutorialTable
 from ligretto.server.web.settings import Settings
 from ligretto.terminal.local import LocalGame
 
@@ -23,7 +22,7 @@ def _default(function: object, name: str) -> object:
 def test_every_countdown_default_is_the_one_constant() -> None:
     assert Settings().countdown_s == COUNTDOWN_S
     assert build_parser().parse_args(["serve"]).countdown == COUNTDOWN_S
-    for function in (Table.__init__, TutorialTable.__init__, LocalGame.__init__, SqliteStore.load_tables):
+    for function in (Table.__init__, Table.tutorial, LocalGame.__init__, SqliteStore.load_tables):
         assert _default(function, "countdown_s") == COUNTDOWN_S, function
 
 

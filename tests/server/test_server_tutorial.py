@@ -20,10 +20,11 @@ from ligretto.engine.events import Applied, CardPlayed, Ending, HandTurned
 from ligretto.engine.notation import format_position
 from ligretto.engine.scoring import score_round
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 from ligretto.server.records.store import SqliteStore
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, TableError
-from ligretto.server.table.tutorial import LEARNER, RULES, SCRIPT, TUTOR, TutorialTable, steps, tutorial_round
+from ligretto.server.table.table import Table, TableError
+from ligretto.server.table.tutorial import LEARNER, RULES, SCRIPT, TUTOR, steps, tutorial_round
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 
@@ -99,13 +100,15 @@ def _play(card: str, source: Source, position: int, pile: int | None) -> Play:
 
 def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> None:
     scheduler = VirtualScheduler()
-    table = TutorialTable("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02, scheduler=scheduler)
+    table = Table.tutorial("TUTOR", "Ann", countdown_s=0.01, tutor_delay_s=0.02, scheduler=scheduler)
+    tutor = table.tutor
+    assert tutor is not None
     assert not table.public and table.summary().taken == 2
     learner = Recorder()
     with pytest.raises(TableError) as joined:
         table.join(Recorder(), "Bob")
     assert joined.value.code == "full"
-    assert table.rejoin(learner, table.token) == LEARNER
+    assert table.rejoin(learner, tutor.token) == LEARNER
     assert table.phase is Phase.COUNTDOWN, "the round is dealt as soon as the learner comes"
     assert learner.of("snapshot")[0]["view"]["areas"][LEARNER]["row"] == [["r1"], ["g5"], ["r2"]]
     scheduler.advance(0.01)
@@ -119,7 +122,7 @@ def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> Non
         with pytest.raises(TableError) as refused:
             table.act(LEARNER, wrong, 1)
         assert refused.value.code == "off_script"
-    assert view(game, LEARNER).to_dict() == before and table.next_step == 0
+    assert view(game, LEARNER).to_dict() == before and tutor.next_step == 0
     assert not learner.of("events")
 
     # The script: the tutor moves only when its turn in the script comes.
@@ -142,7 +145,7 @@ def test_a_tutorial_table_follows_the_script_and_refuses_any_other_move() -> Non
 
     # A rematch deals the tutorial again, from the first step.
     table.start(LEARNER)
-    assert table.phase is Phase.COUNTDOWN and table.next_step == 0
+    assert table.phase is Phase.COUNTDOWN and tutor.next_step == 0
     assert table.game is not game and format_position(table.game) == format_position(tutorial_round())
     table.close()
 
@@ -152,9 +155,9 @@ def test_tutorial_tables_are_not_stored_and_go_when_left(tmp_path: Path) -> None
         store = SqliteStore(tmp_path / "t.db")
         lobby = Lobby(Settings(countdown_s=0.01, abandoned_s=0.0), store)
         table = lobby.create_tutorial("Ann")
-        assert lobby.public_tables() == []
+        assert lobby.public_tables() == [] and table.tutor is not None
         learner = Recorder()
-        table.rejoin(learner, table.token)
+        table.rejoin(learner, table.tutor.token)
         table.disconnected(learner)
         assert lobby.sweep() == [table.code], "a tutorial left in the middle of its round goes"
         store.commit()

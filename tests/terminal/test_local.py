@@ -15,9 +15,10 @@ import pytest
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, parse_bots
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.table import dispatch
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Phase, Table
+from ligretto.server.table.table import Table
 from ligretto.terminal.local import LocalGame
 from ligretto.terminal.model import TableModel
 

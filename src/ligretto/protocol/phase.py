@@ -3,8 +3,8 @@ the wire and every client share.
 
 The ``table`` message and the HTTP API's table bodies carry it; msgspec writes a
 :class:`Phase` as its value and reads the value back into it, so on the wire it is the
-plain string it always was (``"lobby"``).  The server's own ``server/table/seats.py``
-``Phase`` has the same values (``tests/protocol/test_protocol_phase.py``).
+plain string it always was (``"lobby"``).  The server's table keeps its phase in it too
+(``server/table/rounds.py``): there is no other definition.
 """
 
 from __future__ import annotations

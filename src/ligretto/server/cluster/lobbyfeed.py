@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from ligretto import protocol
+from ligretto.protocol import Phase
 from ligretto.server.cluster.keys import HEARD_S, LOBBY, RENEW_S
 
 log = logging.getLogger("ligretto.cluster")
@@ -42,7 +43,7 @@ _decode = msgspec.json.Decoder(Word).decode
 
 def waiting(summary: protocol.TableSummary) -> bool:
     """Still waiting for players: in its lobby with a free seat (listed first)."""
-    return summary.phase == "lobby" and summary.taken < summary.seats
+    return summary.phase == Phase.LOBBY.value and summary.taken < summary.seats
 
 
 class LobbyFeed:

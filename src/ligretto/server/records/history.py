@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.db.database import Database
 from ligretto.server.records.profiles import DELETED_NAME, secret_hash
 from ligretto.server.table.record import TableRecord
 from ligretto.server.table.replayaccess import Replays
-from ligretto.server.table.seats import Seat
 
 __all__ = [
     "PAGE_SIZE",
@@ -50,18 +50,6 @@ PAGE_SIZE = 20
 """Matches per page of a profile's history."""
 
 
-class Table(Protocol):
-    """What the history takes from a table when its match starts (``server.table.Table``)."""
-
-    code: str
-    size: int
-    rules: RuleSet
-    rated: bool
-    replays: Replays
-    seats: list[Seat | None]
-    matches_played: int
-
-
 def preset_of(rules: RuleSet) -> str | None:
     """The name of the preset these rules are, whatever the match's length (``match_end``
     is how long to play, not a variant of the rules; the first preset, if several are
@@ -75,13 +63,14 @@ PlayerRow = tuple[str, int, int, str, str | None, str | None, str | None]
 (``None`` for a match played at a real table: no seats, no tokens)."""
 
 
-def match_started(table: Table, now: float) -> tuple[MatchRow, list[PlayerRow]]:
-    """The rows the history files for the match ``table`` just started (at ``now``)."""
+def match_started(table: TableRecord, now: float) -> tuple[MatchRow, list[PlayerRow]]:
+    """The rows the history files for the match the table of this record just started (at ``now``)."""
     code, match = table.code, table.matches_played
-    rules = json.dumps(table.rules.to_dict())
-    row = (code, match, rules, preset_of(table.rules), table.size, int(table.rated), now, table.replays.value)
+    rules = json.dumps(table.rules)
+    preset = preset_of(RuleSet.from_dict(table.rules))
+    row = (code, match, rules, preset, table.size, int(table.rated), now, table.replays)
     players: list[PlayerRow] = [
-        (code, match, seat, s.name, s.profile, None if s.bot is None else str(s.bot), secret_hash(s.token))
+        (code, match, seat, s.name, s.profile, s.bot, secret_hash(s.token))
         for seat, s in enumerate(table.seats)
         if s is not None
     ]
@@ -118,7 +107,7 @@ def record(db: Database, table: TableRecord, now: float) -> bool:
         return False
     key = (table.code, table.matches_played)
     db.execute("UPDATE matches SET sheet = ? WHERE code = ? AND match = ?", (json.dumps(table.sheet), *key))
-    if table.phase != "over":
+    if table.phase != Phase.OVER:
         return False
     places = json.dumps(table.sheet["places"])
     cursor = db.execute(

@@ -14,10 +14,12 @@ server holds back every message of that turn until the commit is done
 acknowledged or shown anyone.  An SQLite file runs in WAL mode.  Restoring deals
 each unfinished round again from its seed and replays its actions: the engine
 is deterministic, so the state is exactly the one that was lost.  The table makes
-its records and is rebuilt from them (``tablerecord``, ``Table.restore``): the store
-only writes and reads them.  A store writes only the tables it was given
-(``save_table``): with several processes on one database, each writes its own tables
-and restores one table by code when it takes it over (:meth:`Store.load_table`).
+its records and hands them over as things happen (``server/table/record.py``: a
+``TableRecord`` when it changes, a ``DealRecord`` with each deal and action), and is
+rebuilt from them (``Table.restore``): the store only receives, writes and reads those
+values, and never reads or calls a table.  A store writes only the tables whose records
+it was given (``save_table``): with several processes on one database, each writes its
+own tables and restores one table by code when it takes it over (:meth:`Store.load_table`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
 from ligretto.server.records.sheetstore import SheetStore
 from ligretto.server.records.storewrite import Batch
-from ligretto.server.table.record import TableRecord
+from ligretto.server.table.record import DealRecord, TableRecord
 from ligretto.server.table.table import Table
 from ligretto.server.table.timing import COUNTDOWN_S
 
@@ -111,9 +113,9 @@ class Store:
         """The database's profiles (written at once: they come from HTTP requests, not play)."""
         self.sheets = SheetStore(self.db)
         """The score keeper's sheets (written at once, as profiles)."""
-        self._tables: dict[str, Table] = {}
-        """Tables whose settings, seats or phase changed: their records are written as
-        they are at the commit."""
+        self._records: dict[str, TableRecord] = {}
+        """The last record each table handed over since the last commit (its settings,
+        seats or phase changed), by code."""
         self._rounds: list[tuple[str, int, int, int, float, str]] = []
         self._matches: list[tuple[history.MatchRow, list[history.PlayerRow]]] = []
         """Matches whose first round was dealt: filed in the history."""
@@ -145,28 +147,28 @@ class Store:
 
     # --- writing ----------------------------------------------------------------------
 
-    def save_table(self, table: Table) -> None:
-        self._tables[table.code] = table
+    def save_table(self, record: TableRecord) -> None:
+        """A table as it is now (a later record of it replaces this one until the commit)."""
+        self._records[record.code] = record
         self._written()
 
-    def start_round(self, table: Table) -> None:
-        deal = table.deal_record()
+    def start_round(self, deal: DealRecord, table: TableRecord) -> None:
+        """A round was dealt at ``table`` (as it is now: a match's first round files the match)."""
         now = time.time()
         self._rounds.append((deal.code, deal.match, deal.number, deal.seed, now, deal.replay))
         if deal.number == 1:
             self._matches.append(history.match_started(table, now))
         self._written()
 
-    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the table's round, taken effect at ``at`` (the table's clock)."""
-        deal = table.deal_record()
+    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+        """The ``index``-th action of the round ``deal``, taken effect at ``at`` (the table's clock)."""
         self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode(), at))
         self._written()
 
     @property
     def pending(self) -> bool:
         """Writes collected and not committed yet."""
-        return bool(self._tables or self._rounds or self._actions or self._matches)
+        return bool(self._records or self._rounds or self._actions or self._matches)
 
     def _written(self) -> None:
         if self._commit_due:
@@ -196,30 +198,20 @@ class Store:
         self.writer.after_commit(waiting)
 
     def _take(self) -> Batch | None:
-        """What was collected, as one batch for the writer (on the loop: a table's record is
-        made here, as it is now); ``None``: nothing."""
+        """What was collected, as one batch for the writer (on the loop); ``None``: nothing."""
         if not self.pending:
             return None
-        now = time.time()
-        records = [table.record() for table in self._tables.values()]
-        batch = Batch(
-            list(self._tables.values()),
-            records,
-            self._rounds,
-            self._matches,
-            self._actions,
-            now,
-        )
+        batch = Batch(list(self._records.values()), self._rounds, self._matches, self._actions, time.time())
         if self._on_fenced is not None:
             batch.epochs = {code: self._epochs.get(code, 0) for code in batch.codes()}
-        self._tables = {}
+        self._records = {}
         self._rounds, self._matches, self._actions = [], [], []
         return batch
 
     def _put_back(self, batch: Batch) -> None:
-        """A batch that failed goes in front of what was collected since (its tables' records
-        are made again at the next commit, as they will be then)."""
-        self._tables = {table.code: table for table in batch.tables} | self._tables
+        """A batch that failed goes in front of what was collected since (a table's record
+        handed over since replaces the one of the batch)."""
+        self._records = {record.code: record for record in batch.records} | self._records
         self._rounds = batch.rounds + self._rounds
         self._matches = batch.matches + self._matches
         self._actions = batch.actions + self._actions

@@ -14,7 +14,6 @@ from ligretto.ratings import RatingError
 from ligretto.server.db.database import Database
 from ligretto.server.records import history, ratingstore
 from ligretto.server.table.record import TableRecord
-from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.store")
 
@@ -23,10 +22,8 @@ log = logging.getLogger("ligretto.store")
 class Batch:
     """What the store collected between two commits, written in one transaction."""
 
-    tables: list[Table]
-    """Tables whose records changed (put back as tables if the commit fails)."""
     records: list[TableRecord]
-    """Their records, as they were when the batch was taken."""
+    """The last record of each table that changed (put back if the commit fails)."""
     rounds: list[tuple[str, int, int, int, float, str]]
     matches: list[tuple[history.MatchRow, list[history.PlayerRow]]]
     actions: list[tuple[str, int, int, int, str, float]]
@@ -45,7 +42,6 @@ class Batch:
     def without(self, codes: set[str]) -> Batch:
         """The batch less what it writes of ``codes``."""
         return Batch(
-            [t for t in self.tables if t.code not in codes],
             [r for r in self.records if r.code not in codes],
             [row for row in self.rounds if row[0] not in codes],
             [(row, players) for row, players in self.matches if row[0] not in codes],

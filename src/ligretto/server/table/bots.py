@@ -11,12 +11,15 @@ any player, with no network delay: its plays are judged with everyone else's
 (``server.judging``), and a play held for rivals is waited for, as a person waits for the
 ack, before it plans its next move.  A bot's timer is
 cancelled when it stops: the round is over, or its person is back.
+
+:class:`TableBots` is given what the bots need of their table: its code (for the logs),
+the round being played (``live_round``) and its ``act``.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Protocol
+from collections.abc import Callable
 
 from ligretto.bots.driver import BotDriver
 from ligretto.bots.spec import BotSpec
@@ -28,27 +31,17 @@ from ligretto.server.table.clock import Scheduler, Timer
 log = logging.getLogger("ligretto.table")
 
 
-class BotsTable(Protocol):
-    """What a bot needs of its table."""
-
-    code: str
-
-    def live_round(self) -> Round | None:
-        """The round being played (``None``: no round is being played now)."""
-        ...
-
-    def act(self, index: int | None, action: Action, client_id: str | int | None = None) -> Applied | Refused | None:
-        """The action's result, or ``None`` while fair judging holds it (the table calls
-        :meth:`TableBots.settled` when it has taken effect)."""
-        ...
+Act = Callable[[int, Action], Applied | Refused | None]
+"""The table's ``act``: the action's result, or ``None`` while fair judging holds it (the
+table calls :meth:`TableBots.settled` when it has taken effect)."""
 
 
 class TableBot:
-    """One bot seat in real time: every wait its driver plans is a timer of ``scheduler``."""
+    """One bot seat in real time: every wait its driver plans is a timer of its table's scheduler."""
 
-    def __init__(self, table: BotsTable, scheduler: Scheduler, game: Round, driver: BotDriver) -> None:
-        self.table = table
-        self.scheduler = scheduler
+    def __init__(self, bots: TableBots, game: Round, driver: BotDriver) -> None:
+        self.bots = bots
+        self.scheduler = bots.scheduler
         self.game = game
         self.driver = driver
         self._timer: Timer | None = None
@@ -76,18 +69,18 @@ class TableBot:
     def _step(self, action: Action | None) -> None:
         """The wait is over: make the planned move (if any), then plan the next one."""
         self._timer = None
-        if self.stopped or self.table.live_round() is not self.game:
+        if self.stopped or self.bots.live_round() is not self.game:
             return
         try:
             if action is not None:
-                if self.table.act(self.index, action) is None:
+                if self.bots.act(self.index, action) is None:
                     self.held = True  # like a person, it waits for the table's answer
                     return
                 if self.stopped:  # that move ended the round
                     return
             self._plan()
         except Exception:  # a bot must never take the table down
-            log.exception("bot at %s seat %s failed", self.table.code, self.index)
+            log.exception("bot at %s seat %s failed", self.bots.code, self.index)
 
     def settled(self) -> None:
         """Its held play has taken effect: it looks at the table again."""
@@ -97,21 +90,24 @@ class TableBot:
         try:
             self._plan()
         except Exception:  # a bot must never take the table down
-            log.exception("bot at %s seat %s failed", self.table.code, self.index)
+            log.exception("bot at %s seat %s failed", self.bots.code, self.index)
 
     def _plan(self) -> None:
-        if self.stopped or self.table.live_round() is not self.game:
+        if self.stopped or self.bots.live_round() is not self.game:
             return
         seconds, planned = self.driver.plan()
         self._wait(seconds, planned)
 
 
 class TableBots:
-    """The bots playing at one table now, by seat."""
+    """The bots playing at one table now, by seat: ``code`` the table's, ``live_round()``
+    the round being played there (``None``: none), ``act`` the table's."""
 
-    def __init__(self, table: BotsTable, scheduler: Scheduler) -> None:
-        self.table = table
+    def __init__(self, code: str, scheduler: Scheduler, live_round: Callable[[], Round | None], act: Act) -> None:
+        self.code = code
         self.scheduler = scheduler
+        self.live_round = live_round
+        self.act = act
         self._bots: dict[int, TableBot] = {}
 
     def __contains__(self, index: int) -> bool:
@@ -121,10 +117,10 @@ class TableBots:
         """A bot plays seat ``index`` in the round being played (nothing if one already
         does, or no round is); ``round_key`` names the round for its seeds
         (:func:`~ligretto.bots.driver.bot_seeds`)."""
-        game = self.table.live_round()
+        game = self.live_round()
         if index in self._bots or game is None:
             return
-        bot = TableBot(self.table, self.scheduler, game, spec.driver(game, index, round_key, real_time=True))
+        bot = TableBot(self, game, spec.driver(game, index, round_key, real_time=True))
         self._bots[index] = bot
         bot.start()
 

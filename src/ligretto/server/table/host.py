@@ -1,47 +1,73 @@
 """The host's commands before a match: bots in free seats, seats removed, the rules set.
 
-Only the host may give them (``not_host`` otherwise), and only in the lobby (``started``);
-a command that is refused changes nothing.  Starting the match is the table's
-(:meth:`~ligretto.server.table.table.Table.start`).
+:class:`HostCommands` is the part of a :class:`~ligretto.server.table.table.Table` that carries
+them out on the parts it is given: the seats (:class:`~ligretto.server.table.seats.Seating`),
+the table's :class:`Settings` and its judge (the judging of races).  Only the host may give
+them (``not_host`` otherwise), and only in the lobby (``started``); a command that is
+refused changes nothing, one carried out is told to the table (``changed``).  Starting the
+match is the table's (:meth:`~ligretto.server.table.table.Table.start`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, TypedDict, Unpack
 
 from ligretto.bots.spec import BotSpec, BotSpecError
-from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleError, RuleSet
-from ligretto.server.table import messages
+from ligretto.protocol import Phase
+from ligretto.server.table.judging import Judge
 from ligretto.server.table.replayaccess import Replays, check_replays
-from ligretto.server.table.seats import (
-    Phase,
-    Seat,
-    Seating,
-    TableError,
-    check_fairness,
-    check_grace,
-    check_seats,
-    new_token,
-)
+from ligretto.server.table.seats import Seating, TableError, check_fairness, check_grace, check_seats
 
 
-class HostCommands(Seating):
-    """The host's commands of a :class:`~ligretto.server.table.table.Table`."""
+@dataclass(slots=True)
+class Settings:
+    """What the host sets of a table, besides its seats and the judging of its races."""
 
     rules: RuleSet
-    replays: Replays
     public: bool
-    fairness: Fairness
+    rated: bool
+    """Its matches update its profiles' ratings."""
+    replays: Replays
+    """Who may watch its rounds' replays (``replayaccess``)."""
+    grace_s: float
+    """How long a person may be away during a match before a stand-in plays for them."""
 
-    def _check_host(self, index: int | None) -> None:
-        if index is None or index != self.host:
-            raise TableError("not_host", "only the host may do that")
+
+class Change(TypedDict, total=False):
+    """What the host's ``set_rules`` may change besides the rules (absent or ``None``: as it is)."""
+
+    seats: int | None
+    public: bool | None
+    grace_s: float | None
+    arbitration: str | None
+    window_ms: int | None
+    rated: bool | None
+    replays: str | None
+
+
+@dataclass(eq=False, slots=True)
+class HostCommands:
+    """The host's commands of a table (see the module's docstring)."""
+
+    seating: Seating
+    settings: Settings
+    judge: Judge
+    _: KW_ONLY
+    phase: Callable[[], Phase]
+    """The table's phase."""
+    changed: Callable[[], None]
+    """Tells the table a command changed it."""
+
+    def _check(self, by: int | None, what: str) -> None:
+        self.seating.check_host(by)
+        if self.phase() is not Phase.LOBBY:
+            raise TableError("started", what)
 
     def add_bot(self, by: int | None, spec_text: str) -> int:
-        self._check_host(by)
-        if self.phase is not Phase.LOBBY:
-            raise TableError("started", "bots can only be added before the match")
+        self._check(by, "bots can only be added before the match")
         try:
             spec = BotSpec.parse(spec_text)
         except BotSpecError as error:
@@ -51,67 +77,48 @@ class HostCommands(Seating):
     def seat_bot(self, spec: BotSpec) -> int:
         """A bot in the first free seat (the host's ``add_bot``, or bots asked for when the
         table is made); returns its seat."""
-        free = self.free_seat()
-        if free is None:
-            raise TableError("full", "every seat is taken")
-        self.seats[free] = Seat(f"{spec.strategy.capitalize()} bot {free + 1}", new_token(), bot=spec)
-        self._changed()
-        return free
+        index = self.seating.seat_bot(spec)
+        self.changed()
+        return index
 
     def remove_seat(self, by: int | None, index: int) -> None:
-        self._check_host(by)
-        if self.phase is not Phase.LOBBY:
-            raise TableError("started", "seats can only be removed before the match")
-        if not 0 <= index < self.size or self.seats[index] is None:
+        self._check(by, "seats can only be removed before the match")
+        seating = self.seating
+        if not 0 <= index < seating.size or seating.seats[index] is None:
             raise TableError("no_seat", f"there is nobody at seat {index}")
         if index == by:
             raise TableError("bad_seat", "the host cannot remove themselves (leave instead)")
-        for listener in [li for li in self.listeners if li.seat == index]:
-            listener.send(messages.removed())
-            listener.seat = None
-        self.seats[index] = None
-        self._changed()
+        seating.remove(index)
+        self.changed()
 
-    def set_rules(
-        self,
-        by: int | None,
-        *,
-        preset: str,
-        options: dict[str, Any],
-        seats: int | None = None,
-        public: bool | None = None,
-        grace_s: float | None = None,
-        arbitration: str | None = None,
-        window_ms: int | None = None,
-        rated: bool | None = None,
-        replays: str | None = None,
-    ) -> None:
-        self._check_host(by)
-        if self.phase is not Phase.LOBBY:
-            raise TableError("started", "the rules can only change before the match")
+    def set_rules(self, by: int | None, *, preset: str, options: dict[str, Any], **change: Unpack[Change]) -> None:
+        """The rules of ``preset`` with ``options``, and what else ``change`` says."""
+        self._check(by, "the rules can only change before the match")
         try:
             rules = RuleSet.preset(preset).replace(**options)
         except RuleError as error:
             raise TableError("bad_rules", str(error)) from None
+        seats, grace_s = change.get("seats"), change.get("grace_s")
         if seats is not None:
             check_seats(seats)
-            if any(seat is not None for seat in self.seats[seats:]):
+            if any(seat is not None for seat in self.seating.seats[seats:]):
                 raise TableError("bad_seats", "remove the players in the last seats first")
         if grace_s is not None:
             check_grace(grace_s)
-        fairness = check_fairness(arbitration, window_ms, self.fairness)
-        access = check_replays(replays, self.replays)
+        settings = self.settings
+        fairness = check_fairness(change.get("arbitration"), change.get("window_ms"), self.judge.fairness)
+        access = check_replays(change.get("replays"), settings.replays)
+        public, rated = change.get("public"), change.get("rated")
         # Every check passed: change the table.
         if seats is not None:
-            self.seats = (self.seats + [None] * seats)[:seats]
-            self.size = seats
+            self.seating.resize(seats)
         if grace_s is not None:
-            self.grace_s = grace_s
+            settings.grace_s = grace_s
         if public is not None:
-            self.public = public
+            settings.public = public
         if rated is not None:
-            self.rated = rated
-        self.rules = rules
-        self.fairness = fairness
-        self.replays = access
-        self._changed()
+            settings.rated = rated
+        settings.rules = rules
+        self.judge.fairness = fairness
+        settings.replays = access
+        self.changed()

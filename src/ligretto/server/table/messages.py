@@ -3,14 +3,13 @@ values handed to the protocol, which turns them into its typed messages
 (``ligretto.protocol``; what goes to every listener is encoded once, as a
 :class:`~ligretto.protocol.Broadcast`).  Only public information goes in: a view made by
 the engine for its viewer, events (public by construction), names, seats and the score
-sheet; a seat's token goes only into the ``welcome`` of its owner.
+sheet; a seat's token goes only into the ``welcome`` of its owner.  Each is made from the
+values it shows (the table gathers them from its parts), so this module imports none of them.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
-from typing import Protocol
 
 from ligretto import protocol
 from ligretto.engine.events import Applied, Event, Refused
@@ -20,76 +19,61 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import RoundScore
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 
 
-class Table(Protocol):
-    """What the messages read of a table (``server.table.Table``; named here so this module
-    imports nothing of the table it describes)."""
-
-    @property
-    def code(self) -> str: ...
-    @property
-    def phase(self) -> enum.StrEnum: ...
-    @property
-    def seats(self) -> Sequence[protocol.SeatInfo | None]: ...
-    @property
-    def host(self) -> int | None: ...
-    @property
-    def rules(self) -> RuleSet: ...
-    @property
-    def public(self) -> bool: ...
-    @property
-    def rated(self) -> bool: ...
-    @property
-    def replays(self) -> enum.StrEnum: ...
-    @property
-    def grace_s(self) -> float: ...
-    @property
-    def match(self) -> Match | None: ...
-    @property
-    def start_at(self) -> float | None: ...
-    @property
-    def fairness(self) -> Fairness: ...
-    @property
-    def matches_played(self) -> int: ...
-    @property
-    def replay_token(self) -> str | None: ...
-
-
-def summary(table: Table) -> protocol.TableSummary:
+def summary(
+    code: str, phase: Phase, seats: Sequence[protocol.SeatInfo | None], host: int | None, rules: RuleSet
+) -> protocol.TableSummary:
     """What the public lobby list shows of a table."""
-    return protocol.table_summary(
-        code=table.code, phase=table.phase.value, seats=table.seats, host=table.host, rules=table.rules
-    )
+    return protocol.table_summary(code=code, phase=phase.value, seats=seats, host=host, rules=rules)
 
 
-def details(table: Table) -> protocol.TableDetails:
+def details(summary: protocol.TableSummary, seats: Sequence[protocol.SeatInfo | None]) -> protocol.TableDetails:
     """The summary and who sits where (names and bots, as the ``table`` message shows
     them), for the invite page before joining."""
-    return protocol.table_details(summary(table), table.seats)
+    return protocol.table_details(summary, seats)
 
 
-def table_message(table: Table) -> protocol.TableState:
-    """Everything about the table that everyone may see."""
-    match = table.match
+def table_message(
+    *,
+    code: str,
+    phase: Phase,
+    seats: Sequence[protocol.SeatInfo | None],
+    host: int | None,
+    rules: RuleSet,
+    public: bool,
+    rated: bool,
+    replays: str,
+    grace_s: float,
+    fairness: Fairness,
+    match: Match | None,
+    matches_played: int,
+    start_at: float | None,
+    replay_token: str | None,
+) -> protocol.TableState:
+    """Everything about the table that everyone may see: its seats, settings and phase,
+    the match's round and score sheet (the winners once it is over), and the share token
+    of the round just scored (only in ``scoring`` and ``over``)."""
+    over = phase is Phase.OVER
     return protocol.table_message(
-        code=table.code,
-        phase=table.phase.value,
-        seats=table.seats,
-        host=table.host,
-        rules=table.rules,
-        public=table.public,
-        grace_s=table.grace_s,
+        code=code,
+        phase=phase.value,
+        seats=seats,
+        host=host,
+        rules=rules,
+        public=public,
+        grace_s=grace_s,
         round=0 if match is None else match.round_number,
-        start_at=table.start_at,
+        start_at=start_at,
         sheet=None if match is None else match.sheet,
-        winners=match.winners() if table.phase.value == "over" and match else None,
-        arbitration=table.fairness.arbitration.value,
-        window_ms=table.fairness.window_ms,
-        rated=table.rated,
-        match=table.matches_played,
-        replays=table.replays.value,
-        replay=table.replay_token if table.phase.value in ("scoring", "over") else None,
+        winners=match.winners() if over and match else None,
+        arbitration=fairness.arbitration.value,
+        window_ms=fairness.window_ms,
+        rated=rated,
+        match=matches_played,
+        replays=replays,
+        replay=replay_token if over or phase is Phase.SCORING else None,
     )
 
 

@@ -1,13 +1,15 @@
-"""What a table keeps in the store, in the table's own record format.
+"""What a table keeps in the store, in the table's own record format, and where it hands it.
 
 The table makes its records (:meth:`~ligretto.server.table.table.Table.record`,
-:meth:`~ligretto.server.table.table.Table.deal_record`) and is rebuilt from them
-(:meth:`~ligretto.server.table.table.Table.restore`); the store (``ligretto.server.records.store``)
-only writes and reads them.  A :class:`TableRecord` is a table's settings, seats (with
-their tokens, and whether their person left for good), phase and score sheet, written as
-JSON; a :class:`DealRecord` names a round and its seed, under which the store files the
-round's actions.  The round itself is never
-stored: it is dealt again from its seed and its actions replayed (the engine is
+:meth:`~ligretto.server.table.table.Table.deal_record`) and hands them, as they happen, to
+the :class:`Store` it was given (``ligretto.server.records.store``, or :class:`NoStore`),
+which only receives values: it never reads the table.  A table is rebuilt from them
+(:meth:`~ligretto.server.table.table.Table.restore`).  The :class:`Keeper` is the part of
+the table that makes them from its other parts, hands them over and puts them back.  A
+:class:`TableRecord` is a table's settings, seats (with their tokens, and whether their
+person left for good), phase and score sheet, written as JSON; a :class:`DealRecord` names
+a round and its seed, under which the store files the round's actions.  The round itself
+is never stored: it is dealt again from its seed and its actions replayed (the engine is
 deterministic).
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Any, Protocol
 
 from ligretto.bots.spec import BotSpec
@@ -25,34 +27,12 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import ScoreSheet, round_seed
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
-from ligretto.server.table.replayaccess import Replays
-from ligretto.server.table.seats import Abandoned, Phase, Seat
-
-
-class Table(Protocol):
-    """What a record is made of and put back into (``server.table.Table``; named here so
-    this module imports nothing of the table it describes)."""
-
-    code: str
-    size: int
-    rules: RuleSet
-    public: bool
-    rated: bool
-    replays: Replays
-    grace_s: float
-    fairness: Fairness
-    host: int | None
-    phase: Phase
-    seats: list[Seat | None]
-    match: Match | None
-    match_seed: int
-    matches_played: int
-    start_at: float | None
-    dropped: bool
-    dropped_because: Abandoned | None
-
-    @property
-    def round_number(self) -> int: ...
+from ligretto.protocol import Phase
+from ligretto.server.table.host import Settings
+from ligretto.server.table.judging import Judge
+from ligretto.server.table.replayaccess import Replays, new_replay_token
+from ligretto.server.table.rounds import Rounds
+from ligretto.server.table.seats import Abandoned, Seat, Seating
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,48 +185,126 @@ class DealRecord:
     replay: str
 
 
-def record_of(table: Table) -> TableRecord:
-    """What the store keeps of ``table`` now."""
-    match = table.match
-    return TableRecord(
-        code=table.code,
-        size=table.size,
-        rules=table.rules.to_dict(),
-        public=table.public,
-        grace_s=table.grace_s,
-        host=table.host,
-        phase=table.phase.value,
-        seats=tuple(None if seat is None else SeatRecord.of(seat) for seat in table.seats),
-        match_seed=table.match_seed,
-        matches_played=table.matches_played,
-        start_at=table.start_at,
-        round=table.round_number,
-        sheet=None if match is None else match.sheet.to_dict(),
-        dropped=table.dropped,
-        dropped_because=None if table.dropped_because is None else table.dropped_because.value,
-        arbitration=table.fairness.arbitration.value,
-        window_ms=table.fairness.window_ms,
-        rated=table.rated,
-        replays=table.replays.value,
-    )
+class Store(Protocol):
+    """Where a table hands what it keeps, as it happens (``ligretto.server.records.store``)."""
+
+    def save_table(self, record: TableRecord) -> None:
+        """The table as it is now (its settings, seats, phase or score sheet changed)."""
+
+    def start_round(self, deal: DealRecord, table: TableRecord) -> None:
+        """A round was dealt (``deal``), at the table as it is now (``table``: the players
+        of a match whose first round this is)."""
+
+    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+        """The ``index``-th action of the round ``deal`` (JSON), taken effect at ``at`` (the
+        table's clock)."""
 
 
-def restore_state(table: Table, record: TableRecord, actions: Iterable[dict[str, Any]]) -> None:
-    """Put back into a fresh ``table`` (made with the record's settings) its seats, host,
-    phase and match: the score sheet, and the current round dealt again from its seed
-    with ``actions`` replayed."""
-    table.seats = [None if seat is None else seat.seat() for seat in record.seats]
-    table.host = record.host
-    table.phase = Phase(record.phase)
-    table.match_seed = record.match_seed
-    table.matches_played = record.matches_played
-    table.start_at = record.start_at
-    table.fairness = Fairness.of(record.arbitration, record.window_ms)
-    table.rated = record.rated
-    table.replays = Replays(record.replays)
+class NoStore:
+    """A store that keeps nothing (tests, local play, the tutorial, throw-away tables)."""
+
+    def save_table(self, record: TableRecord) -> None:
+        pass
+
+    def start_round(self, deal: DealRecord, table: TableRecord) -> None:
+        pass
+
+    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+        pass
+
+
+@dataclass(eq=False, slots=True)
+class Keeper:
+    """A table's records, handed to its ``store`` as things happen, made from its parts (its
+    seats, settings, rounds and judge); and put back into fresh parts (:meth:`restore`).
+    ``dropped`` (and why) is the table's last state it keeps."""
+
+    store: Store
+    _: KW_ONLY
+    seating: Seating
+    settings: Settings
+    rounds: Rounds
+    judge: Judge
+    dropped: bool = False
+    """Closed for good (abandoned): the store does not restore it."""
+    dropped_because: Abandoned | None = None
+    """Why it was dropped (its record keeps it)."""
+
+    def record(self) -> TableRecord:
+        """The table as the store keeps it now."""
+        seating, settings, rounds, fairness = self.seating, self.settings, self.rounds, self.judge.fairness
+        match = rounds.match
+        return TableRecord(
+            code=seating.code,
+            size=seating.size,
+            rules=settings.rules.to_dict(),
+            public=settings.public,
+            grace_s=settings.grace_s,
+            host=seating.host,
+            phase=rounds.phase.value,
+            seats=tuple(None if seat is None else SeatRecord.of(seat) for seat in seating.seats),
+            match_seed=rounds.match_seed,
+            matches_played=rounds.matches_played,
+            start_at=rounds.start_at,
+            round=rounds.round_number,
+            sheet=None if match is None else match.sheet.to_dict(),
+            dropped=self.dropped,
+            dropped_because=None if self.dropped_because is None else self.dropped_because.value,
+            arbitration=fairness.arbitration.value,
+            window_ms=fairness.window_ms,
+            rated=settings.rated,
+            replays=settings.replays.value,
+        )
+
+    def deal_record(self) -> DealRecord:
+        """The round being dealt or played, as the store files it and its actions."""
+        rounds = self.rounds
+        game, token = rounds.game, rounds.replay_token
+        assert game is not None and token is not None
+        return DealRecord(self.seating.code, rounds.matches_played, rounds.round_number, game.seed, token)
+
+    def saved(self) -> None:
+        """The table changed: its record to the store."""
+        self.store.save_table(self.record())
+
+    def dealt(self) -> None:
+        """A round was dealt: it, and the table's record, to the store."""
+        self.store.start_round(self.deal_record(), self.record())
+
+    def logged(self, index: int, action: dict[str, Any], at: float) -> None:
+        """The ``index``-th action of the round took effect at ``at``: to the store."""
+        self.store.record_action(self.deal_record(), index, action, at)
+
+    def restore(self, record: TableRecord, actions: Iterable[dict[str, Any]], replay_token: str | None) -> None:
+        """Put back into the fresh parts (of a table of the record's size) the record's
+        settings, seats, host, phase and match: the score sheet, and the current round dealt
+        again from its seed with ``actions`` replayed, with its share token ``replay_token``
+        (``None``: none stored, a new one)."""
+        settings = self.settings
+        settings.rules = RuleSet.from_dict(record.rules)
+        settings.public = record.public
+        settings.grace_s = record.grace_s
+        settings.rated = record.rated
+        settings.replays = Replays(record.replays)
+        self.judge.fairness = Fairness.of(record.arbitration, record.window_ms)
+        self.seating.seats = [None if seat is None else seat.seat() for seat in record.seats]
+        self.seating.host = record.host
+        rounds = self.rounds
+        rounds.phase = Phase(record.phase)
+        rounds.match_seed = record.match_seed
+        rounds.matches_played = record.matches_played
+        rounds.start_at = record.start_at
+        rounds.match = _restored_match(record, settings.rules, actions)
+        if rounds.match is not None and record.round:
+            rounds.replay_token = replay_token or new_replay_token()
+
+
+def _restored_match(record: TableRecord, rules: RuleSet, actions: Iterable[dict[str, Any]]) -> Match | None:
+    """The match of ``record`` (``None``: none yet) played by ``rules`` (the record's): its
+    score sheet, and its current round dealt again from its seed with ``actions`` (its
+    own, in order) replayed."""
     if record.sheet is None:
-        return
-    rules: RuleSet = table.rules
+        return None
     match = Match(rules, record.size, record.match_seed)
     match.sheet = ScoreSheet.from_dict(record.sheet)
     if record.round:
@@ -254,4 +312,4 @@ def restore_state(table: Table, record: TableRecord, actions: Iterable[dict[str,
         for action in actions:
             game.apply(action_from_dict(action))
         match.resume_round(game, recorded=len(match.sheet.rounds) >= record.round)
-    table.match = match
+    return match

@@ -1,20 +1,20 @@
 """Who is at a table: its seats and their tokens, its connections, the host, who is away.
 
-:class:`Seating` is the part of a :class:`~ligretto.server.table.table.Table` that seats people
-and lets them go: taking a free seat (the first person becomes host), coming back with the
-seat's token (the connection it had is let go), watching, leaving (for good: in a match
-the seat's token is spent), and a connection lost.
-A person away longer than the table's grace period gets a stand-in bot, which gives the
-seat back when the person returns; the host's role passes to the next connected person.
-What it leaves to the table (the phases, the rounds, the bots, the messages) are the
-abstract methods at the end.
+:class:`Seating` is the part of a :class:`~ligretto.server.table.table.Table` that keeps the
+seats and the connections (the table's listeners): taking a free seat (the first person
+becomes host), coming back with the seat's token (the connection it had is let go),
+watching, giving a seat up (for good: in a match the seat's token is spent), a connection
+lost, the host's role passed to the next connected person, and since when no seated
+person is connected.  It runs each away person's grace period on the table's timers and
+tells the table (``grace_over``, the one thing it is given) when one ends; what follows
+from that, and from every other change here (a stand-in bot, the phases, the messages
+about the table), is the table's: each method says what changed and the table acts on it.
 """
 
 from __future__ import annotations
 
 import enum
 import secrets
-from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -23,17 +23,10 @@ from ligretto import protocol
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.races import Fairness
+from ligretto.protocol import Phase
 from ligretto.server.table import messages
-from ligretto.server.table.clock import Scheduler, Timers
+from ligretto.server.table.clock import Timers
 from ligretto.server.table.timing import MAX_GRACE_S
-
-
-class Phase(enum.StrEnum):
-    LOBBY = "lobby"
-    COUNTDOWN = "countdown"
-    PLAYING = "playing"
-    SCORING = "scoring"
-    OVER = "over"
 
 
 class Abandoned(enum.StrEnum):
@@ -45,6 +38,10 @@ class Abandoned(enum.StrEnum):
     """No person held a seat (nobody ever joined, or everyone left) for ``deserted_s``."""
     AWAY = "away"
     """In the lobby or with the match over, every seated person was away for ``abandoned_s``."""
+
+
+FULL = "every seat is taken: you can watch"
+"""Why a person cannot take a seat at a full table (``full``)."""
 
 
 class TableError(Exception):
@@ -132,29 +129,27 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-class Seating(ABC):
-    """The seats, tokens, connections and host of a table (see the module's docstring)."""
+class Seating:
+    """The seats, tokens, connections and host of a table (see the module's docstring).
+    ``grace_over(index)`` is called when the grace period of the person away from seat
+    ``index`` ends with the person still away."""
 
-    def __init__(self, code: str, size: int, scheduler: Scheduler, grace_s: float) -> None:
+    def __init__(
+        self, code: str, size: int, clock: Callable[[], float], timers: Timers, grace_over: Callable[[int], None]
+    ) -> None:
         self.code = code
         self.size = size
-        self.grace_s = grace_s
         self.seats: list[Seat | None] = [None] * size
         self.host: int | None = None
-        self.phase = Phase.LOBBY
         self.listeners: list[Listener] = []
-        self.scheduler = scheduler
-        self.clock: Callable[[], float] = scheduler.now
-        """The table's clock: the scheduler's (a test may put another in its place)."""
-        self.timers = Timers(scheduler)
+        self.clock = clock
+        self.timers = timers
+        self._grace_over = grace_over
         self._grace: dict[int, int] = {}
         """Seat -> its grace period's timer (cancelled when the person is back)."""
-        self.idle_since: float | None = self.clock()
+        self.idle_since: float | None = clock()
         """Since when no seated person has been connected (spectators do not count: they
         cannot keep a table alive for ever); ``None``: one is."""
-        self.start_on_join = False
-        """Play now: the first person to take a seat starts the match at once (kept in
-        memory only: after a restart that person lands in the waiting room as host)."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -168,7 +163,20 @@ class Seating(ABC):
     def free_seat(self) -> int | None:
         return next((i for i, seat in enumerate(self.seats) if seat is None), None)
 
-    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+    def check_host(self, index: int | None) -> None:
+        """:class:`TableError` ``not_host`` unless seat ``index`` is the host's."""
+        if index is None or index != self.host:
+            raise TableError("not_host", "only the host may do that")
+
+    def away(self) -> list[int]:
+        """The seats of people away with no stand-in."""
+        return [
+            index
+            for index, seat in enumerate(self.seats)
+            if seat is not None and seat.human and not seat.connected and not seat.stand_in
+        ]
+
+    def abandoned(self, phase: Phase, abandoned_s: float, deserted_s: float) -> Abandoned | None:
         """Why the table may be closed and dropped now (``None``: it may not): no seated
         person has been connected for ``deserted_s`` seconds while a match is on or while no
         person holds a seat at all, or for ``abandoned_s`` in the lobby or with the match
@@ -177,7 +185,7 @@ class Seating(ABC):
         if since is None:
             return None
         idle = self.clock() - since
-        if self.phase not in (Phase.LOBBY, Phase.OVER):
+        if phase not in (Phase.LOBBY, Phase.OVER):
             return Abandoned.MATCH if idle >= deserted_s else None
         if not any(seat is not None and seat.human for seat in self.seats):
             return Abandoned.NOBODY_SEATED if idle >= deserted_s else None
@@ -198,30 +206,53 @@ class Seating(ABC):
         for listener in list(self.listeners):
             listener.send(shared)
 
-    # --- joining and leaving ----------------------------------------------------------
+    def send_to(self, index: int, message: protocol.Outgoing) -> None:
+        """A message to every connection of seat ``index``."""
+        for listener in self.listeners:
+            if listener.seat == index:
+                listener.send(message)
 
-    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
-        """Take a free seat (lobby only); the first person becomes host.  ``profile``: the
-        id of the person's profile, kept with the seat (never shown to the others)."""
-        if self.phase is not Phase.LOBBY:
-            raise TableError("started", "the match has started: you can watch, or join the next one")
+    def attach(self, listener: Listener, index: int, token: str) -> None:
+        """Seat a person's connection at ``index`` and welcome it (with the seat's token)."""
+        listener.seat = index
+        self.listeners.append(listener)
+        self._note_presence()
+        listener.send(messages.welcome(self.code, index, token))
+
+    def watch(self, listener: Listener) -> None:
+        """A spectator's connection, welcomed (no seat, no token)."""
+        listener.seat = None
+        self.listeners.append(listener)
+        listener.send(messages.welcome(self.code, None, None))
+
+    # --- seats taken and given back ---------------------------------------------------
+
+    def take(self, name: str, profile: str | None) -> tuple[int, str]:
+        """A free seat for the person ``name`` (connected; the first becomes host): its
+        number and token.  ``profile``: the id of the person's profile, kept with the seat."""
         free = self.free_seat()
         if free is None:
-            raise TableError("full", "every seat is taken: you can watch")
+            raise TableError("full", FULL)
         if profile is not None and any(seat is not None and seat.profile == profile for seat in self.seats):
             raise TableError("profile_seated", "this profile has a seat at this table already")
         token = new_token()
         self.seats[free] = Seat(name, token, connected=True, profile=profile)
         if self.host is None:
             self.host = free
-        self._attach(listener, free, token)
-        if self.start_on_join and self.host == free:
-            self.start_on_join = False
-            self.start(free)
         return free, token
 
-    def rejoin(self, listener: Listener, token: str) -> int:
-        """Come back to one's seat with its token (page reload, dropped connection)."""
+    def seat_bot(self, spec: BotSpec) -> int:
+        """A bot in the first free seat; returns its seat."""
+        free = self.free_seat()
+        if free is None:
+            raise TableError("full", "every seat is taken")
+        self.seats[free] = Seat(f"{spec.strategy.capitalize()} bot {free + 1}", new_token(), bot=spec)
+        return free
+
+    def reclaim(self, token: str) -> tuple[int, bool]:
+        """The person of ``token`` is back (page reload, dropped connection): the seat's other
+        connection is let go and the person is connected again.  Returns the seat and whether
+        its stand-in stops (the table stops that bot)."""
         index = self.seat_of(token)
         if index is None:
             raise TableError("bad_token", "this seat token is not valid at this table")
@@ -242,70 +273,58 @@ class Seating(ABC):
         self.timers.cancel(self._grace.pop(index, None))
         if self.host is None and seat.human:
             self.host = index
-        if seat.stand_in:
-            seat.stand_in = False
-            self._stop_bot(index)
-        self._attach(listener, index, token)
-        return index
+        stood_in = seat.stand_in
+        seat.stand_in = False
+        return index, stood_in
 
-    def watch(self, listener: Listener) -> None:
-        listener.seat = None
-        self.listeners.append(listener)
-        listener.send(messages.welcome(self.code, None, None))
-        listener.send(self.table_message())
-        snapshot = self.snapshot_message(None)
-        if snapshot:
-            listener.send(snapshot)
-
-    def _attach(self, listener: Listener, index: int, token: str) -> None:
-        """Seat a person's connection: its welcome, the change told to everyone (the
-        newcomer included: that broadcast is its one ``table`` message), its snapshot."""
-        listener.seat = index
-        self.listeners.append(listener)
-        self._note_presence()
-        listener.send(messages.welcome(self.code, index, token))
-        self._changed()
-        snapshot = self.snapshot_message(index)
-        if snapshot:
-            listener.send(snapshot)
-
-    def disconnected(self, listener: Listener) -> None:
-        """A connection closed: its person is away; after the grace period a bot stands in."""
+    def lost(self, listener: Listener) -> tuple[int, float] | None:
+        """A connection closed.  If it was the last one of a seated person, that person is
+        away from now (the host's role passes on): ``(seat, since)``; else ``None``."""
         if listener in self.listeners:
             self.listeners.remove(listener)
         self._note_presence()
         index = listener.seat
         if index is None or any(li.seat == index for li in self.listeners):
-            return
+            return None
         seat = self.seats[index]
         if seat is None or not seat.human:
-            return
+            return None
         seat.connected = False
         seat.away_since = since = self.clock()
-        if self.phase is not Phase.LOBBY:
-            self._start_grace(index, self.grace_s, since)
         if self.host == index:
             self._pass_host()
-        self._changed()
+        return index, since
 
-    def _start_grace(self, index: int, seconds: float, since: float) -> None:
-        """In ``seconds`` a stand-in takes the seat of the person away since ``since``."""
-        self.timers.cancel(self._grace.pop(index, None))
-        key = self.timers.later(seconds, lambda: self._grace_over(index, since))
-        if key is not None:
-            self._grace[index] = key
-
-    def _grace_over(self, index: int, since: float | None) -> None:
-        self._grace.pop(index, None)  # this seat's timer, which just fired
+    def give_up(self, index: int, keep: bool) -> bool:
+        """The person at ``index`` gives the seat up for good: it is freed, or with ``keep``
+        (a match is on) it is left to a stand-in for good (its token lets nobody back).
+        ``False``: nobody sat there."""
         seat = self.seats[index]
-        if seat is None or seat.connected or seat.away_since != since or self.phase is Phase.LOBBY:
-            return
-        seat.stand_in = True
-        seat.ready = True
-        if self.phase is Phase.PLAYING:
-            self._start_bot(index)
-        self._changed()
-        self._maybe_next_round()
+        if seat is None:
+            return False
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.seat = None
+        self._note_presence()
+        if keep:
+            seat.connected, seat.stand_in, seat.ready, seat.left = False, True, True, True
+            self.timers.cancel(self._grace.pop(index, None))
+        else:
+            self.seats[index] = None
+        if self.host == index:
+            self._pass_host()
+        return True
+
+    def remove(self, index: int) -> None:
+        """The host removes whoever sits at ``index`` (their connections watch from now on)."""
+        for listener in [li for li in self.listeners if li.seat == index]:
+            listener.send(messages.removed())
+            listener.seat = None
+        self.seats[index] = None
+
+    def resize(self, size: int) -> None:
+        """``size`` seats (the ones cut off are free)."""
+        self.seats = (self.seats + [None] * size)[:size]
+        self.size = size
 
     def cool_down(self, index: int, seconds: float) -> None:
         """The rate limit closed a connection of seat ``index``: its token is refused
@@ -314,32 +333,11 @@ class Seating(ABC):
         if seat is not None and seconds > 0:
             seat.cooling_until = self.clock() + seconds
 
-    def leave(self, index: int) -> None:
-        """A person gives up their seat for good: in the lobby it frees; in a match a bot
-        takes over and keeps it (the seat's token lets nobody back: ``bad_token``)."""
-        seat = self.seats[index]
-        if seat is None:
-            return
-        for listener in [li for li in self.listeners if li.seat == index]:
-            listener.seat = None
-        self._note_presence()
-        if self.phase is Phase.LOBBY:
-            self.seats[index] = None
-        else:
-            seat.connected, seat.stand_in, seat.ready, seat.left = False, True, True, True
-            self.timers.cancel(self._grace.pop(index, None))
-            if self.phase is Phase.PLAYING:
-                self._start_bot(index)
-        if self.host == index:
-            self._pass_host()
-        self._changed()
-        self._maybe_next_round()
-
     def _pass_host(self) -> None:
         humans = [i for i, s in enumerate(self.seats) if s is not None and s.human and s.connected]
         self.host = humans[0] if humans else None
 
-    def _close_gaps(self, players: list[int]) -> None:
+    def close_gaps(self, players: list[int]) -> None:
         """Renumber the taken seats 0..n-1 (the engine seats players so).  A connection
         whose seat number changes is welcomed again at its new seat, with the same token
         (a seat's token travels with it), before the round's table and snapshot."""
@@ -356,32 +354,25 @@ class Seating(ABC):
                 listener.seat = index
                 listener.send(messages.welcome(self.code, index, seat.token))
 
-    # --- the table's part -------------------------------------------------------------
+    # --- grace periods ----------------------------------------------------------------
 
-    @abstractmethod
-    def table_message(self) -> protocol.TableState:
-        """Everything about the table that everyone may see."""
+    def start_grace(self, index: int, seconds: float, since: float) -> None:
+        """In ``seconds`` the table is told (``grace_over``) that the person away from
+        ``index`` since ``since`` is still away."""
+        self.timers.cancel(self._grace.pop(index, None))
+        key = self.timers.later(seconds, lambda: self._grace_ends(index, since))
+        if key is not None:
+            self._grace[index] = key
 
-    @abstractmethod
-    def snapshot_message(self, viewer: int | None) -> protocol.Snapshot | None:
-        """The round as ``viewer`` may see it (``None``: no round)."""
+    def _grace_ends(self, index: int, since: float) -> None:
+        self._grace.pop(index, None)  # this seat's timer, which just fired
+        seat = self.seats[index]
+        if seat is not None and not seat.connected and seat.away_since == since:
+            self._grace_over(index)
 
-    @abstractmethod
-    def _changed(self) -> None:
-        """The table changed: stored, and told to everyone."""
-
-    @abstractmethod
-    def start(self, by: int | None) -> None:
-        """Host: start the match."""
-
-    @abstractmethod
-    def _start_bot(self, index: int) -> None:
-        """A bot plays seat ``index`` (a stand-in for its person) in the round being played."""
-
-    @abstractmethod
-    def _stop_bot(self, index: int) -> None:
-        """The bot at seat ``index`` stops (its person is back)."""
-
-    @abstractmethod
-    def _maybe_next_round(self) -> None:
-        """Deal the next round if every seat is ready for it."""
+    def stand_in(self, index: int) -> None:
+        """A stand-in plays seat ``index`` from now (its person stayed away)."""
+        seat = self.seats[index]
+        assert seat is not None
+        seat.stand_in = True
+        seat.ready = True

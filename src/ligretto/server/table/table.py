@@ -5,25 +5,23 @@ from the event loop one at a time; each method runs to completion without awaiti
 Actions take effect one at a time, in the order the table's judge decides (by arrival,
 or at a ``fair`` table a contestable play held a moment for earlier-ranked rivals:
 ``plays``, ``judging``).  The engine decides every action;
-the table checks credentials and the phase first, records what happened in the
-store in the order it took effect, and sends every listener what it may see (views and events are public
+the table checks credentials and the phase first, hands what happened to its store in the
+order it took effect, and sends every listener what it may see (views and events are public
 information only; the seat token goes to its owner alone).  What goes to every
 listener is the same for players and spectators (table, events, go, round_over): it is
 sent as one :class:`~ligretto.protocol.Broadcast`, encoded once for all of them;
 only the welcome (the token), the snapshot (the viewer) and the ack are one listener's.
 
-Phases: ``lobby`` (seats fill, the host sets rules and bots) -> ``countdown``
-(the round starts at one absolute server time) -> ``playing`` -> ``scoring``
-(the score sheet; every seated human marks ready) -> ``countdown`` ... ->
-``over`` (the match result; the host may start a rematch).
-
-The table is made of parts, one module each: the seats, tokens, connections and host
-(``seats.Seating``), the host's commands (``host.HostCommands``), resuming after a restart
-(``resume.Resuming``: the restored round waits for its people), the plays (``plays.Plays``:
-``act``, judged by ``judging.Judge``, applied and answered), the real-time bots
-(``tablebots``), the clock and timers (``clock``: the scheduler is injected, so tests run
-countdowns, grace periods and bots in virtual time) and the messages (``tablemessages``);
-this module holds the phases and rounds.
+The table owns its parts, one module each, and wires them together (as boardgame.io's
+``Master`` holds its storage and transport): the seats and connections (``seats.Seating``),
+the settings and the host's commands (``host``), the match and its phases (``rounds``;
+``protocol.Phase``), resuming after a restart (``resume``), the judge of races (``judging``),
+the plays (``plays``), people coming and going (``presence``), the real-time bots
+(``bots``), what everyone may see (``views``, ``messages``), the records it hands its store
+(``record.Keeper``: the store never reads the table) and, at a tutorial, its tutor
+(``tutorial.Tutor``); the timers are the injected scheduler's (``clock``: tests run them in
+virtual time).  Each part is given only the parts and callables it needs; what a change of
+one means for the others (the table stored and told to everyone) is decided here.
 """
 
 from __future__ import annotations
@@ -31,73 +29,39 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, Unpack
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec
-from ligretto.engine.cards import MIN_PLAYERS
+from ligretto.engine.actions import Action
+from ligretto.engine.events import Applied, Refused
 from ligretto.engine.match import Match
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.protocol import Phase
 from ligretto.server.table import messages
-from ligretto.server.table import record as tablerecord
 from ligretto.server.table.bots import TableBots
-from ligretto.server.table.clock import LoopScheduler, Scheduler
-from ligretto.server.table.judging import Judge
+from ligretto.server.table.clock import LoopScheduler, Scheduler, Timers
+from ligretto.server.table.host import Change, HostCommands, Settings
+from ligretto.server.table.judging import Judge, Pending
+from ligretto.server.table.latency import NO_DELAY
+from ligretto.server.table.parts import Through
 from ligretto.server.table.plays import Plays
-from ligretto.server.table.record import DealRecord, TableRecord
-from ligretto.server.table.replayaccess import Replays, new_replay_token
-from ligretto.server.table.seats import Abandoned, Listener, Phase, Seat, TableError, check_seats
-from ligretto.server.table.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, DESERTED_S
+from ligretto.server.table.presence import Presence
+from ligretto.server.table.record import DealRecord, Keeper, NoStore, Store, TableRecord
+from ligretto.server.table.replayaccess import Replays
+from ligretto.server.table.resume import Resume
+from ligretto.server.table.rounds import RoundHooks, Rounds, next_round, random_match_seed
+from ligretto.server.table.seats import Abandoned, Listener, Seat, Seating, TableError, check_seats
+from ligretto.server.table.timing import CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S
+from ligretto.server.table.tutorial import LESSON, RULES, TUTOR_DELAY_S, Tutor
+from ligretto.server.table.views import Views
 
-__all__ = [
-    "ABANDONED_S",
-    "CATCH_UP_S",
-    "COUNTDOWN_S",
-    "DEFAULT_GRACE_S",
-    "DESERTED_S",
-    "STAND_IN",
-    "Abandoned",
-    "Listener",
-    "NoStore",
-    "Phase",
-    "Seat",
-    "Store",
-    "Table",
-    "TableError",
-    "new_code",
-]
+__all__ = ["STAND_IN", "Abandoned", "Listener", "NoStore", "Seat", "Store", "Table", "TableError", "new_code"]
 
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
-
-
-class Store(Protocol):
-    """Where a table writes what happens (see ``ligretto.server.records.store``)."""
-
-    def save_table(self, table: Table) -> None: ...
-
-    def start_round(self, table: Table) -> None: ...
-
-    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None: ...
-
-
-class NoStore:
-    """A store that keeps nothing (tests, throw-away tables)."""
-
-    def save_table(self, table: Table) -> None:
-        pass
-
-    def start_round(self, table: Table) -> None:
-        pass
-
-    def record_action(self, table: Table, index: int, action: dict[str, Any], at: float) -> None:
-        pass
-
-
-def _random_match_seed(_number: int) -> int:
-    return secrets.randbits(62)
 
 
 def new_code() -> str:
@@ -109,8 +73,8 @@ def new_code() -> str:
             return code
 
 
-class Table(Plays):
-    """One table of 2-12 seats, its match and its listeners."""
+class Table:
+    """One table of 2-12 seats, its match and its listeners (see the module's docstring)."""
 
     def __init__(
         self,
@@ -128,56 +92,119 @@ class Table(Plays):
         fairness: Fairness | None = None,
         rated: bool | None = None,
         replays: Replays = Replays.LINK,
+        tutor: Tutor | None = None,
     ) -> None:
         """``match_seeds(n)`` gives the seed of the table's ``n``-th match (1-based); by
         default a fresh random one.  Every deal and every bot's choices follow from it.
         ``scheduler`` runs every timer of the table (by default the running event loop's,
         on ``clock``, the wall clock unless given; a test gives a ``VirtualScheduler``).
-        ``fairness``: how races are judged (by default ``fair`` with the default window)."""
+        ``fairness``: how races are judged (by default ``fair`` with the default window).
+        ``rated``: its matches update its profiles' ratings (by default: public tables are).
+        ``tutor``: the tutorial's (``Table.tutorial``)."""
         check_seats(seats)
         if scheduler is not None and clock is not None:
             raise ValueError("give a scheduler or a clock, not both (the scheduler has its clock)")
-        scheduler = scheduler or LoopScheduler(clock or time.time)
-        super().__init__(code, seats, scheduler, grace_s)
-        self.rules = rules or RuleSet()
-        self.public = public
-        self.rated = public if rated is None else rated
-        """Its matches update its profiles' ratings (by default: public tables are rated)."""
-        self.replays = replays
-        """Who may watch its rounds' replays (``replayaccess``)."""
-        self.replay_token: str | None = None
-        """The share token of the round being dealt or played, or of the last one: told
-        to the table only in that round's ``round_over``."""
-        self.store: Store = store or NoStore()
-        self.countdown_s = countdown_s
-        self.match_seeds = match_seeds or _random_match_seed
-        self.match: Match | None = None
-        self.match_seed = 0
-        self.matches_played = 0
-        self.start_at: float | None = None
-        self.bots = TableBots(self, scheduler)
-        self.judge = Judge(self.timers, self.clock, self._rivals, self._take_effect, fairness or Fairness())
-        self._go_timer: int | None = None
-        self.catching_up = False
+        self.code = code
+        self.scheduler = scheduler = scheduler or LoopScheduler(clock or time.time)
+        self.clock: Callable[[], float] = scheduler.now
+        self.timers = Timers(scheduler)
+        """The table's own timers (countdown, grace periods, the tutor's moves; not the bots')."""
+        self.tutor = tutor
         self.closed = False
-        self.dropped = False
-        """Closed for good (abandoned): the store does not restore it."""
-        self.dropped_because: Abandoned | None = None
-        """Why it was dropped (its record keeps it)."""
+        # The parts, each given the others it works with (one that calls a part made after
+        # it is given the table's method that does: the wiring at the end of the class).
+        self.seating = seating = Seating(code, seats, self.clock, self.timers, self._grace_over)
+        rated = public if rated is None else rated
+        self.settings = settings = Settings(rules or RuleSet(), public, rated, replays, grace_s)
+        self.judge = judge = Judge(self.timers, self.clock, self._rivals, self._take_effect, fairness or Fairness())
+        self.rounds = rounds = Rounds(
+            seating,
+            settings,
+            judge,
+            self.timers,
+            RoundHooks(self._changed, self._saved, self._dealt, self._start_bot, self._round_ends),
+            countdown_s=countdown_s,
+            match_seeds=match_seeds or random_match_seed,
+            deal=next_round if tutor is None else tutor.deal,
+        )
+        self.keeper = Keeper(store or NoStore(), seating=seating, settings=settings, rounds=rounds, judge=judge)
+        self.views = Views(seating, settings, rounds, judge)
+        self.bots = TableBots(code, scheduler, rounds.live_round, self.act)
+        self.plays = Plays(rounds, seating, judge, self.bots, log=self.keeper.logged, tutor=tutor)
+        self.commands = HostCommands(seating, settings, judge, phase=lambda: rounds.phase, changed=self._changed)
+        self.resumption = Resume(seating, rounds, settings, changed=self._changed)
+        self.presence = Presence(
+            seating,
+            rounds,
+            settings,
+            bots=self.bots,
+            changed=self._changed,
+            start_bot=self._start_bot,
+            table_message=self.views.table_message,
+            tutor=tutor,
+        )
+        if tutor is not None:
+            tutor.seat(self.seating)
 
-    # --- reading ----------------------------------------------------------------------
+    @classmethod
+    def tutorial(
+        cls,
+        code: str,
+        name: str,
+        *,
+        countdown_s: float = COUNTDOWN_S,
+        clock: Callable[[], float] | None = None,
+        scheduler: Scheduler | None = None,
+        tutor_delay_s: float = TUTOR_DELAY_S,
+    ) -> Table:
+        """A private tutorial table of the learner ``name`` (seat 0, the host) and the tutor
+        (seat 1): it deals the tutorial's round and follows its script (``tutorial``),
+        starting when the learner comes (with the token ``table.tutor.token``)."""
+        tutor = Tutor(name, tutor_delay_s)
+        table = cls(code, seats=2, rules=RULES, countdown_s=countdown_s, clock=clock, scheduler=scheduler, tutor=tutor)
+        table.judge.fairness = LESSON
+        return table
+
+    # --- what the parts hold, read (and written) through the table ---------------------
+
+    seats: Through[list[Seat | None]] = Through("seating")
+    host: Through[int | None] = Through("seating")
+    size: Through[int] = Through("seating")
+    listeners: Through[list[Listener]] = Through("seating")
+    rules: Through[RuleSet] = Through("settings")
+    public: Through[bool] = Through("settings")
+    rated: Through[bool] = Through("settings")
+    replays: Through[Replays] = Through("settings")
+    grace_s: Through[float] = Through("settings")
+    phase: Through[Phase] = Through("rounds")
+    match: Through[Match | None] = Through("rounds")
+    start_at: Through[float | None] = Through("rounds")
+    replay_token: Through[str | None] = Through("rounds")
+    matches_played: Through[int] = Through("rounds")
+    match_seed: Through[int] = Through("rounds")
+    match_seeds: Through[Callable[[int], int]] = Through("rounds")
+    countdown_s: Through[float] = Through("rounds")
+    start_on_join: Through[bool] = Through("presence")
+    store: Through[Store] = Through("keeper")
+    dropped: Through[bool] = Through("keeper")
+    dropped_because: Through[Abandoned | None] = Through("keeper")
+
+    def free_seat(self) -> int | None:
+        return self.seating.free_seat()
+
+    @property
+    def fairness(self) -> Fairness:
+        """How this table judges races (``arbitration`` and window)."""
+        return self.judge.fairness
 
     @property
     def game(self) -> Round | None:
-        return None if self.match is None else self.match.current
-
-    def live_round(self) -> Round | None:
-        """The round being played now (``None`` in every other phase)."""
-        return self.game if self.phase is Phase.PLAYING else None
+        """The round dealt now (``None``: none)."""
+        return self.rounds.game
 
     @property
     def round_number(self) -> int:
-        return 0 if self.match is None else self.match.round_number
+        return self.rounds.round_number
 
     @property
     def round_key(self) -> str:
@@ -185,134 +212,154 @@ class Table(Plays):
         (:func:`~ligretto.bots.driver.bot_seeds`): table, match seed, round."""
         return f"{self.code}:{self.match_seed}:{self.round_number}"
 
+    @property
+    def pending_timers(self) -> int:
+        """The table's own timers still to fire (countdown, grace periods; not the bots')."""
+        return self.timers.pending
+
+    # --- what everyone may see (``views.Views``) ---------------------------------------
+
     def summary(self) -> protocol.TableSummary:
         """What the public lobby list shows of this table."""
-        return messages.summary(self)
+        return self.views.summary()
 
     def details(self) -> protocol.TableDetails:
         """The summary and who sits where (``None``: a free seat), for the invite page before joining."""
-        return messages.details(self)
+        return self.views.details()
 
     def table_message(self) -> protocol.TableState:
         """Everything about the table that everyone may see."""
-        return messages.table_message(self)
-
-    def snapshot_message(self, viewer: int | None) -> protocol.Snapshot | None:
-        return messages.snapshot_message(self.match, viewer)
+        return self.views.table_message()
 
     def _changed(self) -> None:
         """Seats, connections, rules or phase changed: stored, and told to everyone.  A
         restored round waiting for its people gets its fresh countdown here, in the same
         message, once the last of them is back (or has a stand-in)."""
-        self._caught_up()
-        self.store.save_table(self)
-        self.broadcast(self.table_message())
+        self.resumption.caught_up()
+        self.keeper.saved()
+        self.seating.broadcast(self.views.table_message())
+
+    # --- people coming and going (``presence.Presence``) --------------------------------
+
+    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat (lobby only): its number and token.  ``profile``: the id of the
+        person's profile, kept with the seat (never shown to the others)."""
+        return self.presence.join(listener, name, profile)
+
+    def rejoin(self, listener: Listener, token: str) -> int:
+        """Come back to one's seat with its token (page reload, dropped connection)."""
+        return self.presence.rejoin(listener, token)
+
+    def watch(self, listener: Listener) -> None:
+        self.presence.watch(listener)
+
+    def disconnected(self, listener: Listener) -> None:
+        """A connection closed: its person is away; after the grace period a bot stands in."""
+        self.presence.disconnected(listener)
+
+    def leave(self, index: int) -> None:
+        """A person gives up their seat for good (in a match a stand-in keeps it)."""
+        self.presence.leave(index)
+
+    def cool_down(self, index: int, seconds: float) -> None:
+        """The rate limit closed a connection of seat ``index``: its token is refused
+        (``CoolingDown``) for ``seconds``."""
+        self.seating.cool_down(index, seconds)
+
+    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+        """Why the table may be closed and dropped now (``None``: it may not)."""
+        return self.presence.abandoned(abandoned_s, deserted_s)
+
+    # --- the host's commands (``host.HostCommands``) ----------------------------------
+
+    def add_bot(self, by: int | None, spec_text: str) -> int:
+        return self.commands.add_bot(by, spec_text)
+
+    def seat_bot(self, spec: BotSpec) -> int:
+        """A bot in the first free seat (bots asked for when the table is made); its seat."""
+        return self.commands.seat_bot(spec)
+
+    def remove_seat(self, by: int | None, index: int) -> None:
+        self.commands.remove_seat(by, index)
+
+    def set_rules(self, by: int | None, *, preset: str, options: dict[str, Any], **change: Unpack[Change]) -> None:
+        """The host sets the rules, and maybe the seats, grace period, public, judging, rated, replays."""
+        self.commands.set_rules(by, preset=preset, options=options, **change)
 
     # --- the match --------------------------------------------------------------------
 
     def start(self, by: int | None) -> None:
         """Host: start the match, or a rematch once it is over."""
-        self._check_host(by)
-        if self.phase not in (Phase.LOBBY, Phase.OVER):
-            raise TableError("started", "the match is already on")
-        players = [i for i, seat in enumerate(self.seats) if seat is not None]
-        if len(players) < MIN_PLAYERS:
-            raise TableError("too_few", "a match needs at least 2 players (add a bot?)")
-        if len(players) != self.size:
-            self._close_gaps(players)
-            self.judge.renumber(players)
-        self.matches_played += 1
-        self.match_seed = self.match_seeds(self.matches_played)
-        self.match = Match(self.rules, self.size, self.match_seed)
-        self._begin_countdown()
-        # People who dropped out in the lobby: their grace period runs from when they left.
-        now = self.clock()
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.human and not seat.connected and not seat.stand_in:
-                since = seat.away_since if seat.away_since is not None else now
-                self._start_grace(index, max(0.0, self.grace_s - (now - since)), since)
+        self.rounds.start(by)
 
-    # --- rounds -----------------------------------------------------------------------
+    def ready(self, index: int | None) -> None:
+        self.rounds.ready(index)
 
-    def _deal(self) -> Round:
-        """The next round of the match (the tutorial's table deals its fixed one instead)."""
-        assert self.match is not None
-        return self.match.new_round()
-
-    def _begin_countdown(self) -> None:
-        self._deal()
-        self.replay_token = new_replay_token()
-        self.judge.new_round()
-        for seat in self.seats:
-            if seat is not None:
-                seat.ready = False
-        self.phase = Phase.COUNTDOWN
-        self.start_at = self.clock() + self.countdown_s
-        self.store.start_round(self)
-        self._changed()
-        for listener in self.listeners:
-            snapshot = self.snapshot_message(listener.seat)
-            if snapshot:
-                listener.send(snapshot)
-        self._go_timer = self._later(self.countdown_s, self._go)
-
-    def _go(self) -> None:
-        self._go_timer = None
-        if self.phase is not Phase.COUNTDOWN:
-            return
-        self.catching_up = False
-        self.phase = Phase.PLAYING
-        self.store.save_table(self)
-        self.broadcast(messages.go(self.round_number))
-        for index, seat in enumerate(self.seats):
-            if seat is not None and (seat.bot is not None or seat.stand_in):
-                self._start_bot(index)
+    def act(
+        self,
+        index: int | None,
+        action: Action,
+        client_id: str | int | None = None,
+        *,
+        sent: float | None = None,
+        delay: float = NO_DELAY,
+    ) -> Applied | Refused | None:
+        """One action of ``index``: checked, judged (``judging``), decided by the engine, sent
+        to all (``Plays``).  ``sent``: the sender's stamp on the table's clock (``None``: when
+        it arrived), ``delay``: its connection's measured one-way delay (seconds).  Returns
+        the engine's result, or ``None`` while the play is held for rivals (its ack follows
+        when it takes effect)."""
+        return self.plays.act(index, action, client_id, sent, delay)
 
     def react(self, index: int, emote: str) -> None:
         """A seated player's emote (the app checks the seat, the emote and the connection's
         limit), to every player and spectator.  Not a game action: it is not written to the
         store and changes nothing at the table."""
-        self.broadcast(messages.reaction(index, emote))
+        self.seating.broadcast(messages.reaction(index, emote))
 
-    def _round_over(self) -> None:
-        assert self.match is not None
-        self.bots.stop_all()
-        self._answer_held()
-        scores = self.match.finish_round()
-        game = self.game
-        assert game is not None
-        self.phase = Phase.OVER if self.match.over else Phase.SCORING
-        for seat in self.seats:
-            if seat is not None:
-                seat.ready = not seat.human or seat.stand_in or not seat.connected
-        self.broadcast(messages.round_over(self.match, game, scores, self.replay_token))
-        self._changed()
+    def resume(self, catch_up_s: float = CATCH_UP_S) -> None:
+        """Carry on after a restart (``Resume.resume``)."""
+        self.resumption.resume(catch_up_s)
 
-    def ready(self, index: int | None) -> None:
-        if index is None:
-            raise TableError("not_seated", "spectators are always ready")
-        if self.phase is not Phase.SCORING:
-            raise TableError("not_scoring", "there is no round to get ready for")
+    def _start_bot(self, index: int) -> None:
+        """A bot (or a stand-in) plays seat ``index`` in the round being played (none at a
+        tutorial: its tutor plays its script only)."""
+        if self.closed or self.tutor is not None:
+            return
         seat = self.seats[index]
         assert seat is not None
-        seat.ready = True
-        self._changed()
-        self._maybe_next_round()
+        self.bots.start(index, seat.bot or STAND_IN, self.round_key)
 
-    def _maybe_next_round(self) -> None:
-        if self.phase is Phase.SCORING and all(seat is None or seat.ready for seat in self.seats):
-            self._begin_countdown()
+    def _round_ends(self) -> None:
+        self.bots.stop_all()
+        self.plays.answer_held()
 
-    # --- the store's records ------------------------------------------------------
+    # --- the wiring: parts reaching parts made after them -----------------------------
+
+    def _grace_over(self, index: int) -> None:
+        self.presence.grace_over(index)
+
+    def _rivals(self, action: Action) -> tuple[int, ...]:
+        return self.plays.rivals(action)
+
+    def _take_effect(self, pending: Pending) -> Applied | Refused:
+        return self.plays.take_effect(pending)
+
+    def _saved(self) -> None:
+        self.keeper.saved()
+
+    def _dealt(self) -> None:
+        self.keeper.dealt()
+
+    # --- the records the table hands its store ----------------------------------------
 
     def record(self) -> TableRecord:
-        """The table as the store keeps it (``tablerecord``)."""
-        return tablerecord.record_of(self)
+        """The table as the store keeps it (``record``)."""
+        return self.keeper.record()
 
     def deal_record(self) -> DealRecord:
         """The round being dealt or played, as the store files it and its actions."""
-        assert self.game is not None and self.replay_token is not None
-        return DealRecord(self.code, self.matches_played, self.round_number, self.game.seed, self.replay_token)
+        return self.keeper.deal_record()
 
     @classmethod
     def restore(
@@ -325,51 +372,19 @@ class Table(Plays):
         scheduler: Scheduler | None = None,
         replay_token: str | None = None,
     ) -> Table:
-        """The table of ``record`` rebuilt: seats, rules, phase, score sheet, and the current
-        round dealt again from its seed with ``actions`` (its own, in order) replayed, with
-        its share token as the store keeps it (``None``: none stored, a new one).
+        """The table of ``record`` rebuilt (``Keeper.restore``): settings, seats, phase, score
+        sheet, and the current round dealt again from its seed with ``actions`` (its own, in
+        order) replayed, with its share token as the store keeps it (``None``: a new one).
         Nothing runs yet: :meth:`resume` carries on."""
-        table = cls(
-            record.code,
-            seats=record.size,
-            rules=RuleSet.from_dict(record.rules),
-            public=record.public,
-            grace_s=record.grace_s,
-            store=store,
-            countdown_s=countdown_s,
-            scheduler=scheduler,
-        )
-        tablerecord.restore_state(table, record, actions)
-        if table.match is not None and record.round:
-            table.replay_token = replay_token or new_replay_token()
+        table = cls(record.code, seats=record.size, store=store, countdown_s=countdown_s, scheduler=scheduler)
+        table.keeper.restore(record, actions, replay_token)
         return table
 
-    # --- bots -------------------------------------------------------------------------
-
-    def _start_bot(self, index: int) -> None:
-        if self.closed:
-            return
-        seat = self.seats[index]
-        assert seat is not None
-        self.bots.start(index, seat.bot or STAND_IN, self.round_key)
-
-    def _stop_bot(self, index: int) -> None:
-        self.bots.stop(index)
-
-    # --- timers -----------------------------------------------------------------------
-
-    def _later(self, seconds: float, callback: Callable[[], None]) -> int | None:
-        """Call ``callback`` in ``seconds``; returns the timer's key (``None``: no timer)."""
-        return self.timers.later(seconds, callback)
-
-    @property
-    def pending_timers(self) -> int:
-        """The table's own timers still to fire (countdown, grace periods; not the bots')."""
-        return self.timers.pending
+    # --- the end ----------------------------------------------------------------------
 
     def close(self) -> None:
         self.closed = True
-        self._answer_held()
+        self.plays.answer_held()
         self.bots.stop_all()
         self.timers.cancel_all()
 
@@ -377,9 +392,9 @@ class Table(Plays):
         """Close for good (abandoned, ``because``): not restored after a restart.  Whoever
         is still connected (spectators) is told the table is gone and let go."""
         self.close()
-        self.dropped = True
-        self.dropped_because = because
-        listeners, self.listeners = self.listeners, []
+        self.keeper.dropped = True
+        self.keeper.dropped_because = because
+        listeners, self.seating.listeners = self.seating.listeners, []
         for listener in listeners:
             listener.send(messages.closed())
             listener.seat = None

@@ -10,32 +10,30 @@ stack exactly as a long one (the round ends when it is empty; each card left in 
 
 :data:`SCRIPT` is the round's every move in order: the learner's (each one a lesson the
 client explains and highlights) and the tutor's (played by the table after a short pause,
-only when the script comes to it: the tutor never hurries the learner).  A
-:class:`TutorialTable` runs the round as any table does (the engine decides every move);
-it only refuses (error ``off_script``, nothing changes) a learner's move that is not the
-one the script waits for, so the tutorial cannot leave its path.  Tutorial tables are private (never listed), hold one
-person and the tutor, are not written to the store and are not restored after a restart.
+only when the script comes to it: the tutor never hurries the learner).  A tutorial
+table is a :class:`~ligretto.server.table.table.Table` given a :class:`Tutor`
+(``Table.tutorial``): it runs the round as any table does (the engine decides every move);
+the tutor only refuses (error ``off_script``, nothing changes) a learner's move that is not
+the one the script waits for, so the tutorial cannot leave its path.  Tutorial tables are
+private (never listed), hold one person and the tutor, are not written to the store and
+are not restored after a restart.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.actions import Action, Play, Source, Turn
 from ligretto.engine.cards import CARDS, DECK_SIZE, face_text, parse_face
 from ligretto.engine.events import Applied, Refused
+from ligretto.engine.match import Match
 from ligretto.engine.notation import parse_position
 from ligretto.engine.races import Arbitration, Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
-from ligretto.protocol import ScriptStep, script_step
-from ligretto.server.table.clock import Scheduler
-from ligretto.server.table.latency import NO_DELAY
-from ligretto.server.table.seats import new_token
-from ligretto.server.table.table import Abandoned, Listener, Phase, Seat, Table, TableError
-from ligretto.server.table.timing import COUNTDOWN_S
+from ligretto.protocol import Phase, ScriptStep, script_step
+from ligretto.server.table.seats import Abandoned, Seat, Seating, TableError, new_token
 
 LEARNER = 0
 TUTOR = 1
@@ -114,92 +112,68 @@ def _same_move(action: Action, expected: Action) -> bool:
     return action == expected
 
 
-class TutorialTable(Table):
-    """A private table of the learner (seat 0, the host) and the tutor (seat 1) that deals
-    the tutorial's round and follows its script.  It starts when the learner connects."""
+class Tutor:
+    """The tutorial's part of a table: the learner (seat 0, the host) and the tutor (seat
+    1), the tutorial's round, and where its script is (``next_step``).  The table deals
+    the round by :meth:`deal`, starts it when the learner comes, asks :meth:`check` before
+    each move and :meth:`followed` after it, plays :meth:`due` for the tutor after
+    ``delay_s``, starts no bot (the tutor plays its script only; nobody stands in for an
+    absent learner) and asks :meth:`abandoned` when it may close."""
 
-    def __init__(
-        self,
-        code: str,
-        name: str,
-        *,
-        countdown_s: float = COUNTDOWN_S,
-        clock: Callable[[], float] | None = None,
-        scheduler: Scheduler | None = None,
-        tutor_delay_s: float = TUTOR_DELAY_S,
-    ) -> None:
-        super().__init__(
-            code,
-            seats=2,
-            rules=RULES,
-            public=False,
-            countdown_s=countdown_s,
-            clock=clock,
-            scheduler=scheduler,
-            fairness=LESSON,
-        )
+    def __init__(self, name: str, delay_s: float = TUTOR_DELAY_S) -> None:
+        self.name = name
         self.token = new_token()
-        self.seats[LEARNER] = Seat(name, self.token)
-        self.seats[TUTOR] = Seat(TUTOR_NAME, new_token(), bot=BotSpec("smart", "beginner"))
-        self.host = LEARNER
-        self.tutor_delay_s = tutor_delay_s
+        """The learner's seat token (given back by ``POST /api/tutorial``)."""
+        self.delay_s = delay_s
         self.next_step = 0
         """Index in :data:`SCRIPT` of the move the round waits for."""
+
+    def seat(self, seating: Seating) -> None:
+        """The learner (the host, who has not come yet) and the tutor at their seats."""
+        seating.seats[LEARNER] = Seat(self.name, self.token)
+        seating.seats[TUTOR] = Seat(TUTOR_NAME, new_token(), bot=BotSpec("smart", "beginner"))
+        seating.host = LEARNER
 
     @property
     def expected(self) -> Step | None:
         return SCRIPT[self.next_step] if self.next_step < len(SCRIPT) else None
 
-    def _deal(self) -> Round:
-        assert self.match is not None
-        game = tutorial_round(self.rules)
-        self.match.resume_round(game, recorded=False)
+    def deal(self, match: Match) -> Round:
+        """The tutorial's round, as the match's current one; the script starts again."""
+        game = tutorial_round(match.rules)
+        match.resume_round(game, recorded=False)
         self.next_step = 0
         return game
 
-    def join(self, listener: Listener, name: str, profile: str | None = None) -> tuple[int, str]:
-        raise TableError("full", "every seat is taken: you can watch")
-
-    def rejoin(self, listener: Listener, token: str) -> int:
-        """The learner comes (the first time: the round is dealt at once)."""
-        if self.phase is Phase.LOBBY and self.seat_of(token) == LEARNER:
-            self.start(LEARNER)
-        return super().rejoin(listener, token)
-
-    def act(
-        self,
-        index: int | None,
-        action: Action,
-        client_id: str | int | None = None,
-        *,
-        sent: float | None = None,
-        delay: float = NO_DELAY,
-    ) -> Applied | Refused | None:
-        """As any table, but the learner may only make the move the script waits for."""
+    def check(self, index: int | None, action: Action, phase: Phase) -> Step | None:
+        """The move the script waits for now; the learner may make no other while the
+        round is played (``off_script``)."""
         step = self.expected
         on_script = step is not None and step.seat == LEARNER and _same_move(action, step.action)
-        if self.phase is Phase.PLAYING and index == LEARNER and not on_script:
+        if phase is Phase.PLAYING and index == LEARNER and not on_script:
             raise TableError("off_script", "the tutorial waits for another move")
-        result = super().act(index, action, client_id, sent=sent, delay=delay)
+        return step
+
+    def followed(self, step: Step | None, index: int | None, action: Action, result: Applied | Refused | None) -> bool:
+        """``action`` of ``index`` had ``result`` while the script waited for ``step``: if
+        it was that move, the script moves on.  ``True``: the tutor's move is next."""
         if isinstance(result, Applied) and step is not None and index == step.seat and _same_move(action, step.action):
             self.next_step += 1
             following = self.expected
-            if following is not None and following.seat == TUTOR:
-                self._later(self.tutor_delay_s, self._tutor_moves)
-        return result
+            return following is not None and following.seat == TUTOR
+        return False
 
-    def _tutor_moves(self) -> None:
+    def due(self, phase: Phase) -> Action | None:
+        """The tutor's move, if the script waits for it now."""
         step = self.expected
-        if self.phase is Phase.PLAYING and step is not None and step.seat == TUTOR:
-            self.act(TUTOR, step.action)
+        if phase is Phase.PLAYING and step is not None and step.seat == TUTOR:
+            return step.action
+        return None
 
-    def _start_bot(self, index: int) -> None:
-        """The tutor plays its script only; nobody stands in for an absent learner."""
-
-    def abandoned(self, abandoned_s: float, deserted_s: float) -> Abandoned | None:
+    def abandoned(self, seating: Seating, phase: Phase, abandoned_s: float, deserted_s: float) -> Abandoned | None:
         """The learner away for the shorter of the two, whatever the phase: a tutorial is
         not resumed."""
-        since = self.idle_since
-        if since is None or self.clock() - since < min(abandoned_s, deserted_s):
+        since = seating.idle_since
+        if since is None or seating.clock() - since < min(abandoned_s, deserted_s):
             return None
-        return Abandoned.MATCH if self.phase not in (Phase.LOBBY, Phase.OVER) else Abandoned.AWAY
+        return Abandoned.MATCH if phase not in (Phase.LOBBY, Phase.OVER) else Abandoned.AWAY

@@ -10,14 +10,14 @@ from typing import Any
 from ligretto import protocol
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.ops import metrics
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.profiles import ProfileError
 from ligretto.server.table.clock import Scheduler
 from ligretto.server.table.replayaccess import Replays
-from ligretto.server.table.table import Phase, Table, new_code
-from ligretto.server.table.tutorial import TutorialTable
+from ligretto.server.table.table import Table, new_code
 from ligretto.server.web.admission import ConnectionCount, TableQuota
 from ligretto.server.web.outbox import Outbox
 from ligretto.server.web.settings import Settings
@@ -105,15 +105,16 @@ class Lobby:
         )
         self.tables[code] = table
         if self.store is not None:
-            self.store.save_table(table)
+            self.store.save_table(table.record())
             self.store.commit()  # its code is about to be handed out
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
 
-    def create_tutorial(self, name: str, code: str | None = None) -> TutorialTable:
-        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``): not stored."""
+    def create_tutorial(self, name: str, code: str | None = None) -> Table:
+        """A private tutorial table (docs/protocol.md ``POST /api/tutorial``, ``Table.tutorial``):
+        not stored."""
         code = code or self._free_code()
-        table = TutorialTable(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
+        table = Table.tutorial(code, name, countdown_s=self.settings.countdown_s, scheduler=self.scheduler)
         self.tables[code] = table
         metrics.OPEN_TABLES.set(len(self.tables))
         return table
@@ -144,7 +145,7 @@ class Lobby:
             gone.append(table)
             del self.tables[table.code]
             if self.store is not None and table.store is self.store:
-                self.store.save_table(table)
+                self.store.save_table(table.record())
         if gone:
             COLLECTOR.release(len(gone))
             metrics.OPEN_TABLES.set(len(self.tables))

@@ -25,6 +25,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
+from ligretto.protocol import Phase
 from ligretto.replay import encode, replay_of
 from ligretto.replay.file import end_of
 from ligretto.server.records import history
@@ -32,7 +33,6 @@ from ligretto.server.records.profiles import ProfileError, secret_hash
 from ligretto.server.records.store import RoundLog, Store
 from ligretto.server.table.record import TableRecord
 from ligretto.server.table.replayaccess import Replays, may_watch
-from ligretto.server.table.seats import Phase
 from ligretto.server.table.table import Table
 from ligretto.server.web import http
 from ligretto.server.web.lobby import Lobby

@@ -26,4 +26,5 @@ async def create_tutorial(request: Request) -> Response:
     if refusal is not None:
         return refusal.response()
     table = lobby.create_tutorial(name, await lobby.reserve_code(stored=False))
-    return http.answer(protocol.tutorial_created(table.code, table.token, LEARNER, TUTOR, SCRIPT), 201)
+    assert table.tutor is not None
+    return http.answer(protocol.tutorial_created(table.code, table.tutor.token, LEARNER, TUTOR, SCRIPT), 201)
