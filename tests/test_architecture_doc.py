@@ -230,8 +230,8 @@ def test_each_check_catches_a_bad_doc() -> None:
     index = CodeIndex()
     assert code_names(flow) == ["Plays.take_effect", "Round.apply", "dispatch.dispatch", "ligretto.client.Mirror"]
     assert unknown_flow_names(good + flow, index) == []
-    stale = good + flow + "`Table._take_effect`, `Round.nothing`, `dispatch.nowhere`, `nomodule.dispatch`\n"
-    wrong = ["Round.nothing", "Table._take_effect", "dispatch.nowhere", "nomodule.dispatch"]
+    stale = good + flow + "`Seating._take_effect`, `Round.nothing`, `dispatch.nowhere`, `nomodule.dispatch`\n"
+    wrong = ["Round.nothing", "Seating._take_effect", "dispatch.nowhere", "nomodule.dispatch"]
     assert unknown_flow_names(stale, index) == wrong
     assert index.has_attribute("Round", "log") and index.has_attribute("Source", "ROW")
     assert not index.exists("Plays.take_effect") and index.exists("engine.tally.check_entry")
