@@ -234,7 +234,7 @@ def test_each_check_catches_a_bad_doc() -> None:
     wrong = ["Round.nothing", "Seating._take_effect", "dispatch.nowhere", "nomodule.dispatch"]
     assert unknown_flow_names(stale, index) == wrong
     assert index.has_attribute("Round", "log") and index.has_attribute("Source", "ROW")
-    assert not index.exists("Plays.take_effect") and index.exists("engine.tally.check_entry")
+    assert not index.exists("Seating.take_effect") and index.exists("engine.tally.check_entry")
     assert index.exists("engine.tally") and index.exists("records.store.Store.after_commit")
 
 
