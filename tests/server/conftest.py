@@ -16,8 +16,10 @@
   fits a pile (or a 1), else turn the hand, and vote once the whole hand has been turned
   without the center changing.
 
-Clients pace their messages (``ACT_GAP_S``) to stay under the server's rate limit
-(a burst of 40, then 20 messages per second); floods bypass the pacing on purpose.
+The tests' servers run with the rate limit off (``realserver.TEST_RATE``), so their clients
+send at once; a module marked ``rate_limited`` (its tests are about the limit) gets the
+server's own limit (a burst of 40, then 20 messages per second), and its clients pace their
+messages (``ACT_GAP_S``) to stay under it, but where a test floods on purpose.
 They ping every ``KEEPALIVE_S`` (the server closes a connection silent for its
 ``silence_s``, docs/protocol.md "Heartbeats"); those pongs are not recorded.
 
@@ -49,7 +51,7 @@ from ligretto import protocol
 from ligretto.client.mirror import Area, Mirror, wire_pile
 from ligretto.client.session import Session
 from ligretto.testkit.scans import card_mentions
-from realserver import COUNTDOWN_S, running
+from realserver import COUNTDOWN_S, TEST_RATE, running
 from wire import hidden_keys
 
 ACT_GAP_S = 0.055
@@ -75,6 +77,11 @@ FROM_SESSION = frozenset(("seat", "token", "round"))
 
 class ServerProcess(realserver.ServerProcess):
     """The real server, with WebSocket test clients."""
+
+    @property
+    def paced(self) -> bool:
+        """Whether its clients must pace their messages: it has the production rate limit."""
+        return "rate_per_s" not in self.settings
 
     def client(self, label: str, *, keepalive: float | None = KEEPALIVE_S) -> Client:
         return Client(self, label, keepalive=keepalive)
@@ -251,7 +258,7 @@ class Client:
     # --- sending ----------------------------------------------------------------------
 
     async def send(self, message: Message | str, *, paced: bool = True) -> None:
-        if paced:  # real time: the server's rate limit counts real seconds
+        if paced and self.server.paced:  # real time: the server's rate limit counts real seconds
             wait = self.last_send + ACT_GAP_S - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
@@ -463,8 +470,14 @@ def server(request: pytest.FixtureRequest, tmp_path: Path, server_db: Path | str
     if request.node.get_closest_marker("shared_server"):
         yield request.getfixturevalue("module_server")
         return
-    with running(ServerProcess(server_db, tmp_path / "server.log")) as process:
+    with running(ServerProcess(server_db, tmp_path / "server.log", **rate_of(request))) as process:
         yield process
+
+
+def rate_of(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The rate limit of a test's server: off (``TEST_RATE``) unless its module is marked
+    ``rate_limited``."""
+    return {} if request.node.get_closest_marker("rate_limited") else TEST_RATE
 
 
 @pytest.fixture
@@ -492,10 +505,11 @@ def server_with(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
 
 
 @pytest.fixture(scope="module")
-def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """One server for the tests of a module that share a played match."""
+def module_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """One server for the tests of a module that share a played match (or a
+    ``shared_server`` module's)."""
     folder = tmp_path_factory.mktemp("server")
-    with running(ServerProcess(folder / "ligretto.db", folder / "server.log")) as process:
+    with running(ServerProcess(folder / "ligretto.db", folder / "server.log", **rate_of(request))) as process:
         yield process
 
 

@@ -42,7 +42,7 @@ async def _still_works(client: Any) -> None:
     assert pong["t"] == 12.5 and isinstance(pong["server_t"], float)
 
 
-pytestmark = pytest.mark.shared_server  # one real server for the module's tests
+pytestmark = [pytest.mark.shared_server, pytest.mark.rate_limited]  # one server, with its own rate limit
 
 
 def test_bad_inputs_are_refused_and_change_nothing(server: Any, match_starter: Any, arun: Any) -> None:

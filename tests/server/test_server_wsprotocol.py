@@ -12,10 +12,13 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import pytest
 import websockets
 
 Arun = Callable[[Coroutine[Any, Any, Any]], Any]
 ACT = '{"type": "act", "id": %d, "action": {"kind": "turn"}}'
+
+pytestmark = pytest.mark.rate_limited  # the tests are about the server's own limit
 
 
 def _metric(text: str, name: str) -> float:
