@@ -39,6 +39,10 @@ LAUNCH_ARGS = [
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
+SETTLE_MS = 70
+"""After an action's ack: the server sends the ack before the action's events, each its own
+message, so a page that has its ack may not have drawn the events yet; this long lets it."""
+
 PUBLIC_CARD_FIELDS = frozenset({"card", "uncovered", "stack_top", "discard_top"})
 
 
@@ -153,6 +157,7 @@ def press(page: Page, key: str) -> None:
     """One game key, then wait until the server answered it."""
     page.keyboard.press("Space" if key == " " else key)
     wait_settled(page)
+    page.wait_for_timeout(SETTLE_MS)
 
 
 def shows_the_round_as_it_was(page: Page, before: dict[str, Any]) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import Stuck, fitting, host_table, read_board, start_match, wait_settled
+from browserkit import SETTLE_MS, Stuck, fitting, host_table, read_board, start_match, wait_settled
 from playwright.sync_api import BrowserContext, Page
 
 SIZES = ((360, 640), (844, 390), (1920, 1080), (1280, 800))
@@ -134,6 +134,7 @@ def play_without_moving(page: Page, seats: int, where: str, *, tap: bool) -> Non
         else:
             page.click(target)
         wait_settled(page)
+        page.wait_for_timeout(SETTLE_MS)  # the events drawn too: they follow the ack
         after = page.evaluate("() => [scrollY, document.querySelector('.opponents').scrollTop]")
         assert after == before, f"{where}: {kind} {slot} moved the page or the strip: {before} -> {after}"
         if kind == "play" and not tap:

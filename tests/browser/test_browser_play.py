@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from browserkit import (
+    SETTLE_MS,
     Gate,
     center_of,
     fitting,
@@ -107,6 +108,7 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
                 drags += acted
             if acted:
                 wait_settled(page)
+        alice.wait_for_timeout(SETTLE_MS)  # the events drawn too: they follow the ack
     for page in (alice, bob):
         wait_round_over(page, ONE_ROUND_S * 1000)
     assert clicks and drags, (clicks, drags)

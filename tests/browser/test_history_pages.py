@@ -1,7 +1,7 @@
 """The history page (#/history/ID) and the leaderboard (#/leaderboard) in a real browser.
 
 Matches are played in process (stand-in bots play for the profiles' seats, on a virtual
-clock) into a real SQLite file by tests/storedrounds.py, as tests/server/test_server_historyapi.py does; one
+clock) into a real SQLite file by tests/storedrounds.py, as tests/server/web/test_server_historyapi.py does; one
 real ``ligretto serve`` on that file serves this module's pages.  Ann plays two matches of
 three rounds (classic with Bob and a bot; seed-es with a bot); Cid and Dee play 21 rated
 one-round matches with a bot: enough for the leaderboard, and two pages of history.  The pages must show the score

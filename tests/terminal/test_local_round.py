@@ -34,7 +34,9 @@ def test_a_match_by_key_presses_shows_the_engines_score_sheet_and_the_result(
     arun: Callable[[Coroutine[Any, Any, Any]], Any],
 ) -> None:
     seed = seed_with_a_one()
-    game = LocalGame(RULES, parse_bots("smart:machine", 1), name="Tess", seed=seed, countdown_s=1.5)
+    # A countdown of 3 s: on a loaded machine the app can take over a second to start, and the
+    # test must see the first countdown before the machine-speed bot ends the round.
+    game = LocalGame(RULES, parse_bots("smart:machine", 1), name="Tess", seed=seed, countdown_s=3.0)
     app = LigrettoApp(game)
     names = ["Tess (you)", "Smart bot 2"]
 

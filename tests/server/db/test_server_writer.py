@@ -3,7 +3,7 @@ thread of its own, and what waits for a commit run on the loop only once it is d
 
 The commit here is a function the test holds up with a gate, so what happens while a
 batch is "on the disk" is the test's to look at; the store over a real PostgreSQL is
-tests/server/test_server_outbox.py's and test_server_store.py's."""
+tests/server/web/test_server_outbox.py's and test_server_store.py's."""
 
 from __future__ import annotations
 
