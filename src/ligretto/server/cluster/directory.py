@@ -32,7 +32,7 @@ class Lobby(Protocol):
 
 
 class SheetWatchers(Protocol):
-    """The live streams of the score keeper's sheets in this process (``keeperapi.LiveSheets``),
+    """The live streams of the score keeper's sheets in this process (``server/web/sheets.py``'s ``LiveSheets``),
     as the changes other processes make reach them."""
 
     def hear(self, code: str, version: int, body: bytes) -> None:

@@ -1,7 +1,7 @@
 """The HTTP API of profiles (docs/protocol.md, "Profiles, history and ratings"): make one,
 read, rename or delete one's own (``Authorization: Bearer <secret>``), a one-time code to
 put it on another device and claiming that code.  Bodies in and out are protocol structs;
-the profiles themselves are the store's (``server.profiles``)."""
+the profiles themselves are the store's (``server/records/profiles.py``)."""
 
 from __future__ import annotations
 
