@@ -98,7 +98,7 @@ SCALES = {
         kill_tables=2,
         kills=2,
         kill_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
-        background=1,
+        background=2,  # one measuring table's casual players left a short window without an ack once
         countdown_s=1.0,
     ),
     "full": Scale(
