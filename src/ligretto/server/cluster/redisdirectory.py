@@ -53,13 +53,25 @@ return 1
 class RedisDirectory(Directory):
     """One process of a service whose directory is in Redis at ``url``."""
 
-    def __init__(self, url: str, address: str, *, lease_s: float = keys.LEASE_S, process: str | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        address: str,
+        *,
+        lease_s: float = keys.LEASE_S,
+        process: str | None = None,
+        start_grace_s: float | None = None,
+    ) -> None:
+        """``start_grace_s``: how long after its start the process first takes tables (one
+        renewal unless given: processes started together have beaten their heartbeats by
+        then; a loaded test machine starts them further apart)."""
         self.redis: Any = redis.asyncio.from_url(url, decode_responses=True)
         self.address = address.rstrip("/")
         self.me: str = process or uuid.uuid4().hex[:12]
         self.process = self.me
         self.lease_ms = int(lease_s * 1000)
         self.renew_s = lease_s / 3
+        self.start_grace_s = self.renew_s if start_grace_s is None else start_grace_s
         self.owned: set[str] = set()
         """The codes whose lease this process holds (its tables, tutorials included)."""
         self.stored: set[str] = set()
@@ -260,6 +272,7 @@ class RedisDirectory(Directory):
         """The event loop's side of the renewals (the leases are the thread's): it is alive;
         the tables closed for good released; the stored ones offered again; the tables of
         dead processes taken over."""
+        await asyncio.sleep(max(0.0, self.start_grace_s - self.renew_s))  # the grace of a start
         while True:
             await asyncio.sleep(self.renew_s)
             self.renewer.seen()

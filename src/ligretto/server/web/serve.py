@@ -30,7 +30,7 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     directory = None
     if settings.redis is not None:
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
-        directory = RedisDirectory(settings.redis, advertise)
+        directory = RedisDirectory(settings.redis, advertise, start_grace_s=settings.start_grace_s)
     app = create_app(settings, store, directory)
     joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
     print(

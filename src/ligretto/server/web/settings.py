@@ -64,6 +64,10 @@ class Settings:
     advertise: str | None = None
     """The address the service's other processes reach this one at (default
     ``http://HOST:PORT`` of ``host`` and ``port``)."""
+    start_grace_s: float | None = None
+    """With ``redis``: seconds after its start before this process first takes stored or
+    orphaned tables (``None``: one renewal, ``keys.RENEW_S``; a test machine under load
+    gives the processes it starts together more)."""
     forwarded_allow_ips: str = "127.0.0.1"
     """The peers (a reverse proxy, the service's other processes) whose ``X-Forwarded-For``
     names the client (uvicorn's ``forwarded_allow_ips``): the address limits count it."""
