@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ligretto.testkit import serverprocess
-from ligretto.testkit.serverprocess import OPEN_LIMITS, free_port
+from ligretto.testkit.serverprocess import NO_RATE_LIMIT, OPEN_LIMITS, free_port
 
 COUNTDOWN_S = 0.5
-TEST_RATE = {"rate_per_s": 1e6, "burst": 10**6}
+TEST_RATE = NO_RATE_LIMIT
 """The tests' setting of the per-connection rate limit: off, so that a test's players act
 as fast as the test drives them with no pacing; the tests of the limit itself start a
 server with the production limit (``server_with()``, the stress harness)."""

@@ -41,7 +41,7 @@ from ligretto.harness.scenario import ScenarioReport, markdown_table
 from ligretto.harness.stress import run_malformed
 from ligretto.harness.tableflood import run_table_flood
 from ligretto.testkit.scans import hidden_cards_sent
-from ligretto.testkit.serverprocess import OPEN_LIMITS, ServerProcess
+from ligretto.testkit.serverprocess import NO_RATE_LIMIT, OPEN_LIMITS, ServerProcess
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +182,7 @@ SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
         # A raised rate limit, so that one connection may send a million messages unpaced.
-        Scenario("malformed", _malformed, lambda scale: {"rate_per_s": 1e6, "burst": 10**6}),
+        Scenario("malformed", _malformed, lambda scale: NO_RATE_LIMIT),
         Scenario(
             "idle",
             _idle,

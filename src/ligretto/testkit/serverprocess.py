@@ -23,6 +23,9 @@ OPEN_LIMITS = {"connections_per_address": 0, "tables_per_minute": 0}
 """The per-address limits, off unless a test sets them: every harness and test client
 comes from 127.0.0.1, and a session of tests makes far more tables than a person (docs/protocol.md,
 Limits; the tests of those limits set them)."""
+NO_RATE_LIMIT = {"rate_per_s": 1e6, "burst": 10**6}
+"""The per-connection rate limit, off: a client may send unpaced (the tests' servers, the
+malformed-message scenario's flood of refusals)."""
 
 
 def free_port() -> int:

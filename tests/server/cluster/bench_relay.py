@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import websockets
 from bench_failover import create_on, until
 
-from realserver import ServerProcess
+from realserver import TEST_RATE, ServerProcess
 from redisserver import RedisServer
 
 
@@ -67,7 +67,7 @@ def main() -> None:
         processes = [ServerProcess(root / "ligretto.db", root / f"server{i}.log") for i in range(2)]
         for process in processes:
             # pings one after the other, faster than a person's rate limit allows
-            process.settings.update(redis=redis.url, advertise=process.url, rate_per_s=1e6, burst=10**6)
+            process.settings.update(redis=redis.url, advertise=process.url, **TEST_RATE)
             process.start()
         try:
             code = create_on(processes[0])

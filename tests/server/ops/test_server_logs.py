@@ -18,6 +18,7 @@ import pytest
 import websockets
 
 from ligretto.server.ops import logs, metrics
+from realserver import TEST_RATE
 
 # --- the sampler, on an injected clock ---------------------------------------------------
 
@@ -207,7 +208,7 @@ def _lines(server: Any, needle: str) -> list[str]:
 
 
 def test_a_thousand_bad_messages_write_a_few_lines(server_with: Callable[..., Any], arun: Arun) -> None:
-    server = server_with(log_level="info", rate_per_s=1e6, burst=10**6)
+    server = server_with(log_level="info", **TEST_RATE)
 
     async def scenario() -> float:
         client = await server.client("flood").connect()
