@@ -5,7 +5,8 @@ scores; impossible counts are refused with a clear message and change nothing, a
 one asks first; a correction and its undo; two phones entering one round at once, resolved
 without losing either; one phone offline entering two rounds that reach the others when it
 is back; the end of the match and the CSV read back; axe-core on every screen of it.
-And in one page, one round per scoring option: the sheet's scores are the engine's.
+And in one page, two rounds per scoring option (by taps on each kind of form, the rest
+sent as a phone sends them): the sheet's scores are the engine's.
 
 A sheet's change "within a second" is waited for with a generous bound (SEEN_MS): the
 machine running the suite is shared; the server's own tests measure the real delay.
@@ -388,9 +389,17 @@ CASES = [
 ]
 
 
+TAPPED = {("classic", ()), ("classic", (("scoring", "first_out"),))}
+"""The cases whose rounds are entered by taps: the form's two kinds (counts by steppers and
+number pad; under ``first_out`` only who stopped). The form reads nothing else of the rules
+(keepentry.js), so the other cases' rounds are sent over the API as a phone sends them (the
+same ``PUT``), and the page shows the sheet the server scored, checked against the engine."""
+
+
 def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phones, shot: Callable[..., Path]) -> None:
-    """One page, one sheet per case (made over the API), two rounds entered by taps each;
-    then the sheet's form in every language."""
+    """One page, one sheet per case (made over the API), two rounds each, entered by taps
+    for each kind of form (:data:`TAPPED`); the page shows the engine's scores in every
+    case; then the sheet's form in every language."""
     page = phones.pages[0]
     page.set_viewport_size(PHONE)
     phones.open(page, "/#/keep/NoSuchSheet0000")
@@ -405,21 +414,30 @@ def test_the_sheets_scores_are_the_engines_for_every_scoring_option(phones: Phon
         rules = RuleSet.from_dict(sheet["rules"])
         page.evaluate("(code) => { location.hash = `#/keep/${code}`; }", sheet["code"])
         expect(page.locator("#keep-page")).to_have_attribute("data-rounds", "0")
+        tapped = (preset, tuple(sorted(options.items()))) in TAPPED
         for number, (counted, left, stopped_by) in enumerate((ROUND, DEEP), start=1):
-            page.locator("#keep-enter").tap()
             center, stack = counted, left
-            if rules.scoring.value == "first_out":
+            first_out = rules.scoring.value == "first_out"
+            if first_out:
+                center, stack = [0, 0, 0], [0, 0, 0]
+            if not tapped:
+                ending = "stalemate" if stopped_by is None else "stop"
+                counts = {"center": center, "stack": stack, "ending": ending, "stopped_by": stopped_by}
+                body = {"entry": counts, "base": None, "by": "test", "id": f"{sheet['code']}-{number}"}
+                api(phones.url, "PUT", f"/api/sheets/{sheet['code']}/rounds/{number}", body)
+            elif first_out:
+                page.locator("#keep-enter").tap()
                 expect(page.locator(".entry-player")).to_have_count(0)  # only who stopped
                 page.locator(f"#entry-stop-{stopped_by}").check()
                 page.locator("#entry-save").tap()
-                center, stack = [0, 0, 0], [0, 0, 0]
             else:
-                enter_round(page, center, stack, stopped_by, start=False)
+                enter_round(page, center, stack, stopped_by)
             rounds_shown(page, number)
             expected = [line.score for line in score_tally(rules, center, stack, stopped_by)]
             assert [line["score"] for line in last_round(page)] == expected, (preset, options, number)
             checked += 1
     assert checked == 2 * len(CASES)
+    assert {(preset, tuple(sorted(options.items()))) for preset, options in CASES} >= TAPPED
 
     # A lost answer: the server applied the entry, the phone never heard of it; the phone's
     # retry (the same change id) is applied once: one round, one change, no conflict.
