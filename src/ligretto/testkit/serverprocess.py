@@ -19,6 +19,11 @@ from pathlib import Path
 from typing import Any, Protocol, Self
 
 STARTUP_S = 20.0
+POLL_S = 0.01
+"""Seconds between two probes of a starting server's port (a refused connect on 127.0.0.1
+costs microseconds)."""
+HEALTH_POLL_S = 0.05
+"""Seconds between two ``/healthz`` of a server that listens but is not ready yet."""
 OPEN_LIMITS = {"connections_per_address": 0, "tables_per_minute": 0}
 """The per-address limits, off unless a test sets them: every harness and test client
 comes from 127.0.0.1, and a session of tests makes far more tables than a person (docs/protocol.md,
@@ -135,21 +140,32 @@ class ServerProcess(TableMaker):
 
     def wait_ready(self) -> None:
         """Wait until the launched server answers ``/healthz`` (``RuntimeError``: it exited,
-        or did not answer within ``STARTUP_S``)."""
+        or did not answer within ``STARTUP_S``).  Until its port accepts a connection (uvicorn
+        listens once the app has started) it is probed every ``POLL_S`` with a bare connect,
+        which costs next to nothing; then asked ``/healthz``."""
         assert self.process is not None, "launch() first"
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
+            if not self.listening():
+                time.sleep(POLL_S)
+                continue
             try:
                 status, body = self.http("GET", "/healthz", timeout=1.0)
             except OSError:
-                time.sleep(0.05)
+                time.sleep(POLL_S)
                 continue
             if status == 200 and body.get("status") == "ok":
                 return
-            time.sleep(0.05)
+            time.sleep(HEALTH_POLL_S)
         raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
+
+    def listening(self) -> bool:
+        """Whether the server's port accepts a connection."""
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.settimeout(1.0)
+            return sock.connect_ex(("127.0.0.1", self.port)) == 0
 
     @property
     def pid(self) -> int | None:

@@ -39,9 +39,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import psycopg
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = [
     "CHECKPOINT_S",
@@ -277,9 +278,12 @@ class PostgresDatabase(Database):
 
     dialect = POSTGRESQL
 
-    errors = (psycopg.Error, DatabaseError)
-
     def __init__(self, url: str, clock: Callable[[], float] = time.monotonic) -> None:
+        # The driver is loaded by a PostgreSQL store only: an SQLite server starts without
+        # its tenth of a second of imports.
+        import psycopg  # noqa: PLC0415
+
+        self.errors = (psycopg.Error, DatabaseError)
         self.url = url
         self.name = _without_password(url)
         self.clock = clock
@@ -291,6 +295,8 @@ class PostgresDatabase(Database):
         url = self.url
         if "connect_timeout" not in url:
             url += ("&" if "?" in url else "?") + f"connect_timeout={CONNECT_TIMEOUT_S}"
+        import psycopg  # noqa: PLC0415
+
         try:
             return psycopg.connect(url, autocommit=True)
         except psycopg.Error as error:

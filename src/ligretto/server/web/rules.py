@@ -4,7 +4,6 @@ rule book as HTML)."""
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -34,5 +33,9 @@ async def rules_page(request: Request) -> Response:
     lang = request.path_params["lang"]
     if lang not in rulebook.LANGUAGES:
         return http.error(404, "no_language", f"no rules in language {lang!r}")
+    # Loaded at the first rules page, not at every start (a restarted server takes its
+    # tables back sooner): a few hundredths of a second, once.
+    from markdown_it import MarkdownIt  # noqa: PLC0415
+
     html = MarkdownIt("commonmark", {"html": False}).enable("table").render(rulebook.text(lang))
     return HTMLResponse(html)

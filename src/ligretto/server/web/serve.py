@@ -7,7 +7,6 @@ from __future__ import annotations
 import uvicorn
 
 from ligretto import protocol
-from ligretto.server.cluster.redisdirectory import RedisDirectory
 from ligretto.server.db.database import DatabaseError
 from ligretto.server.db.migrations import SchemaTooNew
 from ligretto.server.ops import logs
@@ -29,6 +28,10 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         raise SystemExit(f"ligretto serve: {error}") from None
     directory = None
     if settings.redis is not None:
+        # Redis's client is loaded by a process of a service only: a lone server starts
+        # without its twentieth of a second of imports.
+        from ligretto.server.cluster.redisdirectory import RedisDirectory  # noqa: PLC0415
+
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
         directory = RedisDirectory(settings.redis, advertise, start_grace_s=settings.start_grace_s)
     app = create_app(settings, store, directory)
