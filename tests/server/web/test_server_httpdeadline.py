@@ -4,18 +4,33 @@ arrives whole (half a header, half a body) is cut off while ``/healthz`` keeps a
 a whole request, even one sent in pieces, is answered; headers over the cap get 400.
 
 These wait on the wall clock on purpose: what they check is uvicorn's real sockets being
-closed by the protocol's real timer."""
+closed by the protocol's real timer.  They share one server with both limits (each test's
+connections are its own); the request sent in pieces, slower than that deadline in all,
+has a server with a longer one."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
+
+import pytest
+
+from realserver import running
 
 TIMEOUT_S = 0.5
 WAIT_S = 5.0
+HEADER_CAP = 2048
+
+
+@pytest.fixture(scope="module")
+def server(server_class: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The module's server: ``request_timeout_s`` ``TIMEOUT_S``, headers capped at ``HEADER_CAP``."""
+    folder = tmp_path_factory.mktemp("deadline")
+    with running(server_class.in_folder(folder, request_timeout_s=TIMEOUT_S, max_header_bytes=HEADER_CAP)) as process:
+        yield process
 
 
 def _connect(server: Any) -> socket.socket:
@@ -53,8 +68,7 @@ def _read_response(sock: socket.socket) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-def test_half_sent_headers_are_cut_off_and_healthz_still_answers(server_with: Callable[..., Any]) -> None:
-    server = server_with(request_timeout_s=TIMEOUT_S)
+def test_half_sent_headers_are_cut_off_and_healthz_still_answers(server: Any) -> None:
     stalled = [_connect(server) for _ in range(50)]
     for sock in stalled:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
@@ -67,14 +81,13 @@ def test_half_sent_headers_are_cut_off_and_healthz_still_answers(server_with: Ca
     assert server.healthy()
 
 
-def test_a_connection_that_sends_nothing_is_cut_off(server_with: Callable[..., Any]) -> None:
-    server = server_with(request_timeout_s=TIMEOUT_S)
+def test_a_connection_that_sends_nothing_is_cut_off(server: Any) -> None:
     with _connect(server) as sock:
         assert _read_all(sock) == b""
 
 
-def test_a_half_sent_body_is_cut_off(server_with: Callable[..., Any]) -> None:
-    server = server_with(request_timeout_s=TIMEOUT_S)
+def test_a_half_sent_body_is_cut_off(server: Any) -> None:
+    tables = server.http("GET", "/healthz")[1]["tables"]  # the module's server: others' tables too
     with _connect(server) as sock:
         sock.sendall(
             b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
@@ -82,7 +95,7 @@ def test_a_half_sent_body_is_cut_off(server_with: Callable[..., Any]) -> None:
         )
         answer = _read_all(sock)
     assert b"201" not in answer, "no table is made of half a body"
-    assert server.http("GET", "/healthz")[1]["tables"] == 0
+    assert server.http("GET", "/healthz")[1]["tables"] == tables
 
 
 def test_a_whole_request_sent_in_pieces_is_answered(server_with: Callable[..., Any]) -> None:
@@ -95,10 +108,7 @@ def test_a_whole_request_sent_in_pieces_is_answered(server_with: Callable[..., A
     assert answer.startswith(b"HTTP/1.1 200") and b'"status":"ok"' in answer
 
 
-def test_the_deadline_runs_again_for_the_next_request_on_a_kept_alive_connection(
-    server_with: Callable[..., Any],
-) -> None:
-    server = server_with(request_timeout_s=TIMEOUT_S)
+def test_the_deadline_runs_again_for_the_next_request_on_a_kept_alive_connection(server: Any) -> None:
     with _connect(server) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         first = _read_response(sock)
@@ -107,18 +117,16 @@ def test_the_deadline_runs_again_for_the_next_request_on_a_kept_alive_connection
         assert _read_all(sock) == b""
 
 
-def test_headers_over_the_cap_are_refused(server_with: Callable[..., Any]) -> None:
-    server = server_with(max_header_bytes=2048)
+def test_headers_over_the_cap_are_refused(server: Any) -> None:
     with _connect(server) as sock:
-        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Big: " + b"a" * 4096 + b"\r\n\r\n")
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Big: " + b"a" * (2 * HEADER_CAP) + b"\r\n\r\n")
         answer = _read_all(sock)
     assert answer.startswith(b"HTTP/1.1 400")
     status, body = server.http("GET", "/healthz")
     assert status == 200 and body["status"] == "ok", "an ordinary request passes"
 
 
-def test_a_websocket_is_not_cut_off_by_the_request_deadline(server_with: Callable[..., Any], arun: Any) -> None:
-    server = server_with(request_timeout_s=TIMEOUT_S)
+def test_a_websocket_is_not_cut_off_by_the_request_deadline(server: Any, arun: Any) -> None:
 
     async def scenario() -> None:
         code = server.create_table(2)

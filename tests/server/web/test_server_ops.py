@@ -1,6 +1,8 @@
 """Operations and table life over real connections: ``/healthz`` and ``/metrics``, no
 compression, the live lobby, the host role, spectators, and the grace period with its
-stand-in bot."""
+stand-in bot.  A test that counts the server's tables, players or actions, or stops it, has
+a server of its own; the others (each about its own tables) share the module's
+(``shared_server``)."""
 
 from __future__ import annotations
 
@@ -75,6 +77,7 @@ def test_healthz_and_metrics(server: Any, match_starter: Any, arun: Any) -> None
     assert status == 200 and health == {"status": "ok", "tables": 1}
 
 
+@pytest.mark.shared_server
 def test_the_server_does_not_compress_its_messages(server: Any, arun: Any) -> None:
     """A client offering permessage-deflate (browsers do, and so do the tests' clients) gets
     plain frames: compressing messages of a few hundred bytes cost more than it saved."""
@@ -179,9 +182,11 @@ def test_create_table_validates_its_input(app_server: Any) -> None:
     }, counted
 
 
+@pytest.mark.shared_server
 def test_create_table_tells_bytes_that_are_not_json_from_json_that_does_not_fit(server: Any) -> None:
     """As on the WebSocket: ``malformed`` for a body that is not JSON, ``invalid`` for JSON
     of the wrong shape."""
+    tables = server.http("GET", "/healthz")[1]["tables"]  # the module's server: others' tables too
     for body, error in (
         (b"{nope", "malformed"),
         (b'{"seats": 3,}', "malformed"),
@@ -196,9 +201,10 @@ def test_create_table_tells_bytes_that_are_not_json_from_json_that_does_not_fit(
         assert answer.value.code == 400, body
         reply = json.loads(answer.value.read())
         assert reply["error"] == error and reply["message"], (body, reply)
-    assert server.http("GET", "/healthz")[1]["tables"] == 0
+    assert server.http("GET", "/healthz")[1]["tables"] == tables, "a refused body made a table"
 
 
+@pytest.mark.shared_server
 def test_host_passes_and_only_the_host_starts(server: Any, arun: Any) -> None:
     async def scenario() -> None:
         code = server.create_table(3)
@@ -242,6 +248,7 @@ def test_host_passes_and_only_the_host_starts(server: Any, arun: Any) -> None:
     arun(scenario())
 
 
+@pytest.mark.shared_server
 def test_host_role_comes_back_with_the_first_person_to_return(server: Any, arun: Any) -> None:
     """Everybody dropped out of a table in its lobby; whoever comes back first must be able
     to host it (otherwise nobody can ever start that table)."""
@@ -267,6 +274,7 @@ def test_host_role_comes_back_with_the_first_person_to_return(server: Any, arun:
     arun(scenario())
 
 
+@pytest.mark.shared_server
 def test_spectator_sees_the_spectator_view_and_cannot_act(server: Any, match_starter: Any, arun: Any) -> None:
     async def scenario() -> None:
         code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"])
@@ -296,6 +304,7 @@ def test_spectator_sees_the_spectator_view_and_cannot_act(server: Any, match_sta
     arun(scenario())
 
 
+@pytest.mark.shared_server
 def test_grace_period_stand_in_plays_and_hands_back(server: Any, match_starter: Any, arun: Any) -> None:
     async def scenario() -> None:
         code, (ann, bob), _ = await match_starter(server, ["Ann", "Bob"], grace_s=1.0)
@@ -336,6 +345,7 @@ def test_grace_period_stand_in_plays_and_hands_back(server: Any, match_starter: 
     arun(scenario())
 
 
+@pytest.mark.shared_server
 def test_grace_period_starts_again_after_a_return(server: Any, match_starter: Any, arun: Any) -> None:
     """Away, back, away again: the stand-in comes a full grace period after the *last*
     disconnection, not after the first one.  (Exact figures in virtual time:
@@ -367,6 +377,7 @@ def test_grace_period_starts_again_after_a_return(server: Any, match_starter: An
     arun(scenario())
 
 
+@pytest.mark.shared_server
 def test_grace_period_covers_a_person_who_dropped_out_in_the_lobby(server: Any, match_starter: Any, arun: Any) -> None:
     """A person whose connection dropped before the start is away when the match starts:
     after the grace period a stand-in must play their seat, or the round can only wait."""
