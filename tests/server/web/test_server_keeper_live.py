@@ -4,7 +4,8 @@ entering the same round at once lose nothing (one 200, one 409 with both entries
 later one sent again); the streams end when the server stops.
 
 The real clock only ever bounds a wait generously (a loaded machine is slow): the
-streams are told on every change, never polled."""
+streams are told on every change, never polled.  The tests on one server's sheets share the
+module's server (each makes its own sheet); the one that stops its server has its own."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from keeperclient import SheetStream, call, entry, new_sheet, put
 from keepersheets import ONE
 from keepersheets import PLAYERS as SHEET_PLAYERS
@@ -27,6 +29,8 @@ from realserver import ServerProcess
 SEEDS = (18, 11, 9), (0, 3, 4)
 GENEROUS_S = 5.0
 """The bound on "every phone sees it within a second", generous for a loaded machine."""
+
+pytestmark = pytest.mark.shared_server
 
 
 def test_three_streams_see_an_entry_a_correction_and_its_undo(server: Any) -> None:
