@@ -202,9 +202,12 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def check_view_hides(game: Round, data: dict[str, Any]) -> None:
-    """One view dict (``view(game, seat).to_dict()``) shows no hidden card and every public fact."""
-    hidden = hidden_cards(game)
+def check_view_hides(game: Round, data: dict[str, Any], hidden: set[tuple[int, str]] | None = None) -> None:
+    """One view dict (``view(game, seat).to_dict()``) shows no hidden card and every public fact.
+
+    ``hidden`` is ``hidden_cards(game)`` if the caller already has it."""
+    if hidden is None:
+        hidden = hidden_cards(game)
     assert len(data["areas"]) == game.players, f"view lists {len(data['areas'])} areas for {game.players} players"
     for seat, (area, shown) in enumerate(zip(game.areas, data["areas"], strict=True)):
         assert shown["seat"] == seat, f"area {seat} of the view is labelled seat {shown['seat']}"
@@ -230,11 +233,12 @@ def check_view_hides(game: Round, data: dict[str, Any]) -> None:
 def check_views(game: Round) -> None:
     """Every seat's view and the spectator's: no hidden card, and (§9: hidden from everyone,
     the owner included) all of them identical apart from ``viewer``."""
+    hidden = hidden_cards(game)
     spectator = view(game, None).to_dict()
-    check_view_hides(game, spectator)
+    check_view_hides(game, spectator, hidden)
     assert spectator["viewer"] is None
     for seat in range(game.players):
         data = view(game, seat).to_dict()
         assert data["viewer"] == seat, f"view for seat {seat} says viewer {data['viewer']!r}"
-        check_view_hides(game, data)
+        check_view_hides(game, data, hidden)
         assert {**data, "viewer": None} == spectator, f"seat {seat} sees more or less than a spectator"
