@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ligretto.engine import Ending, Round, view
+from ligretto.engine import Ending, Round, state_to_dict, view
 from ligretto.engine.cards import DECK_SIZE, NUMBERS, face_text
 
 STACK_SIZE = 10
@@ -176,6 +176,24 @@ def check_conservation(game: Round) -> None:
         total += sum(len(column) for column in area.row)
         assert total == DECK_SIZE, f"seat {seat} has {total} cards, not 40"
     check_ending(game)
+
+
+def without_log(game: Round) -> dict[str, Any]:
+    """``state_to_dict`` but for the log, which callers compare as actions: serialising the whole log
+    at every step would make checks after every action quadratic in a round's length.  The log is
+    set aside while the rest is serialised and then put back: the state is left as it was."""
+    log, game.log = game.log, []
+    try:
+        data = state_to_dict(game)
+    finally:
+        game.log = log
+    del data["log"]
+    return data
+
+
+def same_state(one: Round, other: Round) -> bool:
+    """Whether ``state_to_dict`` gives the same for both: the state but for the log, then the log."""
+    return without_log(one) == without_log(other) and one.log == other.log
 
 
 # --- what views may show -----------------------------------------------------------------

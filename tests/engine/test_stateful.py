@@ -45,28 +45,11 @@ from ligretto.engine.events import Reason
 from ligretto.engine.serial import result_to_dict
 
 try:
-    from invariants import check_invariants, check_views, hidden_cards
+    from invariants import check_invariants, check_views, hidden_cards, same_state, without_log
 except ImportError:  # tests/engine imported as a package
-    from .invariants import check_invariants, check_views, hidden_cards
+    from .invariants import check_invariants, check_views, hidden_cards, same_state, without_log
 
 STACK_SIZE = 10
-
-
-def without_log(game: Round) -> dict[str, Any]:
-    """``state_to_dict`` but for the log, which callers compare as actions: serialising the whole log
-    at every step made the machine quadratic in the round's length."""
-    log, game.log = game.log, []
-    try:
-        data = state_to_dict(game)
-    finally:
-        game.log = log
-    del data["log"]
-    return data
-
-
-def same_state(one: Round, other: Round) -> bool:
-    """Whether ``state_to_dict`` gives the same for both: the state but for the log, then the log."""
-    return without_log(one) == without_log(other) and one.log == other.log
 
 
 def json_round_trip(game: Round) -> Round:
