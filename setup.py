@@ -8,6 +8,7 @@ modules, run ``pip install -e .`` again (tests/test_compiled.py fails on stale b
 """
 
 import os
+import sys
 
 from setuptools import setup
 
@@ -29,8 +30,16 @@ COMPILED = [
 ]
 
 
+METADATA_ONLY = {"egg_info", "dist_info"}
+"""The commands pip runs before the build to read the requirements and the metadata: they
+need no extension, and mypycify type-checks every module to list them (2 s each)."""
+BUILDS = {"build", "build_ext", "bdist_wheel", "editable_wheel", "develop", "install"}
+
+
 def extensions() -> list:
     if os.environ.get("LIGRETTO_PURE_PYTHON") == "1":
+        return []
+    if METADATA_ONLY & set(sys.argv) and not BUILDS & set(sys.argv):
         return []
     try:
         from mypyc.build import mypycify  # noqa: PLC0415 -- a build requirement, absent when reading this file
