@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from xdist.scheduler import LoadScopeScheduling
 
 import pgserver
 from pgserver import TEST_SETTINGS, PgServer, StoreDatabase
@@ -44,6 +45,29 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     if given:
         return max(1, int(given))
     return WORKERS_PER_CPU * len(os.sched_getaffinity(0))
+
+
+SHARING = ("tests/browser/", "tests/server/", "tests/terminal/", "tests/harness/", "tests/sim/test_onray.py")
+"""Where a module's tests share what is dear to make (a real server, a browser, a Ray
+cluster, a played match: module-scoped fixtures), so its tests run on one worker."""
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScopeScheduling:
+    """``-n auto`` hands a module of :data:`SHARING` to one worker as a whole and every other
+    test to whichever worker is free.  xdist's default (``load``) hands a module's tests to
+    several workers in turn, and each makes the module's fixtures again: a server start is
+    about 0.5 s of CPU, a browser launch 0.8 s, a played match for the replay pages 13 s.
+    (``--dist loadgroup`` would say the same with marks, but pytest 9 ignores the group that
+    pytest-xdist 3.8 appends to a test's id.)"""
+    return SharingScheduling(config, log)
+
+
+class SharingScheduling(LoadScopeScheduling):
+    """xdist's scheduling by scope, a scope being a module of :data:`SHARING` or one test."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = nodeid.split("::", 1)[0]
+        return module if module.startswith(SHARING) else nodeid
 
 
 @pytest.fixture
