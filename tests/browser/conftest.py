@@ -72,8 +72,14 @@ class Pages:
         self.contexts: list[BrowserContext] = []
         self.errors: list[str] = []
 
-    def context(self, *, width: int = 1280, height: int = 800, locale: str = "en-US") -> BrowserContext:
-        context = self.browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    def context(
+        self, *, width: int = 1280, height: int = 800, locale: str = "en-US", reduced_motion: bool = False
+    ) -> BrowserContext:
+        context = self.browser.new_context(
+            viewport={"width": width, "height": height},
+            locale=locale,
+            reduced_motion="reduce" if reduced_motion else "no-preference",
+        )
         context.set_default_timeout(15_000)
         self.contexts.append(context)
         return context
