@@ -1,6 +1,8 @@
 """The stress harness's scans: a whole round's view loses no card; one card gone or one too
 many is counted; no frame of a real race names a hidden card (judged against the engine's
-replay from the server's database, while it runs and after), and a planted one is counted."""
+replay from the server's database, while it runs and after), and a planted one is counted.
+The real race is the races scenario's (``harness/races.py``), checked here too: contested
+plays, no card lost, every acknowledged play where it was played."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.engine.views import view
 from ligretto.harness.races import run_races
+from ligretto.harness.scenario import ScenarioReport
 from ligretto.server.records.readonly import stored_rounds
 from ligretto.testkit.scans import Frame, HiddenScan, cards_lost, hidden_cards_sent
 from positions import play_some
@@ -55,17 +58,42 @@ class Raced:
     db: Path
     frames: list[Frame]
     scan_while_running: HiddenScan
+    report: ScenarioReport
+    healthy_after: bool
 
 
 @pytest.fixture(scope="module")
 def raced(tmp_path_factory: pytest.TempPathFactory) -> Raced:
-    """A short race of two real WebSocket clients (and a spectator) at one table; its
-    frames scanned while the server still runs, and the database kept."""
+    """The races scenario (``harness/races.py``) at two tables of three real WebSocket
+    clients (and a spectator each) for 6 s; its frames scanned while the server still runs,
+    and the database kept.  One run for the scenario's own test and the scans' tests."""
     folder = tmp_path_factory.mktemp("raced")
     with running(ServerProcess.in_folder(folder)) as server:
-        report = asyncio.run(run_races(server.url, tables=1, players=2, seconds=3.0))
+        assert server.process is not None
+        report = asyncio.run(run_races(server.url, tables=2, players=3, seconds=6.0, server_pid=server.pid))
+        healthy = server.healthy()
         scan = hidden_cards_sent(server.db, report.frames)
-    return Raced(server.db, report.frames, scan)
+    return Raced(server.db, report.frames, scan, report, healthy)
+
+
+def test_racers_contest_the_same_piles_and_nothing_is_lost(raced: Raced) -> None:
+    """Real clients at real tables all aim for the lowest pile at once, so plays are
+    contested and refused as beaten to it; no card is lost, every acknowledged play is where
+    it was played, nothing crashes, no frame names a hidden card."""
+    report, scan = raced.report, raced.scan_while_running
+    assert raced.healthy_after
+    details = report.details
+    assert report.tried > 0, details  # plays refused because another seat got there first
+    beaten = details["refusals"].get("does_not_fit", 0) + details["refusals"].get("pile_complete", 0)
+    assert details["applied_plays"] > 0 and beaten >= report.tried, details
+    assert (report.crashes, report.cards_lost, report.acks_lost) == (0, 0, 0), details
+    assert details["views_checked"] >= 2 * (3 + 1 + 1), details  # each racer, spectator, newcomer
+    assert (details["mirror_problems"], details["ack_timeouts"], details["closed_by_server"]) == (0, 0, 0), details
+    assert details["tables_never_started"] == 0, details
+    assert report.rss_before and report.rss_after
+    assert scan.frames_scanned == len(report.frames) > 0 and scan.cards_checked > 0
+    assert (scan.hidden_cards, scan.leaks, scan.unplaced) == (0, 0, 0), scan.problems
+    assert not report.failures
 
 
 def _round_of(db: Path, code: str, number: int) -> tuple[Round, list[Action]]:
