@@ -88,7 +88,7 @@ def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["--url", load_server.url, "--tables", "3", "--players", "4", "--duration", "5"]
+    argv = ["--url", load_server.url, "--tables", "3", "--players", "4", "--duration", "3"]
     argv += ["--level", "expert", "--speed", "5", "--server-pid", str(load_server.pid), "--json"]
     assert main(argv) == 0
     report = json.loads(capsys.readouterr().out)
