@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ligretto.harness.idle import run_idle
 from ligretto.harness.kinds import KINDS, PHASES
@@ -43,12 +46,24 @@ def test_malformed_messages_in_every_phase_are_each_refused_and_change_nothing(t
         assert codes.get(code, 0) > 0, codes
 
 
-def test_idle_and_half_open_connections_are_each_closed_by_the_server_within_its_deadline(tmp_path: Path) -> None:
-    # Short deadlines, so the test takes seconds; the idle sockets ping (a ping is no hello),
-    # so only the hello deadline (4003) can close them, not the silence deadline (4002).
-    with running(ServerProcess.in_folder(tmp_path, hello_s=1.0, request_timeout_s=1.0)) as server:
-        report = asyncio.run(run_idle(server.url, 6, 6, ping_s=0.2, hello_s=1.0, request_timeout_s=1.0, margin_s=1.5))
-        assert server.healthy()
+@pytest.fixture(scope="module")
+def deadlines(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server with short deadlines (1 s for a hello and for an HTTP request), so the idle
+    tests take seconds: one for the module (their connections are all closed by the end of
+    each), its log checked for a traceback at the end."""
+    with running(
+        ServerProcess.in_folder(tmp_path_factory.mktemp("deadlines"), hello_s=1.0, request_timeout_s=1.0)
+    ) as server:
+        yield server
+
+
+def test_idle_and_half_open_connections_are_each_closed_by_the_server_within_its_deadline(
+    deadlines: ServerProcess,
+) -> None:
+    # The idle sockets ping (a ping is no hello), so only the hello deadline (4003) can
+    # close them, not the silence deadline (4002).
+    report = asyncio.run(run_idle(deadlines.url, 6, 6, ping_s=0.2, hello_s=1.0, request_timeout_s=1.0, margin_s=1.5))
+    assert deadlines.healthy()
     sockets, half = report.details["websockets_without_hello"], report.details["half_open_http"]
     assert (sockets["tried"], sockets["closed_by_server"], sockets["closed_in_time"]) == (6, 6, 6), report
     assert sockets["close_codes"] == {"4003": 6}, report
@@ -104,9 +119,8 @@ def test_an_attacker_cut_off_by_the_rate_limit_is_reported_and_the_command_exits
     assert all("1008" in lost for lost in report["details"]["attackers_lost"]), report
 
 
-def test_idle_connections_are_opened_at_the_rate_asked_for(tmp_path: Path) -> None:
+def test_idle_connections_are_opened_at_the_rate_asked_for(deadlines: ServerProcess) -> None:
     """``--open-rate``: the idle scenario paces its connections (8 a second here)."""
-    with running(ServerProcess.in_folder(tmp_path, hello_s=1.0)) as server:
-        report = asyncio.run(run_idle(server.url, 8, 0, ping_s=0.0, hello_s=1.0, margin_s=1.5, open_rate=8.0))
+    report = asyncio.run(run_idle(deadlines.url, 8, 0, ping_s=0.0, hello_s=1.0, margin_s=1.5, open_rate=8.0))
     assert report.wrong_answers == 0 and report.details["websockets_without_hello"]["closed_in_time"] == 8, report
     assert report.details["opened_per_s"] <= 10.0, report  # 8 openings take 7/8 s at least (unpaced: hundreds a second)
