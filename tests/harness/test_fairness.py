@@ -49,7 +49,7 @@ def test_bench_only_fairness_runs_the_fairness_bench_and_nothing_else(
 
 
 def test_a_small_run_counts_races_by_both_ways_and_the_liar_gains_no_time() -> None:
-    settings = FairnessSettings(races=16, tables=4, near_ms=5.0, far_ms=50.0, speed=6.0, max_s=240.0)
+    settings = FairnessSettings(races=16, tables=8, near_ms=5.0, far_ms=50.0, speed=6.0, max_s=240.0)
     report = fairness.run(settings)
     assert report["server_tracebacks"] == 0
     assert set(report["modes"]) == set(MODES)
