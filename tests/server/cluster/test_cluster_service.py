@@ -1,7 +1,8 @@
 """Three REAL ``ligretto serve --redis`` processes as one service (issue 16, point 1):
 tables created through each process and placed by load, clients spread over all three
 (carried to the owner by the relay), the lobby the same everywhere (HTTP and ``/ws/lobby``),
-``/healthz`` and ``/metrics`` per process."""
+``/healthz`` and ``/metrics`` per process, a ``hello`` for no table refused as on one
+process; the per-address limit counts a relayed client's own address."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ async def _lobby_socket(process: Any) -> list[str]:
     return [t["code"] for t in message["tables"]]
 
 
+async def _hello_for_no_table(process: Any) -> dict[str, Any]:
+    client = process.client("nobody")
+    await client.connect()
+    answer: dict[str, Any] = await client.hello("nosuchcode", "Ann")
+    await client.close()
+    return answer
+
+
 def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
     processes = cluster.start(3)
     ids = {cluster.health(p)["process"] for p in processes}
@@ -37,12 +46,21 @@ def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
     for process in processes:
         health = cluster.health(process)
         assert health["address"] == process.url and health["tables"] == 0
+        # The metrics name the process.
+        status, text = process.http("GET", "/metrics")
+        assert status == 200
+        assert f'ligretto_process{{address="{process.url}",process="{health["process"]}"}} 1.0' in text
 
     # Tables created through each process: placed by load, one on each.
     codes = [p.create_table(2, public=True) for p in processes]
     owners = [cluster.owner(code) for code in codes]
     assert set(owners) == set(processes), "three tables on three empty processes: one each"
     assert [cluster.health(p)["tables"] for p in processes] == [1, 1, 1]
+    # A hello for no table is refused as on one process (after the placement: a process
+    # publishes its connections, its load, in its heartbeat).
+    for process in processes:
+        answer = arun(_hello_for_no_table(process))
+        assert answer["type"] == "error" and answer["code"] == "no_table"
 
     # The lobby is the same everywhere: every public table, in one order.
     cluster.wait_until(lambda: all(sorted(_listed(p)) == sorted(codes) for p in processes), WAIT_S, "one lobby")
@@ -87,21 +105,6 @@ def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
 
 
 @ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
-def test_a_hello_for_no_table_is_refused_as_on_one_process(cluster: Cluster, arun: Any) -> None:
-    (process,) = cluster.start(1)
-
-    async def hello() -> dict[str, Any]:
-        client = process.client("nobody")
-        await client.connect()
-        answer: dict[str, Any] = await client.hello("nosuchcode", "Ann")
-        await client.close()
-        return answer
-
-    answer = arun(hello())
-    assert answer["type"] == "error" and answer["code"] == "no_table"
-
-
-@ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
 def test_the_owner_counts_a_relayed_clients_own_address(cluster: Cluster, arun: Any) -> None:
     """One connection per address: two people behind one entrance, from two addresses (the
     header a trusted proxy sets), both get to the owner's table through the relay; a third
@@ -124,12 +127,3 @@ def test_the_owner_counts_a_relayed_clients_own_address(cluster: Cluster, arun: 
             await client.close()
 
     arun(scenario(), 60)
-
-
-@ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only
-def test_metrics_name_the_process(cluster: Cluster) -> None:
-    (process,) = cluster.start(1)
-    health = cluster.health(process)
-    status, text = process.http("GET", "/metrics")
-    assert status == 200
-    assert f'ligretto_process{{address="{process.url}",process="{health["process"]}"}} 1.0' in text
