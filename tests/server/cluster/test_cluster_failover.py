@@ -72,12 +72,13 @@ async def _back(processes: list[Any], code: str, clients: list[Any], before: dic
     return back
 
 
-def test_kill_9_of_an_owner_mid_round(cluster: Cluster, arun: Any) -> None:
+def test_kill_9_of_an_owner_mid_round_then_a_stalled_one(cluster: Cluster, arun: Any) -> None:
     """Its tables (one mid-round, one still in its lobby) are taken over, the people back
     find the round as it was.  Right after the kill the lease still names the dead owner: a
     ``hello`` through another process is closed 1013 (try again; the clients reconnect) and
     the table's details are 503 ``moving``, never ``no_table`` (which the terminal client
-    gives up on)."""
+    gives up on).  Then one of the two left stalls past its leases
+    (``_stalled_past_its_leases``)."""
     processes = cluster.start(3)
     victim = processes[0]
     code = cluster.create_on(victim)
@@ -118,15 +119,17 @@ def test_kill_9_of_an_owner_mid_round(cluster: Cluster, arun: Any) -> None:
     assert sum(cluster.health(p)["tables"] for p in survivors) == 3
     listed = [t["code"] for t in survivors[0].http("GET", "/api/tables")[1]["tables"]]
     assert waiting in listed
+    # Then a survivor stalls past its leases, on the same service (the killed process gone).
+    _stalled_past_its_leases(cluster, arun, *survivors)
 
 
-def test_a_process_that_stalled_past_its_leases_is_fenced(cluster: Cluster, arun: Any) -> None:
+def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: Any) -> None:
     """SIGSTOP of an owner for longer than its leases: the other process takes the table
     over; an act sent to the stalled process meanwhile is acted on when it resumes, before
     it learns it lost the table, but its commit is fenced (docs/deploy.md, "A process that
     stalled"): no ack, the sockets closed, and the players find the new owner's round, which
-    never had that act."""
-    victim, other = cluster.start(2)
+    never had that act.  The stalled process keeps no table (nor any it had taken over
+    from a killed process)."""
     code = cluster.create_on(victim)
     other_id = cluster.health(other)["process"]
 
