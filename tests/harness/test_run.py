@@ -134,7 +134,7 @@ def test_rounds_go_on_after_round_over_and_a_websocket_url_names_the_server_too(
     The run is given the server's ``ws://`` URL, which used to make every table fail with
     ``unknown url type``."""
     ws_url = "ws" + load_server.url.removeprefix("http") + "/ws"
-    argv = ["--url", ws_url, "--tables", "1", "--players", "2", "--duration", "8"]
+    argv = ["--url", ws_url, "--tables", "1", "--players", "2", "--duration", "12"]
     argv += ["--level", "expert", "--speed", "8", "--json"]
     assert main(argv) == 0
     captured = capsys.readouterr()

@@ -41,6 +41,9 @@ def test_a_play_beaten_to_the_pile_is_refused_and_changes_nothing(
         countdown_s=0.2,
         match_seeds=lambda number: seed,
         fairness=Fairness(Arbitration.ARRIVAL),
+        # The table's clock stands still: both plays arrive in the same instant, so the ack
+        # names the faster seat without a margin in ms, however loaded the machine is.
+        clock=lambda: 1_000.0,
     )
     game = LocalGame(RULES, [], name="Tess", table=table, start_match=False)
     app = LigrettoApp(game)
