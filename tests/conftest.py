@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import compileall
 import os
+import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -17,9 +19,25 @@ from pgserver import TEST_SETTINGS, PgServer, StoreDatabase
 
 def pytest_configure(config: pytest.Config) -> None:
     """The controller (or the one process without pytest-xdist) makes the folder of the
-    session's one PostgreSQL server before the workers start (``tests/pgserver.py``)."""
+    session's one PostgreSQL server before the workers start (``tests/pgserver.py``), and
+    lets every process of the session keep the bytecode it compiles (:func:`keep_bytecode`)."""
     if not hasattr(config, "workerinput"):
         config.stash[_PG_FOLDER] = pgserver.session_folder()
+        keep_bytecode()
+
+
+def keep_bytecode() -> None:
+    """Bytecode caches are written in this session, ``PYTHONDONTWRITEBYTECODE`` or not, and
+    the package is compiled once before the workers start.
+
+    Without them each of the four workers compiles the package and rewrites every test
+    module again as it collects (10.7 s of CPU against 3.0 s), and each of the ~180
+    ``ligretto`` processes the tests start compiles what it imports (0.09 s more a start;
+    docs/benchmarks.md).  The caches are git-ignored; the workers and the processes they
+    start inherit this environment."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
+    compileall.compile_dir(Path(__file__).resolve().parents[1] / "src" / "ligretto", quiet=1)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
