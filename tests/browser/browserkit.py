@@ -14,11 +14,12 @@ import contextlib
 import json
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, WebSocketRoute, expect
+from playwright.sync_api import BrowserContext, Page, Playwright, WebSocketRoute, expect
 
 from debianpackages import ensure_installed
 from ligretto.client.mirror import Pile, number
@@ -50,6 +51,31 @@ def ensure_chromium() -> str:
     """Debian's Chromium (``playwright install`` cannot download browsers here)."""
     ensure_installed("chromium", Path(CHROMIUM).exists)
     return CHROMIUM
+
+
+class PlaywrightLoop:
+    """One Playwright driver (a Node process) and one Chromium serve every browser module
+    of a worker (about 1.2 s of CPU a launch: docs/benchmarks.md; the fixtures are in conftest.py).
+
+    Playwright's sync API runs its asyncio loop in a greenlet of this thread and leaves it
+    marked as the thread's running loop between calls: ``asyncio.run`` then refuses to
+    start (the other test directories call it in the same worker processes), and code that
+    schedules work on a running loop (the recorder of a harness match) would hand it to
+    Playwright's.  So the loop is marked running only while a browser test runs, or inside
+    :meth:`shown` for a module's fixture that drives a page."""
+
+    def __init__(self, driver: Playwright) -> None:
+        self.driver = driver
+        self.loop = asyncio.get_running_loop()
+
+    @contextlib.contextmanager
+    def shown(self) -> Iterator[None]:
+        before = asyncio._get_running_loop()
+        asyncio._set_running_loop(self.loop)
+        try:
+            yield
+        finally:
+            asyncio._set_running_loop(before)
 
 
 # --- the page -----------------------------------------------------------------------------

@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import ARTIFACTS, LAUNCH_ARGS, ensure_chromium
+from browserkit import ARTIFACTS, LAUNCH_ARGS, PlaywrightLoop, ensure_chromium
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from realserver import TEST_RATE, ServerProcess, running
@@ -35,26 +36,33 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         yield process
 
 
-@pytest.fixture(scope="module")
-def playwright(server: ServerProcess) -> Iterator[Playwright]:
-    """Started after the server and stopped before it: the WebSockets a test routes
-    through Playwright close with its driver, so the server can stop at once.
-
-    Per module, not per session: Playwright's sync API keeps an asyncio loop running on
-    this thread while it is started, and the other test directories call ``asyncio.run``
-    in the same worker processes once the browser tests of a module are done."""
-    del server
+@pytest.fixture(scope="session")
+def playwright_loop() -> Iterator[PlaywrightLoop]:
     with sync_playwright() as driver:
-        yield driver
+        loop = PlaywrightLoop(driver)
+        asyncio._set_running_loop(None)
+        try:
+            yield loop
+        finally:
+            asyncio._set_running_loop(loop.loop)
 
 
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright, chromium: str) -> Iterator[Browser]:
-    launched = playwright.chromium.launch(executable_path=chromium, headless=True, args=LAUNCH_ARGS)
+@pytest.fixture(autouse=True)
+def playwright(playwright_loop: PlaywrightLoop) -> Iterator[Playwright]:
+    """The worker's driver, its loop marked running for the test."""
+    with playwright_loop.shown():
+        yield playwright_loop.driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright_loop: PlaywrightLoop, chromium: str) -> Iterator[Browser]:
+    with playwright_loop.shown():
+        launched = playwright_loop.driver.chromium.launch(executable_path=chromium, headless=True, args=LAUNCH_ARGS)
     try:
         yield launched
     finally:
-        launched.close()
+        with playwright_loop.shown():
+            launched.close()
 
 
 @pytest.fixture(scope="session")

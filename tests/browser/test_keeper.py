@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import no_horizontal_overflow
+from browserkit import PlaywrightLoop, no_horizontal_overflow
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from test_accessibility import describe, violations
 
@@ -71,13 +71,15 @@ class Phones:
 
 
 @pytest.fixture(scope="module")
-def phones(browser: Browser, server: Any) -> Iterator[Phones]:
-    table = Phones(browser, server.url)
+def phones(browser: Browser, server: Any, playwright_loop: PlaywrightLoop) -> Iterator[Phones]:
+    with playwright_loop.shown():
+        table = Phones(browser, server.url)
     try:
         yield table
     finally:
-        for context in table.contexts:
-            context.close()
+        with playwright_loop.shown():
+            for context in table.contexts:
+                context.close()
     assert not table.errors, f"JavaScript errors: {table.errors}"
 
 

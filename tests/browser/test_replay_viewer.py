@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import host_table, play_keys_until_round_ends, read_board, start_match, stray_cards, wait_round_over
+from browserkit import (
+    PlaywrightLoop,
+    host_table,
+    play_keys_until_round_ends,
+    read_board,
+    start_match,
+    stray_cards,
+    wait_round_over,
+)
 from playwright.sync_api import Browser, Page
 
 from ligretto.engine.rules import RuleSet
@@ -32,24 +40,27 @@ BOARD_STEP = "() => window.ligrettoReplay ? Number(document.querySelector('.boar
 
 
 @pytest.fixture(scope="module")
-def played(browser: Browser, server: ServerProcess) -> Iterator[dict[str, Any]]:
+def played(browser: Browser, server: ServerProcess, playwright_loop: PlaywrightLoop) -> Iterator[dict[str, Any]]:
     """One round played to its end through the page: the table's code and the page's
     "Watch the replay" link."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
-    context.set_default_timeout(15_000)
-    host = context.new_page()
-    host.goto(server.url + "/")
-    host.wait_for_selector("body[data-ready]")
-    code = host_table(host, "Alice", rounds=1, bots=("smart:machine", "smart:machine"))
-    start_match(host)
-    # The host plays too, and says "stuck" when it is: with an idle host about one deal in
-    # forty never ends (the bots stuck on cards only the host could move: no stalemate
-    # provable, a vote short of the host's; test_spectator.py had the same flake).
-    play_keys_until_round_ends(host, timeout_s=90.0)
-    wait_round_over(host)
-    link = host.locator("#replay-link")
-    yield {"code": code, "href": link.get_attribute("href"), "target": link.get_attribute("target"), "context": context}
-    context.close()
+    with playwright_loop.shown():
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+        context.set_default_timeout(15_000)
+        host = context.new_page()
+        host.goto(server.url + "/")
+        host.wait_for_selector("body[data-ready]")
+        code = host_table(host, "Alice", rounds=1, bots=("smart:machine", "smart:machine"))
+        start_match(host)
+        # The host plays too, and says "stuck" when it is: with an idle host about one deal in
+        # forty never ends (the bots stuck on cards only the host could move: no stalemate
+        # provable, a vote short of the host's; test_spectator.py had the same flake).
+        play_keys_until_round_ends(host, timeout_s=90.0)
+        wait_round_over(host)
+        link = host.locator("#replay-link")
+        played = {"code": code, "href": link.get_attribute("href"), "target": link.get_attribute("target")}
+    yield played | {"context": context}
+    with playwright_loop.shown():
+        context.close()
 
 
 def open_replay(pages: Any, href: str, width: int = 1280) -> tuple[Page, dict[str, Any]]:
