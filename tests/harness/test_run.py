@@ -4,18 +4,12 @@ server process, with ``http://`` and ``ws://`` URLs."""
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from ligretto.harness.run import main, server_urls
+from realserver import ServerProcess, free_port, running
 
 
 def test_the_server_is_named_by_its_http_or_its_websocket_url() -> None:
@@ -40,54 +34,16 @@ def test_a_bad_url_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> No
 # --- a real run ----------------------------------------------------------------------------
 
 
-@dataclass
-class Served:
-    url: str
-    pid: int
-    log: Path
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
-def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """``ligretto.server.web.serve.run`` in its own process on a free port, with a fresh database:
-    one for the module (each test makes tables of its own; a restart is no test's subject),
-    its log checked for a traceback once every test that used it has run."""
-    tmp_path = tmp_path_factory.mktemp("load_server")
-    port = _free_port()
-    log = tmp_path / "server.log"
-    code = (
-        "from ligretto.server.web.serve import run; from ligretto.server.web.settings import Settings; "
-        f"run(Settings(port={port}, db={str(tmp_path / 'load.db')!r}, countdown_s=0.5), 'warning')"
-    )
-    with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-c", code], stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:  # a real process is starting: ask again until it listens
-                assert time.monotonic() < deadline, "the server did not start:\n" + log.read_text()
-                time.sleep(0.05)
-        yield Served(url, process.pid, log)
-    finally:
-        process.terminate()
-        process.wait(10)
-    assert "Traceback" not in log.read_text(), log.read_text()
+def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """``ligretto serve`` in its own process with a fresh database and the production rate
+    limit: one for the module (each test makes tables of its own; a restart is no test's
+    subject), its log checked for a traceback once every test that used it has run."""
+    with running(ServerProcess.in_folder(tmp_path_factory.mktemp("load_server"))) as process:
+        yield process
 
 
-def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_small_load_test_reports_sane_figures(load_server: ServerProcess, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--url", load_server.url, "--tables", "3", "--players", "4", "--duration", "3"]
     argv += ["--level", "expert", "--speed", "5", "--server-pid", str(load_server.pid), "--json"]
     assert main(argv) == 0
@@ -128,7 +84,7 @@ def test_a_small_load_test_reports_sane_figures(load_server: Served, capsys: pyt
 
 
 def test_rounds_go_on_after_round_over_and_a_websocket_url_names_the_server_too(
-    load_server: Served, capsys: pytest.CaptureFixture[str]
+    load_server: ServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Fast clients get through rounds: everyone sends ready and the next round is played.
     The run is given the server's ``ws://`` URL, which used to make every table fail with
@@ -150,7 +106,7 @@ def test_rounds_go_on_after_round_over_and_a_websocket_url_names_the_server_too(
 
 
 def test_an_unreachable_server_is_counted_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     assert main(["--url", url, "--tables", "2", "--duration", "0.2", "--timeout", "2"]) == 1
     out = capsys.readouterr().out
     assert "tables started 0/2" in out
@@ -159,7 +115,7 @@ def test_an_unreachable_server_is_counted_not_raised(capsys: pytest.CaptureFixtu
 
 
 def test_a_flooding_client_runs_beside_the_measured_tables(
-    load_server: Served, capsys: pytest.CaptureFixture[str]
+    load_server: ServerProcess, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--flood 1``: one flooding client at a table of its own, in its own process; the
     measured tables still play without an error, and the report says what it offered."""
