@@ -168,6 +168,16 @@ class Health(_Body, omit_defaults=True):
     address: str | None = None
 
 
+class Readiness(_Body):
+    """``GET /readyz``: whether this process should be given players now (``ready`` or
+    ``not_ready``) and each check's finding, ``ok`` or what is missing: ``database`` (a
+    query on a connection of its own), ``redis`` (a process of a service), ``loop`` (the
+    process is stopping, or its event loop has stalled)."""
+
+    status: str
+    checks: dict[str, str]
+
+
 class ProfileMsg(_Body):
     """``GET``/``PATCH /api/profiles/me``: the profile as its owner sees it."""
 
@@ -210,6 +220,7 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
     Presets,
     Emotes,
     Health,
+    Readiness,
     CreateProfile,
     UpdateProfile,
     ClaimProfile,

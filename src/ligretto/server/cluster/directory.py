@@ -63,6 +63,11 @@ class Directory:
                 table.resume(lobby.settings.catch_up_s)
             metrics.OPEN_TABLES.set(len(lobby.tables))
 
+    async def ready(self) -> str | None:
+        """What the readiness probe says of the directory's backend: ``None``, none (one
+        process); ``"ok"``; or what is wrong."""
+        return None
+
     def leave(self) -> None:
         """The process is shutting down: take no more tables."""
 

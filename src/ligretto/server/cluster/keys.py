@@ -19,6 +19,9 @@ FEED_S = 0.5
 """How often a process looks whether its public tables changed, to publish them (as often
 as a lobby socket looks at the list it sends)."""
 
+PROBE_S = 1.0
+"""How long the readiness probe waits for Redis's answer to a ``PING`` (``/readyz``)."""
+
 TABLES = "ligretto:tables"
 """The set of every stored table of the service that is not dropped (taken over on failure)."""
 PROCESSES = "ligretto:processes"

@@ -129,6 +129,17 @@ class RedisDirectory(Directory):
         except Exception as error:  # the next renewal tries again
             log.warning("could not take over tables (%s)", error)
 
+    async def ready(self) -> str | None:
+        """Redis answers a ``PING`` within :data:`keys.PROBE_S`, or what went wrong (the
+        error's kind and text: a URL's password is in neither)."""
+        try:
+            await asyncio.wait_for(self.redis.ping(), keys.PROBE_S)
+        except TimeoutError:
+            return f"no answer within {keys.PROBE_S:g} s"
+        except Exception as error:
+            return f"{type(error).__name__}: {error}"
+        return "ok"
+
     def leave(self) -> None:
         """Stop renewing and taking tables (the process is shutting down)."""
         self.leaving = True

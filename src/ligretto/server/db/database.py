@@ -164,8 +164,13 @@ class Database:
 
     def another(self) -> Database:
         """A second connection to the same database, for another thread (the store's writer
-        on a database of ``slow_commits``)."""
+        on a database of ``slow_commits``, the readiness probe)."""
         raise NotImplementedError
+
+    def ping(self) -> None:
+        """A query that needs the database to answer (the readiness probe: ``DatabaseError``
+        or the driver's error if it does not)."""
+        self.execute("SELECT 1").fetchone()
 
     @property
     def checkpoints(self) -> int:
@@ -199,6 +204,9 @@ class SqliteDatabase(Database):
         self._checkpoints = 0
         self._closing = threading.Event()
         self._checkpointer: threading.Thread | None = None
+
+    def another(self) -> SqliteDatabase:
+        return SqliteDatabase(self.path, self._checkpoint_s)  # its checkpoints stay the first's
 
     def start(self) -> None:
         """Start the checkpoints' thread (once the schema is migrated)."""

@@ -22,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.keeper import Keeper
-from ligretto.server.web.health import healthz, metrics_endpoint
+from ligretto.server.web.health import database_probe, healthz, metrics_endpoint, readyz
 from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.profiles import claim_profile, claim_qr, create_profile, link_profile, my_profile
@@ -52,6 +52,7 @@ def create_app(
         lobby = Lobby(settings, store, directory=directory)
         app.state.lobby = lobby
         app.state.keeper = Keeper(None if store is None else store.sheets)
+        app.state.database_probe = database_probe(store)
         lobby.directory.keep_sheets(LiveSheets(app.state.keeper))
         await lobby.directory.start(lobby)
         COLLECTOR.install()
@@ -64,12 +65,15 @@ def create_app(
         COLLECTOR.uninstall()
         for table in lobby.tables.values():
             table.close()
+        if app.state.database_probe is not None:
+            app.state.database_probe.close()
         if store is not None:
             store.close()
         await lobby.directory.stop()  # committed and closed first: then the tables are handed over
 
     routes = [
         Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/tables", list_tables, methods=["GET"]),

@@ -1,0 +1,77 @@
+"""``/readyz``: ready when the database, Redis (a process of a service) and the process
+answer; what is missing when one does not, with a real PostgreSQL database dropped under
+the server and a real redis-server stopped and started again; ``/healthz`` stays "ok"
+(liveness) throughout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from inprocess import BASE_URL, AppServer
+from starlette.testclient import TestClient
+
+from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.records.store import Store
+from ligretto.server.web.app import create_app
+from ligretto.server.web.settings import Settings
+from ligretto.testkit.serverprocess import OPEN_LIMITS
+from pgserver import PgServer
+from redisserver import RedisServer
+
+
+def readiness(client: Any) -> tuple[int, dict[str, Any]]:
+    answer = client.get("/readyz")
+    assert answer.headers["content-type"] == "application/json"
+    body: dict[str, Any] = answer.json()
+    return answer.status_code, body
+
+
+def test_a_lone_server_is_ready_until_it_stops(tmp_path: Path) -> None:
+    with AppServer(tmp_path) as server:
+        assert readiness(server.client) == (200, {"status": "ready", "checks": {"loop": "ok", "database": "ok"}})
+        server.app.state.stopping = lambda: True  # what serve.py says once told to stop
+        status, body = readiness(server.client)
+        assert (status, body["status"], body["checks"]["loop"]) == (503, "not_ready", "stopping")
+        assert body["checks"]["database"] == "ok"
+        assert server.http("GET", "/healthz")[1]["status"] == "ok"
+
+
+def test_a_lost_postgresql_database_is_what_is_missing(postgres: PgServer) -> None:
+    url = postgres.new_database()
+    name = url.rsplit("/", 1)[1]
+    store = Store(url)
+    app = create_app(Settings(**OPEN_LIMITS), store)
+    with TestClient(app, base_url=BASE_URL) as client:
+        assert readiness(client)[0] == 200
+        with psycopg.connect(postgres.url("postgres"), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        status, body = readiness(client)
+        assert (status, body["status"], body["checks"]["loop"]) == (503, "not_ready", "ok")
+        assert body["checks"]["database"] != "ok", body  # the probe's connection was cut
+        status, body = readiness(client)  # and cannot be opened again
+        assert status == 503 and "could not connect" in body["checks"]["database"], body
+        assert name in body["checks"]["database"], "the operator reads which database"
+        assert client.get("/healthz").json()["status"] == "ok"
+
+
+def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> None:
+    redis = RedisServer(tmp_path)
+    redis.start()
+    try:
+        directory = RedisDirectory(redis.url, "http://127.0.0.1:8000")
+        app = create_app(Settings(**OPEN_LIMITS), Store(str(tmp_path / "ligretto.db")), directory)
+        with TestClient(app, base_url=BASE_URL) as client:
+            status, body = readiness(client)
+            assert (status, body["checks"]) == (200, {"loop": "ok", "database": "ok", "redis": "ok"})
+            redis.stop()
+            status, body = readiness(client)
+            assert (status, body["status"]) == (503, "not_ready")
+            assert body["checks"]["redis"].startswith("ConnectionError"), body
+            assert (body["checks"]["database"], body["checks"]["loop"]) == ("ok", "ok")
+            assert client.get("/healthz").json()["status"] == "ok"
+            redis.start()  # the same port: the client connects again
+            assert readiness(client)[0] == 200
+    finally:
+        redis.stop()
