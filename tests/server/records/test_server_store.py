@@ -5,8 +5,10 @@ it over.  Each test runs on an SQLite file and on a PostgreSQL database (``store
 
 from __future__ import annotations
 
+import logging
 import time
 
+import pytest
 from listeners import Quiet
 
 from ligretto.engine.actions import Turn, Vote
@@ -148,13 +150,15 @@ def test_a_lost_postgresql_connection_loses_no_write(postgres: PgServer) -> None
         store.close()
 
 
-def test_the_store_carries_on_after_postgresql_restarts() -> None:
+def test_the_store_carries_on_after_postgresql_restarts(caplog: pytest.LogCaptureFixture) -> None:
     """PostgreSQL stops (a restart, a failover): the commits meanwhile fail at once,
-    keeping their writes (no wait for a server that is not there); once it is back, the
-    next commit connects again and writes everything."""
+    keeping their writes (no wait for a server that is not there), and the log says so in
+    one line, not a traceback a commit; once it is back, the next commit connects again,
+    writes everything and says so."""
     server = PgServer().start()
     try:
         store = Store(server.new_database())
+        store.failures.now = lambda: 1000.0  # every failure within one span of the sampled log
         scheduler = VirtualScheduler(start=1000.0)
         table = Table("BACK", seats=2, store=store, countdown_s=1.0, scheduler=scheduler)
         table.join(Quiet(), "Ann")
@@ -166,10 +170,16 @@ def test_the_store_carries_on_after_postgresql_restarts() -> None:
         assert table.act(0, Turn(0)).ok and table.act(1, Turn(1)).ok  # each commits at once: fails
         assert store.pending, "the writes were kept"
         assert time.monotonic() - started < 3, "a commit waited for the absent server"
+        for _ in range(10):
+            store.commit()  # a storm of failing commits
+        failed = [r for r in caplog.records if r.name == "ligretto.store" and r.levelno == logging.ERROR]
+        assert len(failed) == 1 and failed[0].exc_info is None, [r.getMessage() for r in failed]
+        assert "could not write to" in failed[0].getMessage() and store.failed_commits == 12
         server.run()
         store.writer_db.clock = lambda: time.monotonic() + 60  # type: ignore[attr-defined]  # past the back-off (of the commits' connection)
         store.commit()
         assert not store.pending
+        assert "12 commits had failed meanwhile" in caplog.text and store.failed_commits == 0
         again = Store(store.db.url)  # type: ignore[attr-defined]
         restored = again.load_table("BACK", countdown_s=1.0)
         assert restored is not None and restored.game is not None and table.game is not None
