@@ -248,3 +248,32 @@ def test_leases_are_renewed_from_a_thread_while_the_event_loop_is_alive(redis_ur
     assert renewer.alive()
     renewer.stop()
     check.close()
+
+
+def test_a_redis_that_hangs_does_not_make_the_loop_look_stuck(redis_url: str, tmp_path: Path, arun: Any) -> None:
+    """The loop's Redis work hangs (a Redis that does not answer for seconds): the loop
+    itself runs, so its leases are still renewed; only a loop that runs nothing is stuck
+    (the renewer's clock held by the test, past ``STALL_S``)."""
+
+    async def scenario() -> None:
+        directory = RedisDirectory(redis_url, "http://a.invalid:1", process="a", lease_s=0.3)
+        lobby = Lobby(Settings(), Store(tmp_path / "l.db"), directory=directory)
+        hung = asyncio.Event()
+
+        async def hangs() -> None:
+            hung.set()
+            await asyncio.Event().wait()  # a Redis call that never returns
+
+        directory._take_orphans = hangs  # type: ignore[method-assign]
+        now = [0.0]
+        directory.renewer.clock = lambda: now[0]
+        await directory.start(lobby)
+        await asyncio.wait_for(hung.wait(), 10)  # the loop's renewal is hung from here
+        now[0] = STALL_S + 1.0
+        deadline = asyncio.get_running_loop().time() + 10
+        while not directory.renewer.alive():  # a renewal period or two of the loop's running
+            assert asyncio.get_running_loop().time() < deadline, "the loop looks stuck while it runs"
+            await asyncio.sleep(0.05)
+        await _shut(lobby, directory)
+
+    arun(scenario())

@@ -280,13 +280,12 @@ class RedisDirectory(Directory):
     # --- renewals ---------------------------------------------------------------------
 
     async def _renew_forever(self) -> None:
-        """The event loop's side of the renewals (the leases are the thread's): it is alive;
-        the tables closed for good released; the stored ones offered again; the tables of
-        dead processes taken over."""
+        """The event loop's side of the renewals (the leases are the thread's; that the loop
+        is alive, the renewer's own task): the tables closed for good released; the stored
+        ones offered again; the tables of dead processes taken over."""
         await asyncio.sleep(max(0.0, self.start_grace_s - self.renew_s))  # the grace of a start
         while True:
             await asyncio.sleep(self.renew_s)
-            self.renewer.seen()
             try:
                 await self._release_gone()
                 if self.stored:

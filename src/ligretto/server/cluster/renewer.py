@@ -5,9 +5,10 @@ must not lose a process its tables: the service would take them over while their
 still plays them, and every client would be dropped and restored for nothing.  So the
 renewals (one Lua script for every lease, then the heartbeat) run on a thread with its own
 Redis connection, every ``RENEW_S``, for as long as the event loop shows it is alive
-(:meth:`Renewer.seen`, at least every ``STALL_S``).  A loop stuck longer than that lets its
-leases run out, as a dead process does.  Leases found lost (another process holds them)
-are handed to the loop (``lost``)."""
+(:meth:`Renewer.seen`, at least every ``STALL_S``: a task of the loop's that awaits nothing
+else, so a Redis that hangs holds the loop's other Redis work, never the sign that the loop
+is alive).  A loop stuck longer than that lets its leases run out, as a dead process does.
+Leases found lost (another process holds them) are handed to the loop (``lost``)."""
 
 from __future__ import annotations
 
@@ -69,12 +70,20 @@ class Renewer:
         self._script = self.client.register_script(RENEW)
         self._halt = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._pulse: asyncio.Task[None] | None = None
         self._thread = threading.Thread(target=self._run, name="ligretto-leases", daemon=True)
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self.seen()
+        self._pulse = self._loop.create_task(self._show_alive())
         self._thread.start()
+
+    async def _show_alive(self) -> None:
+        """The loop's sign of life, every renewal (it awaits nothing but the time)."""
+        while True:
+            await asyncio.sleep(self.lease_ms / 3000)
+            self.seen()
 
     def seen(self) -> None:
         """The event loop is alive (called from it)."""
@@ -120,6 +129,8 @@ class Renewer:
     def halt(self) -> None:
         """Renew no more (from the event loop: returns at once)."""
         self._halt.set()
+        if self._pulse is not None:
+            self._pulse.cancel()
 
     def stop(self) -> None:
         """Renew no more, and wait for a renewal under way (before the leases are released)."""
