@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Protocol, Self
 
+from prometheus_client.parser import text_string_to_metric_families
+
 STARTUP_S = 20.0
 POLL_S = 0.01
 """Seconds between two probes of a starting server's port (a refused connect on 127.0.0.1
@@ -211,6 +213,15 @@ class ServerProcess(TableMaker):
         except urllib.error.HTTPError as error:
             raw, status, kind = error.read(), error.code, error.headers.get("Content-Type", "")
         return status, json.loads(raw) if "json" in kind else raw.decode()
+
+    def metric(self, sample: str, **labels: str) -> float:
+        """One sample of the process's ``/metrics`` (``ligretto_take_overs_total``), 0 if absent."""
+        text = self.http("GET", "/metrics")[1]
+        for family in text_string_to_metric_families(text):
+            for found in family.samples:
+                if found.name == sample and found.labels == labels:
+                    return float(found.value)
+        return 0.0
 
     def healthy(self) -> bool:
         status, body = self.http("GET", "/healthz")

@@ -119,6 +119,8 @@ def test_kill_9_of_an_owner_mid_round_then_a_stalled_one(cluster: Cluster, arun:
     assert sum(cluster.health(p)["tables"] for p in survivors) == 3
     listed = [t["code"] for t in survivors[0].http("GET", "/api/tables")[1]["tables"]]
     assert waiting in listed
+    assert sum(p.metric("ligretto_take_overs_total") for p in survivors) >= 2, "the dead owner's two tables"
+    assert processes[2].metric("ligretto_relayed_sockets_total") >= 1, "the guest came through the relay"
     # Then a survivor stalls past its leases, on the same service (the killed process gone).
     _stalled_past_its_leases(cluster, arun, *survivors)
 
@@ -162,6 +164,7 @@ def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: An
     arun(scenario(), 120)
     assert cluster.owner(code) is other
     assert cluster.health(victim)["tables"] == 0
+    assert victim.metric("ligretto_fenced_tables_total") >= 1, "the stalled process's commit was fenced"
 
 
 def test_a_rolling_restart_loses_nothing(cluster: Cluster, arun: Any) -> None:

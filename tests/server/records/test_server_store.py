@@ -16,6 +16,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.protocol import Phase
+from ligretto.server.ops import metrics
 from ligretto.server.records.store import Store
 from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.table import Table
@@ -150,6 +151,10 @@ def test_a_lost_postgresql_connection_loses_no_write(postgres: PgServer) -> None
         store.close()
 
 
+def database_errors() -> float:
+    return metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "database"}) or 0.0
+
+
 def test_the_store_carries_on_after_postgresql_restarts(caplog: pytest.LogCaptureFixture) -> None:
     """PostgreSQL stops (a restart, a failover): the commits meanwhile fail at once,
     keeping their writes (no wait for a server that is not there), and the log says so in
@@ -170,8 +175,10 @@ def test_the_store_carries_on_after_postgresql_restarts(caplog: pytest.LogCaptur
         assert table.act(0, Turn(0)).ok and table.act(1, Turn(1)).ok  # each commits at once: fails
         assert store.pending, "the writes were kept"
         assert time.monotonic() - started < 3, "a commit waited for the absent server"
+        before = database_errors()
         for _ in range(10):
             store.commit()  # a storm of failing commits
+        assert database_errors() == before + 10, "each failed commit counted in /metrics"
         failed = [r for r in caplog.records if r.name == "ligretto.store" and r.levelno == logging.ERROR]
         assert len(failed) == 1 and failed[0].exc_info is None, [r.getMessage() for r in failed]
         assert "could not write to" in failed[0].getMessage() and store.failed_commits == 12

@@ -5,6 +5,7 @@ the server and a real redis-server stopped and started again; ``/healthz`` stays
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from inprocess import BASE_URL, AppServer
 from starlette.testclient import TestClient
 
 from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.ops import metrics
 from ligretto.server.records.store import Store
 from ligretto.server.web.app import create_app
 from ligretto.server.web.settings import Settings
@@ -26,6 +28,10 @@ def readiness(client: Any) -> tuple[int, dict[str, Any]]:
     assert answer.headers["content-type"] == "application/json"
     body: dict[str, Any] = answer.json()
     return answer.status_code, body
+
+
+def redis_errors() -> float:
+    return metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "redis"}) or 0.0
 
 
 def test_a_lone_server_is_ready_until_it_stops(tmp_path: Path) -> None:
@@ -65,12 +71,19 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> 
         with TestClient(app, base_url=BASE_URL) as client:
             status, body = readiness(client)
             assert (status, body["checks"]) == (200, {"loop": "ok", "database": "ok", "redis": "ok"})
+            errors = redis_errors()
             redis.stop()
             status, body = readiness(client)
             assert (status, body["status"]) == (503, "not_ready")
             assert body["checks"]["redis"].startswith("ConnectionError"), body
             assert (body["checks"]["database"], body["checks"]["loop"]) == ("ok", "ok")
             assert client.get("/healthz").json()["status"] == "ok"
+            deadline = time.monotonic() + 10
+            while (
+                metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "redis"}) or 0
+            ) <= errors:
+                assert time.monotonic() < deadline, "the failed renewals are counted in /metrics"
+                time.sleep(0.05)
             redis.start()  # the same port: the client connects again
             assert readiness(client)[0] == 200
     finally:

@@ -89,6 +89,7 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
     lobby.tables[code] = table
     table.resume(lobby.settings.catch_up_s)
     metrics.OPEN_TABLES.set(len(lobby.tables))
+    metrics.TAKE_OVERS.inc()
     log.info("took over table %s", code)
     return table
 

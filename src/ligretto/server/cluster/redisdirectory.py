@@ -294,6 +294,7 @@ class RedisDirectory(Directory):
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis away for a moment: tried again at the next renewal
+                metrics.BACKEND_ERRORS.labels("redis").inc()
                 log.warning("could not renew with Redis (%s): trying again", error)
 
     async def renew(self) -> None:

@@ -25,6 +25,7 @@ from starlette.websockets import WebSocket
 from ligretto import protocol
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.keys import RELAYED
+from ligretto.server.ops import metrics
 from ligretto.server.ops.addresses import address_of
 
 log = logging.getLogger("ligretto.cluster")
@@ -61,6 +62,7 @@ async def carry(websocket: WebSocket, url: str, first: str) -> None:
         log.info("the owner at %s cannot be reached: the client is to try again", url)
         await _close(websocket, TRY_AGAIN, "table moving")
         return
+    metrics.RELAYED.inc()
     async with upstream:
         await upstream.send(first)
         down = asyncio.create_task(_down(upstream, websocket))

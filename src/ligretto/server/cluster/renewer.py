@@ -21,6 +21,7 @@ from collections.abc import Callable
 import redis
 
 from ligretto.server.cluster import keys
+from ligretto.server.ops import metrics
 
 log = logging.getLogger("ligretto.cluster")
 
@@ -121,6 +122,7 @@ class Renewer:
             try:
                 lost = self.renew_once()
             except redis.RedisError as error:  # Redis away for a moment: the leases run until it is back
+                metrics.BACKEND_ERRORS.labels("redis").inc()
                 log.warning("could not renew with Redis (%s): trying again", error)
                 continue
             if lost and self._loop is not None and not self._halt.is_set():

@@ -22,6 +22,23 @@ PROCESS = Gauge(
     ["process", "address"],
     registry=REGISTRY,
 )
+TAKE_OVERS = Counter(
+    "ligretto_take_overs", "Tables this process took over from a process that died or left (--redis)", registry=REGISTRY
+)
+FENCED = Counter(
+    "ligretto_fenced_tables",
+    "Tables a commit found taken over by another process (this one stalled): their writes left out",
+    registry=REGISTRY,
+)
+RELAYED = Counter(
+    "ligretto_relayed_sockets", "WebSockets carried to the process that owns their table (--redis)", registry=REGISTRY
+)
+BACKEND_ERRORS = Counter(
+    "ligretto_backend_errors",
+    "Failed calls to the database (a commit) or to Redis (a renewal, a sweep, a lookup)",
+    ["backend"],
+    registry=REGISTRY,
+)
 LATENCY_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
 

@@ -40,6 +40,7 @@ from ligretto.engine.rules import RuleError
 from ligretto.server.db.database import CHECKPOINT_S, Database, open_database
 from ligretto.server.db.migrations import migrate
 from ligretto.server.db.writer import Writer
+from ligretto.server.ops import metrics
 from ligretto.server.ops.logs import Sampled
 from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
@@ -241,6 +242,7 @@ class Store:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
             # A lost database fails every commit: a line now and then, not a traceback each.
             self.failed_commits += 1
+            metrics.BACKEND_ERRORS.labels("database").inc()
             self.failures.log(
                 log, "commit", logging.ERROR, "could not write to %s (%s): kept for the next commit", db.name, error
             )
@@ -254,6 +256,7 @@ class Store:
         """A batch is committed (on the loop, before its messages go): tables it found taken
         over are the directory's to let go, their messages not sent."""
         if batch.fenced:
+            metrics.FENCED.inc(len(batch.fenced))
             log.warning("tables taken over by another process, not written: %s", ", ".join(sorted(batch.fenced)))
             for code in batch.fenced:
                 self._epochs.pop(code, None)
