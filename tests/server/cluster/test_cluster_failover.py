@@ -12,6 +12,7 @@ import asyncio
 import copy
 import os
 import signal
+import socket
 import time
 from typing import Any
 
@@ -198,6 +199,33 @@ def test_a_rolling_restart_loses_nothing(cluster: Cluster, arun: Any) -> None:
 
     arun(scenario(), 240)
     assert sorted(c for c in codes if cluster.owner(c) is not None) == sorted(codes), "a table was lost"
+    _two_stopped_together(cluster, processes, codes)
+
+
+def _two_stopped_together(cluster: Cluster, processes: list[Any], codes: list[str]) -> None:
+    """Two processes told to stop at once, one of them held in uvicorn's graceful shutdown
+    by a request whose body never comes: it drains (takes none of the other's tables, and
+    its heartbeat says it is leaving), so the third takes every table the quick one handed
+    over, and then the held one's own once it stops too."""
+    held, quick, third = processes
+    quicks = [cluster.create_on(quick) for _ in range(4)]
+    codes = [*codes, *quicks]
+    third_id = cluster.health(third)["process"]
+
+    def on_third(tables: list[str]) -> bool:  # (the held process no longer listens: the leases say)
+        return all(cluster.redis.get(keys.table(code)) == third_id for code in tables)
+
+    with socket.create_connection(("127.0.0.1", held.port), timeout=5) as pending:
+        pending.sendall(b"POST /api/profiles HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n")
+        seen = len(held.log_text())
+        assert held.process is not None
+        held.process.send_signal(signal.SIGTERM)
+        quick.stop()
+        cluster.wait_until(lambda: on_third(quicks), 10, "the quick one's tables taken by the third")
+        assert held.alive, "still in its graceful shutdown"
+        assert "took over table" not in held.log_text()[seen:], "a stopping process took tables over"
+    held.stop()
+    cluster.wait_until(lambda: on_third(codes), 10, "every table on the third")
 
 
 async def _alive(client: Any) -> bool:

@@ -68,6 +68,10 @@ class Directory:
         process); ``"ok"``; or what is wrong."""
         return None
 
+    def drain(self) -> None:
+        """The process was told to stop and finishes its connections: it takes no more
+        tables (its own are handed over once it stops, :meth:`stop`)."""
+
     def leave(self) -> None:
         """The process is shutting down: take no more tables."""
 

@@ -140,6 +140,12 @@ class RedisDirectory(Directory):
             return f"{type(error).__name__}: {error}"
         return "ok"
 
+    def drain(self) -> None:
+        """Told to stop (SIGTERM), before uvicorn's graceful shutdown: no more tables taken
+        over or placed here (its heartbeat says ``leaving``, so the others neither count it
+        for their fair shares nor place new tables on it), its own leases still renewed."""
+        self.leaving = True
+
     def leave(self) -> None:
         """Stop renewing and taking tables (the process is shutting down)."""
         self.leaving = True
@@ -266,12 +272,13 @@ class RedisDirectory(Directory):
         return best["id"], best["address"]
 
     async def _live(self) -> list[dict[str, Any]]:
-        """The heartbeats of the live processes."""
+        """The heartbeats of the live processes that are not leaving."""
         ids = sorted(await self.redis.smembers(keys.PROCESSES))
         if not ids:
             return []
         beats = await self.redis.mget([keys.process(i) for i in ids])
-        return [json.loads(b) for b in beats if b is not None]
+        live = [json.loads(b) for b in beats if b is not None]
+        return [beat for beat in live if not beat.get("leaving")]
 
     def listing(self, tables: list[Table], cap: int) -> protocol.TableList:
         own = [Entry(self.born.get(t.code, 0.0), t.summary()) for t in tables]
@@ -346,6 +353,7 @@ class RedisDirectory(Directory):
             "address": self.address,
             "tables": len(self.owned),
             "connections": self.lobby.connections.count,
+            "leaving": self.leaving,
         }
         return json.dumps(beat)
 
@@ -359,6 +367,8 @@ class RedisDirectory(Directory):
         sweep, so the tables of a dead process, or of a service started from nothing, end
         spread by load; a lone process takes them all).  A ``hello`` for one takes it at
         once wherever it arrives (:meth:`locate`)."""
+        if self.leaving:
+            return  # stopping: the others take the orphans (and this one's tables, at its stop)
         census = await failover.census(self.redis, self.owned)
         if not census.orphans:
             return

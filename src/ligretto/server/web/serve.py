@@ -4,6 +4,9 @@ a PostgreSQL database by URL); with ``--redis``, one process of a service of sev
 
 from __future__ import annotations
 
+from types import FrameType
+from typing import Any
+
 import uvicorn
 
 from ligretto import protocol
@@ -62,8 +65,25 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         ws_ping_interval=20,
         ws_ping_timeout=20,
     )
-    server = uvicorn.Server(config)
+    server = Server(config, app)
     # A live stream (the score keeper's events) never ends by itself: it ends when the
     # server is told to stop, so that uvicorn's graceful shutdown does not wait for it.
     app.state.stopping = lambda: server.should_exit
     server.run()
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, which tells the service at once when it is told to stop (SIGTERM,
+    SIGINT): the process drains (``Directory.drain``) through uvicorn's graceful shutdown,
+    which lasts as long as its last requests, instead of taking over the tables of the
+    processes stopped with it that finish first."""
+
+    def __init__(self, config: uvicorn.Config, app: Any) -> None:
+        super().__init__(config)
+        self.app = app
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        lobby = getattr(self.app.state, "lobby", None)  # none before the app's start-up
+        if lobby is not None:
+            lobby.directory.drain()
+        super().handle_exit(sig, frame)
