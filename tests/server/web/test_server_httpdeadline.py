@@ -1,7 +1,9 @@
 """HTTP request deadlines and the header cap (``server/web/httpdeadline.py``, docs/protocol.md
 Limits), against a real server with a short ``request_timeout_s``: a request that never
 arrives whole (half a header, half a body) is cut off while ``/healthz`` keeps answering;
-a whole request, even one sent in pieces, is answered; headers over the cap get 400.
+a whole request, even one sent in pieces, is answered; headers over the cap get 400; a
+body declared over the limit gets 413 at once, before any of it is sent.  And what only
+raw requests can send: no redirect names the ``Host`` header.
 
 These wait on the wall clock on purpose: what they check is uvicorn's real sockets being
 closed by the protocol's real timer.  They share one server with both limits (each test's
@@ -11,6 +13,7 @@ has a server with a longer one."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -137,3 +140,34 @@ def test_a_websocket_is_not_cut_off_by_the_request_deadline(server: Any, arun: A
         await client.close()
 
     arun(scenario())
+
+
+def test_a_body_declared_over_the_limit_is_refused_before_it_is_sent(server: Any) -> None:
+    tables = server.http("GET", "/healthz")[1]["tables"]  # the module's server: others' tables too
+    with _connect(server) as sock:
+        sock.sendall(
+            b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
+        )
+        answer = _read_all(sock)  # no byte of the body sent: the answer, then the connection closed
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert json.loads(body)["error"] == "too_large"
+    assert server.http("GET", "/healthz")[1]["tables"] == tables
+
+
+def test_no_redirect_names_the_host_header(server: Any) -> None:
+    """Starlette would redirect these to ``http://evil.example/...`` (an open redirect)."""
+    for path, location in (
+        (b"/.", b"/"),
+        (b"/js/..", b"/"),
+        (b"//evil.example/..", b"/"),
+        (b"/api/tables/", None),
+        (b"//evil.example", None),
+    ):
+        with _connect(server) as sock:
+            sock.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            head = _read_all(sock).partition(b"\r\n\r\n")[0]
+        assert b"evil.example" not in head, (path, head)
+        lines = head.split(b"\r\n")
+        found = [line.split(b":", 1)[1].strip() for line in lines if line.lower().startswith(b"location:")]
+        assert found == ([] if location is None else [location]), (path, head)

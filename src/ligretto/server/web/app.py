@@ -1,7 +1,10 @@
 """The ASGI application: ``create_app`` assembles the routes of the HTTP API
 (one module per resource: ``tables``, ``tutorial``, ``profiles``, ``history``, ``replays``,
 ``sheets``, ``rules``, ``health``) and ``sockets.py`` (WebSockets) around one :class:`~ligretto.server.web.lobby.Lobby`,
-restores the store's unfinished tables on start, and serves the static browser client.
+restores the store's unfinished tables on start, and serves the static browser client
+where no route answers (``clientfiles.py``: an unknown ``/api/`` address, a method a route
+does not take and a failed answer are the API's JSON errors; no redirect names the
+``Host`` header).
 
 Every message to a client passes the lobby's :class:`~ligretto.server.web.outbox.Outbox`,
 which releases it once the store has committed what happened before it.
@@ -16,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
+from starlette.routing import Route, WebSocketRoute
 
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.keeper import Keeper
+from ligretto.server.web.clientfiles import ClientFiles, failed, not_routed, refused
 from ligretto.server.web.health import database_probe, healthz, metrics_endpoint, readyz
 from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
 from ligretto.server.web.lobby import Lobby
@@ -31,7 +35,7 @@ from ligretto.server.web.rules import emotes, presets, rules_page
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sheets import LiveSheets, sheet_routes
 from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
-from ligretto.server.web.tables import create_table, get_table, list_tables, table_qr
+from ligretto.server.web.tables import get_table, table_qr, tables
 from ligretto.server.web.tutorial import create_tutorial
 
 __all__ = ["STATIC", "create_app"]
@@ -75,8 +79,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/readyz", readyz),
         Route("/metrics", metrics_endpoint),
-        Route("/api/tables", create_table, methods=["POST"]),
-        Route("/api/tables", list_tables, methods=["GET"]),
+        Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{code}", get_table),
         Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/profiles/claim/qr.svg", claim_qr, methods=["POST"]),
@@ -97,9 +100,13 @@ def create_app(
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]
-    if STATIC.is_dir():
-        routes.append(Mount("/", StaticFiles(directory=STATIC, html=True), name="static"))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: refused, Exception: failed})
+    # The client's files answer what no route does, so that an /api/ address with another
+    # method is the route's 405 (a catch-all mount would answer it), and no slash redirect
+    # names the Host header (an open redirect).
+    files = ClientFiles(directory=STATIC, html=True) if STATIC.is_dir() else None
+    app.router.default = not_routed(app.router, files)
+    app.router.redirect_slashes = False
     app.state.stopping = lambda: False
     """Whether the server is shutting down (``serve.py`` tells): live streams then end."""
     return app

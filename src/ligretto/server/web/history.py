@@ -28,25 +28,16 @@ from ligretto.server.web.profiles import NO_STORE, secret_of
 NO_PROFILE = protocol.HttpError("no_profile", "there is no profile with that id")
 
 
-class BadQuery(Exception):
-    pass
-
-
-def _int(request: Request, name: str, low: int, high: int) -> int | None:
-    text = request.query_params.get(name)
-    if text is None or text == "":
-        return None
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise BadQuery(f"{name} is a whole number {low}-{high}, not {text!r}")
-    return int(text)
+MAX_PAGE = 10**6
+"""The highest ``page`` asked for (a page past the last is answered empty)."""
 
 
 def filter_of(request: Request, profile: str) -> MatchFilter:
-    """The filter of the query (``preset``, ``players``), else :class:`BadQuery`."""
+    """The filter of the query (``preset``, ``players``), else :class:`http.BadQuery`."""
     preset = request.query_params.get("preset") or None
     if preset is not None and preset not in PRESETS:
-        raise BadQuery(f"unknown preset {preset!r}: presets are {', '.join(PRESETS)}")
-    return MatchFilter(profile, preset, _int(request, "players", MIN_PLAYERS, MAX_PLAYERS))
+        raise http.BadQuery(f"unknown preset {preset!r}: presets are {', '.join(PRESETS)}")
+    return MatchFilter(profile, preset, http.query_number(request, "players", MIN_PLAYERS, MAX_PLAYERS))
 
 
 def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] | None) -> protocol.MatchEntry:
@@ -113,8 +104,8 @@ async def profile_matches(request: Request) -> Response:
     db = store.db
     try:
         which = filter_of(request, profile)
-        page = _int(request, "page", 1, 10**6) or 1
-    except BadQuery as error:
+        page = http.query_number(request, "page", 1, MAX_PAGE) or 1
+    except http.BadQuery as error:
         return http.error(400, "bad_query", str(error))
     total = history.count_of(db, which)
     matches = history.matches_of(db, which, page)
@@ -140,7 +131,7 @@ async def profile_stats(request: Request) -> Response:
     db = store.db
     try:
         which = filter_of(request, profile)
-    except BadQuery as error:
+    except http.BadQuery as error:
         return http.error(400, "bad_query", str(error))
     matches = history.matches_of(db, which, 1, size=history.count_of(db, which) or 1)
     shown = codes_shown(store, is_owner(request, store, profile))
@@ -175,9 +166,9 @@ async def leaderboard(request: Request) -> Response:
     if store is None:
         return http.answer(NO_STORE, 503)
     try:
-        players = _int(request, "players", MIN_PLAYERS, MAX_PLAYERS)
-        page = _int(request, "page", 1, 10**6) or 1
-    except BadQuery as error:
+        players = http.query_number(request, "players", MIN_PLAYERS, MAX_PLAYERS)
+        page = http.query_number(request, "page", 1, MAX_PAGE) or 1
+    except http.BadQuery as error:
         return http.error(400, "bad_query", str(error))
     rows, total = ratingstore.leaderboard(store.db, players or ratingstore.OVERALL, page)
     entries = [

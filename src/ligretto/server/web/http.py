@@ -1,12 +1,14 @@
 """The HTTP API's common answers, with public names for every resource's module: a
-request's JSON body as a protocol struct (``body_of``), a typed answer (``answer``), an
-error (``error``), the quota of tables per address (``over_quota``) and a link as a QR code
-(``qr_svg``)."""
+request's JSON body as a protocol struct (``body_of``, a declared body over the limit
+refused before it is read), a number of a query or an address read strictly
+(``whole_number``, ``query_number``), a typed answer (``answer``), an error (``error``), the
+quota of tables per address (``over_quota``) and a link as a QR code (``qr_svg``)."""
 
 from __future__ import annotations
 
 import io
 import time
+from collections.abc import Mapping
 from typing import TypeVar
 
 import msgspec
@@ -23,16 +25,61 @@ from ligretto.server.web.lobby import Lobby
 T = TypeVar("T")
 
 
+MAX_DIGITS = 18
+"""The most digits of a number in a query or an address (no number of the API comes near;
+``int`` of a few thousand digits would take the server's time, and Python refuses 4,301)."""
+
+
+class BadQuery(Exception):
+    """A query parameter that is not what its route takes: answered 400 ``bad_query``."""
+
+
+def whole_number(text: str, low: int, high: int) -> int | None:
+    """``text`` as a whole number from ``low`` to ``high`` written in ASCII digits alone, or
+    ``None``: ``"²"``, ``"①"``, ``"٣"`` and ``"１"`` are digits to ``str.isdigit`` (and some
+    to ``int``) but not numbers anyone writes; no sign, space, point, exponent, nor more
+    than :data:`MAX_DIGITS` digits."""
+    if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
+        return None
+    number = int(text)
+    return number if low <= number <= high else None
+
+
+def query_number(request: Request, name: str, low: int, high: int) -> int | None:
+    """The query parameter ``name`` as a whole number from ``low`` to ``high``
+    (:func:`whole_number`); ``None`` if the query has no ``name``; :class:`BadQuery` if it
+    has anything else (empty too)."""
+    text = request.query_params.get(name)
+    if text is None:
+        return None
+    number = whole_number(text, low, high)
+    if number is None:
+        shown = text if len(text) <= 24 else f"{text[:20]}… ({len(text)} characters)"
+        raise BadQuery(f"{name} is a whole number {low}-{high} in ASCII digits, not {shown!r}")
+    return number
+
+
+TOO_LARGE = f"request bodies are limited to {protocol.MAX_MESSAGE_BYTES} bytes"
+CLOSE = {"Connection": "close"}
+"""An answer after which the connection is closed: a body left unread is not read."""
+
+
 async def body_of(request: Request, kind: type[T]) -> T | Response:
     """An HTTP request's JSON body as ``kind`` (a protocol struct; empty means ``{}``), or
-    the error answer: too large, not JSON at all (``malformed``, as on the WebSocket) or
-    JSON of the wrong shape (``invalid``)."""
+    the error answer: too large (413 as soon as the headers declare it, or once more
+    than the limit has arrived; the connection then closed), not JSON at all
+    (``malformed``, as on the WebSocket) or JSON of the wrong shape (``invalid``)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and whole_number(declared, 0, protocol.MAX_MESSAGE_BYTES) is None:
+        return error(413, "too_large", TOO_LARGE, CLOSE)
+    body = b""
     try:
-        body = await request.body()
+        async for chunk in request.stream():  # a body sent in chunks, with no length declared
+            body += chunk
+            if len(body) > protocol.MAX_MESSAGE_BYTES:
+                return error(413, "too_large", TOO_LARGE, CLOSE)
     except ClientDisconnect:  # gone, or cut off by the request deadline: nobody to answer
         return Response(status_code=400)
-    if len(body) > protocol.MAX_MESSAGE_BYTES:
-        return error(413, "too_large", "request too large")
     try:
         return msgspec.json.decode(body or b"{}", type=kind)
     except msgspec.ValidationError as invalid:  # a DecodeError too: first
@@ -41,16 +88,16 @@ async def body_of(request: Request, kind: type[T]) -> T | Response:
         return error(400, "malformed", f"malformed JSON: {malformed}")
 
 
-def answer(body: msgspec.Struct, status_code: int = 200) -> Response:
+def answer(body: msgspec.Struct, status_code: int = 200, headers: Mapping[str, str] | None = None) -> Response:
     """A typed body of the HTTP API (``protocol.http``) as JSON; an error answer counted
     in ``/metrics`` by its code."""
     if isinstance(body, protocol.HttpError):
         metrics.BAD_REQUESTS.labels(body.error).inc()
-    return Response(protocol.encode(body), status_code=status_code, media_type="application/json")
+    return Response(protocol.encode(body), status_code=status_code, headers=headers, media_type="application/json")
 
 
-def error(status_code: int, code: str, message: str) -> Response:
-    return answer(protocol.HttpError(code, message), status_code)
+def error(status_code: int, code: str, message: str, headers: Mapping[str, str] | None = None) -> Response:
+    return answer(protocol.HttpError(code, message), status_code, headers)
 
 
 def over_quota(request: Request) -> Refusal | None:

@@ -27,7 +27,7 @@ from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS, Box, Symbol
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.tally import BadEntry, standing
 from ligretto.protocol import ProtocolError
-from ligretto.server.records.keeper import Answer, Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
+from ligretto.server.records.keeper import MAX_ROUNDS, Answer, Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
 from ligretto.server.records.keepercsv import sheet_csv
 from ligretto.server.records.profiles import ProfileError
 from ligretto.server.web import http
@@ -242,13 +242,14 @@ async def put_round(request: Request) -> Response:
     spec = await http.body_of(request, protocol.PutRound)
     if isinstance(spec, Response):
         return spec
-    if not (text.isascii() and text.isdigit() and len(text) <= 6):
-        return http.error(404, "no_round", f"round {text!r} is not a round of this sheet")
+    number = http.whole_number(text, 1, MAX_ROUNDS + 1)  # one past a full sheet: the keeper says why not
+    if number is None:
+        return http.error(404, "no_round", f"round {text[:20]!r} is not a round of this sheet")
     try:
         by = _by(spec.by)
     except Refused as refused:
         return http.error(refused.status, refused.code, refused.message)
-    tally, number, now = protocol.tally_of(spec.entry), int(text), _keeper(request).clock()
+    tally, now = protocol.tally_of(spec.entry), _keeper(request).clock()
 
     def decide(sheet: Sheet) -> Change | Conflict | BadEntry | NoRound | Retried:
         if spec.id in sheet.ids:

@@ -70,6 +70,12 @@ async def list_tables(request: Request) -> Response:
     return http.answer(request.app.state.lobby.public_listing())
 
 
+async def tables(request: Request) -> Response:
+    """``/api/tables``: ``POST`` creates a table, ``GET`` lists them (one route, so that
+    another method is answered 405 with both in ``Allow``)."""
+    return await (create_table(request) if request.method == "POST" else list_tables(request))
+
+
 def _table_of(request: Request) -> Table | None:
     table: Table | None = request.app.state.lobby.tables.get(request.path_params["code"])
     return None if table is None or table.closed else table
