@@ -25,6 +25,9 @@ HELLO_S = 10.0
 (a ``hello`` answered by ``welcome``) this long after it opened is closed."""
 NO_HELLO = 4003
 """The close code of a connection that did not join a table within the server's ``hello_s``."""
+STALLED = 4004
+"""The close code of a ``/ws/lobby`` socket whose client took no list for the server's
+``silence_s`` (it stopped reading)."""
 LOBBY_TABLES = 50
 """At most this many tables in a lobby list (``GET /api/tables``, ``/ws/lobby``), with the
 number of public tables in all: the message stays a few kilobytes however many there are."""

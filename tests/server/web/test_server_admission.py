@@ -23,7 +23,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
 from ligretto.server.ops.addresses import address_of
-from ligretto.server.web.admission import ConnectionCount, Refusal, TableQuota
+from ligretto.server.web.admission import ConnectionCount, RateLimit, Refusal, TableQuota
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sockets import _deadline
@@ -68,6 +68,17 @@ def test_zero_turns_the_connection_caps_off() -> None:
 def test_an_address_is_the_clients_host() -> None:
     assert address_of(Address("9.8.7.6", 5555)) == "9.8.7.6"
     assert address_of(None) == "unknown"
+
+
+def test_a_sockets_rate_limit_is_a_burst_then_a_steady_rate() -> None:
+    now = [100.0]
+    rate = RateLimit(rate_per_s=20.0, burst=40, clock=lambda: now[0])
+    assert all(rate.allow() for _ in range(40)), "the burst at once"
+    assert not rate.allow()
+    now[0] += 0.5
+    assert sum(rate.allow() for _ in range(40)) == 10, "then 20 a second"
+    now[0] += 60.0
+    assert sum(rate.allow() for _ in range(100)) == 40, "never more than the burst saved up"
 
 
 # --- the table quota ---------------------------------------------------------------------
@@ -297,3 +308,34 @@ def test_a_seat_whose_connection_flooded_cannot_come_straight_back(server_with: 
             await client.close()
 
     arun(scenario())
+
+
+def test_a_real_server_closes_a_flooding_lobby_socket_and_serves_the_rest(
+    server_with: Callable[..., Any], arun: Run
+) -> None:
+    """``/ws/lobby`` has ``/ws``'s rate limit (the server's own: a burst of 40, then 20 a
+    second): a client that floods it gets ``rate_limited`` and the close 1008, as on ``/ws``,
+    while another lobby socket still gets the list as tables are made, and a player is answered."""
+    server = server_with(connections_per_address=3)
+    table = server.create_table(2)
+
+    async def scenario() -> None:
+        flooder = await server.client("flooder").connect("/ws/lobby")
+        watcher = await server.client("watcher").connect("/ws/lobby")
+        player = await server.client("Ann").join(table)
+        await flooder.wait_for("lobby")
+        assert await flooder.flood() == 1008
+        assert flooder.find("error", code="rate_limited") is not None
+        public = server.create_table(3, public=True)
+        listed = await watcher.wait_for(lambda m: m["type"] == "lobby" and m["tables"], timeout=WAIT_S)
+        assert [t["code"] for t in listed["tables"]] == [public]
+        assert (await player.act({"kind": "turn"}))["code"] == "not_playing", "the player's table still answers"
+        back = await server.client("back").connect("/ws/lobby")  # the flooder's place was given back
+        assert [t["code"] for t in (await back.wait_for("lobby"))["tables"]] == [public]
+        for client in (watcher, player, back):
+            await client.close()
+
+    arun(scenario())
+    text = server.http("GET", "/metrics")[1]
+    assert 'ligretto_bad_messages_total{code="rate_limited"} 1.0' in text
+    assert server.healthy()

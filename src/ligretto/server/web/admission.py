@@ -1,13 +1,17 @@
-"""Admission control (docs/protocol.md, Limits): who may open a WebSocket and who may
-create a table.  :class:`ConnectionCount` counts the open WebSockets per client address
-and in all; :class:`TableQuota` counts the tables each address created in the last
-minute (``now`` is passed in, so tests need no clock); a :class:`Refusal` is the clear
-answer when a limit is reached.  Every limit is a ``Settings`` field; 0 turns it off."""
+"""Admission control (docs/protocol.md, Limits): who may open a WebSocket, how fast it
+may send, and who may create a table.  :class:`ConnectionCount` counts the open WebSockets
+per client address and in all; :class:`RateLimit` is one WebSocket's token bucket (``/ws``
+and ``/ws/lobby`` alike); :class:`TableQuota` counts the tables each address created in
+the last minute (``now`` is passed in, so tests need no clock); a :class:`Refusal` is the
+clear answer when a limit is reached.  Every limit is a ``Settings`` field; 0 turns the
+caps and the quota off."""
 
 from __future__ import annotations
 
 import math
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.responses import Response
@@ -66,6 +70,30 @@ class ConnectionCount:
         else:
             self.by_address[address] = held - 1
         self.count = max(0, self.count - 1)
+
+
+class RateLimit:
+    """One WebSocket's token bucket: ``burst`` messages at once, ``rate_per_s`` a second
+    after that (``Settings.burst``, ``Settings.rate_per_s``)."""
+
+    __slots__ = ("allowance", "burst", "clock", "last", "rate_per_s")
+
+    def __init__(self, rate_per_s: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate_per_s = rate_per_s
+        self.burst = burst
+        self.clock = clock
+        self.allowance = float(burst)
+        self.last = clock()
+
+    def allow(self) -> bool:
+        """Whether one more message may come now; if so, it is counted."""
+        now = self.clock()
+        self.allowance = min(self.burst, self.allowance + (now - self.last) * self.rate_per_s)
+        self.last = now
+        if self.allowance < 1:
+            return False
+        self.allowance -= 1
+        return True
 
 
 class TableQuota:

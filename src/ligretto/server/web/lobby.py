@@ -1,5 +1,6 @@
 """The tables of one server: :class:`Lobby` (every table by invite code, the store they
-write to, the sweep of abandoned tables); its settings are ``settings.py``'s."""
+write to, the sweep of abandoned tables, the live list ``/ws/lobby`` streams); its
+settings are ``settings.py``'s."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from ligretto.server.cluster.directory import Directory
 from ligretto.server.ops import metrics
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.profiles import ProfileError
-from ligretto.server.table.clock import Scheduler
+from ligretto.server.table.clock import LoopScheduler, Scheduler
 from ligretto.server.table.replayaccess import Replays
 from ligretto.server.table.table import Table, new_code
 from ligretto.server.web.admission import ConnectionCount, TableQuota
+from ligretto.server.web.listing import LiveListing
 from ligretto.server.web.outbox import Outbox
 from ligretto.server.web.settings import Settings
 
@@ -35,8 +37,8 @@ class Lobby:
         scheduler: Scheduler | None = None,
         directory: Directory | None = None,
     ) -> None:
-        """``scheduler`` runs the timers of every table (default: each its own on the event
-        loop); ``directory`` says which process of the service owns which table (default:
+        """``scheduler`` runs the timers of every table and of the live list (default: the
+        event loop's); ``directory`` says which process of the service owns which table (default:
         this one owns them all)."""
         self.settings = settings
         self.store = store
@@ -48,6 +50,8 @@ class Lobby:
         self.quota = TableQuota(settings.tables_per_minute)
         self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")
         """New profiles from one address: as many a minute as tables."""
+        self.live_list = LiveListing(self.public_listing, scheduler or LoopScheduler())
+        """The list of public tables every ``/ws/lobby`` socket is sent (``listing.py``)."""
 
     def find_profile(self, secret: str) -> tuple[str, str] | None:
         """The id and name of the profile of ``secret`` (``hello.profile``); ``None``: no

@@ -2,7 +2,8 @@
 loop, rate limit, ``hello`` and silence deadlines, every message validated by
 ``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
 outbox, written at once or from a backlog if the client is slow to read) and ``/ws/lobby``
-(the live list of public tables).  Both are counted against the connection caps
+(the live list of public tables, ``listing.py``: read within the same rate limit, closed
+when its client stops taking the list).  Both are counted against the connection caps
 (``server/web/admission.py``): one over them is refused before the upgrade."""
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import protocol
-from ligretto.protocol import NO_HELLO, SILENT, ProtocolError
+from ligretto.protocol import NO_HELLO, SILENT, STALLED, ProtocolError
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.keys import RELAYED
 from ligretto.server.cluster.relay import TRY_AGAIN, carry
@@ -29,12 +29,15 @@ from ligretto.server.table import dispatch
 from ligretto.server.table.latency import Latency
 from ligretto.server.table.seats import CoolingDown
 from ligretto.server.table.table import Table, TableError
-from ligretto.server.web.admission import Refusal
+from ligretto.server.web.admission import RateLimit, Refusal
+from ligretto.server.web.listing import Viewer
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
 
 log = logging.getLogger("ligretto.server")
+FLOODED = "too many messages: the connection is closed"
+"""The text of the ``rate_limited`` error before the close (1008), ``/ws`` and ``/ws/lobby`` alike."""
 SAMPLED = Sampled()
 """What clients cause at will (refused messages, silent connections) is logged through
 this: a few lines a second per cause at most (``server/ops/logs.py``); ``/metrics`` counts all."""
@@ -54,10 +57,7 @@ class Connection:
         self.sender: asyncio.Task[None] | None = None
         """The task that sends the backlog, while there is one."""
         self.closed = False
-        self.allowance = float(settings.burst)
-        self.rate = settings.rate_per_s
-        self.burst = settings.burst
-        self.last = time.monotonic()
+        self.rate_limit = RateLimit(settings.rate_per_s, settings.burst)
         self.reactions = protocol.ReactionLimit()
         self.latency = Latency()
 
@@ -106,14 +106,8 @@ class Connection:
             self.sender = None
 
     def within_rate(self) -> bool:
-        """Token bucket: ``burst`` messages at once, ``rate`` per second after that."""
-        now = time.monotonic()
-        self.allowance = min(self.burst, self.allowance + (now - self.last) * self.rate)
-        self.last = now
-        if self.allowance < 1:
-            return False
-        self.allowance -= 1
-        return True
+        """Token bucket: ``burst`` messages at once, ``rate_per_s`` per second after that."""
+        return self.rate_limit.allow()
 
 
 async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
@@ -238,7 +232,7 @@ async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
                 return handle(lobby, conn, raw) == "rate_limited"
             except CoolingDown as cooling:
                 await asyncio.sleep(cooling.wait_s)
-    _bad(conn, "rate_limited", "too many messages: the connection is closed")
+    _bad(conn, "rate_limited", FLOODED)
     if conn.table is not None and conn.seat is not None:
         conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
     return True
@@ -283,22 +277,40 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
 
 
 async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:
-    gone = asyncio.ensure_future(_until_closed(websocket))  # notices a client that left at once
-    last: protocol.TableList | None = None
+    """One accepted ``/ws/lobby`` socket: the lobby's live list writes to it (``listing.py``)
+    while this reads what its client sends (nothing, or a keepalive), within ``/ws``'s rate
+    limit, until it closes, floods, or stops taking the list (a send stuck for ``silence_s``)."""
+    settings = lobby.settings
+    reading = asyncio.ensure_future(_read_lobby(websocket, RateLimit(settings.rate_per_s, settings.burst)))
+    viewer = Viewer(websocket, lobby.live_list.scheduler, settings.silence_s, on_stall=reading.cancel)
+    lobby.live_list.add(viewer)
     try:
-        while not gone.done():
-            listing = lobby.public_listing()
-            if listing != last:
-                await websocket.send_text(protocol.wire(protocol.lobby_message(listing)))
-                last = listing
-            await asyncio.wait({gone}, timeout=0.5)
-    except (WebSocketDisconnect, RuntimeError):
-        return
+        await asyncio.wait({reading})
     finally:
-        gone.cancel()
+        reading.cancel()
+        lobby.live_list.remove(viewer)
+    if reading.cancelled():
+        await _leave(websocket, (STALLED, "stalled"), None)
+    elif reading.result():
+        metrics.BAD_MESSAGES.labels("rate_limited").inc()
+        SAMPLED.log(log, "rate_limited", logging.INFO, "closing lobby socket from %s: rate_limited", websocket.client)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(_close_flooded(websocket), 2.0)
 
 
-async def _until_closed(websocket: WebSocket) -> None:
-    """Read (and ignore) what a lobby client sends until it disconnects."""
-    while (await websocket.receive())["type"] != "websocket.disconnect":
+async def _close_flooded(websocket: WebSocket) -> None:
+    """As ``/ws`` does: the error ``rate_limited``, then the close (1008)."""
+    await websocket.send_text(protocol.wire(protocol.error_message("rate_limited", FLOODED)))
+    await websocket.close(code=1008)
+
+
+async def _read_lobby(websocket: WebSocket, rate: RateLimit) -> bool:
+    """Read (and ignore) what a lobby client sends until it disconnects (``False``) or
+    sends more than the rate limit lets through (``True``)."""
+    try:
+        while (await websocket.receive())["type"] != "websocket.disconnect":
+            if not rate.allow():
+                return True
+    except (WebSocketDisconnect, RuntimeError):
         pass
+    return False
