@@ -28,16 +28,27 @@ def redis_program() -> str:
 
 
 class RedisServer:
-    """One ``redis-server`` process on 127.0.0.1 (``url``: ``redis://127.0.0.1:PORT/0``)."""
+    """One ``redis-server`` process on 127.0.0.1 (``url``: ``redis://127.0.0.1:PORT/0``);
+    with a ``password``, its clients must give it (``redis://:PASSWORD@127.0.0.1:PORT/0``)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, password: str | None = None) -> None:
         self.folder = folder
+        self.password = password
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        login = "" if self.password is None else f":{self.password}@"
+        return f"redis://{login}127.0.0.1:{self.port}/0"
+
+    def _say(self, sock: socket.socket, command: bytes) -> bytes:
+        """One command (after ``AUTH`` if the server has a password) and the start of its answer."""
+        if self.password is not None:
+            sock.sendall(f"AUTH {self.password}\r\n".encode())
+            assert sock.recv(64).startswith(b"+OK")
+        sock.sendall(command)
+        return sock.recv(64)
 
     def start(self) -> None:
         command = [
@@ -48,7 +59,7 @@ class RedisServer:
             "--save", "",
             "--appendonly", "no",
             "--daemonize", "no",
-        ]  # fmt: skip
+        ] + ([] if self.password is None else ["--requirepass", self.password])  # fmt: skip
         with (self.folder / "redis.log").open("ab") as out:
             self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + STARTUP_S
@@ -56,8 +67,7 @@ class RedisServer:
             assert self.process.poll() is None, (self.folder / "redis.log").read_text()
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(64).startswith(b"+PONG"):
+                    if self._say(sock, b"PING\r\n").startswith(b"+PONG"):
                         return
             except OSError:
                 time.sleep(0.05)
@@ -66,8 +76,7 @@ class RedisServer:
     def flush(self) -> None:
         """Forget every key (between tests)."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=2.0) as sock:
-            sock.sendall(b"FLUSHALL\r\n")
-            assert sock.recv(64).startswith(b"+OK")
+            assert self._say(sock, b"FLUSHALL\r\n").startswith(b"+OK")
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -30,7 +30,8 @@ class SheetBack(_Body):
 
 
 class SheetPlayer(_Body):
-    """A player of the sheet: display name, deck back, public profile id (or ``None``)."""
+    """A player of the sheet: display name, deck back, public profile id (or ``None``; on
+    a new sheet only the creator's own, proven by its secret)."""
 
     name: str
     back: SheetBack

@@ -13,6 +13,7 @@ import pytest
 
 from ligretto.server.db.database import DatabaseError, PostgresDatabase, SqliteDatabase, open_database
 from ligretto.server.records.store import Store
+from ligretto.testkit.serverprocess import free_port
 from pgserver import PgServer, StoreDatabase
 
 
@@ -102,7 +103,7 @@ def test_serve_refuses_a_database_it_cannot_open_in_one_line(tmp_path: Path) -> 
         ("postgresql://ann:s3cret@127.0.0.1:1/games", "could not connect to postgresql://ann:***@127.0.0.1:1/games"),
     ]:
         done = subprocess.run(
-            [sys.executable, "-m", "ligretto", "serve", "--port", "1", "--db", url],
+            [sys.executable, "-m", "ligretto", "serve", "--port", str(free_port()), "--db", url],
             capture_output=True,
             text=True,
             timeout=60,

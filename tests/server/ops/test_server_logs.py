@@ -278,3 +278,26 @@ def test_json_log_lines_parse(server_with: Callable[..., Any], arun: Arun) -> No
     assert {"time", "level", "logger", "message"} <= set(entries[0])
     assert any(e["logger"] == "ligretto.server" and "malformed" in e["message"] for e in entries), lines
     assert any(e["logger"] == "uvicorn.access" and "/api/tables" in e["message"] for e in entries), lines
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("redis://:s3cret@redis.internal:6379/0", "redis://:***@redis.internal:6379/0"),
+        ("redis://ann:s3cret@10.0.0.5/1", "redis://ann:***@10.0.0.5/1"),
+        ("rediss://:p%40ss@[::1]:6380/0", "rediss://:***@[::1]:6380/0"),
+        ("postgresql://ann:p@ss:w0rd@db:5432/games", "postgresql://ann:***@db:5432/games"),
+        (
+            "postgresql://db/games?user=ann&password=s3cret&sslmode=require",
+            "postgresql://db/games?user=ann&password=***&sslmode=require",
+        ),
+        ("redis://127.0.0.1:6379/0?Password=s3cret", "redis://127.0.0.1:6379/0?password=***"),
+        ("redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"),
+        ("postgresql://ann@db/games", "postgresql://ann@db/games"),
+        ("/var/lib/ligretto/ligretto.db", "/var/lib/ligretto/ligretto.db"),
+        ("redis://:s3cret@[::1/0", "redis://***"),
+    ],
+)
+def test_an_address_is_shown_without_its_password(url: str, shown: str) -> None:
+    assert logs.without_password(url) == shown
+    assert "s3cret" not in logs.without_password(url) and "w0rd" not in logs.without_password(url)

@@ -115,7 +115,7 @@ BAD_SHEETS = [
     (
         b'{"players": [{"name": "A", "back": {"colour": "red", "symbol": "sun"}, "profile": "nobody"}, '
         b'{"name": "B", "back": {"colour": "red", "symbol": "moon"}}]}',
-        "no_profile",
+        "bad_profile",
     ),
     (
         b'{"me": 0, "players": [{"name": "A", "back": {"colour": "red", "symbol": "sun"}}, '
@@ -286,3 +286,28 @@ def test_a_finished_sheet_is_in_the_history_of_its_profiles_unrated(module_serve
     assert (stats["matches"], stats["rounds"], stats["races_won"]) == (1, 2, 0)
     assert stats["rating"]["matches"] == 0
     assert call(module_server, "GET", "/api/leaderboard") == (200, leaders)
+
+
+def test_a_sheet_files_into_no_profile_without_its_owners_secret(module_server: Any) -> None:
+    """Naming Ann's public id on a new sheet needs Ann's secret: without one (or with
+    Mallory's) the sheet is refused and nothing reaches Ann's history or statistics; with
+    hers the finished match is filed there as with ``me``."""
+    ann = call(module_server, "POST", "/api/profiles", {"name": "Ann", "symbol": "sun"})[1]
+    mallory = call(module_server, "POST", "/api/profiles", {"name": "Mallory", "symbol": "moon"})[1]
+    hers = [{**p, "profile": ann["id"]} if p["name"] == "Bob" else p for p in PLAYERS]
+    done = {"players": hers, "options": {"match_end": "rounds:1"}}
+    for secret, status, code in ((None, 401, "bad_profile"), (mallory["secret"], 403, "not_your_profile")):
+        refused = call(module_server, "POST", "/api/sheets", done, secret=secret)
+        assert (refused[0], refused[1]["error"]) == (status, code) and refused[1]["message"]
+    status, both = call(module_server, "POST", "/api/sheets", {**done, "me": 0}, secret=mallory["secret"])
+    assert (status, both["error"]) == (403, "not_your_profile")  # her own on another seat does not help
+    matches, stats = f"/api/profiles/{ann['id']}/matches", f"/api/profiles/{ann['id']}/stats"
+    assert call(module_server, "GET", matches, secret=ann["secret"])[1]["total"] == 0
+    assert call(module_server, "GET", stats)[1]["matches"] == 0
+
+    status, sheet = call(module_server, "POST", "/api/sheets", done, secret=ann["secret"])
+    assert status == 201 and [p["profile"] for p in sheet["players"]] == [None, ann["id"], None]
+    assert put(module_server, sheet["code"], 1, entry(*SEEDS, 0), base=None, client_id="a")[0] == 200
+    (match,) = call(module_server, "GET", matches, secret=ann["secret"])[1]["matches"]
+    assert (match["kind"], match["code"]) == ("table", sheet["code"])
+    assert call(module_server, "GET", stats)[1]["matches"] == 1

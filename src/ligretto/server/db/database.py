@@ -33,13 +33,14 @@ import re
 import sqlite3
 import threading
 import time
-import urllib.parse
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from ligretto.server.ops.logs import without_password
 
 if TYPE_CHECKING:
     import psycopg
@@ -293,7 +294,7 @@ class PostgresDatabase(Database):
 
         self.errors = (psycopg.Error, DatabaseError)
         self.url = url
-        self.name = _without_password(url)
+        self.name = without_password(url)
         self.clock = clock
         self._retry_at = 0.0
         self.db = self._connect()
@@ -359,15 +360,6 @@ class PostgresDatabase(Database):
 
     def another(self) -> PostgresDatabase:
         return PostgresDatabase(self.url, self.clock)
-
-
-def _without_password(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 def is_postgres(url: str | Path) -> bool:

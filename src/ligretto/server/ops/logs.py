@@ -9,6 +9,9 @@ fill the disk.  uvicorn logs a text frame with invalid UTF-8 as an error with a 
 traceback; :class:`InvalidUtf8` makes it one counted, sampled line.  uvicorn's own INFO
 lines (one per connection opened and closed, one per request) are sampled per kind of line
 too (:class:`SampledInfo`).
+
+No secret is in any line: an address of PostgreSQL or Redis is shown by
+:func:`without_password` wherever it is logged, printed or put in an error message.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import IO
@@ -27,6 +31,32 @@ LOG_FORMATS = ("text", "json")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 LINES_PER_S = 3
 """Lines a second a :class:`Sampled` log writes per cause at most."""
+
+
+HIDDEN = "***"
+"""What a password is shown as."""
+
+
+def without_password(url: str) -> str:
+    """``url`` with its password, if it has one, shown as :data:`HIDDEN`: in the user part
+    (``redis://:***@host:6379/0``, ``postgresql://ann:***@db/games``) and in a ``password``
+    query parameter (libpq's and redis-py's); anything else as it is.  An address that
+    cannot be read as a URL is shown as its scheme only."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return f"{url.partition(':')[0]}://{HIDDEN}"
+    if password is not None:
+        userinfo, _, hostport = parts.netloc.rpartition("@")
+        parts = parts._replace(netloc=f"{userinfo.partition(':')[0]}:{HIDDEN}@{hostport}")
+    if parts.query:
+        query = [
+            f"password={HIDDEN}" if pair.partition("=")[0].lower() == "password" else pair
+            for pair in parts.query.split("&")
+        ]
+        parts = parts._replace(query="&".join(query))
+    return urllib.parse.urlunsplit(parts)
 
 
 class Sampled:

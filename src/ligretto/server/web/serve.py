@@ -1,9 +1,11 @@
 """``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
 a PostgreSQL database by URL); with ``--redis``, one process of a service of several
-(``server/cluster/``, docs/deploy.md)."""
+(``server/cluster/``, docs/deploy.md).  Its port is bound first: a process that cannot
+listen exits at once, before it opens its store or joins a service."""
 
 from __future__ import annotations
 
+import socket
 from types import FrameType
 from typing import Any
 
@@ -25,11 +27,13 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     line, uvicorn's too, goes to standard error as text or JSON (``server/ops/logs.py``).
     ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
     logs.configure(log_level, log_format)
+    listener = listening(settings.host, settings.port)
     try:
         store = Store(settings.db)
     except (DatabaseError, SchemaTooNew) as error:
+        listener.close()
         raise SystemExit(f"ligretto serve: {error}") from None
-    directory = None
+    directory, joined = None, ""
     if settings.redis is not None:
         # Redis's client is loaded by a process of a service only: a lone server starts
         # without its twentieth of a second of imports.
@@ -37,8 +41,8 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
 
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
         directory = RedisDirectory(settings.redis, advertise, start_grace_s=settings.start_grace_s)
+        joined = f", process {directory.process} of the service at {logs.without_password(settings.redis)}"
     app = create_app(settings, store, directory)
-    joined = "" if directory is None else f", process {directory.process} of the service at {settings.redis}"
     print(
         f"ligretto: serving on http://{settings.host}:{settings.port}/ (database {store.db.name}{joined})", flush=True
     )
@@ -69,7 +73,24 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     # A live stream (the score keeper's events) never ends by itself: it ends when the
     # server is told to stop, so that uvicorn's graceful shutdown does not wait for it.
     app.state.stopping = lambda: server.should_exit
-    server.run()
+    server.run(sockets=[listener])
+
+
+def listening(host: str, port: int) -> socket.socket:
+    """The server's socket, bound to ``host:port`` (uvicorn listens on it): an address in
+    use, or not this machine's, ends the process with a one-line error naming it (exit
+    status 1), so that a supervisor sees it fail.  (uvicorn binds only after the app's
+    start-up, which opens the store and joins the service, and with Redis its background
+    tasks kept a failed process alive.)"""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise SystemExit(f"ligretto serve: cannot listen on {host}:{port}: {error.strerror or error}") from None
+    return listener
 
 
 class Server(uvicorn.Server):

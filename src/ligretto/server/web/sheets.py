@@ -104,41 +104,61 @@ def sheet_body(sheet: Sheet) -> protocol.SheetBody:
 
 
 def _players(request: Request, spec: protocol.CreateSheet) -> tuple[KeptPlayer, ...]:
-    """The players of a new sheet, checked; the creator's profile on the ``me`` player."""
+    """The players of a new sheet, checked; the creator's profile on the ``me`` player.
+    A profile is on a sheet only by its owner's consent: the creator's own, proven by its
+    secret, is the only one a new sheet may name (a match filed in a profile's history is
+    a write to it)."""
     count = len(spec.players)
     if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise Refused(400, "bad_players", f"a sheet has {MIN_PLAYERS}-{MAX_PLAYERS} players, not {count}")
-    store = request.app.state.lobby.store
-    players = []
-    for player in spec.players:
-        try:
-            name = protocol.check_name(player.name)
-        except ProtocolError as error:
-            raise Refused(400, error.code, error.message) from None
-        back = player.back
-        if back.colour not in COLOURS or back.symbol not in SYMBOLS:
-            raise Refused(
-                400,
-                "bad_back",
-                f"{name}: a back is a box colour ({', '.join(COLOURS)}) and a symbol ({', '.join(SYMBOLS)}), "
-                f"not {back.colour!r} {back.symbol!r}",
-            )
-        if player.profile is not None and (store is None or store.profiles.by_id(player.profile) is None):
-            raise Refused(400, "no_profile", f"{name}: there is no profile with the id {player.profile!r}")
-        players.append(KeptPlayer(name, back.colour, back.symbol, player.profile))
-    if spec.me is not None:
-        if not 0 <= spec.me < count:
-            raise Refused(400, "bad_players", f"me is a player's index, 0-{count - 1}, not {spec.me}")
-        if store is None:
-            raise Refused(400, "no_profile", "this server keeps no profiles (it runs without a database)")
-        try:
-            mine = store.profiles.by_secret(secret_of(request))
-        except ProfileError as error:
-            raise Refused(error.status, error.code, error.message) from None
-        me = players[spec.me]
-        players[spec.me] = KeptPlayer(me.name, me.colour, me.symbol, mine.id)
+    players = [_player(player) for player in spec.players]
+    if spec.me is not None and not 0 <= spec.me < count:
+        raise Refused(400, "bad_players", f"me is a player's index, 0-{count - 1}, not {spec.me}")
+    named = [player for player in players if player.profile is not None]
+    if spec.me is not None or named:
+        mine = _creator(request)
+        for player in named:
+            if player.profile != mine:
+                raise Refused(
+                    403,
+                    "not_your_profile",
+                    f"{player.name}: a sheet names no profile but its creator's own (its owner links it "
+                    "with me and its secret)",
+                )
+        if spec.me is not None:
+            me = players[spec.me]
+            players[spec.me] = KeptPlayer(me.name, me.colour, me.symbol, mine)
     _distinct(players)
     return tuple(players)
+
+
+def _player(player: protocol.SheetPlayer) -> KeptPlayer:
+    """One player of a new sheet, its name and back checked."""
+    try:
+        name = protocol.check_name(player.name)
+    except ProtocolError as error:
+        raise Refused(400, error.code, error.message) from None
+    back = player.back
+    if back.colour not in COLOURS or back.symbol not in SYMBOLS:
+        raise Refused(
+            400,
+            "bad_back",
+            f"{name}: a back is a box colour ({', '.join(COLOURS)}) and a symbol ({', '.join(SYMBOLS)}), "
+            f"not {back.colour!r} {back.symbol!r}",
+        )
+    return KeptPlayer(name, back.colour, back.symbol, player.profile)
+
+
+def _creator(request: Request) -> str:
+    """The id of the profile whose secret the request carries (``Authorization: Bearer``)."""
+    store = request.app.state.lobby.store
+    if store is None:
+        raise Refused(400, "no_profile", "this server keeps no profiles (it runs without a database)")
+    try:
+        profile: str = store.profiles.by_secret(secret_of(request)).id
+    except ProfileError as error:
+        raise Refused(error.status, error.code, error.message) from None
+    return profile
 
 
 def _distinct(players: list[KeptPlayer]) -> None:
