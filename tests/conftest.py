@@ -65,7 +65,14 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return WORKERS_PER_CPU * len(os.sched_getaffinity(0))
 
 
-SHARING = ("tests/browser/", "tests/server/", "tests/terminal/", "tests/harness/", "tests/sim/test_onray.py")
+SHARING = (
+    "tests/browser/",
+    "tests/server/",
+    "tests/terminal/",
+    "tests/harness/",
+    "tests/deploy/",
+    "tests/sim/test_onray.py",
+)
 """Where a module's tests share what is dear to make (a real server, a browser, a Ray
 cluster, a played match: module-scoped fixtures), so its tests run on one worker."""
 

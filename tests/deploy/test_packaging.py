@@ -1,0 +1,490 @@
+"""The operator's files (``Dockerfile``, ``deploy/compose.yaml``, ``deploy/nginx.conf``,
+``deploy/systemd/ligretto@.service``) tested by running what they run.
+
+This machine has no container engine and no systemd as PID 1, so the same commands run
+as plain processes on 127.0.0.1: a REAL redis-server (``tests/redisserver.py``) and the
+session's REAL PostgreSQL (``tests/pgserver.py``) with the role and database the compose
+file's ``postgres`` service makes; the compose file's two apps started with the image's
+entry point followed by their ``command``; Debian's nginx (installed when missing) with
+``deploy/nginx.conf`` inside a small wrapper; the image's entry point on its own and its
+``HEALTHCHECK``; the unit's ``ExecStart``.  What a container would name (``app1:8000``,
+``postgres``, ``redis``, ``/data``) is mapped to this machine by one function,
+:func:`localize`; everything else is the files' own text, so a broken command or config
+fails here.  What cannot run without an engine or systemd (``docker build``, ``compose
+up``, the unit's sandbox) is only parsed and verified (``systemd-analyze verify``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+import websockets
+import yaml
+
+import pgserver
+from debianpackages import ensure_installed
+from ligretto.client.session import Session
+from pgserver import PgServer
+from realserver import ServerProcess, free_port
+from redisserver import RedisServer
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+NGINX = "/usr/sbin/nginx"
+SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze"
+WAIT_S = 10.0
+PROGRAMS = {"ligretto": [sys.executable, "-m", "ligretto"], "python": [sys.executable]}
+"""A program of a container or unit, as it runs here (by its file name)."""
+DEFAULT_PORTS = {"http": 80, "redis": 6379, "postgresql": 5432}
+URL = re.compile(r"(?P<scheme>[a-z]+)://(?P<user>[^@/\s'\"]+@)?(?P<host>[A-Za-z0-9.-]+)(?::(?P<port>\d+))?")
+
+
+# --- reading the files -------------------------------------------------------------------
+
+
+def dockerfile_stages(text: str) -> list[list[tuple[str, str]]]:
+    """The Dockerfile's stages, each its instructions as (INSTRUCTION, arguments), lines
+    continued with a backslash joined, comments dropped."""
+    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
+    stages: list[list[tuple[str, str]]] = []
+    for line in joined.splitlines():
+        if not line.strip():
+            continue
+        instruction, _, arguments = line.strip().partition(" ")
+        if instruction.upper() == "FROM":
+            stages.append([])
+        stages[-1].append((instruction.upper(), arguments.strip()))
+    return stages
+
+
+def exec_form(arguments: str) -> list[str]:
+    """An instruction's exec form (``["ligretto", "serve"]``) as its words."""
+    words = json.loads(arguments)
+    assert isinstance(words, list) and all(isinstance(word, str) for word in words), arguments
+    return words
+
+
+def final_stage() -> dict[str, str]:
+    """The image's own instructions (the last stage), by name (the last of each)."""
+    return dict(dockerfile_stages((ROOT / "Dockerfile").read_text())[-1])
+
+
+def healthcheck_command() -> list[str]:
+    """The words of the image's ``HEALTHCHECK ... CMD [...]``."""
+    return exec_form(final_stage()["HEALTHCHECK"].split(" CMD ", 1)[1])
+
+
+def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
+    """A systemd unit's settings: section -> key -> values (a key may be given again)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    section: dict[str, list[str]] = {}
+    for text in path.read_text().splitlines():
+        line = text.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = sections.setdefault(line.strip("[]"), {})
+            continue
+        key, _, value = line.partition("=")
+        section.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def env_file(name: str) -> dict[str, str]:
+    """The variables of the env file ``name`` as its shipped example holds them."""
+    example = DEPLOY / f"{Path(name).name}.example"
+    found = {}
+    for line in example.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            found[key.strip()] = value.strip()
+    return found
+
+
+def compose() -> dict[str, Any]:
+    with (DEPLOY / "compose.yaml").open() as file:
+        document: dict[str, Any] = yaml.safe_load(file)
+    return document
+
+
+# --- from a container to this machine ------------------------------------------------------
+
+
+def localize(words: list[str], places: dict[str, int], port: int, folder: Path) -> list[str]:
+    """A container's (or unit's) command as a plain process on 127.0.0.1: its program as
+    this interpreter runs it (:data:`PROGRAMS`), ``--host`` 127.0.0.1, ``--port`` ``port``,
+    every URL's ``host:port`` found in ``places`` (``"app1:8000"``, ``"postgres:5432"``)
+    its port here on 127.0.0.1, and ``/data/`` (the image's volume) ``folder``."""
+
+    def place(match: re.Match[str]) -> str:
+        scheme, user, host = match["scheme"], match["user"] or "", match["host"]
+        where = f"{host}:{match['port'] or DEFAULT_PORTS.get(scheme, 0)}"
+        return f"{scheme}://{user}127.0.0.1:{places[where]}" if where in places else match[0]
+
+    program, *arguments = words
+    command = list(PROGRAMS.get(Path(program).name, [program]))
+    for before, word in zip([None, *arguments], arguments, strict=False):
+        if before == "--host":
+            command.append("127.0.0.1")
+        elif before == "--port":
+            command.append(str(port))
+        else:
+            command.append(URL.sub(place, word.replace("/data/", f"{folder}/")))
+    return command
+
+
+def nginx_config(places: dict[str, int], listen: int, prefix: Path) -> Path:
+    """deploy/nginx.conf as Debian's nginx runs it here: its upstream servers and its
+    ``listen`` on 127.0.0.1's ports, inside what the nginx image's own nginx.conf
+    gives it (the ``http`` block) and a foreground master's settings."""
+    site = (DEPLOY / "nginx.conf").read_text()
+    site = re.sub(r"listen\s+\d+;", f"listen 127.0.0.1:{listen};", site)
+    for where, port in places.items():
+        site = re.sub(rf"\bserver\s+{re.escape(where)}(?=[\s;])", f"server 127.0.0.1:{port}", site)
+    (prefix / "default.conf").write_text(site)
+    kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    temp = "\n".join(f"    {kind}_temp_path {prefix}/{kind};" for kind in kinds)
+    main = prefix / "nginx.conf"
+    main.write_text(
+        f"daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/error.log;\n"
+        f"events {{ worker_connections 256; }}\n"
+        f"http {{\n    access_log {prefix}/access.log;\n{temp}\n    include {prefix}/default.conf;\n}}\n"
+    )
+    return main
+
+
+# --- processes ---------------------------------------------------------------------------
+
+
+class Plain(ServerProcess):
+    """A container's or unit's command as a plain process on ``port`` (ready: ``/healthz``)."""
+
+    def __init__(self, command: list[str], port: int, log: Path, env: dict[str, str]) -> None:
+        super().__init__("", log)
+        self.command = command
+        self.port = port
+        self.env = env
+
+    def launch(self) -> None:
+        with self.log.open("ab") as out:
+            self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT, env=self.env)
+
+    def stopped_cleanly(self) -> None:
+        """Stop it (SIGTERM) and fail if its log holds a traceback."""
+        self.stop()
+        assert "Traceback" not in self.log_text(), self.log_text()
+
+
+def listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class Stack:
+    """The compose file's service as plain processes."""
+
+    folder: Path
+    pg: PgServer
+    redis: RedisServer
+    places: dict[str, int]
+    apps: dict[str, Plain]
+    proxy_port: int
+    env: dict[str, str]
+
+    def proxy(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """An HTTP request through nginx."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.proxy_port}{path}", data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT_S) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(errors="replace")
+
+    def address(self, service: str) -> str:
+        return f"http://127.0.0.1:{self.places[f'{service}:8000']}"
+
+
+def database_of(service: dict[str, Any], env: dict[str, str], pg: PgServer) -> None:
+    """What the postgres image makes on its first start, on the session's server: the role
+    ``POSTGRES_USER`` with ``POSTGRES_PASSWORD`` and the database ``POSTGRES_DB`` it owns
+    (a fresh one).  The test server trusts local connections: the password is not checked."""
+    user, name = service["environment"]["POSTGRES_USER"], service["environment"]["POSTGRES_DB"]
+    with psycopg.connect(pg.url("postgres"), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (user,)).fetchone() is None:
+            admin.execute(f"CREATE ROLE \"{user}\" LOGIN PASSWORD '{env['POSTGRES_PASSWORD']}'")
+        admin.execute(f'CREATE DATABASE "{name}" OWNER "{user}" TEMPLATE template0')
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Iterator[Stack]:
+    """deploy/compose.yaml's five services, as plain processes; stopped at the end (the
+    apps' logs free of tracebacks)."""
+    folder = tmp_path_factory.mktemp("compose")
+    services = compose()["services"]
+    redis = RedisServer(folder)
+    redis.start()
+    env = {**os.environ}
+    for name in services["app1"]["env_file"], services["postgres"]["env_file"]:
+        env.update(env_file(name))
+    database_of(services["postgres"], env, postgres)
+    places = {"postgres:5432": postgres.port, "redis:6379": redis.port}
+    places |= {f"{name}:8000": free_port() for name in ("app1", "app2")}
+    entrypoint = exec_form(final_stage()["ENTRYPOINT"])
+    apps = {
+        name: Plain(
+            localize(entrypoint + services[name]["command"], places, places[f"{name}:8000"], folder),
+            places[f"{name}:8000"],
+            folder / f"{name}.log",
+            env,
+        )
+        for name in ("app1", "app2")
+    }
+    nginx: subprocess.Popen[bytes] | None = None
+    try:
+        for app in apps.values():
+            app.launch()
+        for app in apps.values():
+            app.wait_ready()
+        ensure_installed("nginx", Path(NGINX).exists)
+        proxy_port = free_port()
+        config = nginx_config(places, proxy_port, folder)
+        nginx = subprocess.Popen(
+            [NGINX, "-e", str(folder / "error.log"), "-p", str(folder), "-c", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + WAIT_S
+        while not listening(proxy_port):
+            assert nginx.poll() is None, (folder / "error.log").read_text()
+            assert time.monotonic() < deadline, "nginx does not listen"
+            time.sleep(0.05)
+        yield Stack(folder, postgres, redis, places, apps, proxy_port, env)
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+            nginx.wait(WAIT_S)
+        for app in apps.values():
+            app.stopped_cleanly()
+        redis.stop()
+
+
+# --- the compose file, run ----------------------------------------------------------------
+
+
+def test_the_proxy_spreads_requests_over_both_apps(stack: Stack) -> None:
+    """nginx's upstreams are the two apps; each says it is at its --advertise address."""
+    answers = [stack.proxy("GET", "/healthz") for _ in range(4)]
+    assert all(status == 200 for status, _ in answers), answers
+    assert {body["address"] for _, body in answers} == {stack.address("app1"), stack.address("app2")}
+
+
+def test_each_app_is_ready_with_its_database_and_redis(stack: Stack) -> None:
+    """The compose commands give each app PostgreSQL and Redis: /readyz checks both."""
+    for app in stack.apps.values():
+        status, body = app.http("GET", "/readyz")
+        assert status == 200, body
+        assert body["checks"] == {"loop": "ok", "database": "ok", "redis": "ok"}, body
+
+
+def test_the_backends_health_checks_pass(stack: Stack) -> None:
+    """The postgres and redis services' health checks, run against the real servers (with
+    where they are here), answer 0; the apps wait for them, and the proxy for the apps."""
+    services = compose()["services"]
+    where = {
+        "pg_isready": [str(pgserver.ensure_postgres() / "pg_isready"), "-h", "127.0.0.1", "-p", str(stack.pg.port)],
+        "redis-cli": ["redis-cli", "-h", "127.0.0.1", "-p", str(stack.redis.port)],
+    }
+    for name in ("postgres", "redis"):
+        kind, program, *arguments = services[name]["healthcheck"]["test"]
+        assert kind == "CMD", services[name]["healthcheck"]
+        checked = subprocess.run([*where[program], *arguments], capture_output=True, text=True, check=False)
+        assert checked.returncode == 0, (name, checked.stdout, checked.stderr)
+    for app in ("app1", "app2"):
+        assert services[app]["depends_on"] == {
+            "postgres": {"condition": "service_healthy"},
+            "redis": {"condition": "service_healthy"},
+        }
+    assert services["proxy"]["depends_on"] == {
+        "app1": {"condition": "service_healthy"},
+        "app2": {"condition": "service_healthy"},
+    }
+    assert services["postgres"]["image"] == "postgres:15" and services["redis"]["image"] == "redis:7"
+    assert "./nginx.conf:/etc/nginx/conf.d/default.conf:ro" in services["proxy"]["volumes"]
+
+
+async def join(port: int, code: str, name: str) -> tuple[Any, Session]:
+    """A player at ``code`` over a WebSocket through nginx, welcomed and told the table."""
+    session = Session(code=code, name=name, strict=True)
+    ws = await websockets.connect(f"ws://127.0.0.1:{port}/ws", open_timeout=WAIT_S)
+    await ws.send(json.dumps(session.connect()))
+    await until(ws, session, lambda: session.table is not None)
+    assert session.welcomed and session.refused is None, session.refused
+    return ws, session
+
+
+async def until(ws: Any, session: Session, done: Any) -> None:
+    """Read the session's messages until ``done()``."""
+    async with asyncio.timeout(WAIT_S):
+        while not done():
+            session.receive(await ws.recv())
+
+
+def test_a_table_is_made_and_joined_through_the_proxy(stack: Stack) -> None:
+    """POST /api/tables through nginx, then two players over WebSockets through it (the
+    upgrade passed on); the first sees the second take the other seat."""
+    status, made = stack.proxy("POST", "/api/tables", {"seats": 2, "preset": "classic", "options": {}})
+    assert status == 201, made
+    code = made["code"]
+    status, table = stack.proxy("GET", f"/api/tables/{code}")
+    assert status == 200 and table["code"] == code, table
+
+    async def players() -> None:
+        ws_a, alice = await join(stack.proxy_port, code, "alice")
+        ws_b, bob = await join(stack.proxy_port, code, "bob")
+        try:
+            assert (alice.seat, bob.seat) == (0, 1)
+            await until(ws_a, alice, lambda: alice.table is not None and alice.table.seats[1] is not None)
+            assert alice.table is not None and [s.name for s in alice.table.seats if s] == ["alice", "bob"]
+            assert alice.problems == [] and bob.problems == []
+        finally:
+            await ws_a.close()
+            await ws_b.close()
+
+    asyncio.run(players())
+
+
+def test_a_rolling_restart_through_the_proxy_answers_every_request(stack: Stack) -> None:
+    """One app stopped (SIGTERM) and started again, then the other: every request through
+    nginx meanwhile is answered.  With nginx's default ``max_fails=1 fail_timeout=10s`` the
+    app restarted first is still marked down when the second stops: 502."""
+    first, second = stack.apps["app1"], stack.apps["app2"]
+    first.stop()
+    assert [stack.proxy("GET", "/healthz")[0] for _ in range(4)] == [200] * 4
+    first.start()
+    second.stop()
+    answers = [stack.proxy("GET", "/healthz") for _ in range(4)]
+    assert [status for status, _ in answers] == [200] * 4, answers
+    assert {body["address"] for _, body in answers} == {stack.address("app1")}
+    second.start()
+
+
+# --- the image -----------------------------------------------------------------------------
+
+
+def test_the_image_runs_its_entry_point_and_its_health_check(tmp_path: Path) -> None:
+    """ENTRYPOINT + CMD as a plain process serves, its SQLite file in the volume's place;
+    the HEALTHCHECK's command answers 0 while it runs and fails once it is stopped."""
+    image = final_stage()
+    port = free_port()
+    places = {"127.0.0.1:8000": port}
+    command = localize(exec_form(image["ENTRYPOINT"]) + exec_form(image["CMD"]), places, port, tmp_path)
+    server = Plain(command, port, tmp_path / "image.log", {**os.environ})
+    health = localize(healthcheck_command(), places, port, tmp_path)
+    server.start()
+    try:
+        checked = subprocess.run(health, capture_output=True, text=True, check=False, timeout=WAIT_S)
+        assert checked.returncode == 0, checked.stderr
+        assert (tmp_path / "ligretto.db").exists()
+    finally:
+        server.stopped_cleanly()
+    failed = subprocess.run(health, capture_output=True, check=False, timeout=WAIT_S)
+    assert failed.returncode != 0
+
+
+def test_the_image_is_built_compiled_and_runs_as_its_own_user() -> None:
+    """What docker build would do, read: the builder makes the wheel with gcc and refuses
+    one without compiled modules; the image installs the wheel only, runs as a user of its
+    own, exposes 8000; .dockerignore keeps the local environment out of the context."""
+    builder, image = dockerfile_stages((ROOT / "Dockerfile").read_text())
+    assert builder[0] == ("FROM", "python:3.11-slim AS builder") and image[0] == ("FROM", "python:3.11-slim")
+    builder_runs = " ".join(arguments for name, arguments in builder if name == "RUN")
+    assert "gcc" in builder_runs and "pip wheel" in builder_runs and ".so" in builder_runs
+    image_runs = " ".join(arguments for name, arguments in image if name == "RUN")
+    assert "gcc" not in image_runs and "--no-index" in image_runs
+    final = dict(image)
+    assert final["USER"] not in ("root", "0") and final["EXPOSE"] == "8000"
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert {".git", ".venv", "build", "tests", "**/*.so"} <= set(ignored)
+
+
+# --- the systemd unit --------------------------------------------------------------------
+
+
+UNIT = DEPLOY / "systemd" / "ligretto@.service"
+
+
+def test_the_unit_runs_its_exec_start(stack: Stack) -> None:
+    """The unit's ExecStart, ``%i`` a port, runs as a plain process with its
+    EnvironmentFile's variables: it serves and is ready (the database and Redis of its
+    command line, on this machine: the compose stack's, whose service it joins)."""
+    service = unit_file(UNIT)["Service"]
+    port = free_port()
+    [exec_start] = service["ExecStart"]
+    places = {"localhost:5432": stack.pg.port, "localhost:6379": stack.redis.port}
+    command = localize(shlex.split(exec_start.replace("%i", str(port))), places, port, stack.folder)
+    [environment] = service["EnvironmentFile"]
+    server = Plain(command, port, stack.folder / "unit.log", {**os.environ, **env_file(environment)})
+    server.start()
+    try:
+        status, body = server.http("GET", "/readyz")
+        assert status == 200 and body["checks"]["database"] == "ok" and body["checks"]["redis"] == "ok", body
+        status, body = server.http("GET", "/healthz")
+        assert body["address"] == f"http://127.0.0.1:{port}", body
+    finally:
+        server.stopped_cleanly()
+
+
+def test_the_unit_is_hardened_and_restarts(tmp_path: Path) -> None:
+    """The unit's supervision and sandbox settings, and ``systemd-analyze verify`` of an
+    instance (in a root of its own with the host's units and the program's path)."""
+    service = unit_file(UNIT)["Service"]
+    wanted = {
+        "Restart": "always",
+        "User": "ligretto",
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "ReadWritePaths": "/var/lib/ligretto",
+        "PrivateTmp": "yes",
+        "KillSignal": "SIGTERM",
+    }
+    assert {key: service.get(key, [""])[-1] for key in wanted} == wanted
+    assert int(service["TimeoutStopSec"][-1]) >= 20
+    assert "%i" in service["ExecStart"][0] and not re.search(r"://[^@/\s]+:[^@/\s]+@", service["ExecStart"][0])
+    ensure_installed("systemd", Path(SYSTEMD_ANALYZE).exists)
+    program = Path(shlex.split(service["ExecStart"][0])[0])
+    (tmp_path / program.relative_to("/")).parent.mkdir(parents=True)
+    (tmp_path / program.relative_to("/")).write_text("#!/bin/sh\n")
+    (tmp_path / program.relative_to("/")).chmod(0o755)
+    (tmp_path / "etc/systemd/system").mkdir(parents=True)
+    shutil.copy(UNIT, tmp_path / "etc/systemd/system")
+    shutil.copytree("/lib/systemd/system", tmp_path / "usr/lib/systemd/system", symlinks=True)
+    verified = subprocess.run(
+        [SYSTEMD_ANALYZE, "verify", f"--root={tmp_path}", "ligretto@8001.service"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (verified.returncode, verified.stdout + verified.stderr) == (0, "")
