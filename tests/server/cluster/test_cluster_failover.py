@@ -141,10 +141,15 @@ def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: An
         await _play([host, guest], 2)
         view = await _settled_view([host, guest])
         action = {"kind": "turn"}  # always allowed while playing
+        victim_id = cluster.health(victim)["process"]
+        held = [c for c in cluster.redis.smembers(keys.TABLES) if cluster.redis.get(keys.table(c)) == victim_id]
+        assert code in held
         os.kill(victim.pid, signal.SIGSTOP)
         try:
             deadline = time.monotonic() + 20
-            while cluster.redis.get(keys.table(code)) != other_id:
+            # Every table of the stalled process taken over (not only this one) before it
+            # resumes: else it takes back the leases still nobody's at its first renewal.
+            while any(cluster.redis.get(keys.table(c)) != other_id for c in held):
                 assert time.monotonic() < deadline, "the table was not taken over from the stalled process"
                 await asyncio.sleep(0.05)
             ident = host.next_id()
