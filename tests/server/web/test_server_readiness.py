@@ -1,7 +1,8 @@
 """``/readyz``: ready when the database, Redis (a process of a service) and the process
 answer; what is missing when one does not, with a real PostgreSQL database dropped under
 the server and a real redis-server stopped and started again; ``/healthz`` stays "ok"
-(liveness) throughout."""
+(liveness) throughout.  While Redis is away a new table is 503 ``unavailable`` and a
+``hello`` that needs Redis to find its table is closed 1013 (try again)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,14 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> 
             assert body["checks"]["redis"].startswith("ConnectionError"), body
             assert (body["checks"]["database"], body["checks"]["loop"]) == ("ok", "ok")
             assert client.get("/healthz").json()["status"] == "ok"
+            # Without Redis no process may make a table its own: try again, never a 500.
+            made = client.post("/api/tables", json={"seats": 2})
+            assert (made.status_code, made.json()["error"], made.headers["retry-after"]) == (503, "unavailable", "1")
+            assert client.post("/api/tutorial", json={"name": "Ann"}).status_code == 503
+            with client.websocket_connect("/ws") as socket:  # a table nobody here has
+                socket.send_text('{"type": "hello", "v": 1, "code": "ZZZZ", "name": "Ann"}')
+                closed = socket.receive()
+            assert (closed["type"], closed["code"]) == ("websocket.close", 1013), closed
             deadline = time.monotonic() + 10
             while (
                 metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "redis"}) or 0
@@ -86,5 +95,6 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> 
                 time.sleep(0.05)
             redis.start()  # the same port: the client connects again
             assert readiness(client)[0] == 200
+            assert client.post("/api/tables", json={"seats": 2}).status_code == 201
     finally:
         redis.stop()

@@ -25,6 +25,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio
+import redis.exceptions
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -189,7 +190,14 @@ class RedisDirectory(Directory):
     # --- tables -----------------------------------------------------------------------
 
     async def reserve(self, code: str, stored: bool) -> bool:
-        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+        """(Redis away: :class:`Unavailable`, the client to try again: without the lease no
+        process may make the table its own.)"""
+        try:
+            taken = await failover.take(self.redis, code, self.me, self.lease_ms)
+        except redis.exceptions.RedisError as error:
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable(code) from error
+        if not taken:
             return False
         self._own(code)
         if stored:
@@ -210,7 +218,11 @@ class RedisDirectory(Directory):
             return None  # answered here
         if not isinstance(message, protocol.Hello):
             return None
-        address = await self.locate(message.code)
+        try:
+            address = await self.locate(message.code)
+        except redis.exceptions.RedisError as error:  # the client is closed 1013, to try again
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable(message.code) from error
         if address is None:
             return None
         if relayed:  # carried here by a process that took this one for the owner: no further hops
@@ -255,7 +267,10 @@ class RedisDirectory(Directory):
     async def place(self, request: Request) -> Response | None:
         if request.headers.get(keys.RELAYED):
             return None  # placed here by another process
-        least = await self._least_loaded()
+        try:
+            least = await self._least_loaded()
+        except redis.exceptions.RedisError:
+            return None  # Redis away: made here if the lease can be had (``reserve``)
         if least is None or least[0] == self.me:
             return None
         try:

@@ -100,6 +100,13 @@ def error(status_code: int, code: str, message: str, headers: Mapping[str, str] 
     return answer(protocol.HttpError(code, message), status_code, headers)
 
 
+def try_again() -> Response:
+    """A new table cannot be made now (the service's Redis is away): 503 ``unavailable``,
+    with ``Retry-After``."""
+    message = "the service cannot take new tables right now: try again in a moment"
+    return error(503, "unavailable", message, {"Retry-After": "1"})
+
+
 def over_quota(request: Request) -> Refusal | None:
     """Count one more table from the request's address (``Settings.tables_per_minute``);
     the 429 answer if it is one too many."""

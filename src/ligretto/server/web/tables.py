@@ -9,6 +9,7 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.table.replayaccess import check_replays
 from ligretto.server.table.seats import check_fairness, check_grace, check_seats
 from ligretto.server.table.table import Table, TableError
@@ -38,7 +39,10 @@ async def create_table(request: Request) -> Response:
             return refusal.response()
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
-        code = await lobby.reserve_code()
+        try:
+            code = await lobby.reserve_code()
+        except Unavailable:
+            return http.try_again()
         table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
     except RuleError as error:
         return http.error(400, "bad_rules", str(error))
