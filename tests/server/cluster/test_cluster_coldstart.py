@@ -2,7 +2,8 @@
 the stored tables of the shared database, no lease in an empty Redis, three REAL
 processes started at once — every table ends owned by exactly one process, none owns more
 than its fair share, and every table is playable: its host finds its seat through any
-process."""
+process.  Then two of them stop, the third holds every table, and when the two come back
+the tables are rebalanced (docs/deploy.md, "A process comes back")."""
 
 from __future__ import annotations
 
@@ -63,3 +64,34 @@ def test_a_cold_start_spreads_the_stored_tables(cluster: Cluster, arun: Any) -> 
 
     arun(playable(), 120)
     assert {code: cluster.owner(code) for code in codes} == owners, "nothing moved meanwhile"
+    _rebalanced_when_two_come_back(cluster, processes, codes, hosts, arun)
+
+
+def _rebalanced_when_two_come_back(
+    cluster: Cluster, processes: list[Any], codes: list[str], hosts: dict[str, Any], arun: Any
+) -> None:
+    """Two processes stop (their tables handed over): the third holds all nine. The two
+    start again: the third hands tables over (none of them is in a round) until it holds
+    no more than its fair share and one, and the tables are playable where they went."""
+    keeper, *leaving = processes
+    for process in leaving:
+        process.stop()
+    cluster.wait_until(lambda: cluster.health(keeper)["tables"] == TABLES, what="every table on the one left")
+    for process in leaving:
+        process.start()
+    fair = math.ceil(TABLES / PROCESSES)
+
+    def spread() -> bool:
+        counts = [cluster.health(p)["tables"] for p in processes]
+        return sum(counts) == TABLES and max(counts) <= fair + 1 and min(counts) >= 1
+
+    cluster.wait_until(spread, timeout=20, what="the tables rebalanced over the processes back")
+    assert keeper.metric("ligretto_handed_over_total") >= TABLES - (fair + 1)
+
+    async def playable() -> None:
+        for code in codes:
+            back = await rejoin(processes, code, hosts[code].token, f"again-{code}")
+            assert back.seat == hosts[code].seat
+            await back.close()
+
+    arun(playable(), 120)

@@ -94,11 +94,12 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
     return table
 
 
-def let_go(lobby: Lobby, code: str) -> None:
+def let_go(lobby: Lobby, code: str, handed_over: bool = False) -> None:
     """The lease of ``code`` was lost (Redis unreachable for a lease, or this process
-    stalled), or a commit found it taken over (its fencing token): the table is closed here
-    and its clients' sockets too, with nothing more sent to them, so they reconnect to
-    whichever process has it now."""
+    stalled), or a commit found it taken over (its fencing token), or it is
+    ``handed_over`` to rebalance the service: the table is closed here and its clients'
+    sockets too, with nothing more sent to them, so they reconnect to whichever process
+    has it now."""
     table = lobby.tables.pop(code, None)
     if table is None:
         return
@@ -110,7 +111,10 @@ def let_go(lobby: Lobby, code: str) -> None:
             _CLOSING.add(task := asyncio.ensure_future(_close(websocket)))
             task.add_done_callback(_CLOSING.discard)
     metrics.OPEN_TABLES.set(len(lobby.tables))
-    log.warning("lost the lease of table %s: let go", code)
+    if handed_over:  # rebalancing the service: what it is for
+        log.info("handed table %s over to rebalance the service", code)
+    else:
+        log.warning("lost the lease of table %s: let go", code)
 
 
 async def _close(websocket: Any) -> None:

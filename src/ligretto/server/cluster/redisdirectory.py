@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
+from ligretto.protocol import Phase
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.cluster")
+
+BETWEEN_ROUNDS = frozenset({Phase.LOBBY, Phase.SCORING, Phase.OVER})
+"""The phases in which a table may be handed over to rebalance the service: no round is on."""
 
 # Delete the leases that are still ours (a handover).
 RELEASE = """
@@ -313,6 +317,7 @@ class RedisDirectory(Directory):
                 if self.stored:
                     await self.redis.sadd(keys.TABLES, *self.stored)
                 await self._take_orphans()
+                await self._shed_excess()
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis away for a moment: tried again at the next renewal
@@ -393,6 +398,37 @@ class RedisDirectory(Directory):
                 return
             if await self._adopt(code):
                 share -= 1
+
+    async def _shed_excess(self) -> None:
+        """Rebalance: a process that holds more than its fair share of the service's tables
+        and one more (a process came back after failovers piled the tables on this one)
+        hands one over at each renewal, one with no round to cut (in its lobby, between
+        rounds, or over): committed, closed here (its clients reconnect), its lease
+        released; the least-loaded process takes it at its next sweep (``_take_orphans``;
+        this one does not: it is over its share)."""
+        assert self.lobby is not None
+        if self.leaving:
+            return
+        live = await self._live()
+        if len(live) < 2:
+            return
+        fair = -(-sum(int(beat["tables"]) for beat in live) // len(live))
+        if len(self.owned) <= fair + 1:
+            return
+        quiet = [
+            table
+            for code, table in self.lobby.tables.items()
+            if code in self.stored and table.rounds.phase in BETWEEN_ROUNDS and not table.closed
+        ]
+        if not quiet:
+            return
+        table = min(quiet, key=lambda t: (len(t.listeners), t.code))  # the fewest clients to move
+        failover.let_go(self.lobby, table.code, handed_over=True)
+        if self.lobby.store is not None:
+            self.lobby.store.commit()  # all of it written before the lease goes
+        await self._release(keys=[keys.table(table.code)], args=[self.me])
+        self._disown(table.code)
+        metrics.HANDED_OVER.inc()
 
     async def _adopt(self, code: str) -> bool:
         """Take the lease of ``code`` and restore it here; ``False``: another process holds it."""

@@ -30,6 +30,11 @@ FENCED = Counter(
     "Tables a commit found taken over by another process (this one stalled): their writes left out",
     registry=REGISTRY,
 )
+HANDED_OVER = Counter(
+    "ligretto_handed_over",
+    "Tables this process handed over to rebalance the service (it held more than its share)",
+    registry=REGISTRY,
+)
 RELAYED = Counter(
     "ligretto_relayed_sockets", "WebSockets carried to the process that owns their table (--redis)", registry=REGISTRY
 )
