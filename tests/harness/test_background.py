@@ -1,10 +1,12 @@
 """The stress harness's measuring tables (``harness/background.py``): in a process of
-their own, they play, measure the ack latency between two marks, and are created from
-another loopback address, so a per-address quota counts only the harness's attack."""
+their own, they play, measure the ack latency between two marks (now, or at times a
+scenario noted), and are created from another loopback address, so a per-address quota
+counts only the harness's attack."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from ligretto.harness.background import Background
@@ -16,8 +18,12 @@ def test_the_measuring_tables_play_between_the_marks_and_do_not_use_the_attacks_
         background = Background(server.url, 1, players=3, level="machine")
         await background.start()
         await background.mark()
+        start = time.perf_counter()
         await asyncio.sleep(2.0)
         await background.mark()
+        # windows noted by their times (another process's perf_counter): the first second, and one yet to come
+        for at in (start, start + 1.0, start + 100.0, start + 101.0):
+            await background.mark(at)
         return await background.stop()
 
     with running(ServerProcess.in_folder(tmp_path, tables_per_minute=1)) as server:
@@ -26,5 +32,6 @@ def test_the_measuring_tables_play_between_the_marks_and_do_not_use_the_attacks_
         assert server.http("POST", "/api/tables", {"seats": 2})[0] == 201
         assert server.http("POST", "/api/tables", {"seats": 2})[0] == 429
     assert measured["tables_started"] == 1 and measured["errors"] == {}, measured
-    (window,) = measured["windows"]
+    window, first_second, to_come = measured["windows"]
     assert window["actions"] > 0 and window["p99"] is not None and window["p99"] >= window["p50"] > 0, measured
+    assert 0 < first_second["actions"] < window["actions"] and to_come["actions"] == 0, measured

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,29 @@ def test_every_scenario_quick_against_fresh_servers(tmp_path: Path, capsys: pyte
         assert reports[name]["cards_lost"] == 0, name
     assert reports["races"]["acks_lost"] == 0 and reports["kills"]["acks_lost"] == 0
     assert reports["kills"]["tried"] == SCALES["quick"].kills and reports["kills"]["other_p99_ms"] is None
+    _lobby_and_query_checks(reports)
+
+
+def _lobby_and_query_checks(reports: dict[str, Any]) -> None:
+    """What the lobby scenarios and the bad numbers found, beyond their zeros."""
+    flood = reports["lobby_flood"]["details"]
+    flooders = flood["flooders"]
+    # every flooding connection closed by the server: 1008 after its rate_limited error (or, rarely,
+    # reset before the client read them); a newcomer still listed
+    codes = flooders["close_codes"]
+    assert codes.get("1008", 0) > 0 and codes.get("1008", 0) + codes.get("1006", 0) == flooders["connections"], codes
+    assert flooders["warned"] == codes["1008"] and flood["newcomer_list"]["tables_shown"] > 0
+    idle = reports["lobby_idle"]["details"]
+    assert reports["lobby_idle"]["over_bound"] == 0 and idle["listings_while_held"] <= idle["listings_at_most"]
+    assert idle["opened"] == SCALES["quick"].lobby_sockets and idle["bytes_per_socket"] is not None
+    for name in ("lobby_flood", "lobby_idle"):  # before and during, side by side
+        report = reports[name]
+        assert report["window"] is not None and len(report["details"]["other_tables"]["windows"]) == 3, name
+        assert set(report["details"]["before"]) == {"other_p99_ms", "server_cpu_percent"}, name
+        assert report["details"]["server_cpu_percent"] is not None, name
+    queries = reports["queries"]["details"]
+    assert queries["answers_by_status"] == {"400": 5 * queries["bad_numbers"], "404": queries["bad_numbers"]}
+    assert queries["refusals_counted_by_the_server"]["bad_query"] == 5 * queries["bad_numbers"]
 
 
 def _scenario(run: harness.Run) -> Scenario:

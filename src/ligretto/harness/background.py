@@ -6,11 +6,13 @@ runs (``ligretto stress``, ``harness/stressrun.py``).
 tables (from the loopback address ``--source``, 127.0.0.2 by default, so a scenario's
 per-address quota counts only the attack), seats the load test's own clients
 (``harness/client.py``: the greedy strategy at a human pace), and prints ``ready``.  Then
-it reads commands on its standard input, one a line: ``mark`` notes the time (and answers
-``marked``); ``stop`` ends the run and prints, as one JSON line, the ack latency of the
-actions sent between each pair of marks (p50, p99, max in ms, and how many), with the
-errors the clients saw.  Being its own process, its clients are not slowed by the
-harness's attack, which runs in the harness's process.
+it reads commands on its standard input, one a line: ``mark`` notes the time and
+``mark T`` the time ``T`` (``time.perf_counter()`` in another process, the same clock on
+Linux: a window a scenario noted itself), each answered ``marked``; ``stop`` ends the
+run and prints, as one JSON line, the ack latency of the actions sent between each pair
+of marks (p50, p99, max in ms, and how many), with the errors the clients saw.  Being
+its own process, its clients are not slowed by the harness's attack, which runs in the
+harness's process.
 
 :class:`Background` runs it from the harness.
 """
@@ -45,8 +47,9 @@ async def measure(url: str, tables: int, players: int, level: str, source: str |
     loop = asyncio.get_running_loop()
     marks: list[float] = []
     while line := (await loop.run_in_executor(None, sys.stdin.readline)).strip():
-        if line == "mark":
-            marks.append(time.perf_counter())
+        if line == "mark" or line.startswith("mark "):
+            at = line.removeprefix("mark").strip()
+            marks.append(float(at) if at else time.perf_counter())
             print("marked", flush=True)
         elif line == "stop":
             break
@@ -79,8 +82,9 @@ class Background:
         if await self._line() != "ready":
             raise RuntimeError("the measuring tables did not start")
 
-    async def mark(self) -> None:
-        await self._say("mark")
+    async def mark(self, at: float | None = None) -> None:
+        """A mark now, or at ``at`` (``time.perf_counter()``); each two marks a window."""
+        await self._say("mark" if at is None else f"mark {at!r}")
         if await self._line() != "marked":
             raise RuntimeError("the measuring tables did not answer")
 

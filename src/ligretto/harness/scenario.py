@@ -1,10 +1,11 @@
 """What every scenario of the stress harness (``ligretto stress``) reports, in one shape.
 
 Each scenario (malformed messages, idle connections, table floods, floods at live tables,
-races, ``kill -9``) returns a :class:`ScenarioReport`: what it tried, and the figures the
-issue asks of each -- crashes, state changes by refused actions, cards lost,
-acknowledged actions lost, hidden cards sent, the server's memory before and after, the
-other tables' p99 ack meanwhile.  A figure a scenario cannot have is ``None`` ("-" in the
+races, ``kill -9``, a lobby flood, idle lobby sockets, bad numbers in queries) returns a
+:class:`ScenarioReport`: what it tried, and the figures the issue asks of each --
+crashes, state changes by refused actions, cards lost, acknowledged actions lost, hidden
+cards sent, figures past their bound, the server's memory before and after, the other
+tables' p99 ack meanwhile.  A figure a scenario cannot have is ``None`` ("-" in the
 table), never a zero it did not measure.  The frames a scenario's clients received, kept
 in :attr:`ScenarioReport.frames`, are scanned for hidden cards against the engine's replay
 of the rounds in the server's database (``testkit/scans.py``).
@@ -17,7 +18,7 @@ from typing import Any
 
 from ligretto.testkit.scans import Frame
 
-MUST_BE_ZERO = ("crashes", "wrong_answers", "state_changes", "cards_lost", "acks_lost", "hidden_cards")
+MUST_BE_ZERO = ("crashes", "wrong_answers", "state_changes", "cards_lost", "acks_lost", "hidden_cards", "over_bound")
 """The figures whose only right answer is zero."""
 
 
@@ -48,7 +49,15 @@ class ScenarioReport:
     rss_before: int | None = None
     rss_after: int | None = None
     other_p99_ms: float | None = None
-    """The p99 ack of other tables' ordinary players while the scenario ran."""
+    """The p99 ack of other tables' ordinary players while the scenario ran (in its
+    :attr:`window`, if it has one)."""
+    over_bound: int | None = None
+    """Figures past the bound the scenario holds them to: the tables listed more often than
+    once a tick for every lobby socket; at full scale the other tables' p99 ack or the
+    server's CPU raised past the scale's bound (``harness/stressrun.py``)."""
+    window: tuple[float, float] | None = None
+    """The part of the run that is the scenario's "during" (``time.perf_counter()``, start
+    and end: lobby sockets held once all are open, say); ``None``: the whole run."""
     details: dict[str, Any] = field(default_factory=dict)
     frames: list[Frame] = field(default_factory=list, repr=False)
 

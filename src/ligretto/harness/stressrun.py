@@ -12,8 +12,13 @@ rounds in that database (``testkit/scans.py``).  It prints docs/reliability.md's
 (:func:`scenario.markdown_table`), writes every report as JSON (``--json``), and exits 1
 if any figure whose only right answer is zero is not zero.
 
+A scenario ``compared`` (the lobby flood, idle lobby sockets) is measured before it too:
+the other tables' p99 ack and the server's CPU side by side, and at full scale each held
+to a bound on what the scenario adds (``over_bound``).
+
 ``--scale quick`` runs every scenario in seconds (the suite runs it); ``--scale full`` is
-the issue's benchmark (a million malformed messages, 10,000 idle connections, 50 kills).
+the issue's benchmark (a million malformed messages, 10,000 idle connections, 50 kills,
+2,000 idle lobby sockets).
 """
 
 from __future__ import annotations
@@ -34,7 +39,10 @@ from ligretto.harness.background import Background
 from ligretto.harness.floodedtables import run_table_floods
 from ligretto.harness.idle import run_idle
 from ligretto.harness.kills import run_kills
-from ligretto.harness.probes import rss_of
+from ligretto.harness.lobbyflood import run_lobby_flood
+from ligretto.harness.lobbyidle import run_lobby_idle
+from ligretto.harness.probes import cpu_seconds_of, rss_of
+from ligretto.harness.queries import run_queries
 from ligretto.harness.races import run_races
 from ligretto.harness.run import raise_file_limit
 from ligretto.harness.scenario import ScenarioReport, markdown_table
@@ -72,11 +80,28 @@ class Scale:
     kill_settings: dict[str, float]
     """The server's countdown and catch-up after a restart in the kill -9 scenario (quick:
     shorter than the defaults, 3 s and 15 s)."""
+    lobby_flooders: int
+    """``/ws/lobby`` connections flooding at once (each back as soon as it is closed)."""
+    lobby_flood_s: float
+    lobby_sockets: int
+    """Silent ``/ws/lobby`` sockets held open."""
+    lobby_hold_s: float
+    lobby_tables: int
+    """Public tables in the lobby list of the lobby scenarios."""
+    query_rounds: int
+    """Times every bad number goes to every numeric query parameter and the sheet round."""
     background: int
     """Measuring tables (4 players each) while a scenario runs."""
+    baseline_s: float
+    """The measuring tables' window before a scenario that compares before and during."""
     countdown_s: float | None = None
     """The servers' countdown before each round (``None``: the server's own, 3 s); quick:
     shorter, so the scenarios' tables reach play sooner."""
+    added_p99_ms: float | None = None
+    """How much a scenario compared with its before may raise the other tables' p99 ack
+    (``None``: reported, not held to a bound, as at quick scale on a shared machine)."""
+    added_cpu_percent: float | None = None
+    """How much it may raise the server's CPU (percent of a core), likewise."""
 
 
 SCALES = {
@@ -98,7 +123,14 @@ SCALES = {
         kill_tables=2,
         kills=2,
         kill_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
+        lobby_flooders=1,
+        lobby_flood_s=1.5,
+        lobby_sockets=50,
+        lobby_hold_s=1.5,
+        lobby_tables=3,
+        query_rounds=1,
         background=2,  # one measuring table's casual players left a short window without an ack once
+        baseline_s=1.5,
         countdown_s=1.0,
     ),
     "full": Scale(
@@ -119,7 +151,16 @@ SCALES = {
         kill_tables=5,
         kills=50,
         kill_settings={},
+        lobby_flooders=1,
+        lobby_flood_s=20.0,
+        lobby_sockets=2_000,
+        lobby_hold_s=20.0,
+        lobby_tables=50,
+        query_rounds=100,
         background=10,
+        baseline_s=20.0,
+        added_p99_ms=5.0,
+        added_cpu_percent=10.0,
     ),
 }
 
@@ -136,6 +177,9 @@ class Scenario:
     run: Run
     settings: Callable[[Scale], dict[str, Any]] = field(default=lambda scale: {})
     measured: bool = True
+    compared: bool = False
+    """Whether the other tables and the server's CPU are measured before it too (for
+    ``baseline_s``), and held to the scale's bounds on what it adds."""
 
 
 async def _malformed(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
@@ -178,6 +222,22 @@ async def _kills(server: ServerProcess, scale: Scale, seed: int) -> ScenarioRepo
     return await run_kills(server, scale.kill_tables, scale.kills, seed=seed)
 
 
+async def _lobby_flood(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_lobby_flood(
+        server.url, scale.lobby_flooders, scale.lobby_flood_s, tables=scale.lobby_tables, server_pid=server.pid
+    )
+
+
+async def _lobby_idle(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_lobby_idle(
+        server.url, scale.lobby_sockets, scale.lobby_hold_s, tables=scale.lobby_tables, server_pid=server.pid
+    )
+
+
+async def _queries(server: ServerProcess, scale: Scale, seed: int) -> ScenarioReport:
+    return await run_queries(server.url, scale.query_rounds, log=server.log, server_pid=server.pid)
+
+
 SCENARIOS: dict[str, Scenario] = {
     s.name: s
     for s in (
@@ -193,6 +253,9 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("floods", _floods),
         Scenario("races", _races),
         Scenario("kills", _kills, lambda scale: scale.kill_settings, measured=False),
+        Scenario("lobby_flood", _lobby_flood, compared=True),
+        Scenario("lobby_idle", _lobby_idle, compared=True),
+        Scenario("queries", _queries),
     )
 }
 
@@ -208,17 +271,26 @@ async def run_scenario(
     server.cpus = cpus or set()
     server.start()
     background = Background(server.url, scale.background) if scenario.measured and scale.background else None
+    cpu_before: float | None = None
     try:
         if background is not None:
             await background.start()
+            if scenario.compared:  # window 0: before
+                cpu_before = await _before(background, server, scale.baseline_s)
             await background.mark()
         report = await scenario.run(server, scale, seed)
         report.scenario = scenario.name
         if background is not None:
             await background.mark()
+            if report.window is not None:  # the last window: the scenario's own "during"
+                await background.mark(report.window[0])
+                await background.mark(report.window[1])
             measured = await background.stop()
-            report.other_p99_ms = measured["windows"][0]["p99"] if measured["windows"] else None
+            windows = measured["windows"]
+            report.other_p99_ms = windows[-1]["p99"] if windows else None
             report.details["other_tables"] = measured
+            if scenario.compared and windows:
+                _held_to_bounds(report, scale, windows[0]["p99"], cpu_before)
         if not server.alive or not server.healthy():
             report.crashes += 1
         if report.rss_after is None and server.pid is not None:
@@ -233,6 +305,36 @@ async def run_scenario(
         report.hidden_cards, report.frames_scanned = scan.leaks, scan.frames_scanned
         report.details["hidden_scan"] = asdict(scan)
     return report
+
+
+async def _before(background: Background, server: ServerProcess, seconds: float) -> float | None:
+    """The measuring tables' window before the scenario (marked), and the server's CPU
+    meanwhile (percent of a core)."""
+    await background.mark()
+    start, cpu = time.perf_counter(), cpu_seconds_of(server.pid) if server.pid else None
+    await asyncio.sleep(seconds)
+    await background.mark()
+    after = cpu_seconds_of(server.pid) if server.pid else None
+    return None if cpu is None or after is None else round(100 * (after - cpu) / (time.perf_counter() - start), 1)
+
+
+def _held_to_bounds(report: ScenarioReport, scale: Scale, p99_before: float | None, cpu_before: float | None) -> None:
+    """Before and during side by side; at a scale with bounds, each figure that rose past
+    its bound counted in ``over_bound``."""
+    cpu = report.details.get("server_cpu_percent")
+    report.details["before"] = {"other_p99_ms": p99_before, "server_cpu_percent": cpu_before}
+    rises = {
+        "other_p99_ms": (p99_before, report.other_p99_ms, scale.added_p99_ms),
+        "server_cpu_percent": (cpu_before, cpu, scale.added_cpu_percent),
+    }
+    over = [
+        name
+        for name, (before, during, bound) in rises.items()
+        if bound is not None and (before is None or during is None or during - before > bound)
+    ]
+    if scale.added_p99_ms is not None or scale.added_cpu_percent is not None:
+        report.over_bound = (report.over_bound or 0) + len(over)
+        report.details["over_bound"] = over
 
 
 async def run_harness(

@@ -32,6 +32,11 @@ def _create(base: str) -> str:
     return "made"
 
 
+async def list_tables(base: str, count: int) -> int:
+    """``count`` public tables asked for (a lobby list to send: the lobby scenarios); how many were made."""
+    return sum([await asyncio.to_thread(_create, base) == "made" for _ in range(count)])
+
+
 async def lobby_sizes(base: str, ws_url: str) -> dict[str, int]:
     """The lobby list as sent: its bytes over HTTP and over ``/ws/lobby``, the tables it
     shows and how many public tables there are."""

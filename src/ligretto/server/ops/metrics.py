@@ -122,6 +122,11 @@ HOLDS = Histogram(
 RACES = Counter(
     "ligretto_races", "Races for a pile decided (a play refused because another card took its place)", registry=REGISTRY
 )
+LOBBY_LISTINGS = Counter(
+    "ligretto_lobby_listings",
+    "Times the public tables were listed (the lobby feed's ticks and new sockets, GET /api/tables)",
+    registry=REGISTRY,
+)
 GC_PAUSES = Histogram(
     "ligretto_gc_pause_seconds",
     "Pauses of Python's garbage collector, by generation (2: a full collection)",

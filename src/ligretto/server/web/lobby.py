@@ -131,6 +131,7 @@ class Lobby:
         """The public tables that are open, at most ``Settings.lobby_tables`` of them:
         those still waiting for players (in their lobby, with a free seat) first, the
         newest first in each group; and how many there are in all."""
+        metrics.LOBBY_LISTINGS.inc()
         public = [t for t in self.tables.values() if t.public and not t.closed]
         newest_first = public[::-1]  # tables are kept in the order they were made
         newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
