@@ -3,7 +3,9 @@
 for ``seconds``, each back as soon as the server closes it, while the measuring tables play.
 
 The server reads a lobby socket within ``/ws``'s rate limit: past the burst it sends the
-``rate_limited`` error and closes the socket (1008).  The flooders run in a process of
+``rate_limited`` error and closes the socket (1008), and refuses the flooder's address a
+new lobby socket for ``cool_down_s`` (429 ``cooling_down``: counted in the flooders'
+``errors`` as ``InvalidStatus``; they try again at once, as an attacker would).  The flooders run in a process of
 their own at the lowest priority (``python -m ligretto.harness.lobbyflood``, as
 ``harness/flood.py``), so they take no CPU the measuring tables want: it prints ``ready``,
 floods once a line comes on its standard input, and prints its figures as one JSON line.
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, WebSocketException
+from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketException
 
 from ligretto.harness.figures import percentiles
 from ligretto.harness.flood import FloodFigures
@@ -43,6 +45,9 @@ FRAME = '{"type": "ping", "t": 0}'
 YIELD_EVERY = 64
 """Frames sent between two turns of the flooder's reader (which sees the close)."""
 CLOSE_WAIT_S = 10.0
+COOLING_WAIT_S = 10.0
+"""How long the newcomer after the flood waits out its address's cool-down (the server's
+``cool_down_s``, 2 s, after the last flooded socket)."""
 RESET = "1006"
 """A connection reset: the server closed its socket with the flooder's frames unread, so its
 kernel answered them with a reset, which can overtake the error and the close frame on
@@ -139,6 +144,22 @@ async def _flooders(base: str, clients: int, seconds: float) -> asyncio.subproce
     return process
 
 
+async def _newcomer(base: str, ws_url: str, cooling_s: float = COOLING_WAIT_S) -> dict[str, int] | None:
+    """The list a new lobby socket gets after the flood (``None``: none).  It comes from the
+    flooders' address, which the server keeps out while it cools down (429
+    ``cooling_down``): it tries again until then."""
+    deadline = time.monotonic() + cooling_s
+    while True:
+        try:
+            return await lobby_sizes(base, ws_url)
+        except InvalidStatus as refused:
+            if refused.response.status_code != 429 or time.monotonic() > deadline:
+                return None
+            await asyncio.sleep(0.1)
+        except (OSError, TimeoutError, WebSocketException):
+            return None
+
+
 async def run_lobby_flood(
     url: str, clients: int, seconds: float, *, tables: int = 0, server_pid: int | None = None
 ) -> ScenarioReport:
@@ -159,10 +180,7 @@ async def run_lobby_flood(
         figures: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
         figures = {"offered": 0, "connections": 0, "error": f"the flooders exited with {flood.returncode}"}
-    try:  # a newcomer still gets the list
-        newcomer: dict[str, int] | None = await lobby_sizes(base, ws_url)
-    except (OSError, TimeoutError, WebSocketException):
-        newcomer = None
+    newcomer = await _newcomer(base, ws_url)
     codes = figures.get("close_codes", {})
     closed = codes.get("1008", 0)
     reset = codes.get(RESET, 0)

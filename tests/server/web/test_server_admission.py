@@ -23,7 +23,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
 from ligretto.server.ops.addresses import address_of
-from ligretto.server.web.admission import ConnectionCount, RateLimit, Refusal, TableQuota
+from ligretto.server.web.admission import ConnectionCount, Cooling, RateLimit, Refusal, TableQuota
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sockets import _deadline
@@ -315,22 +315,38 @@ def test_a_real_server_closes_a_flooding_lobby_socket_and_serves_the_rest(
 ) -> None:
     """``/ws/lobby`` has ``/ws``'s rate limit (the server's own: a burst of 40, then 20 a
     second): a client that floods it gets ``rate_limited`` and the close 1008, as on ``/ws``,
-    while another lobby socket still gets the list as tables are made, and a player is answered."""
-    server = server_with(connections_per_address=3)
+    while another lobby socket still gets the list as tables are made, and a player is
+    answered.  The flooder's address opens no lobby socket for ``cool_down_s`` (429
+    ``cooling_down`` before the upgrade: coming straight back costs a refusal, not a socket);
+    then its place is given back."""
+    server = server_with(connections_per_address=1, cool_down_s=1.0)
     table = server.create_table(2)
+    flooders = {"X-Forwarded-For": "10.0.0.9"}  # (the test's proxy: 127.0.0.1 is trusted)
 
     async def scenario() -> None:
-        flooder = await server.client("flooder").connect("/ws/lobby")
-        watcher = await server.client("watcher").connect("/ws/lobby")
+        flooder = await server.client("flooder").connect("/ws/lobby", flooders)
+        watcher = await server.client("watcher").connect("/ws/lobby", {"X-Forwarded-For": "10.0.0.8"})
         player = await server.client("Ann").join(table)
         await flooder.wait_for("lobby")
         assert await flooder.flood() == 1008
         assert flooder.find("error", code="rate_limited") is not None
+        with pytest.raises(websockets.InvalidStatus) as cooling:
+            await server.client("again").connect("/ws/lobby", flooders)
+        assert cooling.value.response.status_code == 429
+        assert b"cooling_down" in cooling.value.response.body and cooling.value.response.headers["Retry-After"] == "1"
         public = server.create_table(3, public=True)
         listed = await watcher.wait_for(lambda m: m["type"] == "lobby" and m["tables"], timeout=WAIT_S)
         assert [t["code"] for t in listed["tables"]] == [public]
         assert (await player.act({"kind": "turn"}))["code"] == "not_playing", "the player's table still answers"
-        back = await server.client("back").connect("/ws/lobby")  # the flooder's place was given back
+        deadline = asyncio.get_running_loop().time() + WAIT_S
+        while True:  # once cooled down, the flooder's place is given back (one per address)
+            try:
+                back = await server.client("back").connect("/ws/lobby", flooders)
+                break
+            except websockets.InvalidStatus as refused:
+                assert refused.response.status_code == 429
+                assert asyncio.get_running_loop().time() < deadline, "the address never cooled down"
+                await asyncio.sleep(0.1)
         assert [t["code"] for t in (await back.wait_for("lobby"))["tables"]] == [public]
         for client in (watcher, player, back):
             await client.close()
@@ -339,3 +355,20 @@ def test_a_real_server_closes_a_flooding_lobby_socket_and_serves_the_rest(
     text = server.http("GET", "/metrics")[1]
     assert 'ligretto_bad_messages_total{code="rate_limited"} 1.0' in text
     assert server.healthy()
+
+
+def test_a_flooders_address_cools_down_then_is_forgotten() -> None:
+    now = [100.0]
+    cooling = Cooling(2.0, clock=lambda: now[0])
+    assert cooling.refusal("10.0.0.9") is None
+    cooling.flooded("10.0.0.9")
+    refused = cooling.refusal("10.0.0.9")
+    assert refused is not None and (refused.status, refused.code, refused.retry_after_s) == (429, "cooling_down", 2.0)
+    assert cooling.refusal("10.0.0.8") is None, "only the flooder's address"
+    now[0] = 101.5
+    assert cooling.refusal("10.0.0.9") is not None
+    now[0] = 102.0
+    assert cooling.refusal("10.0.0.9") is None and "10.0.0.9" not in cooling.until
+    off = Cooling(0.0, clock=lambda: now[0])
+    off.flooded("10.0.0.9")
+    assert off.refusal("10.0.0.9") is None, "0 turns it off"

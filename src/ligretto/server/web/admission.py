@@ -1,10 +1,10 @@
 """Admission control (docs/protocol.md, Limits): who may open a WebSocket, how fast it
 may send, and who may create a table.  :class:`ConnectionCount` counts the open WebSockets
 per client address and in all; :class:`RateLimit` is one WebSocket's token bucket (``/ws``
-and ``/ws/lobby`` alike); :class:`TableQuota` counts the tables each address created in
-the last minute (``now`` is passed in, so tests need no clock); a :class:`Refusal` is the
-clear answer when a limit is reached.  Every limit is a ``Settings`` field; 0 turns the
-caps and the quota off."""
+and ``/ws/lobby`` alike); :class:`Cooling` keeps a lobby flooder's address out a moment;
+:class:`TableQuota` counts the tables each address created in the last minute (``now`` is
+passed in, so tests need no clock); a :class:`Refusal` is the clear answer when a limit is
+reached.  Every limit is a ``Settings`` field; 0 turns the caps and the quota off."""
 
 from __future__ import annotations
 
@@ -70,6 +70,41 @@ class ConnectionCount:
         else:
             self.by_address[address] = held - 1
         self.count = max(0, self.count - 1)
+
+
+class Cooling:
+    """The addresses whose last ``/ws/lobby`` socket was closed for flooding: none of them
+    opens another for ``seconds`` (refused before the upgrade, 429 ``cooling_down``), so a
+    flooder that comes straight back costs a refusal, not a socket (0: off)."""
+
+    KEPT = 10_000
+    """Addresses remembered at most (the cooled-down ones forgotten first)."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self.until: dict[str, float] = {}
+
+    def flooded(self, address: str) -> None:
+        """A socket from ``address`` was closed for flooding: it cools down."""
+        if not self.seconds:
+            return
+        now = self.clock()
+        if len(self.until) >= self.KEPT:
+            self.until = {a: t for a, t in self.until.items() if t > now}
+        self.until[address] = now + self.seconds
+
+    def refusal(self, address: str) -> Refusal | None:
+        """The refusal of a new socket from ``address`` while it cools down, else ``None``."""
+        until = self.until.get(address)
+        if until is None:
+            return None
+        wait = until - self.clock()
+        if wait <= 0:
+            del self.until[address]
+            return None
+        text = f"your last lobby connection sent too much: try again in {math.ceil(wait)} s"
+        return Refusal(429, "cooling_down", text, wait)
 
 
 class RateLimit:

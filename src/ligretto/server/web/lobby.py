@@ -19,7 +19,7 @@ from ligretto.server.records.profiles import ProfileError
 from ligretto.server.table.clock import LoopScheduler, Scheduler
 from ligretto.server.table.replayaccess import Replays
 from ligretto.server.table.table import Table, new_code
-from ligretto.server.web.admission import ConnectionCount, TableQuota
+from ligretto.server.web.admission import ConnectionCount, Cooling, TableQuota
 from ligretto.server.web.listing import LiveListing
 from ligretto.server.web.outbox import Outbox
 from ligretto.server.web.settings import Settings
@@ -47,6 +47,8 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.after_commit)
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
+        self.lobby_cooling = Cooling(settings.cool_down_s)
+        """The addresses of ``/ws/lobby`` flooders, kept out for ``cool_down_s``."""
         self.quota = TableQuota(settings.tables_per_minute)
         self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")
         """New profiles from one address: as many a minute as tables."""

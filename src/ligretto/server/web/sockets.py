@@ -272,7 +272,13 @@ def handle(lobby: Lobby, conn: Connection, raw: str) -> str | None:
 
 
 async def lobby_endpoint(websocket: WebSocket) -> None:
-    """The live list of public tables: sent on connect and whenever it changes."""
+    """The live list of public tables: sent on connect and whenever it changes (not to an
+    address whose last lobby socket flooded, for ``cool_down_s``)."""
+    lobby: Lobby = websocket.app.state.lobby
+    refusal = lobby.lobby_cooling.refusal(address_of(websocket.client))
+    if refusal is not None:
+        await refuse(websocket, refusal)
+        return
     await _admitted(websocket, _stream_lobby)
 
 
@@ -292,6 +298,7 @@ async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:
     if reading.cancelled():
         await _leave(websocket, (STALLED, "stalled"), None)
     elif reading.result():
+        lobby.lobby_cooling.flooded(address_of(websocket.client))
         metrics.BAD_MESSAGES.labels("rate_limited").inc()
         SAMPLED.log(log, "rate_limited", logging.INFO, "closing lobby socket from %s: rate_limited", websocket.client)
         with contextlib.suppress(Exception):
