@@ -1,27 +1,41 @@
 """The directory in Redis (``server/cluster/redisdirectory.py``, ``failover.py``), in
 process against the session's REAL redis-server: a code is one process's only; a lost
 lease lets the table go; a table nobody holds is an orphan that another process restores
-from the shared store; placement by load; a handover releases every lease."""
+from the shared store; placement by load; a handover releases every lease; while a
+process takes a table over, a ``hello`` for it (through the web app, in process) is told
+to try again, never ``no_table``; the first take-over after a REAL PostgreSQL restarted
+works, and one the database cannot serve gives its lease up."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 import redis.asyncio
+from listeners import Recorder
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from ligretto.engine.rules import RuleSet
 from ligretto.server.cluster import failover, keys
+from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.redisdirectory import RedisDirectory
+from ligretto.server.cluster.relay import TRY_AGAIN
 from ligretto.server.cluster.renewer import STALL_S, Renewer
 from ligretto.server.records.store import Store
+from ligretto.server.web.app import create_app
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
+from ligretto.testkit.serverprocess import OPEN_LIMITS
+from pgserver import PgServer
 
 
-async def _process(url: str, db: Path, name: str) -> tuple[Lobby, RedisDirectory]:
+async def _process(url: str, db: Path | str, name: str) -> tuple[Lobby, RedisDirectory]:
     directory = RedisDirectory(url, f"http://{name}.invalid:1", process=name)
     lobby = Lobby(Settings(), Store(db), directory=directory)
     await directory.start(lobby)
@@ -122,6 +136,7 @@ def test_a_handover_releases_every_lease(redis_url: str, tmp_path: Path, arun: A
         assert [await check.get(keys.table(c)) for c in codes] == [None, None, None]
         assert sorted(await check.smembers(keys.TABLES)) == sorted(codes), "still the service's: to be taken"
         assert await check.get(keys.process("a")) is None
+        assert all(task.done() for task in directory._tasks), "its tasks have ended (the lobby feed's too)"
         await check.aclose()
 
     arun(scenario())
@@ -277,3 +292,106 @@ def test_a_redis_that_hangs_does_not_make_the_loop_look_stuck(redis_url: str, tm
         await _shut(lobby, directory)
 
     arun(scenario())
+
+
+async def _orphaned(url: str, db: Path | str, codes: int = 1) -> list[tuple[str, str]]:
+    """Tables of the service whose process is gone (stored, offered in ``keys.TABLES``, no
+    lease), each with Ann seated: their codes and Ann's seat tokens."""
+    lobby = Lobby(Settings(), Store(db))
+    seated = []
+    for _ in range(codes):
+        code = await _table(lobby)
+        _, token = lobby.tables[code].join(Recorder(), "Ann")
+        seated.append((code, token))
+    await asyncio.sleep(0)  # committed
+    lobby.store.close()
+    check = redis.asyncio.from_url(url, decode_responses=True)
+    await check.sadd(keys.TABLES, *(code for code, _ in seated))
+    await check.aclose()
+    return seated
+
+
+def _hello(code: str, **fields: Any) -> dict[str, Any]:
+    return {"type": "hello", "v": 1, "code": code, **fields}
+
+
+def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
+    redis_url: str, tmp_path: Path, arun: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Process ``b`` holds the lease of a dead process's table and has not restored it yet
+    (held here on purpose: ``failover.take`` waits for the test once the lease is b's):
+    Ann's ``hello`` with her seat token is closed 1013 (try again, as the clients do),
+    not answered ``no_table`` (final for them), and the table's details are 503
+    ``moving``, asked directly or relayed by another process; once it is restored, the
+    same ``hello`` is welcomed to her seat."""
+    db = tmp_path / "l.db"
+    [(code, token)] = arun(_orphaned(redis_url, db))
+    leased, restore = threading.Event(), threading.Event()
+    take = failover.take
+
+    async def held(redis: Any, wanted: str, process: str, lease_ms: int) -> bool:
+        taken = await take(redis, wanted, process, lease_ms)
+        if taken and wanted == code:
+            leased.set()
+            await asyncio.to_thread(restore.wait, 30)
+        return taken
+
+    monkeypatch.setattr(failover, "take", held)
+    directory = RedisDirectory(redis_url, "http://b.invalid:1", process="b", start_grace_s=3600)
+    app = create_app(Settings(**OPEN_LIMITS), Store(db), directory=directory)
+    with TestClient(app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)) as client:
+        with client.websocket_connect("/ws") as first:
+            try:
+                first.send_json(_hello(code, watch=True))  # takes the table over here, held
+                assert leased.wait(30), "the lease was not taken"
+                with client.websocket_connect("/ws") as early:
+                    early.send_json(_hello(code, token=token))
+                    with pytest.raises(WebSocketDisconnect) as closed:
+                        print("answered:", early.receive_json())
+                    assert closed.value.code == TRY_AGAIN
+                for headers in ({}, {keys.RELAYED: "1"}):
+                    answer = client.get(f"/api/tables/{code}", headers=headers)
+                    assert answer.status_code == 503, (headers, answer.text)
+                    assert answer.json()["error"] == "moving" and answer.headers["retry-after"] == "1"
+            finally:
+                restore.set()
+            assert first.receive_json()["type"] == "welcome"
+        with client.websocket_connect("/ws") as back:
+            back.send_json(_hello(code, token=token))
+            welcome = back.receive_json()
+            assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
+        assert client.get(f"/api/tables/{code}").status_code == 200
+        assert client.get("/api/tables/NOSUCHTABLE").json()["error"] == "no_table", "an unknown code stays final"
+
+
+def test_the_first_take_over_after_postgresql_restarted(redis_url: str, arun: Any) -> None:
+    """A REAL PostgreSQL of its own restarts: process ``b``'s connection on its loop is
+    stale, yet its first take-over works (the restore tried once more, on a new
+    connection).  While PostgreSQL is away, a take-over gives its lease up (no process
+    holding a table it does not have) and says try again; once it is back, it works."""
+    server = PgServer().start()
+    try:
+        db = server.new_database()
+
+        async def scenario() -> None:
+            [(first, _), (second, _)] = await _orphaned(redis_url, db, codes=2)
+            lobby, directory = await _process(redis_url, db, "b")
+            try:
+                server.halt()
+                server.run()
+                assert await directory.locate(first) is None and first in lobby.tables, "taken over at once"
+                assert await directory.redis.get(keys.table(first)) == "b"
+                server.halt()
+                with pytest.raises(Unavailable):
+                    await directory.locate(second)
+                assert await directory.redis.get(keys.table(second)) is None, "the lease given up"
+                assert second not in lobby.tables and second not in directory.owned
+                server.run()
+                lobby.store.db.clock = lambda: time.monotonic() + 60  # past the back-off of its reconnections
+                assert await directory.locate(second) is None and second in lobby.tables
+            finally:
+                await _shut(lobby, directory)
+
+        arun(scenario())
+    finally:
+        server.stop()

@@ -7,7 +7,10 @@ store by replay (``store.load_table``, the engine deals the round again from its
 applies its stored actions) and lets it carry on (``Table.resume``).  Each live process
 takes at most its fair share at a sweep (:meth:`Census.share`), so the tables of a dead
 process, or of a whole service started from nothing, end spread by load.  Everything the old
-owner acknowledged was committed first (the outbox), so it is all in the store."""
+owner acknowledged was committed first (the outbox), so it is all in the store.  Until the
+table is restored, a ``hello`` for it is told to try again (``RedisDirectory.taking``); a
+restore the database cannot serve (it restarted: tried once more on a new connection) gives
+the lease up, so that no process holds a table it does not have."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ligretto.server.cluster import keys
-from ligretto.server.cluster.directory import Lobby
+from ligretto.server.cluster.directory import Lobby, Unavailable
 from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
@@ -79,11 +82,22 @@ async def take(redis: Any, code: str, process: str, lease_ms: int) -> bool:
 
 def adopt(lobby: Lobby, code: str) -> Table | None:
     """Restore the table ``code`` from the store into this process's lobby; ``None``: it is
-    not there any more (dropped, or never stored)."""
+    not there any more (dropped, or never stored).  A database error is tried once more:
+    the first statement after PostgreSQL restarted fails on the connection it dropped, and
+    the next opens a new one.  If that fails too, :class:`Unavailable` (try again later:
+    the caller gives the lease up)."""
     if lobby.store is None:
         return None
-    lobby.store.take_over(code)  # its fencing token: the old owner can no longer write it
-    table: Table | None = lobby.store.load_table(code, countdown_s=lobby.settings.countdown_s)
+    errors = lobby.store.db.errors
+    try:
+        table = _restored(lobby, code)
+    except errors as error:
+        log.warning("could not restore table %s (%s): trying again on a new connection", code, error)
+        try:
+            table = _restored(lobby, code)
+        except errors as again:
+            log.warning("could not restore table %s (%s): given up for now", code, again)
+            raise Unavailable(code) from None
     if table is None:
         return None
     lobby.tables[code] = table
@@ -91,6 +105,12 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
     metrics.OPEN_TABLES.set(len(lobby.tables))
     metrics.TAKE_OVERS.inc()
     log.info("took over table %s", code)
+    return table
+
+
+def _restored(lobby: Lobby, code: str) -> Table | None:
+    lobby.store.take_over(code)  # its fencing token: the old owner can no longer write it
+    table: Table | None = lobby.store.load_table(code, countdown_s=lobby.settings.countdown_s)
     return table
 
 

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.cluster")
+ENDING_S = 0.1
+ENDING_TRIES = 20
+"""A stop waits ``ENDING_S`` for its cancelled tasks to end, cancelling those that go on
+again, at most ``ENDING_TRIES`` times (2 s in all)."""
 
 BETWEEN_ROUNDS = frozenset({Phase.LOBBY, Phase.SCORING, Phase.OVER})
 """The phases in which a table may be handed over to rebalance the service: no round is on."""
@@ -87,6 +91,10 @@ class RedisDirectory(Directory):
         self.taken: dict[str, float] = {}
         """When each lease was taken (``time.monotonic``): a code reserved for a table
         being made is not in the lobby yet, and is not given back for a lease."""
+        self.taking: set[str] = set()
+        """The codes whose lease this process is taking, for a new table or a take-over:
+        their lease may be its own already, their table not here yet (a ``hello`` for one
+        is to try again, not ``no_table``)."""
         self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
         self.sheet_feed = SheetFeed(self.redis, self.me)
         self.lobby: Lobby | None = None
@@ -162,6 +170,7 @@ class RedisDirectory(Directory):
         """After the store committed and closed: release every lease, so the others take
         the tables at once, and say goodbye."""
         self.leave()
+        await _ended(self._tasks)
         await asyncio.to_thread(self.renewer.stop)  # no renewal after the release
         with contextlib.suppress(Exception):
             if self.owned:
@@ -196,19 +205,23 @@ class RedisDirectory(Directory):
     async def reserve(self, code: str, stored: bool) -> bool:
         """(Redis away: :class:`Unavailable`, the client to try again: without the lease no
         process may make the table its own.)"""
+        self.taking.add(code)  # the table is made as soon as this returns
         try:
-            taken = await failover.take(self.redis, code, self.me, self.lease_ms)
-        except redis.exceptions.RedisError as error:
-            metrics.BACKEND_ERRORS.labels("redis").inc()
-            raise Unavailable(code) from error
-        if not taken:
-            return False
-        self._own(code)
-        if stored:
-            self.stored.add(code)
-            await self.redis.sadd(keys.TABLES, code)
-        await self._beat()  # the next placement sees this table already
-        return True
+            try:
+                taken = await failover.take(self.redis, code, self.me, self.lease_ms)
+            except redis.exceptions.RedisError as error:
+                metrics.BACKEND_ERRORS.labels("redis").inc()
+                raise Unavailable(code) from error
+            if not taken:
+                return False
+            self._own(code)
+            if stored:
+                self.stored.add(code)
+                await self.redis.sadd(keys.TABLES, code)
+            await self._beat()  # the next placement sees this table already
+            return True
+        finally:
+            self.taking.discard(code)
 
     def _own(self, code: str) -> None:
         self.owned.add(code)
@@ -235,8 +248,9 @@ class RedisDirectory(Directory):
 
     async def locate(self, code: str) -> str | None:
         """The address of the process that owns ``code`` (``None``: this one, or nobody: it
-        is unknown).  A stored table nobody holds is taken over here and now; one whose
-        owner holds the lease but does not beat any more is :class:`Unavailable`."""
+        is unknown, or closed).  A stored table nobody holds is taken over here and now; one
+        whose owner holds the lease but does not beat any more, or that this process is
+        taking over right now, is :class:`Unavailable` (try again: never ``no_table``)."""
         assert self.lobby is not None
         if code in self.lobby.tables:
             return None
@@ -251,7 +265,14 @@ class RedisDirectory(Directory):
                     return None
                 continue  # another process was quicker: ask again who
             if owner == self.me:
-                return None
+                if code in self.taking:  # its lease is ours, its table not restored (or made) yet
+                    raise Unavailable(code)
+                if code in self.owned:
+                    return None  # here, or closed here for good (its lease not released yet)
+                # A lease of ours with no table (a restore that failed, a former life of this
+                # id): given up, and taken again as the orphan it is.
+                await self._release(keys=[keys.table(code)], args=[self.me])
+                continue
             beat = await self.redis.get(keys.process(owner))
             if beat is None:
                 raise Unavailable(code)
@@ -260,11 +281,13 @@ class RedisDirectory(Directory):
         raise Unavailable(code)
 
     async def forward(self, request: Request, code: str) -> Response | None:
-        if request.headers.get(keys.RELAYED):
-            return None
         try:
             address = await self.locate(code)
-            return None if address is None else await relay.forward(request, address)
+            if address is None:
+                return None
+            if request.headers.get(keys.RELAYED):  # carried here by a process that took this one for the owner
+                raise Unavailable(code)
+            return await relay.forward(request, address)
         except Unavailable:
             return _try_again()
 
@@ -396,8 +419,11 @@ class RedisDirectory(Directory):
         for code in census.orphans:
             if share <= 0:
                 return
-            if await self._adopt(code):
-                share -= 1
+            try:
+                if await self._adopt(code):
+                    share -= 1
+            except Unavailable:
+                return  # the database cannot be read: the next sweep tries again
 
     async def _shed_excess(self) -> None:
         """Rebalance: a process that holds more than its fair share of the service's tables
@@ -431,17 +457,29 @@ class RedisDirectory(Directory):
         metrics.HANDED_OVER.inc()
 
     async def _adopt(self, code: str) -> bool:
-        """Take the lease of ``code`` and restore it here; ``False``: another process holds it."""
+        """Take the lease of ``code`` and restore it here; ``False``: another process holds it.
+        Until the table is here, a ``hello`` for it is to try again (``taking``); if it cannot
+        be restored (the database is away), the lease is given up, so that another process,
+        or a later try, takes it, and :class:`Unavailable` is raised."""
         assert self.lobby is not None
-        if not await failover.take(self.redis, code, self.me, self.lease_ms):
-            return False
-        if failover.adopt(self.lobby, code) is None:  # dropped meanwhile: not the service's any more
-            await self.redis.srem(keys.TABLES, code)
-            await self.redis.delete(keys.table(code))
+        self.taking.add(code)
+        try:
+            if not await failover.take(self.redis, code, self.me, self.lease_ms):
+                return False
+            try:
+                table = failover.adopt(self.lobby, code)
+            except Unavailable:
+                await self._release(keys=[keys.table(code)], args=[self.me])
+                raise
+            if table is None:  # dropped meanwhile: not the service's any more
+                await self.redis.srem(keys.TABLES, code)
+                await self.redis.delete(keys.table(code))
+                return True
+            self._own(code)
+            self.stored.add(code)
             return True
-        self._own(code)
-        self.stored.add(code)
-        return True
+        finally:
+            self.taking.discard(code)
 
     async def _feed_forever(self) -> None:
         while True:
@@ -454,6 +492,19 @@ class RedisDirectory(Directory):
                 raise
             except Exception as error:
                 log.warning("could not publish the lobby (%s): trying again", error)
+
+
+async def _ended(tasks: list[asyncio.Task[None]]) -> None:
+    """Wait for the end of the cancelled ``tasks``, cancelling again those that go on
+    (redis-py's pub/sub can swallow a cancel: its listener would outlive the client's
+    close, subscribing again for ever, and hold up the event loop's end)."""
+    for _ in range(ENDING_TRIES):
+        going = [task for task in tasks if not task.done()]
+        if not going:
+            return
+        for task in going:
+            task.cancel()
+        await asyncio.wait(going, timeout=ENDING_S)
 
 
 def _try_again() -> Response:
