@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 from inprocess import BASE_URL, AppServer
 from starlette.testclient import TestClient
 
 from ligretto.server.cluster.redisdirectory import RedisDirectory
-from ligretto.server.ops import metrics
+from ligretto.server.ops import logs, metrics
 from ligretto.server.records.store import Store
 from ligretto.server.web.app import create_app
 from ligretto.server.web.settings import Settings
@@ -63,7 +64,9 @@ def test_a_lost_postgresql_database_is_what_is_missing(postgres: PgServer) -> No
         assert client.get("/healthz").json()["status"] == "ok"
 
 
-def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> None:
+def test_a_stopped_redis_is_what_is_missing_until_it_is_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     redis = RedisServer(tmp_path)
     redis.start()
     try:
@@ -73,6 +76,8 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> 
             status, body = readiness(client)
             assert (status, body["checks"]) == (200, {"loop": "ok", "database": "ok", "redis": "ok"})
             errors = redis_errors()
+            monkeypatch.setattr(logs.BACKENDS, "now", lambda: 1000.0)  # one span of the sampled log
+            monkeypatch.setattr(logs.BACKENDS, "windows", {})
             redis.stop()
             status, body = readiness(client)
             assert (status, body["status"]) == (503, "not_ready")
@@ -93,6 +98,11 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(tmp_path: Path) -> 
             ) <= errors:
                 assert time.monotonic() < deadline, "the failed renewals are counted in /metrics"
                 time.sleep(0.05)
+            while redis_errors() < errors + 4:  # several renewals failed, from the thread and the loop
+                assert time.monotonic() < deadline, "the failed renewals are counted in /metrics"
+                time.sleep(0.05)
+            away = [r.getMessage() for r in caplog.records if r.name.startswith("ligretto.cluster")]
+            assert len(away) == 1, away  # renewals, sweeps, the lobby and its channels: one line in the span
             redis.start()  # the same port: the client connects again
             assert readiness(client)[0] == 200
             assert client.post("/api/tables", json={"seats": 2}).status_code == 201

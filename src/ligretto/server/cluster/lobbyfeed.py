@@ -17,6 +17,7 @@ import msgspec
 from ligretto import protocol
 from ligretto.protocol import Phase
 from ligretto.server.cluster.keys import HEARD_S, LOBBY, RENEW_S
+from ligretto.server.ops import logs
 
 log = logging.getLogger("ligretto.cluster")
 
@@ -127,7 +128,9 @@ async def listen_forever(
         except asyncio.CancelledError:
             raise
         except Exception as error:  # Redis gone for a moment: tried again after a pause
-            log.warning("lost the channel %s (%s): subscribing again", channel, error)
+            logs.BACKENDS.log(
+                log, "redis", logging.WARNING, "lost the channel %s (%s): subscribing again", channel, error
+            )
             await asyncio.sleep(RENEW_S)
         finally:
             with contextlib.suppress(Exception):

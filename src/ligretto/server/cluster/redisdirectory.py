@@ -36,7 +36,7 @@ from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, U
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
 from ligretto.server.cluster.renewer import Renewer
 from ligretto.server.cluster.sheetfeed import SheetFeed
-from ligretto.server.ops import metrics
+from ligretto.server.ops import logs, metrics
 
 if TYPE_CHECKING:
     from ligretto.server.table.table import Table
@@ -140,7 +140,7 @@ class RedisDirectory(Directory):
         try:
             await self._take_orphans()
         except Exception as error:  # the next renewal tries again
-            log.warning("could not take over tables (%s)", error)
+            logs.BACKENDS.log(log, "redis", logging.WARNING, "could not take over tables (%s)", error)
 
     async def ready(self) -> str | None:
         """Redis answers a ``PING`` within :data:`keys.PROBE_S`, or what went wrong (the
@@ -345,7 +345,7 @@ class RedisDirectory(Directory):
                 raise
             except Exception as error:  # Redis away for a moment: tried again at the next renewal
                 metrics.BACKEND_ERRORS.labels("redis").inc()
-                log.warning("could not renew with Redis (%s): trying again", error)
+                logs.BACKENDS.log(log, "redis", logging.WARNING, "could not renew with Redis (%s): trying again", error)
 
     async def renew(self) -> None:
         """One renewal at once, the thread's part included (tests, and a start)."""
@@ -491,7 +491,9 @@ class RedisDirectory(Directory):
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning("could not publish the lobby (%s): trying again", error)
+                logs.BACKENDS.log(
+                    log, "redis", logging.WARNING, "could not publish the lobby (%s): trying again", error
+                )
 
 
 async def _ended(tasks: list[asyncio.Task[None]]) -> None:

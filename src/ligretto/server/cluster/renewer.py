@@ -21,7 +21,7 @@ from collections.abc import Callable
 import redis
 
 from ligretto.server.cluster import keys
-from ligretto.server.ops import metrics
+from ligretto.server.ops import logs, metrics
 
 log = logging.getLogger("ligretto.cluster")
 
@@ -123,7 +123,7 @@ class Renewer:
                 lost = self.renew_once()
             except redis.RedisError as error:  # Redis away for a moment: the leases run until it is back
                 metrics.BACKEND_ERRORS.labels("redis").inc()
-                log.warning("could not renew with Redis (%s): trying again", error)
+                logs.BACKENDS.log(log, "redis", logging.WARNING, "could not renew with Redis (%s): trying again", error)
                 continue
             if lost and self._loop is not None and not self._halt.is_set():
                 self._loop.call_soon_threadsafe(self.lost, lost)
