@@ -226,8 +226,8 @@ def _two_stopped_together(cluster: Cluster, processes: list[Any], codes: list[st
         assert held.process is not None
         held.process.send_signal(signal.SIGTERM)
         quick.stop()
+        assert held.alive, "still in its graceful shutdown when the quick one hands its tables over"
         cluster.wait_until(lambda: on_third(quicks), 10, "the quick one's tables taken by the third")
-        assert held.alive, "still in its graceful shutdown"
         assert "took over table" not in held.log_text()[seen:], "a stopping process took tables over"
     held.stop()
     cluster.wait_until(lambda: on_third(codes), 10, "every table on the third")
