@@ -86,6 +86,9 @@ def test_errors_are_value_errors() -> None:
         ("greedy*2.5,smart", 4, ["bad repeat", "'2.5'"]),
         ("greedy*", 4, ["bad repeat"]),
         ("greedy*2*2", 4, ["bad repeat"]),
+        ("greedy*²", 4, ["bad repeat", "'²'"]),  # a digit to str.isdigit, no number to int()
+        ("greedy*１", 4, ["bad repeat"]),
+        ("greedy*" + "9" * 4301, 4, ["bad repeat"]),  # over int()'s digit limit
     ],
 )
 def test_bad_specs_raise_clear_errors(text: str, players: int, words: list[str]) -> None:

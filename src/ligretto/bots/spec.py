@@ -63,7 +63,8 @@ def parse_bots(text: str, players: int) -> list[BotSpec]:
         part, star, times = item.partition("*")
         count = 1
         if star:
-            if not times.strip().isdigit() or int(times) < 1:
+            digits = times.strip()
+            if not (digits.isascii() and digits.isdigit() and len(digits) <= 4) or int(digits) < 1:
                 raise BotSpecError(f"bad repeat {times!r} in {text!r}: expected spec*N with N >= 1")
             count = int(times)
         specs += [BotSpec.parse(part)] * count
