@@ -25,6 +25,13 @@ HELLO_S = 10.0
 (a ``hello`` answered by ``welcome``) this long after it opened is closed."""
 NO_HELLO = 4003
 """The close code of a connection that did not join a table within the server's ``hello_s``."""
+TRY_AGAIN = 1013
+"""The close code of a connection the server cannot serve right now (over its caps where it
+cannot refuse before the upgrade; a table being taken over, or whose owner cannot be
+reached): the clients reconnect, as after any drop, and say ``hello`` again."""
+MOVED = 1012
+"""The close code of a connection whose table moved to another process of the service (a
+lost lease, a handover to rebalance, an owner that died under a relayed socket)."""
 STALLED = 4004
 """The close code of a ``/ws/lobby`` socket whose client took no list for the server's
 ``silence_s`` (it stopped reading)."""

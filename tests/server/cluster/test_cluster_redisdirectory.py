@@ -21,11 +21,11 @@ from listeners import Recorder
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from ligretto import protocol
 from ligretto.engine.rules import RuleSet
 from ligretto.server.cluster import failover, keys
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.redisdirectory import RedisDirectory
-from ligretto.server.cluster.relay import TRY_AGAIN
 from ligretto.server.cluster.renewer import STALL_S, Renewer
 from ligretto.server.records.store import Store
 from ligretto.server.web.app import create_app
@@ -348,7 +348,7 @@ def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
                     early.send_json(_hello(code, token=token))
                     with pytest.raises(WebSocketDisconnect) as closed:
                         print("answered:", early.receive_json())
-                    assert closed.value.code == TRY_AGAIN
+                    assert closed.value.code == protocol.TRY_AGAIN
                 for headers in ({}, {keys.RELAYED: "1"}):
                     answer = client.get(f"/api/tables/{code}", headers=headers)
                     assert answer.status_code == 503, (headers, answer.text)

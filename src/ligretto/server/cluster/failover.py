@@ -21,6 +21,7 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ligretto import protocol
 from ligretto.server.cluster import keys
 from ligretto.server.cluster.directory import Lobby, Unavailable
 from ligretto.server.ops import metrics
@@ -139,4 +140,4 @@ def let_go(lobby: Lobby, code: str, handed_over: bool = False) -> None:
 
 async def _close(websocket: Any) -> None:
     with contextlib.suppress(Exception):
-        await websocket.close(code=1012, reason="table moved")
+        await websocket.close(code=protocol.MOVED, reason="table moved")

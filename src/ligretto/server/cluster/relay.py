@@ -30,11 +30,6 @@ from ligretto.server.ops.addresses import address_of
 
 log = logging.getLogger("ligretto.cluster")
 
-TRY_AGAIN = 1013
-"""The close code of a connection whose table's owner cannot be reached right now (it is
-being taken over): the clients reconnect, as after any drop."""
-GONE = 1012
-"""The close code passed on when the owner's connection ended without one (it died)."""
 OPEN_S = 2.0
 """Seconds the owner has to accept the relay's WebSocket."""
 FORWARD_S = 5.0
@@ -60,7 +55,7 @@ async def carry(websocket: WebSocket, url: str, first: str) -> None:
         )
     except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI):
         log.info("the owner at %s cannot be reached: the client is to try again", url)
-        await _close(websocket, TRY_AGAIN, "table moving")
+        await _close(websocket, protocol.TRY_AGAIN, "table moving")
         return
     metrics.RELAYED.inc()
     async with upstream:
@@ -72,7 +67,7 @@ async def carry(websocket: WebSocket, url: str, first: str) -> None:
             task.cancel()
         code = upstream.close_code
     if (down.done() and not up.done()) or code is not None:
-        await _close(websocket, GONE if code in (None, 1005, 1006) else code, "")
+        await _close(websocket, protocol.MOVED if code in (None, 1005, 1006) else code, "")
 
 
 async def _up(websocket: WebSocket, upstream: websockets.ClientConnection) -> None:

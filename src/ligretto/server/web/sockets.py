@@ -20,7 +20,7 @@ from ligretto import protocol
 from ligretto.protocol import NO_HELLO, SILENT, STALLED, ProtocolError
 from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.cluster.keys import RELAYED
-from ligretto.server.cluster.relay import TRY_AGAIN, carry
+from ligretto.server.cluster.relay import carry
 from ligretto.server.ops import metrics
 from ligretto.server.ops.addresses import address_of
 from ligretto.server.ops.heap import COLLECTOR
@@ -118,7 +118,7 @@ async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
     if "websocket.http.response" in websocket.scope.get("extensions", {}):
         await websocket.send_denial_response(refusal.response())
     else:
-        await websocket.close(code=1013, reason=refusal.code)
+        await websocket.close(code=protocol.TRY_AGAIN, reason=refusal.code)
 
 
 async def _admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
@@ -206,7 +206,7 @@ async def _routed(lobby: Lobby, raw: str, relayed: bool) -> tuple[tuple[int, str
     try:
         owner = await lobby.directory.route(raw, relayed)
     except Unavailable:
-        return (TRY_AGAIN, "table moving"), None
+        return (protocol.TRY_AGAIN, "table moving"), None
     return None, None if owner is None else (owner, raw)
 
 
