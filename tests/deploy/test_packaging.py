@@ -22,10 +22,8 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -41,13 +39,13 @@ import yaml
 import pgserver
 from debianpackages import ensure_installed
 from ligretto.client.session import Session
+from nginxproxy import nginx_config, start_nginx, stop_nginx
 from pgserver import PgServer
 from realserver import ServerProcess, free_port
 from redisserver import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
-NGINX = "/usr/sbin/nginx"
 SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze"
 WAIT_S = 10.0
 PROGRAMS = {"ligretto": [sys.executable, "-m", "ligretto"], "python": [sys.executable]}
@@ -151,26 +149,6 @@ def localize(words: list[str], places: dict[str, int], port: int, folder: Path) 
     return command
 
 
-def nginx_config(places: dict[str, int], listen: int, prefix: Path) -> Path:
-    """deploy/nginx.conf as Debian's nginx runs it here: its upstream servers and its
-    ``listen`` on 127.0.0.1's ports, inside what the nginx image's own nginx.conf
-    gives it (the ``http`` block) and a foreground master's settings."""
-    site = (DEPLOY / "nginx.conf").read_text()
-    site = re.sub(r"listen\s+\d+;", f"listen 127.0.0.1:{listen};", site)
-    for where, port in places.items():
-        site = re.sub(rf"\bserver\s+{re.escape(where)}(?=[\s;])", f"server 127.0.0.1:{port}", site)
-    (prefix / "default.conf").write_text(site)
-    kinds = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    temp = "\n".join(f"    {kind}_temp_path {prefix}/{kind};" for kind in kinds)
-    main = prefix / "nginx.conf"
-    main.write_text(
-        f"daemon off;\nworker_processes 1;\npid {prefix}/nginx.pid;\nerror_log {prefix}/error.log;\n"
-        f"events {{ worker_connections 256; }}\n"
-        f"http {{\n    access_log {prefix}/access.log;\n{temp}\n    include {prefix}/default.conf;\n}}\n"
-    )
-    return main
-
-
 # --- processes ---------------------------------------------------------------------------
 
 
@@ -191,12 +169,6 @@ class Plain(ServerProcess):
         """Stop it (SIGTERM) and fail if its log holds a traceback."""
         self.stop()
         assert "Traceback" not in self.log_text(), self.log_text()
-
-
-def listening(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(1.0)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 @dataclass
@@ -268,24 +240,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Itera
             app.launch()
         for app in apps.values():
             app.wait_ready()
-        ensure_installed("nginx", Path(NGINX).exists)
         proxy_port = free_port()
-        config = nginx_config(places, proxy_port, folder)
-        nginx = subprocess.Popen(
-            [NGINX, "-e", str(folder / "error.log"), "-p", str(folder), "-c", str(config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + WAIT_S
-        while not listening(proxy_port):
-            assert nginx.poll() is None, (folder / "error.log").read_text()
-            assert time.monotonic() < deadline, "nginx does not listen"
-            time.sleep(0.05)
+        nginx = start_nginx(nginx_config(places, proxy_port, folder), proxy_port, folder)
         yield Stack(folder, postgres, redis, places, apps, proxy_port, env)
     finally:
         if nginx is not None:
-            nginx.terminate()
-            nginx.wait(WAIT_S)
+            stop_nginx(nginx)
         for app in apps.values():
             app.stopped_cleanly()
         redis.stop()
