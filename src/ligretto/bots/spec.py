@@ -9,6 +9,7 @@ from ligretto.bots.driver import BotDriver, bot_seeds
 from ligretto.bots.reaction import LEVELS, Level
 from ligretto.bots.strategies import STRATEGIES, Strategy
 from ligretto.engine.observation import Observation
+from ligretto.engine.rules import whole_number
 from ligretto.engine.state import Round
 
 
@@ -55,18 +56,19 @@ class BotSpec:
         return cls(strategy, level)
 
 
+MAX_REPEAT = 9999
+"""The largest ``N`` of ``spec*N`` (far beyond any table: the count of seats says the rest)."""
+
+
 def parse_bots(text: str, players: int) -> list[BotSpec]:
     """One spec per seat.  A single spec fills every seat; ``spec*N`` repeats one N times;
     a strategy without a level plays at ``skilled``."""
     specs: list[BotSpec] = []
     for item in text.split(","):
         part, star, times = item.partition("*")
-        count = 1
-        if star:
-            digits = times.strip()
-            if not (digits.isascii() and digits.isdigit() and len(digits) <= 4) or int(digits) < 1:
-                raise BotSpecError(f"bad repeat {times!r} in {text!r}: expected spec*N with N >= 1")
-            count = int(times)
+        count = whole_number(times.strip()) if star else 1
+        if count is None or not 1 <= count <= MAX_REPEAT:
+            raise BotSpecError(f"bad repeat {times!r} in {text!r}: expected spec*N with N >= 1")
         specs += [BotSpec.parse(part)] * count
     if len(specs) == 1:
         specs *= players

@@ -49,11 +49,18 @@ sitting (the load test plays one that never ends while it measures, the simulato
 match off there), and 10,000 points is a target no table reaches by playing."""
 
 
-def _whole_number(text: str) -> int | None:
-    """``text`` as a whole number written in ASCII digits (``"²"`` and ``"٣"`` are digits
-    to ``str.isdigit`` but not numbers anyone writes), or ``None``."""
-    text = text.strip()
-    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+MAX_DIGITS = 18
+"""The most digits of a number written in text (an option, a repeat, a query): no number
+of the game comes near, and ``int`` of a few thousand digits takes time (Python refuses 4,301)."""
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number written in ASCII digits alone, or ``None``: ``"²"``,
+    ``"①"``, ``"٣"`` and ``"１"`` are digits to ``str.isdigit`` (and some to ``int``) but
+    not numbers anyone writes; no sign, space, point, exponent, nor more than
+    :data:`MAX_DIGITS` digits.  The one reader of a number in text: the rules, the bots'
+    repeats, the HTTP API's queries and addresses."""
+    if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
         return None
     return int(text)
 
@@ -72,7 +79,7 @@ class MatchEnd:
     @classmethod
     def parse(cls, text: str) -> MatchEnd:
         kind, _, number = str(text).partition(":")
-        n = _whole_number(number)
+        n = whole_number(number.strip())
         if kind not in ("target", "rounds") or n is None or not 1 <= n <= MATCH_END_MAX[MatchEndKind(kind)]:
             raise RuleError(f"bad value {text!r} for option 'match_end': expected {MATCH_END_ALLOWED}")
         return cls(MatchEndKind(kind), n)
@@ -223,7 +230,7 @@ def _as_int(value: Any, option: Option) -> int:
         raise option.error(value)
     if isinstance(value, int):
         return value
-    number = _whole_number(value) if isinstance(value, str) else None
+    number = whole_number(value.strip()) if isinstance(value, str) else None
     if number is None:
         raise option.error(value)
     return number

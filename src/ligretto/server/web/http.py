@@ -17,6 +17,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ligretto import protocol
+from ligretto.engine import rules
 from ligretto.server.ops import metrics
 from ligretto.server.ops.addresses import address_of
 from ligretto.server.web.admission import Refusal
@@ -25,24 +26,15 @@ from ligretto.server.web.lobby import Lobby
 T = TypeVar("T")
 
 
-MAX_DIGITS = 18
-"""The most digits of a number in a query or an address (no number of the API comes near;
-``int`` of a few thousand digits would take the server's time, and Python refuses 4,301)."""
-
-
 class BadQuery(Exception):
     """A query parameter that is not what its route takes: answered 400 ``bad_query``."""
 
 
 def whole_number(text: str, low: int, high: int) -> int | None:
-    """``text`` as a whole number from ``low`` to ``high`` written in ASCII digits alone, or
-    ``None``: ``"²"``, ``"①"``, ``"٣"`` and ``"１"`` are digits to ``str.isdigit`` (and some
-    to ``int``) but not numbers anyone writes; no sign, space, point, exponent, nor more
-    than :data:`MAX_DIGITS` digits."""
-    if not (0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()):
-        return None
-    number = int(text)
-    return number if low <= number <= high else None
+    """``text`` as a whole number from ``low`` to ``high`` (``rules.whole_number``: ASCII
+    digits alone), or ``None``."""
+    number = rules.whole_number(text)
+    return number if number is not None and low <= number <= high else None
 
 
 def query_number(request: Request, name: str, low: int, high: int) -> int | None:
