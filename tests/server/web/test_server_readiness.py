@@ -92,6 +92,12 @@ def test_a_stopped_redis_is_what_is_missing_until_it_is_back(
                 socket.send_text('{"type": "hello", "v": 1, "code": "ZZZZ", "name": "Ann"}')
                 closed = socket.receive()
             assert (closed["type"], closed["code"]) == ("websocket.close", 1013), closed
+            details = client.get("/api/tables/ZZZZ")  # its owner cannot be asked: try again, not a 500
+            assert (details.status_code, details.json()["error"], details.headers["retry-after"]) == (
+                503,
+                "moving",
+                "1",
+            )
             deadline = time.monotonic() + 10
             while (
                 metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "redis"}) or 0

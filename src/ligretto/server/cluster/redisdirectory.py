@@ -235,11 +235,7 @@ class RedisDirectory(Directory):
             return None  # answered here
         if not isinstance(message, protocol.Hello):
             return None
-        try:
-            address = await self.locate(message.code)
-        except redis.exceptions.RedisError as error:  # the client is closed 1013, to try again
-            metrics.BACKEND_ERRORS.labels("redis").inc()
-            raise Unavailable(message.code) from error
+        address = await self.locate(message.code)
         if address is None:
             return None
         if relayed:  # carried here by a process that took this one for the owner: no further hops
@@ -250,7 +246,15 @@ class RedisDirectory(Directory):
         """The address of the process that owns ``code`` (``None``: this one, or nobody: it
         is unknown, or closed).  A stored table nobody holds is taken over here and now; one
         whose owner holds the lease but does not beat any more, or that this process is
-        taking over right now, is :class:`Unavailable` (try again: never ``no_table``)."""
+        taking over right now, is :class:`Unavailable` (try again: never ``no_table``), as is
+        any while Redis cannot be asked."""
+        try:
+            return await self._locate(code)
+        except redis.exceptions.RedisError as error:
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable(code) from error
+
+    async def _locate(self, code: str) -> str | None:
         assert self.lobby is not None
         if code in self.lobby.tables:
             return None
