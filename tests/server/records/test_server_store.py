@@ -16,7 +16,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
 from ligretto.protocol import Phase
-from ligretto.server.ops import metrics
+from ligretto.server.ops import logs, metrics
 from ligretto.server.records.store import Store
 from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.table import Table
@@ -155,7 +155,9 @@ def database_errors() -> float:
     return metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "database"}) or 0.0
 
 
-def test_the_store_carries_on_after_postgresql_restarts(caplog: pytest.LogCaptureFixture) -> None:
+def test_the_store_carries_on_after_postgresql_restarts(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PostgreSQL stops (a restart, a failover): the commits meanwhile fail at once,
     keeping their writes (no wait for a server that is not there), and the log says so in
     one line, not a traceback a commit; once it is back, the next commit connects again,
@@ -163,7 +165,8 @@ def test_the_store_carries_on_after_postgresql_restarts(caplog: pytest.LogCaptur
     server = PgServer().start()
     try:
         store = Store(server.new_database())
-        store.failures.now = lambda: 1000.0  # every failure within one span of the sampled log
+        monkeypatch.setattr(logs.BACKENDS, "now", lambda: 1000.0)  # every failure within one span of the log
+        monkeypatch.setattr(logs.BACKENDS, "windows", {})
         scheduler = VirtualScheduler(start=1000.0)
         table = Table("BACK", seats=2, store=store, countdown_s=1.0, scheduler=scheduler)
         table.join(Quiet(), "Ann")

@@ -102,9 +102,10 @@ class Sampled:
 BACKEND_EVERY_S = 5.0
 """While a backend is away, one line about it in each such span."""
 BACKENDS = Sampled(lines=1, per_s=BACKEND_EVERY_S)
-"""The log of a lost backend (Redis, for a process of a service), whose every renewal and
-publication fails while it is away: one line per cause in each ``BACKEND_EVERY_S``
-seconds, the next saying how many were left out, instead of several lines a second."""
+"""The log of a lost backend, whose every use fails while it is away (the database: each
+commit; Redis, for a process of a service: each renewal, sweep and publication): one line
+per backend in each ``BACKEND_EVERY_S`` seconds, the next saying how many were left out,
+instead of several lines a second."""
 
 
 class JsonFormatter(logging.Formatter):

@@ -40,8 +40,7 @@ from ligretto.engine.rules import RuleError
 from ligretto.server.db.database import CHECKPOINT_S, Database, open_database
 from ligretto.server.db.migrations import migrate
 from ligretto.server.db.writer import Writer
-from ligretto.server.ops import metrics
-from ligretto.server.ops.logs import Sampled
+from ligretto.server.ops import logs, metrics
 from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
 from ligretto.server.records.sheetstore import SheetStore
@@ -51,9 +50,6 @@ from ligretto.server.table.table import Table
 from ligretto.server.table.timing import COUNTDOWN_S
 
 log = logging.getLogger("ligretto.store")
-FAILURES_EVERY_S = 5.0
-"""While the database is away, one line about the failing commits in each such span (the
-first line after a span says how many were left out)."""
 
 _encode = msgspec.json.Encoder().encode
 """JSON of an action as the store keeps it (``json.loads`` reads it back)."""
@@ -132,8 +128,6 @@ class Store:
         self.writer = Writer(self._take, self._commit_batch, self._put_back, threaded=threaded, landed=self._landed)
         self.failed_commits = 0
         """Commits failed in a row (the database away): said once it is back."""
-        self.failures = Sampled(lines=1, per_s=FAILURES_EVERY_S)
-        """The log of failed commits: one line in each ``FAILURES_EVERY_S`` seconds."""
         self._on_fenced: Callable[[set[str]], None] | None = None
         self._epochs: dict[str, int] = {}
         """The fencing token held for each table this process took over (``take_over``)."""
@@ -243,9 +237,8 @@ class Store:
             # A lost database fails every commit: a line now and then, not a traceback each.
             self.failed_commits += 1
             metrics.BACKEND_ERRORS.labels("database").inc()
-            self.failures.log(
-                log, "commit", logging.ERROR, "could not write to %s (%s): kept for the next commit", db.name, error
-            )
+            text = "could not write to %s (%s): kept for the next commit"
+            logs.BACKENDS.log(log, "database", logging.ERROR, text, db.name, error)
             return False
         if self.failed_commits:
             log.warning("writing to %s again: %d commits had failed meanwhile", db.name, self.failed_commits)
