@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, WebSocketExce
 
 from ligretto.harness.figures import percentiles
 from ligretto.harness.flood import FloodFigures
-from ligretto.harness.probes import alive, cpu_seconds_of, rss_of
+from ligretto.harness.probes import Cpu, alive, rss_of
 from ligretto.harness.run import server_urls
 from ligretto.harness.scenario import ScenarioReport
 from ligretto.harness.tableflood import list_tables, lobby_sizes
@@ -172,10 +172,11 @@ async def run_lobby_flood(
     assert flood.stdin is not None and flood.stdout is not None
     flood.stdin.write(b"go\n")
     await flood.stdin.drain()
-    start, cpu_before = time.perf_counter(), cpu_seconds_of(server_pid) if server_pid else None
+    start, cpu = time.perf_counter(), Cpu(server_pid or None)
     out = await flood.stdout.read()
     await flood.wait()
-    end, cpu_after = time.perf_counter(), cpu_seconds_of(server_pid) if server_pid else None
+    end = time.perf_counter()
+    cpu.stop()
     try:
         figures: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -200,9 +201,7 @@ async def run_lobby_flood(
             "flooders": figures,
             "public_tables": listed,
             "newcomer_list": newcomer,
-            "server_cpu_percent": None
-            if cpu_before is None or cpu_after is None
-            else round(100 * (cpu_after - cpu_before) / (end - start), 1),
+            "server_cpu_percent": cpu.figures["server_percent"],
         },
     )
 

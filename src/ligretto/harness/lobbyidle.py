@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from ligretto.harness.idle import OPENING
-from ligretto.harness.probes import alive, cpu_seconds_of, metrics, rss_of
+from ligretto.harness.probes import Cpu, alive, metrics, rss_of
 from ligretto.harness.run import server_urls
 from ligretto.harness.scenario import ScenarioReport
 from ligretto.harness.tableflood import list_tables
@@ -98,9 +98,10 @@ async def run_lobby_idle(
     without_first = sum(not w.lists for w in watchers)
     # 2. Held silent: the listings counted, the server's CPU and memory.
     listings = (await metrics(base)).get(LISTINGS)
-    start, cpu = time.perf_counter(), cpu_seconds_of(server_pid) if server_pid else None
+    start, cpu = time.perf_counter(), Cpu(server_pid or None)
     await asyncio.sleep(hold_s)
-    end, cpu_after = time.perf_counter(), cpu_seconds_of(server_pid) if server_pid else None
+    end = time.perf_counter()
+    cpu.stop()
     listings_after = (await metrics(base)).get(LISTINGS)
     rss_held = rss_of(server_pid)[0] if server_pid else None
     most = int((end - start) / PERIOD_S) + 2  # a tick each, one more for /metrics' own timing
@@ -136,9 +137,7 @@ async def run_lobby_idle(
             "hold_s": round(end - start, 1),
             "listings_while_held": looks,
             "listings_at_most": most,
-            "server_cpu_percent": None
-            if cpu is None or cpu_after is None
-            else round(100 * (cpu_after - cpu) / (end - start), 1),
+            "server_cpu_percent": cpu.figures["server_percent"],
             "server_rss_held_bytes": rss_held,
             "bytes_per_socket": None if held is None or not opened else round(held / opened),
         },

@@ -41,7 +41,7 @@ from ligretto.harness.idle import run_idle
 from ligretto.harness.kills import run_kills
 from ligretto.harness.lobbyflood import run_lobby_flood
 from ligretto.harness.lobbyidle import run_lobby_idle
-from ligretto.harness.probes import cpu_seconds_of, rss_of
+from ligretto.harness.probes import Cpu, rss_of
 from ligretto.harness.queries import run_queries
 from ligretto.harness.races import run_races
 from ligretto.harness.run import raise_file_limit
@@ -311,11 +311,11 @@ async def _before(background: Background, server: ServerProcess, seconds: float)
     """The measuring tables' window before the scenario (marked), and the server's CPU
     meanwhile (percent of a core)."""
     await background.mark()
-    start, cpu = time.perf_counter(), cpu_seconds_of(server.pid) if server.pid else None
+    cpu = Cpu(server.pid or None)
     await asyncio.sleep(seconds)
     await background.mark()
-    after = cpu_seconds_of(server.pid) if server.pid else None
-    return None if cpu is None or after is None else round(100 * (after - cpu) / (time.perf_counter() - start), 1)
+    cpu.stop()
+    return cpu.figures["server_percent"]
 
 
 def _held_to_bounds(report: ScenarioReport, scale: Scale, p99_before: float | None, cpu_before: float | None) -> None:
