@@ -5,7 +5,6 @@ collector pauses), this process's own collector pauses; plain HTTP requests."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import http.client as http_client
 import json
@@ -18,6 +17,8 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
+
+from ligretto.testkit.metricspage import samples
 
 
 async def drain(ws: ClientConnection) -> None:
@@ -91,20 +92,9 @@ def cpu_seconds_of(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def parse_metrics(text: str) -> dict[str, float]:
-    """The samples of a Prometheus text page, by name with labels."""
-    samples = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, _, value = line.rpartition(" ")
-            with contextlib.suppress(ValueError):
-                samples[name] = float(value)
-    return samples
-
-
 async def metrics(base: str) -> dict[str, float]:
     try:
-        return parse_metrics((await asyncio.to_thread(http, f"{base}/metrics")).decode())
+        return samples((await asyncio.to_thread(http, f"{base}/metrics")).decode())
     except Exception:
         return {}
 

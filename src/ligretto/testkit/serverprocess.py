@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Protocol, Self
 
-from prometheus_client.parser import text_string_to_metric_families
+from ligretto.testkit.metricspage import sample_key, samples
 
 STARTUP_S = 20.0
 POLL_S = 0.01
@@ -216,12 +216,7 @@ class ServerProcess(TableMaker):
 
     def metric(self, sample: str, **labels: str) -> float:
         """One sample of the process's ``/metrics`` (``ligretto_take_overs_total``), 0 if absent."""
-        text = self.http("GET", "/metrics")[1]
-        for family in text_string_to_metric_families(text):
-            for found in family.samples:
-                if found.name == sample and found.labels == labels:
-                    return float(found.value)
-        return 0.0
+        return samples(self.http("GET", "/metrics")[1]).get(sample_key(sample, labels), 0.0)
 
     def healthy(self) -> bool:
         status, body = self.http("GET", "/healthz")
