@@ -90,7 +90,7 @@ class Directory:
 
     async def forward(self, request: Request, code: str) -> Response | None:
         """The owner's answer to a request about table ``code`` that is not here (``None``:
-        no other process has it either)."""
+        no other process has it either); ``Unavailable`` while it is being taken over."""
         return None
 
     async def place(self, request: Request) -> Response | None:

@@ -285,15 +285,12 @@ class RedisDirectory(Directory):
         raise Unavailable(code)
 
     async def forward(self, request: Request, code: str) -> Response | None:
-        try:
-            address = await self.locate(code)
-            if address is None:
-                return None
-            if request.headers.get(keys.RELAYED):  # carried here by a process that took this one for the owner
-                raise Unavailable(code)
-            return await relay.forward(request, address)
-        except Unavailable:
-            return _try_again()
+        address = await self.locate(code)
+        if address is None:
+            return None
+        if request.headers.get(keys.RELAYED):  # carried here by a process that took this one for the owner
+            raise Unavailable(code)
+        return await relay.forward(request, address)
 
     async def place(self, request: Request) -> Response | None:
         if request.headers.get(keys.RELAYED):
@@ -511,8 +508,3 @@ async def _ended(tasks: list[asyncio.Task[None]]) -> None:
         for task in going:
             task.cancel()
         await asyncio.wait(going, timeout=ENDING_S)
-
-
-def _try_again() -> Response:
-    body = protocol.encode(protocol.HttpError("moving", "this table is being taken over: try again in a moment"))
-    return Response(body, status_code=503, media_type="application/json", headers={"Retry-After": "1"})

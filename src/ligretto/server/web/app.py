@@ -22,9 +22,10 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
 
-from ligretto.server.cluster.directory import Directory
+from ligretto.server.cluster.directory import Directory, Unavailable
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.keeper import Keeper
+from ligretto.server.web import http
 from ligretto.server.web.clientfiles import ClientFiles, failed, not_routed, refused
 from ligretto.server.web.health import database_probe, healthz, metrics_endpoint, readyz
 from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
@@ -100,7 +101,11 @@ def create_app(
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HTTPException: refused, Exception: failed})
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: refused, Unavailable: http.try_again, Exception: failed},
+    )
     # The client's files answer what no route does, so that an /api/ address with another
     # method is the route's 405 (a catch-all mount would answer it), and no slash redirect
     # names the Host header (an open redirect).

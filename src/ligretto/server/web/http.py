@@ -92,9 +92,14 @@ def error(status_code: int, code: str, message: str, headers: Mapping[str, str] 
     return answer(protocol.HttpError(code, message), status_code, headers)
 
 
-def try_again() -> Response:
-    """A new table cannot be made now (the service's Redis is away): 503 ``unavailable``,
-    with ``Retry-After``."""
+async def try_again(request: Request, unavailable: Exception) -> Response:
+    """The answer to a request the service cannot serve this moment (``Unavailable``: its
+    Redis is away, or the table's owner died and its lease still runs): 503 with
+    ``Retry-After``, ``moving`` at a table's own address, ``unavailable`` elsewhere (no new
+    table now).  The app's handler of ``Unavailable``, so no route catches it itself."""
+    del unavailable
+    if "code" in request.path_params:
+        return error(503, "moving", "this table is being taken over: try again in a moment", {"Retry-After": "1"})
     message = "the service cannot take new tables right now: try again in a moment"
     return error(503, "unavailable", message, {"Retry-After": "1"})
 

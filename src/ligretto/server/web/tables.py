@@ -9,7 +9,6 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
-from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.table.replayaccess import check_replays
 from ligretto.server.table.seats import check_fairness, check_grace, check_seats
 from ligretto.server.table.table import Table, TableError
@@ -39,10 +38,7 @@ async def create_table(request: Request) -> Response:
             return refusal.response()
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
-        try:
-            code = await lobby.reserve_code()
-        except Unavailable:
-            return http.try_again()
+        code = await lobby.reserve_code()
         table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
     except RuleError as error:
         return http.error(400, "bad_rules", str(error))

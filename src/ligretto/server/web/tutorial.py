@@ -7,7 +7,6 @@ from starlette.responses import Response
 
 from ligretto import protocol
 from ligretto.protocol import ProtocolError
-from ligretto.server.cluster.directory import Unavailable
 from ligretto.server.table.tutorial import LEARNER, SCRIPT, TUTOR
 from ligretto.server.web import http
 from ligretto.server.web.lobby import Lobby
@@ -26,10 +25,7 @@ async def create_tutorial(request: Request) -> Response:
     refusal = http.over_quota(request)
     if refusal is not None:
         return refusal.response()
-    try:
-        code = await lobby.reserve_code(stored=False)
-    except Unavailable:
-        return http.try_again()
+    code = await lobby.reserve_code(stored=False)
     table = lobby.create_tutorial(name, code)
     assert table.tutor is not None
     return http.answer(protocol.tutorial_created(table.code, table.tutor.token, LEARNER, TUTOR, SCRIPT), 201)
