@@ -105,10 +105,6 @@ class Connection:
             self.backlog = None
             self.sender = None
 
-    def within_rate(self) -> bool:
-        """Token bucket: ``burst`` messages at once, ``rate_per_s`` per second after that."""
-        return self.rate_limit.allow()
-
 
 async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
     """Refuse a WebSocket before the upgrade: the HTTP answer (503 or 429 with an error
@@ -226,7 +222,7 @@ async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
     ``rate_limited``, and the connection is to be closed.  A ``hello`` with the token of a
     seat that is cooling down after a flood waits (reading nothing more meanwhile) until
     it may come back."""
-    if conn.within_rate():
+    if conn.rate_limit.allow():
         while True:
             try:
                 return handle(lobby, conn, raw) == "rate_limited"
