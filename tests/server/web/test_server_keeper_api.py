@@ -1,8 +1,9 @@
 """The score keeper's HTTP API against a real server process: a sheet made, its rounds
 entered, corrected and undone, retries applied once, bad input refused with nothing
 changed, its scores the engine's for every scoring option, its CSV read back, the sheet
-found again after the server was killed, and its match filed, unrated, in the players'
-history.  A killed server finds its sheets again on an SQLite file and on PostgreSQL."""
+found again after the server was killed, and its match filed, unrated, in the history of
+the players whose own profile is on their seat (each links theirs with its secret).  A
+killed server finds its sheets again on an SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
