@@ -2,10 +2,12 @@
 every opponent on screen with a name that can be told apart, and every status line
 (a race, a refusal, the Stop banner) in sight, never scrolled away.
 
-One app per number of seats: a real server ``Table`` in the app's process (``LocalGame``) with
-the opponents seated by the test; the race for a pile is a real one (``racedeals``), the
-round is played out by smart bots' choices sent straight to the table.  The terminal is
-resized between the two sizes at every step, so each check is made at both."""
+One app per number of seats: a real server ``Table`` in the app's process (``LocalGame``)
+with the opponents seated by the test.  The refusal is a real lost race (``racedeals``);
+the race note is the table's ``race`` message (``messages.race``) sent to the person as
+the table sends it; the round is played out by smart bots' choices sent straight to the
+table, to its Stop.  The terminal is resized between the two sizes at every step, so
+each check is made at both."""
 
 from __future__ import annotations
 
