@@ -54,6 +54,7 @@ from ligretto.server.cluster import keys
 from ligretto.server.db.database import open_database
 from ligretto.server.db.migrations import MIGRATIONS, migrate, version_of
 from ligretto.server.records.ratingstore import LEADERBOARD_MIN_MATCHES
+from ligretto.testkit.serverprocess import STARTUP_S
 from pgserver import TEST_SETTINGS, PgServer
 from realserver import free_port
 from redisserver import RedisServer
@@ -399,7 +400,7 @@ def test_two_new_processes_migrate_the_previous_version_once_and_read_its_data(p
             holder.lock("schema")
             for app in apps:
                 app.launch()
-            deadline = time.monotonic() + WAIT_S
+            deadline = time.monotonic() + STARTUP_S  # as long as a start may take
             while waiting_for_locks(site) < 2:
                 assert all(app.alive for app in apps), [app.log_text() for app in apps]
                 assert time.monotonic() < deadline, "the new processes did not both wait for the schema's lock"
@@ -540,7 +541,7 @@ def test_a_newer_schema_is_refused_and_rolled_back_by_the_dump_taken_before(play
     folder.mkdir()
     refused = compose_app("app1", site.places, folder)
     refused.launch()
-    assert refused.process is not None and refused.process.wait(WAIT_S) == 1
+    assert refused.process is not None and refused.process.wait(STARTUP_S) == 1
     assert refused.log_text() == (
         f"ligretto serve: the store's schema is version {len(MIGRATIONS) + 1}, this ligretto knows versions up to "
         f"{len(MIGRATIONS)}: use a newer ligretto, or another database\n"
