@@ -91,6 +91,9 @@ class RedisDirectory(Directory):
         self.taken: dict[str, float] = {}
         """When each lease was taken (``time.monotonic``): a code reserved for a table
         being made is not in the lobby yet, and is not given back for a lease."""
+        self.unoffered: dict[str, float] = {}
+        """When this process first found each stored table that nobody offered (Redis
+        restarted empty; its owner offers it again at its next renewal)."""
         self.taking: set[str] = set()
         """The codes whose lease this process is taking, for a new table or a take-over:
         their lease may be its own already, their table not here yet (a ``hello`` for one
@@ -103,7 +106,13 @@ class RedisDirectory(Directory):
         self.leaving = False
         self._release = self.redis.register_script(RELEASE)
         self.renewer = Renewer(
-            url, self.me, self.lease_ms, held=lambda: list(self.owned), beat=self._beat_text, lost=self._lost
+            url,
+            self.me,
+            self.lease_ms,
+            held=lambda: list(self.owned),
+            stored=lambda: set(self.stored),
+            beat=self._beat_text,
+            lost=self._lost,
         )
         """Renews the leases and the heartbeat from a thread (``renewer.py``)."""
 
@@ -143,12 +152,12 @@ class RedisDirectory(Directory):
             logs.BACKENDS.log(log, "redis", logging.WARNING, "could not take over tables (%s)", error)
 
     async def ready(self) -> str | None:
-        """Redis answers a ``PING`` within :data:`keys.PROBE_S`, or what went wrong (the
+        """Redis answers a ``PING`` within :data:`keys.ANSWER_S`, or what went wrong (the
         error's kind and text: a URL's password is in neither)."""
         try:
-            await asyncio.wait_for(self.redis.ping(), keys.PROBE_S)
+            await asyncio.wait_for(self.redis.ping(), keys.ANSWER_S)
         except TimeoutError:
-            return f"no answer within {keys.PROBE_S:g} s"
+            return f"no answer within {keys.ANSWER_S:g} s"
         except Exception as error:
             return f"{type(error).__name__}: {error}"
         return "ok"
@@ -160,10 +169,11 @@ class RedisDirectory(Directory):
         self.leaving = True
 
     def leave(self) -> None:
-        """Stop renewing and taking tables (the process is shutting down)."""
+        """Stop renewing and taking tables (the process is shutting down; a take-over under
+        way restores nothing more: :meth:`_adopt`)."""
         self.leaving = True
         self.renewer.halt()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._chores]:
             task.cancel()
 
     async def stop(self) -> None:
@@ -203,25 +213,28 @@ class RedisDirectory(Directory):
     # --- tables -----------------------------------------------------------------------
 
     async def reserve(self, code: str, stored: bool) -> bool:
-        """(Redis away: :class:`Unavailable`, the client to try again: without the lease no
-        process may make the table its own.)"""
+        """(Redis away, or no answer within :data:`keys.ANSWER_S`: :class:`Unavailable`, the
+        client to try again: without the lease no process may make the table its own.  A
+        lease taken all the same, with no table made, is released by the next renewal.)"""
         self.taking.add(code)  # the table is made as soon as this returns
         try:
-            try:
-                taken = await failover.take(self.redis, code, self.me, self.lease_ms)
-            except redis.exceptions.RedisError as error:
-                metrics.BACKEND_ERRORS.labels("redis").inc()
-                raise Unavailable(code) from error
-            if not taken:
-                return False
-            self._own(code)
-            if stored:
-                self.stored.add(code)
-                await self.redis.sadd(keys.TABLES, code)
-            await self._beat()  # the next placement sees this table already
-            return True
+            async with asyncio.timeout(keys.ANSWER_S):
+                return await self._reserve(code, stored)
+        except (redis.exceptions.RedisError, TimeoutError) as error:
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable(code) from error
         finally:
             self.taking.discard(code)
+
+    async def _reserve(self, code: str, stored: bool) -> bool:
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        self._own(code)
+        if stored:
+            self.stored.add(code)
+            await self.redis.sadd(keys.TABLES, code)
+        await self._beat()  # the next placement sees this table already
+        return True
 
     def _own(self, code: str) -> None:
         self.owned.add(code)
@@ -247,10 +260,11 @@ class RedisDirectory(Directory):
         is unknown, or closed).  A stored table nobody holds is taken over here and now; one
         whose owner holds the lease but does not beat any more, or that this process is
         taking over right now, is :class:`Unavailable` (try again: never ``no_table``), as is
-        any while Redis cannot be asked."""
+        any while Redis cannot be asked or does not answer within :data:`keys.ANSWER_S`."""
         try:
-            return await self._locate(code)
-        except redis.exceptions.RedisError as error:
+            async with asyncio.timeout(keys.ANSWER_S):
+                return await self._locate(code)
+        except (redis.exceptions.RedisError, TimeoutError) as error:
             metrics.BACKEND_ERRORS.labels("redis").inc()
             raise Unavailable(code) from error
 
@@ -264,10 +278,14 @@ class RedisDirectory(Directory):
             owner = await self.redis.get(keys.table(code))
             if owner is None:
                 if not await self.redis.sismember(keys.TABLES, code):
-                    return None
+                    if not self._unoffered(code):
+                        return None
+                    await self.redis.sadd(keys.TABLES, code)  # nobody offered it: an orphan now
+                    continue
                 if await self._adopt(code):
                     return None
                 continue  # another process was quicker: ask again who
+            self.unoffered.pop(code, None)
             if owner == self.me:
                 if code in self.taking:  # its lease is ours, its table not restored (or made) yet
                     raise Unavailable(code)
@@ -284,6 +302,28 @@ class RedisDirectory(Directory):
             return address
         raise Unavailable(code)
 
+    def _unoffered(self, code: str) -> bool:
+        """``code`` is nobody's and not among the service's stored tables: ``False`` if no
+        table has it (never made, or closed for good: ``no_table``); a table the database
+        holds is one whose owner has not offered it again since Redis restarted empty (it
+        does so at its next renewal): :class:`Unavailable`, try again -- and ``True`` once it
+        stays unoffered for a lease (its owner is gone too), to be offered, and taken, here."""
+        assert self.lobby is not None
+        store = self.lobby.store
+        if store is None:
+            return False
+        try:
+            record = store.table_record(code)
+        except store.db.errors as error:
+            raise Unavailable(code) from error
+        if record is None or record.dropped:
+            return False
+        now = time.monotonic()
+        if now - self.unoffered.setdefault(code, now) < self.lease_ms / 1000:
+            raise Unavailable(code)
+        del self.unoffered[code]
+        return True
+
     async def forward(self, request: Request, code: str) -> Response | None:
         try:
             address = await self.locate(code)
@@ -299,9 +339,11 @@ class RedisDirectory(Directory):
         if request.headers.get(keys.RELAYED):
             return None  # placed here by another process
         try:
-            least = await self._least_loaded()
-        except redis.exceptions.RedisError:
-            return None  # Redis away: made here if the lease can be had (``reserve``)
+            async with asyncio.timeout(keys.ANSWER_S):
+                least = await self._least_loaded()
+        except (redis.exceptions.RedisError, TimeoutError) as error:  # no new table's lease could be had either
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable("a new table") from error
         if least is None or least[0] == self.me:
             return None
         try:
@@ -333,30 +375,34 @@ class RedisDirectory(Directory):
     # --- renewals ---------------------------------------------------------------------
 
     async def _renew_forever(self) -> None:
-        """The event loop's side of the renewals (the leases are the thread's; that the loop
-        is alive, the renewer's own task): the tables closed for good released; the stored
-        ones offered again; the tables of dead processes taken over."""
+        """The event loop's side of the renewals (the leases, and the stored tables offered
+        again with them, are the thread's; that the loop is alive, the renewer's own task):
+        the tables closed for good released; the tables of dead processes taken over; one
+        handed over if this process holds more than its share."""
         await asyncio.sleep(max(0.0, self.start_grace_s - self.renew_s))  # the grace of a start
         while True:
             await asyncio.sleep(self.renew_s)
             try:
-                await self._release_gone()
-                if self.stored:
-                    await self.redis.sadd(keys.TABLES, *self.stored)
-                await self._take_orphans()
-                await self._shed_excess()
+                await self._sweep()
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis away for a moment: tried again at the next renewal
                 metrics.BACKEND_ERRORS.labels("redis").inc()
                 logs.BACKENDS.log(log, "redis", logging.WARNING, "could not renew with Redis (%s): trying again", error)
 
+    async def _sweep(self) -> None:
+        """The loop's part of a renewal (see :meth:`_renew_forever`).  (The stored tables
+        are offered again by the renewals' thread, each with its lease, in one script: were
+        the loop to offer them, another process could take one for an orphan before its
+        owner's thread had its lease back, after Redis restarted empty.)"""
+        await self._release_gone()
+        await self._take_orphans()
+        await self._shed_excess()
+
     async def renew(self) -> None:
         """One renewal at once, the thread's part included (tests, and a start)."""
         await self._release_gone()
         self._lost(await asyncio.to_thread(self.renewer.renew_once))
-        if self.stored:
-            await self.redis.sadd(keys.TABLES, *self.stored)
 
     async def _release_gone(self) -> None:
         """Release the leases of tables closed for good (dropped) since (not those of codes
@@ -367,10 +413,10 @@ class RedisDirectory(Directory):
         gone = {c for c in self.owned - here if now - self.taken.get(c, 0.0) > self.lease_ms / 1000}
         if not gone:
             return
+        for code in gone:  # first: the renewals' thread no longer renews them, nor offers them again
+            self._disown(code)
         await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
         await self.redis.srem(keys.TABLES, *gone)
-        for code in gone:
-            self._disown(code)
 
     def _lost(self, codes: list[str]) -> None:
         """Another process holds these leases now: let their tables go (on the loop)."""
@@ -469,6 +515,9 @@ class RedisDirectory(Directory):
         self.taking.add(code)
         try:
             if not await failover.take(self.redis, code, self.me, self.lease_ms):
+                return False
+            if self.leaving:  # told to stop meanwhile: its store is closing
+                await self._release(keys=[keys.table(code)], args=[self.me])
                 return False
             try:
                 table = failover.adopt(self.lobby, code)

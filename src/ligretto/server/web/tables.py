@@ -21,7 +21,10 @@ from ligretto.server.web.lobby import Lobby
 async def create_table(request: Request) -> Response:
     """``POST /api/tables``: a new table, with bots already seated if asked (play now)."""
     lobby: Lobby = request.app.state.lobby
-    placed = await lobby.directory.place(request)  # made by the least-loaded process of the service
+    try:
+        placed = await lobby.directory.place(request)  # made by the least-loaded process of the service
+    except Unavailable:
+        return http.try_again()
     if placed is not None:
         return placed
     spec = await http.body_of(request, protocol.CreateTable)
