@@ -91,6 +91,8 @@ class RedisDirectory(Directory):
         self.taken: dict[str, float] = {}
         """When each lease was taken (``time.monotonic``): a code reserved for a table
         being made is not in the lobby yet, and is not given back for a lease."""
+        self.handed: dict[str, float] = {}
+        """When this process handed each table over to rebalance the service (``_shed_excess``)."""
         self.unoffered: dict[str, float] = {}
         """When this process first found each stored table that nobody offered (Redis
         restarted empty; its owner offers it again at its next renewal)."""
@@ -282,6 +284,8 @@ class RedisDirectory(Directory):
                         return None
                     await self.redis.sadd(keys.TABLES, code)  # nobody offered it: an orphan now
                     continue
+                if self._handed_lately(code):  # another process is to take it
+                    raise Unavailable(code)
                 if await self._adopt(code):
                     return None
                 continue  # another process was quicker: ask again who
@@ -469,6 +473,8 @@ class RedisDirectory(Directory):
         for code in census.orphans:
             if share <= 0:
                 return
+            if self._handed_lately(code):
+                continue
             try:
                 if await self._adopt(code):
                     share -= 1
@@ -476,20 +482,20 @@ class RedisDirectory(Directory):
                 return  # the database cannot be read: the next sweep tries again
 
     async def _shed_excess(self) -> None:
-        """Rebalance: a process that holds more than its fair share of the service's tables
-        and one more (a process came back after failovers piled the tables on this one)
-        hands one over at each renewal, one with no round to cut (in its lobby, between
-        rounds, or over): committed, closed here (its clients reconnect), its lease
-        released; the least-loaded process takes it at its next sweep (``_take_orphans``;
-        this one does not: it is over its share)."""
+        """Rebalance: a process that holds two tables or more than the least-loaded live one
+        (a process came back after failovers piled the tables on this one) hands one over at
+        each renewal, one with no round to cut (in its lobby, between rounds, or over):
+        committed, closed here (its clients reconnect), its lease released; a process under
+        its fair share takes it at its next sweep (``_take_orphans``), or where one of its
+        clients says ``hello``, never this one for a lease (:meth:`_handed_lately`).  So the
+        tables end spread until no process has two more than another."""
         assert self.lobby is not None
         if self.leaving:
             return
         live = await self._live()
         if len(live) < 2:
             return
-        fair = -(-sum(int(beat["tables"]) for beat in live) // len(live))
-        if len(self.owned) <= fair + 1:
+        if len(self.owned) - min(int(beat["tables"]) for beat in live) < 2:
             return
         quiet = [
             table
@@ -502,9 +508,19 @@ class RedisDirectory(Directory):
         failover.let_go(self.lobby, table.code, handed_over=True)
         if self.lobby.store is not None:
             self.lobby.store.commit()  # all of it written before the lease goes
+        self._disown(table.code)  # first: the renewals' thread no longer renews it
+        self.handed[table.code] = time.monotonic()
         await self._release(keys=[keys.table(table.code)], args=[self.me])
-        self._disown(table.code)
         metrics.HANDED_OVER.inc()
+
+    def _handed_lately(self, code: str) -> bool:
+        """This process handed ``code`` over within a lease: another process is to take it
+        (taken back here, it would be handed over again at the next renewal)."""
+        at = self.handed.get(code)
+        if at is not None and time.monotonic() - at > self.lease_ms / 1000:
+            del self.handed[code]
+            return False
+        return at is not None
 
     async def _adopt(self, code: str) -> bool:
         """Take the lease of ``code`` and restore it here; ``False``: another process holds it.
@@ -530,6 +546,7 @@ class RedisDirectory(Directory):
                 return True
             self._own(code)
             self.stored.add(code)
+            await self._beat()  # the others' rebalancing sees it here already
             return True
         finally:
             self.taking.discard(code)
