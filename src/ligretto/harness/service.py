@@ -63,13 +63,12 @@ POLL_S = 0.05
 
 @dataclass(slots=True)
 class ServiceTable:
-    """One table of the service: its people, its spectator, when it last accepted an
-    action, and how long it could take none after its connections dropped."""
+    """One table of the service: its people, its spectator, and how long it could take no
+    action after its connections dropped."""
 
     code: str
     players: list[Rejoiner] = field(default_factory=list)
     spectator: Rejoiner | None = None
-    accepted_at: float = 0.0
     dropped_at: float | None = None
     """The first connection of this table dropped since its last accepted action."""
     interruptions: list[float] = field(default_factory=list)
@@ -129,16 +128,9 @@ class ServiceRun(Watcher):
             self.pg = await asyncio.to_thread(PgServer(*THROWAWAY).start)
         db = await asyncio.to_thread(self.pg.new_database, self.folder.name)
         self.service = Service(self.folder, db, self.redis.url)
-        for _ in range(self.count):
-            self.service.add(**self.settings).cpus = self.cpus
-        await asyncio.to_thread(self._launch)
+        self.service.cpus = self.cpus
+        await asyncio.to_thread(self.service.start_together, self.count, **self.settings)
         self.rss_before = {p.url: rss_of(p.pid)[0] if p.pid else None for p in self.processes}
-
-    def _launch(self) -> None:
-        for process in self.processes:
-            process.launch()
-        for process in self.processes:
-            process.wait_ready()
 
     @property
     def processes(self) -> list[ServerProcess]:
@@ -221,7 +213,6 @@ class ServiceRun(Watcher):
         if table.dropped_at is not None and client.connected_at > table.dropped_at:
             table.interruptions.append(now - table.dropped_at)
             table.dropped_at = None
-        table.accepted_at = now
 
     def dropped(self, client: Rejoiner) -> None:
         table = self.tables.get(client.code)

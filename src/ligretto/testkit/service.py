@@ -25,12 +25,15 @@ class Service:
         self.redis_url = redis_url
         self.server_class = server_class
         self.processes: list[ServerProcess] = []
+        self.cpus: set[int] = set()
+        """The CPUs its processes run on (empty: any)."""
 
     def add(self, **settings: Any) -> ServerProcess:
         """One more process of the service (not started)."""
         process = self.server_class(self.db, self.folder / f"server{len(self.processes)}.log", **settings)
         process.settings["redis"] = self.redis_url
         process.settings["advertise"] = process.url
+        process.cpus = self.cpus
         self.processes.append(process)
         return process
 
