@@ -12,7 +12,8 @@ yet spread have their people vote their rounds to an end, so that some are betwe
 
 Wrong answers, beside the shared ones (a client ejected; acks lost, tracebacks, hidden
 cards): a table that no process has at the end, and tables not spread: some live process
-with more or fewer than the mean (tables over processes) and one.  Reported: the seconds
+more than one above or below the fair share (the tables over the processes, rounded up or
+down).  Reported: the seconds
 from each SIGTERM to its process's exit, from there to ``/healthz`` answering again and on
 to ``/readyz`` saying ``ready``, the
 seconds each table could take no action after its connections dropped (``interrupted_s``:
@@ -35,9 +36,10 @@ POLL_S = 0.25
 
 
 def spread(owned: dict[str, int], tables: int) -> bool:
-    """Every table on a process, and each process within one of the mean."""
-    mean = tables / max(1, len(owned))
-    return sum(owned.values()) == tables and all(abs(count - mean) <= 1 for count in owned.values())
+    """Every table on a process, and each process within one of the fair share (the mean,
+    rounded down or up: of ten tables over three, 2 to 5)."""
+    low, high = tables // max(1, len(owned)), -(-tables // max(1, len(owned)))
+    return sum(owned.values()) == tables and all(low - 1 <= count <= high + 1 for count in owned.values())
 
 
 async def _restart(run: ServiceRun, index: int) -> dict[str, Any]:
