@@ -20,7 +20,8 @@ What every one of them measures (:meth:`ServiceRun.finish`):
 * **ejected** (a wrong answer): a client refused at its ``hello`` (``no_table``, ...), one
   that could not come back within ``JOIN_S``, or closed 4001 -- what a real client stops on;
 * **crashes**: a process that exited when nothing stopped it, and every traceback in the
-  processes' logs (sampled warnings are expected; a traceback never is);
+  processes' logs (sampled warnings are expected, counted in ``log_lines``; a traceback
+  never is);
 * **hidden cards**: every frame every client received, scanned against the replay of the
   rounds in the PostgreSQL database (``scans.hidden_cards_sent``);
 * the ack latency (p50 / p99 / max) in each window between the scenario's marks (:meth:`mark`)
@@ -290,7 +291,8 @@ class ServiceRun(Watcher):
             scan = scans.hidden_cards_sent(self.db, self.frames)
         finally:
             await asyncio.to_thread(self._stop_backends)
-        tracebacks = self.service.log_text().count("Traceback")
+        logs = self.service.log_text()
+        tracebacks = logs.count("Traceback")
         ejected = [c.name for c in clients if c.failed or c.closes[4001]]
         report.crashes += len(crashed) + tracebacks
         report.wrong_answers = (report.wrong_answers or 0) + len(ejected)
@@ -321,6 +323,7 @@ class ServiceRun(Watcher):
             "interrupted_s": {"n": len(interruptions)} | _seconds(interruptions),
             "crashed": crashed,
             "server_tracebacks": tracebacks,
+            "log_lines": {level: logs.count(f" {level.upper()} ") for level in ("warning", "error")},
             "rss_before": self.rss_before,
             "rss_after": rss_after,
             "hidden_scan": {"leaks": scan.leaks, "frames": scan.frames_scanned},
