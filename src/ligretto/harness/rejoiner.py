@@ -284,7 +284,7 @@ class Rejoiner:
             if self.ack is not None and not self.ack.done():
                 self.ack.set_result(answer)
         elif self.session.refused is message and self.welcomed is not None and not self.welcomed.done():
-            self.failed.append(f"hello: {message.code}")
+            self.failed.append(f"hello: {message.code} ({self.ws_urls[self.entrance]}, {time.time():.3f})")
             self.welcomed.set_result(False)
 
     def _snapshot(self, message: Snapshot) -> None:

@@ -539,6 +539,25 @@ def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
         assert client.get("/api/tables/NOSUCHTABLE").json()["error"] == "no_table", "an unknown code stays final"
 
 
+def test_a_hello_to_a_process_told_to_stop_is_told_to_try_again(redis_url: str, tmp_path: Path) -> None:
+    """A process told to stop (SIGTERM: it drains, then closes its tables and hands them
+    over) still answers the connections it has: a ``hello`` for one of its tables is
+    closed 1013 (try again: the table is about to be another's), never ``no_table``, on
+    which a client gives up (the stress harness's ``rolling_restart`` saw a person ejected
+    so, the table already closed by the stop)."""
+    directory = RedisDirectory(redis_url, "http://a.invalid:1", process="a")
+    app = create_app(Settings(**OPEN_LIMITS), Store(tmp_path / "l.db"), directory=directory)
+    with TestClient(app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)) as client:
+        code = client.post("/api/tables", json={"seats": 2}).json()["code"]
+        directory.drain()  # what serve.py does when told to stop, before the app's shutdown
+        app.state.lobby.tables[code].close()  # then its shutdown closes every table
+        with client.websocket_connect("/ws") as late:
+            late.send_json(_hello(code, watch=True))
+            with pytest.raises(WebSocketDisconnect) as closed:
+                print("answered:", late.receive_json())
+            assert closed.value.code == protocol.TRY_AGAIN
+
+
 def test_the_first_take_over_after_postgresql_restarted(redis_url: str, arun: Any) -> None:
     """A REAL PostgreSQL of its own restarts: process ``b``'s connection on its loop is
     stale, yet its first take-over works (the restore tried once more, on a new

@@ -268,7 +268,9 @@ class RedisDirectory(Directory):
         is unknown, or closed).  A stored table nobody holds is taken over here and now; one
         whose owner holds the lease but does not beat any more, or that this process is
         taking over right now, is :class:`Unavailable` (try again: never ``no_table``), as is
-        any while Redis cannot be asked or does not answer within :data:`keys.ANSWER_S`."""
+        any while Redis cannot be asked or does not answer within :data:`keys.ANSWER_S`, and
+        any while this process is stopping (its own tables too: they are closed, then
+        handed over)."""
         try:
             async with asyncio.timeout(keys.ANSWER_S):
                 return await self._locate(code)
@@ -278,10 +280,10 @@ class RedisDirectory(Directory):
 
     async def _locate(self, code: str) -> str | None:
         assert self.lobby is not None
+        if self.leaving:  # shutting down: its tables about to be another's (closed first), it takes none
+            raise Unavailable(code)
         if code in self.lobby.tables:
             return None
-        if self.leaving:  # shutting down: takes no table, and cannot say who will
-            raise Unavailable(code)
         for _ in range(3):
             owner = await self.redis.get(keys.table(code))
             if owner is None:
