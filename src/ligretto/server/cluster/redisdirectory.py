@@ -47,12 +47,6 @@ ENDING_TRIES = 20
 """A stop waits ``ENDING_S`` for its cancelled tasks to end, cancelling those that go on
 again, at most ``ENDING_TRIES`` times (2 s in all)."""
 
-SPREAD = 3
-"""Tables more than the least-loaded live process at which a process hands one over (see
-``_shed_excess``).  Two more it keeps (their people are not moved for so little); were it
-to keep three more, 5, 5, 2 of twelve tables would stay, 2 short of the fair share, 4, by
-more than one."""
-
 BETWEEN_ROUNDS = frozenset({Phase.LOBBY, Phase.SCORING, Phase.OVER})
 """The phases in which a table may be handed over to rebalance the service: no round is on."""
 
@@ -490,22 +484,28 @@ class RedisDirectory(Directory):
                 return  # the database cannot be read: the next sweep tries again
 
     async def _shed_excess(self) -> None:
-        """Rebalance: a process that holds :data:`SPREAD` tables or more than the least-loaded
-        live one (a process came back after failovers piled the tables on this one) hands one
-        over at each renewal, one with no round to cut (in its lobby, between rounds, or over):
-        committed, closed here (its clients reconnect), its lease released; a process under
-        its fair share takes it at its next sweep (``_take_orphans``), or where one of its
-        clients says ``hello``, never this one for a lease (:meth:`_handed_lately`).  So the
-        tables end spread with no process more than two above another: each within one of
-        the fair share (the mean, rounded down or up)."""
+        """Rebalance (a process came back after failovers piled the tables on the others):
+        while some live process holds more than one table above the fair share (the service's
+        tables over its live processes, rounded up) or more than one below it (rounded down),
+        the most loaded of them (the first by id) hands one over at each renewal, one with no
+        round to cut (in its lobby, between rounds, or over): committed, closed here (its
+        clients reconnect), its lease released; a process under its fair share takes it at
+        its next sweep (``_take_orphans``), or where one of its clients says ``hello``, never
+        this one for a lease (:meth:`_handed_lately`).  Within one of the fair share nothing
+        moves: a table's people are not moved for so little."""
         assert self.lobby is not None
         if self.leaving:
             return
-        live = await self._live()
-        if len(live) < 2:
+        live = {beat["id"]: int(beat["tables"]) for beat in await self._live()}
+        if len(live) < 2 or self.me not in live:
             return
-        if len(self.owned) - min(int(beat["tables"]) for beat in live) < SPREAD:
+        live[self.me] = len(self.owned)
+        total = sum(live.values())
+        low, high = total // len(live), -(-total // len(live))
+        if max(live.values()) <= high + 1 and min(live.values()) >= low - 1:
             return
+        if min(live, key=lambda process: (-live[process], process)) != self.me:
+            return  # the most loaded hands one over, one at a time
         quiet = [
             table
             for code, table in self.lobby.tables.items()
