@@ -15,7 +15,8 @@ What every one of them measures (:meth:`ServiceRun.finish`):
 
 * **acks_lost**: every action the service acknowledged as applied is in its round's stored
   log in the database once the processes have stopped (``harness/acks.py``, ``in_log``),
-  and, on the first snapshot after each reconnection, a play's card lies where it went;
+  and, on the first snapshot after each reconnection, a play of that round lies where it
+  went (``in_center``);
 * **cards_lost**: ``scans.cards_lost`` of each snapshot after a reconnection;
 * **ejected** (a wrong answer): a client refused at its ``hello`` (``no_table``, ...), one
   that could not come back within ``JOIN_S``, or closed 4001 -- what a real client stops on;
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ligretto.harness.acks import Acked, acks_lost, in_log
+from ligretto.harness.acks import Acked, in_center, in_log
 from ligretto.harness.figures import percentiles, within
 from ligretto.harness.kills import GRACE_S, JOIN_S, until
 from ligretto.harness.probes import http, rss_of
@@ -108,6 +109,8 @@ class ServiceRun(Watcher):
         self.frames: list[Frame] = []
         self.acks: list[Acked] = []
         self.ack_codes: list[str] = []
+        self.ack_where: list[tuple[float, str]] = []
+        """When each was acknowledged (seconds into the run) and on which connection's process."""
         self.lost: set[int] = set()
         """The acknowledged actions found lost (their index in :attr:`acks`)."""
         self.ack_sent = array("d")
@@ -205,6 +208,7 @@ class ServiceRun(Watcher):
     def acked(self, client: Rejoiner, acked: Acked) -> None:
         self.acks.append(acked)
         self.ack_codes.append(client.code)
+        self.ack_where.append((round(time.monotonic() - self.began, 2), client.ws_urls[client.entrance]))
 
     def accepted(self, client: Rejoiner) -> None:
         now = time.monotonic()
@@ -221,13 +225,21 @@ class ServiceRun(Watcher):
             table.dropped_at = time.monotonic()
 
     def restored(self, client: Rejoiner, snapshot: dict[str, Any], pending: list[Acked]) -> None:
+        """The snapshot after a reconnection: every card somewhere, and each play of its round
+        acknowledged since the last one where it went.  (The stored log is checked at the end,
+        :meth:`_check_every_ack`: the table may not have moved -- only the process that relayed
+        its client -- and its owner's commit of an acknowledged action may be still to come,
+        as while PostgreSQL restarts: acknowledged, written at the next commit that succeeds.)"""
         view = snapshot["view"]
         self.snapshots += 1
         self.cards_lost += scans.cards_lost(view)
-        if pending:
-            logs = read_logs(self.db, client.code, [(a.match, a.round) for a in pending])
-            lost = {id(a) for a in acks_lost(pending, client.session.match, snapshot["round"], view, logs)}
-            self.lost |= {i for i, a in enumerate(self.acks) if id(a) in lost}
+        shown = (client.session.match, snapshot["round"])
+        lost = {
+            id(a)
+            for a in pending
+            if a.action["kind"] == "play" and (a.match, a.round) == shown and not in_center(a, view)
+        }
+        self.lost |= {i for i, a in enumerate(self.acks) if id(a) in lost}
 
     # --- probes ----------------------------------------------------------------------------
 
@@ -345,8 +357,16 @@ class ServiceRun(Watcher):
                     self.lost.add(i)
 
     def _described(self, index: int) -> dict[str, Any]:
-        acked = self.acks[index]
-        return {"code": self.ack_codes[index], "seat": acked.seat, "round": acked.round, "action": acked.action}
+        acked, (at, entrance) = self.acks[index], self.ack_where[index]
+        return {
+            "code": self.ack_codes[index],
+            "seat": acked.seat,
+            "round": acked.round,
+            "seq": acked.seq,
+            "action": acked.action,
+            "at_s": at,
+            "through": entrance,
+        }
 
     def _stop_processes(self) -> None:
         for process in self.processes:

@@ -384,7 +384,7 @@ class RedisDirectory(Directory):
         """The event loop's side of the renewals (the leases, and the stored tables offered
         again with them, are the thread's; that the loop is alive, the renewer's own task):
         the tables closed for good released; the tables of dead processes taken over; one
-        handed over if this process holds more than its share."""
+        handed over if the tables are not spread (``_shed_excess``)."""
         await asyncio.sleep(max(0.0, self.start_grace_s - self.renew_s))  # the grace of a start
         while True:
             await asyncio.sleep(self.renew_s)
