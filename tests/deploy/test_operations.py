@@ -54,8 +54,9 @@ from ligretto.server.cluster import keys
 from ligretto.server.db.database import open_database
 from ligretto.server.db.migrations import MIGRATIONS, migrate, version_of
 from ligretto.server.records.ratingstore import LEADERBOARD_MIN_MATCHES
+from ligretto.testkit.pgserver import THROWAWAY
 from ligretto.testkit.serverprocess import STARTUP_S
-from pgserver import TEST_SETTINGS, PgServer
+from pgserver import PgServer
 from realserver import free_port
 from redisserver import RedisServer
 from storedrounds import Person, StoredRounds
@@ -225,7 +226,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     """A cluster of the module's own, its role and database made as the compose file's
     ``postgres`` service makes them at its first start, and a Redis."""
     folder = tmp_path_factory.mktemp("operations")
-    pg = PgServer(*TEST_SETTINGS, passwords=(ROLE,))
+    pg = PgServer(*THROWAWAY, passwords=(ROLE,))
     directory = RedisServer(folder)
     try:
         pg.start()

@@ -53,8 +53,9 @@ from servicekit import Cluster
 
 from ligretto.client.session import Session
 from ligretto.protocol import Ack, Error, Events, Phase, Welcome
+from ligretto.testkit.pgserver import THROWAWAY
 from nginxproxy import nginx_config, start_nginx, stop_proxy
-from pgserver import TEST_SETTINGS, PgServer
+from pgserver import PgServer
 from realserver import ServerProcess, free_port
 from redisserver import RedisServer
 
@@ -253,7 +254,7 @@ def main() -> None:
         redis = RedisServer(root)
         redis.start()
         stack.callback(redis.stop)
-        postgres = PgServer(*TEST_SETTINGS).start()
+        postgres = PgServer(*THROWAWAY).start()
         stack.callback(postgres.stop)
         cluster = Cluster(root, postgres.new_database(), redis.url, ServerProcess, stack)
         processes = cluster.start(3, countdown_s=args.countdown)
