@@ -142,9 +142,9 @@ def test_any_must_be_zero_figure_makes_the_command_exit_1(
     assert harness.main(["--scenarios", "nope"]) == 2
     capsys.readouterr()
     monkeypatch.setattr(programs, "redis_server", lambda: None)  # a machine without it
-    assert harness.main(["--scenarios", "races,redis_down"]) == 2
+    assert harness.main(["--scenarios", "races,redis_down"]) == 1  # what the command needs is missing: 1
     error = capsys.readouterr().err
     assert (
         error
-        == "ligretto: error: redis-server is not on this machine: install it (Debian: apt-get install redis-server)\n"
+        == "ligretto stress: redis-server is not on this machine: install it (Debian: apt-get install redis-server)\n"
     )
