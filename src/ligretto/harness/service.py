@@ -61,6 +61,8 @@ from ligretto.testkit.service import Service
 READY_S = 30.0
 """How long the harness waits for a process's ``/readyz`` to say ``ready``."""
 POLL_S = 0.05
+BACK_S = 10.0
+"""How long the clients have at the end to be back at their seats (``clients_not_back``)."""
 
 
 @dataclass(slots=True)
@@ -285,12 +287,15 @@ class ServiceRun(Watcher):
         }
 
     async def finish(self, report: ScenarioReport) -> ScenarioReport:
-        """Stop the clients and the processes (SIGTERM: everything committed), check every
+        """Once every client is back at its seat (or :data:`BACK_S` passed), stop the clients
+        and the processes (SIGTERM: everything committed), check every
         acknowledged action against the database and scan the frames, stop PostgreSQL and
         Redis; the shared figures added to ``report``."""
         windows = self.windows()
         finishing = time.monotonic()
         clients = self.clients
+        # (a table moved a moment ago: its people are coming back)
+        await until(lambda: all(c.back for c in clients), BACK_S)
         not_back = sum(not c.back for c in clients)
         for client in clients:
             await client.close()
