@@ -126,7 +126,7 @@ def learn(page: Page, lang: str, shot: Callable[..., Path] | None = None, sent: 
     while True:
         step = coach_step(page)
         seen.append(step)
-        key = f"tutorial.step.{step}"
+        key = f"tutorial.step.{step}" + (".other" if step == "score" else "")  # 7 points: the plural form "other"
         expected = fill(words[key], center=7, stack=0, score=7) if step == "score" else words[key]
         # The score step's text waits for the round's scores (round_over), a moment after Stop.
         with contextlib.suppress(PlaywrightTimeoutError):

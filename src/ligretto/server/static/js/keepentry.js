@@ -7,7 +7,7 @@
 
 import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { listOf, plural, t } from "./i18n.js";
 
 /** The most cards a Ligretto stack holds (the engine's STACK_SIZE) and the least of any count. */
 export const STACK_MAX = 10;
@@ -87,7 +87,7 @@ export function entryForm({ players, firstOut, entry, title, onSave, onCancel })
     const out = firstOut ? [] : alsoOut(state);
     if (!out.length) return onSave(structuredClone(state));
     confirm.replaceChildren(
-      h("p", { id: "entry-confirm-text" }, t("keep.confirm.also_out", { names: out.map(nameOf).join(", "), name: nameOf(state.stopped_by) })),
+      h("p", { id: "entry-confirm-text" }, plural("keep.confirm.also_out", out.length, { names: listOf(out.map(nameOf)), name: nameOf(state.stopped_by) })),
       h("div", { class: "inline" },
         h("button", { type: "button", class: "primary", id: "entry-confirm-yes", onclick: () => {
           confirm.close();

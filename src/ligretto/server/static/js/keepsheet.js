@@ -5,7 +5,7 @@
 // resolve; the entries waiting to sync; at the end the winners, the summary and the CSV.
 
 import { h, setChildren, toast } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, plural, t } from "./i18n.js";
 import { LiveSheet, installApp, roundOf, seatProfile, sheetLink, sheetPath, undoable } from "./keepapi.js";
 import { entryForm } from "./keepentry.js";
 import { seatsView } from "./keepseats.js";
@@ -104,7 +104,7 @@ export class KeepSheetScreen {
     const live = this.live;
     const waiting = live.queue.length;
     const text = waiting
-      ? t("keep.status.waiting", { n: waiting })
+      ? plural("keep.status.waiting", waiting, { n: waiting })
       : live.connected ? t("keep.status.live") : t("keep.status.offline");
     return h("p", { class: ["keep-status", live.connected ? "live" : "offline"], id: "keep-status", role: "status" }, text);
   }

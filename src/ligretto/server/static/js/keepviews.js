@@ -3,7 +3,7 @@
 // conflict side by side, the change history, and the end of the match with its summary.
 
 import { h } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, listOf, plural, t } from "./i18n.js";
 import { backFromWire } from "./keepapi.js";
 import { rulesSummary } from "./rules.js";
 import { formatScore, pastRoundSheet, placeText, placesOf, roundsTable } from "./sheet.js";
@@ -51,7 +51,7 @@ export function waitingView(queue, players) {
     h("h2", { id: "keep-waiting-title" }, t("keep.waiting.title", { n: queue.length })),
     h("ul", {}, entries.map((item) => h("li", { class: "waiting-entry", dataset: { round: item.n } },
       h("strong", {}, t("sheet.round", { n: item.n })), " · ", endingOf(item.entry, players), ". ",
-      players.map((player, seat) => t("keep.waiting.line", { name: player.name, center: item.entry.center[seat] ?? 0, stack: item.entry.stack[seat] ?? 0 })).join("; "),
+      players.map((player, seat) => plural("keep.waiting.line", item.entry.stack[seat] ?? 0, { name: player.name, center: item.entry.center[seat] ?? 0, stack: item.entry.stack[seat] ?? 0 })).join("; "),
     )), undos ? h("li", {}, t("keep.waiting.undo")) : null),
   );
 }
@@ -140,7 +140,8 @@ export function summaryText(sheet, players, link) {
   const totals = sheet.sheet?.totals ?? players.map(() => 0);
   const places = sheet.places ?? placesOf(totals);
   const seats = [...players.keys()].sort((a, b) => places[a] - places[b] || a - b);
-  const head = t("keep.summary.head", { rules: rulesSummary(sheet.rules), n: sheet.sheet?.rounds.length ?? 0 });
+  const rounds = sheet.sheet?.rounds.length ?? 0;
+  const head = plural("keep.summary.head", rounds, { rules: rulesSummary(sheet.rules), n: rounds });
   const lines = seats.map((seat) => `${placeText(places[seat])} ${players[seat].name}: ${formatScore(totals[seat])}`);
   return [head, ...lines, link].join("\n");
 }
@@ -151,15 +152,15 @@ export function resultView(sheet, players, { link, onCopy, onShare }) {
   const places = sheet.places ?? placesOf(totals);
   const winners = sheet.winners ?? [];
   const seats = [...players.keys()].sort((a, b) => places[a] - places[b] || a - b);
-  const names = winners.map((seat) => players[seat].name).join(", ");
+  const names = listOf(winners.map((seat) => players[seat].name));
   return h("section", { class: "panel keep-result", id: "keep-result", "aria-labelledby": "keep-result-title" },
     h("h2", { id: "keep-result-title" }, t("match.over")),
-    h("p", { class: "result", id: "match-result", role: "status" }, t(winners.length > 1 ? "match.winners" : "match.winner", { names })),
+    h("p", { class: "result", id: "match-result", role: "status" }, plural("match.winner", winners.length, { names })),
     h("ol", { class: "podium", id: "match-places", "aria-label": t("match.places") }, seats.map((seat) =>
       h("li", { class: `place-${places[seat]}`, dataset: { seat, place: places[seat] } },
         h("span", { class: "podium-place" }, placeText(places[seat])), " ",
         h("span", { class: "sheet-name" }, players[seat].name), " ",
-        h("span", { class: "podium-total" }, t("match.points", { points: formatScore(totals[seat]) })),
+        h("span", { class: "podium-total" }, plural("match.points", totals[seat], { points: formatScore(totals[seat]) })),
       ))),
     h("pre", { class: "keep-summary", id: "keep-summary", tabindex: "0", "aria-label": t("keep.summary") }, summaryText(sheet, players, link)),
     h("div", { class: "inline" },

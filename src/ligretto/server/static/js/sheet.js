@@ -5,7 +5,7 @@
 
 import { backBadge, backOfSeat } from "./cards.js";
 import { h, icon } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
 const MINUS = "\u2212";
@@ -17,9 +17,7 @@ export function formatScore(n) {
 
 /** "1st", "2nd" (en), "1." (de, fi), "1er" (fr): the place in the page's language. */
 export function placeText(place) {
-  const rule = new Intl.PluralRules(language(), { type: "ordinal" }).select(place);
-  const form = ["one", "two", "few"].includes(rule) ? rule : "other";
-  return t(`sheet.ordinal.${form}`, { n: place });
+  return plural("sheet.ordinal", place, { n: place }, "ordinal");
 }
 
 /** The sheets put aside with "Show board", by table, round and phase: a new sheet shows again. */
@@ -146,12 +144,12 @@ export function roundsTable(sheet, session, seats, { me = () => false, id = "she
 
 /** At the end of the match: who won, and the places on the podium (ties share one). */
 function matchResult(session, seats, places, winners) {
-  const names = [...winners].map((seat) => session.nameOf(seat)).join(", ");
+  const names = listOf([...winners].map((seat) => session.nameOf(seat)));
   const iWon = winners.has(session.seat) && !session.watching;
   const totals = session.table.sheet.totals;
   return h("div", { class: "match-result" },
     h("p", { class: "result", id: "match-result", role: "status" },
-      iWon ? t("match.you_won") : t(winners.size > 1 ? "match.winners" : "match.winner", { names }),
+      iWon ? t("match.you_won") : plural("match.winner", winners.size, { names }),
     ),
     h("ol", { class: "podium", id: "match-places", "aria-label": t("match.places") },
       seats.filter((seat) => places[seat] <= 3).map((seat) =>
@@ -160,7 +158,7 @@ function matchResult(session, seats, places, winners) {
           " ",
           h("span", { class: "sheet-name", title: session.nameOf(seat) }, session.nameOf(seat)),
           " ",
-          h("span", { class: "podium-total" }, t("match.points", { points: formatScore(totals[seat]) })),
+          h("span", { class: "podium-total" }, plural("match.points", totals[seat], { points: formatScore(totals[seat]) })),
         )),
     ),
   );

@@ -6,7 +6,7 @@
 // round's events show it done, and a friendly hint (nothing sent) for any other move.
 
 import { announce, fill, h, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { storage } from "./storage.js";
 import { TableScreen } from "./tableview.js";
 
@@ -184,7 +184,7 @@ export class TutorialScreen {
     const step = this.current;
     if (step) return t(`tutorial.step.${step.step}`);
     const mine = this.scores ? this.scores[this.script.seat] : null;
-    return mine ? t("tutorial.step.score", { center: mine.center, stack: mine.stack, score: mine.score }) : "";
+    return mine ? plural("tutorial.step.score", mine.score, { center: mine.center, stack: mine.stack, score: mine.score }) : "";
   }
 
   render(advanced = false) {
