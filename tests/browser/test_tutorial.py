@@ -168,9 +168,12 @@ def sheet_beside_the_coach(page: Page, lesson: str) -> None:
 
 
 def race_is_lost(page: Page, words: dict[str, str]) -> None:
-    """After the race: the learner's red 8 was beaten to the pile by the tutor's, and stayed."""
-    name = words["tutorial.tutor"]
-    page.wait_for_selector(f'.own [data-slot="row-2"] .bubble:text-is("{fill(words["refused.beaten.by"], name=name)}")')
+    """After the race: the learner's red 8 was beaten to the pile by the tutor's (its words
+    on the card, a moment only), and stayed."""
+    said = fill(words["refused.beaten.by"], name=words["tutorial.tutor"])
+    page.wait_for_function("(said) => window.bubbles.some(([, , words]) => words === said)", arg=said)
+    bubbles = page.evaluate("() => window.bubbles")
+    assert {(slot, card) for slot, card, text in bubbles if text == said} == {("row-2", "r8")}, bubbles
     assert page.get_attribute('.own [data-slot="row-2"]', "data-card") == "r8"
     assert page.get_attribute('.pile[data-pile="0"]', "data-top") == "8", "the tutor's red 8 took the place"
 
@@ -186,8 +189,16 @@ NOTE_TARGETS = """() => {
   };
   note();
   new MutationObserver(note).observe(coach, { attributes: true, attributeFilter: ['data-step'] });
+  window.bubbles = [];
+  new MutationObserver(() => {
+    for (const bubble of document.querySelectorAll('.own-card .bubble')) {
+      const slot = bubble.closest('[data-slot]');
+      window.bubbles.push([slot.dataset.slot, slot.dataset.card, bubble.textContent]);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
 }"""
-"""Keeps, as each lesson comes, what it highlights (``window.lessonTargets``)."""
+"""Keeps, as each lesson comes, what it highlights (``window.lessonTargets``), and every
+refusal's words on an own card as they show (``window.bubbles``: slot, card, words)."""
 
 
 def says(page: Page, text: str) -> None:
