@@ -53,8 +53,9 @@ def test_the_deals_are_legal_positions_with_every_card_once_and_short_stacks() -
             assert not area.discard
         # The written position is the engine's own: it reads back to the same text.
         assert format_position(tutorial_round(number)) == format_position(game)
-    # Shortened on purpose (RULES.md says 10): Stop comes after fourteen moves of the learner.
+    # Shortened on purpose (RULES.md says 10): Stop comes after thirteen moves of the learner.
     assert [len(area.stack) for area in tutorial_round(1).areas] == [7, 5]
+    assert sum(step.round == 1 and step.seat == LEARNER for step in SCRIPT) == 13
     assert [len(area.stack) for area in tutorial_round(2).areas] == [2, 2]
 
 

@@ -4,7 +4,7 @@ Each deal is a position written in the engine's own notation
 (:func:`~ligretto.engine.notation.parse_position`), so the engine checks it like any
 other: every card of each deck exactly once.  They are short on purpose: in the first
 round a row of 3 and a Ligretto stack of 7 cards for the learner (5 for the tutor)
-instead of 10, so the learner calls Stop after fourteen moves instead of after a whole
+instead of 10, so the learner calls Stop after thirteen moves instead of after a whole
 round; the engine plays a short stack exactly as a long one (the round ends when it is
 empty; each card left in it costs ``stack_penalty``).  The second round is dealt so that
 nobody can play (no 1 shows anywhere): the learner and the tutor end it by the stalemate
