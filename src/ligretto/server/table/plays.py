@@ -43,7 +43,8 @@ ActionLog = Callable[[int, dict[str, Any], float], None]
 @dataclass(eq=False, slots=True)
 class Plays:
     """The plays of a table (see the module's docstring); at a tutorial (``tutor``) only
-    the move its script waits for, and the tutor's move follows in its turn."""
+    the move its script waits for (at a race it stages, the tutor's rival play first), and
+    the tutor's move follows in its turn."""
 
     rounds: Rounds
     seating: Seating
@@ -62,6 +63,9 @@ class Plays:
         if tutor is None:
             return self._act(index, action, client_id, sent, delay)
         step = tutor.check(index, action, self.rounds.phase)
+        rival = tutor.staged(step, index, self.rounds.phase)
+        if rival is not None:  # a race the script stages: the tutor's card gets there first
+            self._act(TUTOR, rival, None, None, NO_DELAY)
         result = self._act(index, action, client_id, sent, delay)
         if tutor.followed(step, index, action, result):
             self.seating.timers.later(tutor.delay_s, self._tutor_moves)

@@ -1,5 +1,5 @@
 // The score keeper's sheet (#/keep/CODE): the score sheet, live on every phone at the
-// table (keepapi.js's LiveSheet); who is who, each player linking their own profile
+// table (keepapi.js's LiveSheet), near the top of the page; who is who, each player linking their own profile
 // (keepseats.js); the share link with its QR code; entering the next round
 // (keepentry.js), correcting any round, undo, the change history; a conflict to
 // resolve; the entries waiting to sync; at the end the winners, the summary and the CSV.
@@ -69,9 +69,10 @@ export class KeepSheetScreen {
     this.page.dataset.version = String(sheet.version ?? "");
     this.page.dataset.waiting = String(live.queue.length);
     this.page.dataset.over = String(Boolean(sheet.over));
+    // The scores come early (above the fold on a 360x640 phone): a compact head with the
+    // status, the round's buttons, then the sheet; what is seldom needed goes below it.
     const parts = [
       this.head(sheet),
-      this.status(),
       live.conflict ? conflictView(live.conflict, players, {
         onTheirs: () => live.resolve("theirs"), onMine: () => live.resolve("mine"),
       }) : null,
@@ -79,7 +80,6 @@ export class KeepSheetScreen {
       this.editing ? this.editing.element : null,
       sheet.over ? resultView(sheet, players, { link: sheetLink(this.code), onCopy: () => this.copySummary(sheet, players), onShare: () => this.shareSummary(sheet, players) }) : null,
       this.editing ? null : this.actions(sheet),
-      this.editing ? null : this.nameField,
       waitingView(live.queue, players),
       sheetView(sheet, players),
       seatsView(sheet, players, {
@@ -88,15 +88,18 @@ export class KeepSheetScreen {
       }),
       this.roundsList(sheet, players),
       changesView(sheet.changes, players, { open: this.changesOpen, onToggle: (open) => (this.changesOpen = open) }),
+      this.editing ? null : this.nameField,
       this.shareSection,
     ].filter(Boolean);
     setChildren(this.page, parts);
   }
 
+  /** The title, the rules in a few words and whether this phone is live. */
   head(sheet) {
     return h("section", { class: "panel keep-head", "aria-labelledby": "keep-sheet-h1" },
       h("h1", { id: "keep-sheet-h1" }, t("keep.sheet.h1")),
-      h("p", { class: "muted" }, rulesSummary(sheet.rules)),
+      h("p", { class: "muted keep-rules" }, rulesSummary(sheet.rules)),
+      this.status(),
     );
   }
 
