@@ -11,10 +11,11 @@ loop, strategy, reaction times and one action in flight) that also
 - stamps every ``act`` with ``t``, its send time on its estimate of the server's clock
   (the offset of the shortest recent round trip), or, a *liar*, ``lie_s`` earlier;
 - notes what fair judging answers: each ack's latency beyond the connection's round trip
-  (``added``), the races of its table (:class:`RaceTally`, from the ``race`` messages and
-  from the loser's ``ack``, ``by`` and ``by_ms``) and the true send time of its plays, so
-  that a race can be checked against the clamp of the judging afterwards
-  (:func:`ranked_too_early`).
+  (``added``; ``contested`` says which of them were plays another seat could have made
+  too, as the client saw the table when it sent them: :func:`seen_contested`), the races
+  of its table (:class:`RaceTally`, from the ``race`` messages and from the loser's
+  ``ack``, ``by`` and ``by_ms``) and the true send time of its plays, so that a race can
+  be checked against the clamp of the judging afterwards (:func:`ranked_too_early`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.client.clocksync import ClockSync, ping_gap
+from ligretto.client.mirror import Mirror
 from ligretto.engine.races import CAP_MS
 from ligretto.harness.client import Client, ClientSettings, TableRun
 from ligretto.harness.figures import Figures
@@ -99,12 +101,16 @@ class FairClient(Client):
         self.clock = ClockSync()
         self.added: array[float] = array("d")
         """Each ack's latency beyond the connection's round trip (seconds)."""
+        self.contested: array[int] = array("b")
+        """For each of ``added``: 1 if the act was a play another seat could contest."""
+        self.act_contested = False
         self.plays: Plays = {}
 
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
         message = super().act_message(action)
         wall = time.time()
         message["t"] = self.clock.server_time(wall) - self.lie_s
+        self.act_contested = seen_contested(self.session.mirror, self.session.seat, action)
         if action["kind"] == "play" and action.get("pile") is not None:
             self.plays[(self.session.round, action["pile"], str(action.get("card")))] = wall
         return message
@@ -116,6 +122,7 @@ class FairClient(Client):
             answer = self.session.answered
             if answer is not None and answer.ident == self.act_id:
                 self.added.append(now - self.act_sent - self.clock.round_trip)
+                self.contested.append(self.act_contested)
                 action = answer.action
                 if message.by is not None and action.get("pile") is not None:
                     card, round_number = str(action.get("card")), self.session.round
@@ -137,6 +144,17 @@ class FairClient(Client):
                 await self.send(self.clock.ping(time.time()))
                 pings += 1
                 await asyncio.sleep(ping_gap(pings))
+
+
+def seen_contested(mirror: Mirror | None, seat: int | None, action: dict[str, Any]) -> bool:
+    """Whether ``action`` is a play onto an existing pile that another seat could make
+    too, as ``seat`` sees the table (``mirror``) when sending it: another area shows the
+    same card face up (the engine's ``races.rivals``, on the client's view, which may be
+    a round trip old)."""
+    card = action.get("card")
+    if mirror is None or action["kind"] != "play" or action.get("pile") is None or card is None:
+        return False
+    return any(area.seat != seat and card in (top for _, _, top in area.playable()) for area in mirror.areas)
 
 
 Plays = dict[tuple[int, int, str], float]
