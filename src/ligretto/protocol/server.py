@@ -64,8 +64,14 @@ class TableState(_Server, tag="table"):
     rules: Rules
     public: bool
     grace_s: float
+    ready_s: float
+    """On the score sheet, how long (seconds) the others may take once the first person
+    is ready."""
     round: int
     start_at: float | None
+    ready_by: float | None
+    """On the score sheet, once the first person is ready: the server time at which the
+    next round is dealt whoever is ready (``None``: nobody is waiting, or not ``scoring``)."""
     sheet: SheetMsg | None
     winners: list[int] | None
     arbitration: Literal["arrival", "fair"]
@@ -298,6 +304,8 @@ def table_message(
     match: int = 0,
     replays: str = "link",
     replay: str | None = None,
+    ready_s: float,
+    ready_by: float | None = None,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -308,8 +316,10 @@ def table_message(
         rules=rules.to_dict(),
         public=public,
         grace_s=float(grace_s),
+        ready_s=float(ready_s),
         round=round,
         start_at=start_at,
+        ready_by=ready_by,
         sheet=None if sheet is None else sheet_message(sheet),
         winners=None if winners is None else list(winners),
         arbitration=str(arbitration),  # type: ignore[arg-type]  # an Arbitration value

@@ -26,7 +26,7 @@ from ligretto.terminal.widgets import (
 )
 
 TICK_S = 0.1
-"""How often the countdown is redrawn."""
+"""How often the countdown (and the score sheet's wait for *Ready*) is redrawn."""
 
 
 class ServerMessage(Message):
@@ -104,6 +104,8 @@ class LigrettoApp(App[None]):
     def tick(self) -> None:
         if self.model.phase is Phase.COUNTDOWN:
             self.query_one(StatusLine).show(self.model, time.time())
+        elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
+            self.query_one(ScoreSheetView).show(self.model, time.time())
 
     def redraw(self) -> None:
         if not self.query("#lobby"):

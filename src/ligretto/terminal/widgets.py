@@ -8,6 +8,8 @@ Rich would read: a player named ``[/x]`` would crash the screen, ``[red]x`` woul
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -206,10 +208,10 @@ class ScoreSheetView(TableWidget):
             name = model.name(seat) + (" (you)" if seat == model.seat else "")
             cells = [name, line.center, line.stack, line.score, *earlier_scores, last.totals[seat]]
             table.add_row(*(literal(cell) for cell in cells))
-        return Group(title, table, literal(self.footer(model), "bold"))
+        return Group(title, table, literal(self.footer(model, now), "bold"))
 
     @staticmethod
-    def footer(model: TableModel) -> str:
+    def footer(model: TableModel, now: float) -> str:
         if model.phase is Phase.OVER and model.winners is not None:
             names = ", ".join(model.name(seat) for seat in model.winners)
             total = model.totals()[model.winners[0]]
@@ -217,8 +219,10 @@ class ScoreSheetView(TableWidget):
             result = f"Match over: {names} {verb} with {total} points."
             return result + (" Enter: a rematch." if model.is_host else "")
         if model.phase is Phase.SCORING:
-            me = model.people[model.seat] if model.seat is not None and model.seat < len(model.people) else None
-            if me is not None and me.ready:
-                return "Ready: waiting for the others."
-            return "Enter: ready for the next round."
+            left = model.ready_left(now)
+            when = "" if left is None else f" Next round in {math.ceil(left)} s."
+            if not model.is_ready:
+                return "Enter: ready for the next round." + when
+            host = " Enter: start it now." if model.is_host else ""
+            return ("Ready: waiting for the others." if left is None else f"Ready.{when}") + host
         return ""
