@@ -31,6 +31,7 @@ def test_the_tally_counts_races_of_rounds_that_ended_for_the_far_seat() -> None:
         LostRace(1, 0, "r5", winner=1, by_ms=3, acked=0.0),
         LostRace(2, 0, "r6", winner=0, by_ms=3, acked=0.0),
         LostRace(3, 0, "r7", winner=1, by_ms=3, acked=0.0),
+        LostRace(1, 1, "g5", winner=1, by_ms=None, acked=0.0),  # too late: no race
     ]
     assert tally.lost_by_ack() == (2, 1)
 

@@ -8,7 +8,8 @@ of that decision live here, pure, for every authority alike (docs/fairness.md):
   pile right now (they show a face-up card that fits the same pile).  Only such a play is
   worth holding for rivals; every other action takes effect as it arrives.
 - :func:`race_winner`: for a play refused because its pile's place was taken ("beaten to
-  it"), the seat whose card took that place.
+  it"), the seat whose card took that place; :func:`same_time`: whether the two cards came
+  close enough together (:data:`RACE_MS`) for people to call it a race.
 - :func:`judge`: when a play takes effect and the time it is ranked by, from its arrival,
   its sender's stamp, the authority's estimate of the sender's one-way delay and of its
   rivals'; :func:`behind`: a play never overtakes an earlier-ranked play for its pile.
@@ -47,6 +48,12 @@ MAX_WINDOW_MS = 250
 CAP_MS = 150
 """The most one-way delay credited to a connection, whatever it measures or claims: a
 play is ranked at most twice this (its way up and the way down) before its arrival."""
+RACE_MS = 250
+"""A play refused because another card took its place on the pile was a *race* if it
+reached the table at most this long after that card did (both on the authority's clock):
+two cards landing this close together are "at the same time" to the people watching.  A
+play that came later was simply too late: nobody is told of a race (the simulator's
+statistics count every beaten play)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +171,29 @@ def race_lost(game: Round, action: Action, result: Result) -> tuple[int, int, in
     return None if winner == play.player else (pile, number, winner)
 
 
+def landed(game: Round, action: Action, piles_before: int) -> tuple[int, int] | None:
+    """For a play the engine has just applied, the place its card took: ``(pile, height)``
+    (height 1-based, the card's number); ``piles_before``: the piles before it (a 1 starts
+    the next).  ``None`` for any other action."""
+    if not isinstance(action, Play):
+        return None
+    pile = piles_before if action.pile is None else action.pile
+    return pile, len(game.pile_seats[pile])
+
+
 def race_winner(game: Round, action: Action, result: Result) -> int | None:
     """For a play refused because another card took its place on the pile first, the seat
     whose card took it (:func:`race_lost`); ``None`` for any other action or result."""
     lost = race_lost(game, action, result)
     return None if lost is None else lost[2]
+
+
+def same_time(won_at: float | None, lost_at: float) -> bool:
+    """Whether a play refused at ``lost_at`` because a card took its place at ``won_at``
+    (seconds on one clock; ``None``: not known) was a race: at most :data:`RACE_MS` apart,
+    counted in whole milliseconds so that every authority and every replay of the stored
+    times decides alike."""
+    return won_at is not None and round((lost_at - won_at) * 1000) <= RACE_MS
 
 
 def judge(

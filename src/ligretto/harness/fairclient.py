@@ -39,8 +39,9 @@ from ligretto.protocol import Ack, Pong, Race, RoundOver, ServerMessage, Welcome
 
 @dataclass(frozen=True, slots=True)
 class LostRace:
-    """A lost race as its loser was told: the round, the pile and card of the refused
-    play, the winner's seat, ``by_ms``, and when (wall clock) the ack came."""
+    """A play refused because another card took its place, as its loser was told: the
+    round, the pile and card of the refused play, the seat whose card took it, ``by_ms``
+    (``None``: no race, it came too late), and when (wall clock) the ack came."""
 
     round: int
     pile: int
@@ -72,8 +73,10 @@ class RaceTally:
         return [tuple(self.races.get(r, (0, 0))) for r in sorted(self.completed)]  # type: ignore[misc]
 
     def lost_by_ack(self) -> tuple[int, int]:
-        """(races, won by the far seat) in the completed rounds, from the losers' acks."""
-        counted = [lost for lost in self.lost if lost.round in self.completed]
+        """(races, won by the far seat) in the completed rounds, from the losers' acks: those
+        with a margin (``by_ms``), which the server gives a race alone (a play refused
+        because a card took its place much sooner is too late, no race)."""
+        counted = [lost for lost in self.lost if lost.round in self.completed and lost.by_ms is not None]
         return len(counted), sum(lost.winner == self.far_seat for lost in counted)
 
 

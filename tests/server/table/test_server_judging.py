@@ -132,6 +132,22 @@ def test_by_arrival_the_first_to_arrive_wins_and_nothing_waits() -> None:
     ]
 
 
+@pytest.mark.parametrize(("later_s", "race"), [(0.25, True), (0.251, False)])
+def test_a_play_refused_long_after_the_card_that_took_its_place_is_no_race(later_s: float, race: bool) -> None:
+    """A race is two cards landing at most 250 ms apart (``races.RACE_MS``); a play that
+    came later only learns whose card took its place: no margin, no race for anyone."""
+    table, clock, (near, far, watcher) = playing(Fairness(Arbitration.ARRIVAL))
+    before = metrics.RACES._value.get()
+    assert isinstance(table.act(0, NEAR_TWO, "n", sent=clock.now(), delay=0.0), Applied)
+    clock.advance(later_s)
+    assert table.act(1, FAR_TWO, "f", sent=clock.now(), delay=0.0) == Refused(Reason.DOES_NOT_FIT)
+    told = ack(far, "f")
+    assert told["by"] == 0 and told.get("by_ms") == (round(later_s * 1000) if race else None)
+    for listener in (near, far, watcher):
+        assert len(listener.of("race")) == race
+    assert metrics.RACES._value.get() - before == race
+
+
 def test_rivals_at_the_same_distance_hold_nothing() -> None:
     """Both seats measured 20 ms away: a play ranked earlier by the other would already be
     here, so a contested play takes effect as it arrives (and the first to arrive wins)."""

@@ -17,7 +17,9 @@ seat's later actions wait behind its own held play (a player's actions take effe
 order they were sent).  The table applies each play when the judge lets it go
 (:attr:`Judge.take_effect`), so the order decided is the order the table logs: replaying
 the log gives the same round.  The compensated time of every card put on a pile is kept,
-so a lost race says by how much (:meth:`Judge.margin_ms`).
+so a lost race says by how much (:meth:`Judge.margin_ms`), and when it took effect, so a
+play refused for its place is told a race only if it came at the same time
+(:meth:`Judge.raced`, ``engine.races.same_time``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ligretto.engine.actions import Action
-from ligretto.engine.races import CAP_MS, Fairness, behind, judge, pile_of
+from ligretto.engine.races import CAP_MS, Fairness, behind, judge, pile_of, same_time
 from ligretto.server.table.clock import Timers
 
 
@@ -65,7 +67,9 @@ class Judge:
     _holding: set[int] = field(default_factory=set)
     _order: int = 0
     _timer: int | None = None
-    _placed: dict[tuple[int, int], float] = field(default_factory=dict)
+    _placed: dict[tuple[int, int], tuple[float, float]] = field(default_factory=dict)
+    """(pile, height) -> the compensated time of the card that took that place, and when
+    it took effect."""
     delays: dict[int, float] = field(default_factory=dict)
     """The one-way delay measured last for each seat (seconds; a seat not in it: 0)."""
 
@@ -180,13 +184,20 @@ class Judge:
 
     # --- margins ------------------------------------------------------------------------
 
-    def placed(self, pile: int, height: int, compensated: float) -> None:
-        """A card became the ``height``-th card of ``pile`` (1-based) at ``compensated`` time."""
-        self._placed[(pile, height)] = compensated
+    def placed(self, pile: int, height: int, compensated: float, at: float) -> None:
+        """A card became the ``height``-th card of ``pile`` (1-based), ranked at
+        ``compensated`` time and taking effect ``at`` (the table's clock)."""
+        self._placed[(pile, height)] = (compensated, at)
+
+    def raced(self, pile: int, height: int, at: float) -> bool:
+        """Whether a play refused ``at`` for the place ``height`` of ``pile`` came at the
+        same time as the card that took it (``races.same_time``; not known: no)."""
+        won = self._placed.get((pile, height))
+        return same_time(None if won is None else won[1], at)
 
     def margin_ms(self, pile: int, height: int, compensated: float) -> int | None:
         """By how many milliseconds of compensated time the card at ``height`` of ``pile``
         beat a play ranked at ``compensated`` (``None``: not known, e.g. it was put there
         before a restart)."""
         won = self._placed.get((pile, height))
-        return None if won is None else round((compensated - won) * 1000)
+        return None if won is None else round((compensated - won[0]) * 1000)
