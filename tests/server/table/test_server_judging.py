@@ -238,6 +238,16 @@ def test_the_delays_follow_the_seats_when_the_gaps_are_closed() -> None:
     assert table.size == 2 and table.judge.delays == {0: 0.01, 1: 0.1}
 
 
+def test_nobody_waits_for_a_rival_who_is_away() -> None:
+    """Far is measured 100 ms away but its connection is gone (its grace period runs):
+    it cannot play, so near's play for the pile it shows a card for takes effect at once."""
+    table, clock, (near, far, _) = playing()
+    table.judge.measured(1, 0.1)
+    table.disconnected(far)
+    assert isinstance(table.act(0, NEAR_TWO, "n", sent=clock.now(), delay=0.0), Applied)
+    assert ack(near, "n")["applied"] and table.judge.pending == 0
+
+
 def test_plays_that_cannot_be_contested_take_effect_at_once() -> None:
     """Turning the hand is never held (nor is a new pile: ``playing`` starts one)."""
     table, _, (near, _, _) = playing()

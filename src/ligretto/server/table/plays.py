@@ -94,9 +94,18 @@ class Plays:
         return self.take_effect(pending)
 
     def rivals(self, action: Action) -> tuple[int, ...]:
-        """The other seats that could contest ``action`` now (the judge asks)."""
+        """The other seats that could contest ``action`` now (the judge asks): they show a
+        card for its pile (``races.rivals``) and can play it: a bot, a stand-in or a person
+        who is connected (nobody waits for the round trip of a person who is away)."""
         game = self.rounds.live_round()
-        return () if game is None else rivals(game, action)
+        if game is None:
+            return ()
+        seats = self.seating.seats
+        return tuple(
+            index
+            for index in rivals(game, action)
+            if (seat := seats[index]) is not None and (not seat.human or seat.stand_in or seat.connected)
+        )
 
     def take_effect(self, pending: Pending) -> Applied | Refused:
         """The judge lets ``pending`` go: the engine decides it, the store logs it in this
