@@ -105,7 +105,8 @@ class LigrettoApp(App[None]):
         if self.model.phase is Phase.COUNTDOWN:
             self.query_one(StatusLine).show(self.model, time.time())
         elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
-            self.query_one(ScoreSheetView).show(self.model, time.time())
+            for sheet in self.query(ScoreSheetView):  # (none while the app closes)
+                sheet.show(self.model, time.time())
 
     def redraw(self) -> None:
         if not self.query("#lobby"):
