@@ -23,17 +23,18 @@ from racedeals import a_race
 
 def test_the_tally_counts_races_of_rounds_that_ended_for_the_far_seat() -> None:
     tally = RaceTally(far_seat=1)
-    for round_number, winner in ((1, 0), (1, 1), (1, 1), (2, 0), (3, 1)):
-        tally.race(protocol.Race(round_number, 0, winner, 1 - winner))
-    tally.completed |= {1, 2, 4}  # round 3 still on; round 4 ended without a race
-    assert tally.rounds() == [(3, 2), (1, 0), (0, 0)]
     tally.lost += [
         LostRace(1, 0, "r5", winner=1, by_ms=3, acked=0.0),
+        LostRace(1, 2, "b4", winner=0, by_ms=-20, acked=0.0),
+        LostRace(1, 1, "g5", winner=1, by_ms=None, acked=0.0),  # too late: no race told
         LostRace(2, 0, "r6", winner=0, by_ms=3, acked=0.0),
         LostRace(3, 0, "r7", winner=1, by_ms=3, acked=0.0),
-        LostRace(1, 1, "g5", winner=1, by_ms=None, acked=0.0),  # too late: no race
     ]
-    assert tally.lost_by_ack() == (2, 1)
+    for round_number, winner in ((1, 1), (1, 0), (2, 0), (3, 1)):
+        tally.race(protocol.Race(round_number, 0, winner, 1 - winner, 3))
+    tally.completed |= {1, 2, 4}  # round 3 still on; round 4 ended without a race
+    assert tally.rounds() == [(3, 2), (1, 0), (0, 0)], "every beaten play, as the simulator counts"
+    assert tally.told_races() == tally.told_by_ack() == 3, "the races told: those with a margin"
 
 
 def test_a_winner_ranked_before_its_send_time_minus_twice_the_cap_is_caught() -> None:

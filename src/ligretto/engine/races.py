@@ -9,7 +9,8 @@ of that decision live here, pure, for every authority alike (docs/fairness.md):
   worth holding for rivals; every other action takes effect as it arrives.
 - :func:`race_winner`: for a play refused because its pile's place was taken ("beaten to
   it"), the seat whose card took that place; :func:`same_time`: whether the two cards came
-  close enough together (:data:`RACE_MS`) for people to call it a race.
+  close enough together (:data:`RACE_MS`) for people to call it a race, and
+  :class:`Landings`, which keeps when each card of a round took its place to tell.
 - :func:`judge`: when a play takes effect and the time it is ranked by, from its arrival,
   its sender's stamp, the authority's estimate of the sender's one-way delay and of its
   rivals'; :func:`behind`: a play never overtakes an earlier-ranked play for its pile.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ligretto.engine.actions import Action, Play, Source
 from ligretto.engine.area import Area
@@ -179,6 +180,44 @@ def landed(game: Round, action: Action, piles_before: int) -> tuple[int, int] | 
         return None
     pile = piles_before if action.pile is None else action.pile
     return pile, len(game.pile_seats[pile])
+
+
+@dataclass(slots=True)
+class Landings:
+    """When each card of one round took its place on a pile (seconds on its authority's
+    clock; ``None``: not known), so that a play refused for that place can be told a race
+    or not (:func:`same_time`): the server's judge as plays take effect, and every replay
+    of a stored round from the stored times, decide alike."""
+
+    _at: dict[tuple[int, int], float | None] = field(default_factory=dict)
+
+    def took(self, place: tuple[int, int], at: float | None) -> None:
+        """A card took ``place`` (pile, height) ``at``."""
+        self._at[place] = at
+
+    def raced(self, place: tuple[int, int], at: float | None) -> bool:
+        """Whether a play refused ``at`` for ``place`` came at the same time as the card
+        that took it."""
+        return at is not None and same_time(self._at.get(place), at)
+
+    def decided(
+        self, game: Round, action: Action, result: Result, piles_before: int, at: float | None
+    ) -> tuple[int, int, int] | None:
+        """The engine has just decided ``action`` (``result``; ``piles_before``: the piles
+        before it) ``at``: an applied play's card took its place (:func:`landed`); for a play
+        refused because another card took its place at the same time, a race, ``(pile,
+        height, winner)`` (:func:`race_lost`); ``None`` for anything else, a play that came
+        later included."""
+        if result.ok:
+            place = landed(game, action, piles_before)
+            if place is not None:
+                self._at[place] = at
+            return None
+        lost = race_lost(game, action, result)
+        return lost if lost is not None and self.raced(lost[:2], at) else None
+
+    def clear(self) -> None:
+        self._at.clear()
 
 
 def race_winner(game: Round, action: Action, result: Result) -> int | None:

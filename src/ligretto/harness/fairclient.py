@@ -53,31 +53,41 @@ class LostRace:
 
 @dataclass(slots=True)
 class RaceTally:
-    """One table's races by round: from the ``race`` messages one of its clients gets
-    (``races``) and from the losers' acks (``lost``); the rounds that ended; which seat is
+    """One table's races by round: from the losers' acks (``lost``: every play refused
+    because the other seat's card took its place, the simulator's races, whatever the gap)
+    and from the ``race`` messages one of its clients gets (``told``: the races the server
+    tells, the two cards at most ``RACE_MS`` apart); the rounds that ended; which seat is
     the far one."""
 
     far_seat: int | None = None
-    races: dict[int, list[int]] = field(default_factory=dict)
-    """Round -> [races, won by the far seat], from the ``race`` messages."""
+    told: dict[int, list[int]] = field(default_factory=dict)
+    """Round -> [races told, won by the far seat], from the ``race`` messages."""
     completed: set[int] = field(default_factory=set)
     lost: list[LostRace] = field(default_factory=list)
 
     def race(self, message: Race) -> None:
-        count = self.races.setdefault(message.round, [0, 0])
+        count = self.told.setdefault(message.round, [0, 0])
         count[0] += 1
         count[1] += message.winner == self.far_seat
 
     def rounds(self) -> list[tuple[int, int]]:
-        """(races, won by the far seat) of every completed round, in order."""
-        return [tuple(self.races.get(r, (0, 0))) for r in sorted(self.completed)]  # type: ignore[misc]
+        """(races, won by the far seat) of every completed round, in order, from the
+        losers' acks (``by``): every beaten play, as the simulator counts races."""
+        counts = {number: [0, 0] for number in self.completed}
+        for lost in self.lost:
+            if lost.round in counts:
+                counts[lost.round][0] += 1
+                counts[lost.round][1] += lost.winner == self.far_seat
+        return [(counts[r][0], counts[r][1]) for r in sorted(counts)]
 
-    def lost_by_ack(self) -> tuple[int, int]:
-        """(races, won by the far seat) in the completed rounds, from the losers' acks: those
-        with a margin (``by_ms``), which the server gives a race alone (a play refused
-        because a card took its place much sooner is too late, no race)."""
-        counted = [lost for lost in self.lost if lost.round in self.completed and lost.by_ms is not None]
-        return len(counted), sum(lost.winner == self.far_seat for lost in counted)
+    def told_races(self) -> int:
+        """The races told in the completed rounds (``race`` messages)."""
+        return sum(self.told.get(r, (0, 0))[0] for r in self.completed)
+
+    def told_by_ack(self) -> int:
+        """The same from the losers' acks: those with a margin (``by_ms``), which the
+        server gives a race alone."""
+        return sum(lost.round in self.completed and lost.by_ms is not None for lost in self.lost)
 
 
 class FairClient(Client):

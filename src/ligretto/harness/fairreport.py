@@ -73,7 +73,6 @@ def _margins(margins: list[int | None]) -> dict[str, int]:
 def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
     rounds = mode.rounds()
     share = share_over_rounds([won for _, won in rounds], [races for races, _ in rounds]) if rounds else None
-    by_ack = [table.tally.lost_by_ack() for table in mode.tables]
     checks = [
         ranked_too_early(lost, winner.plays)
         for table in mode.tables
@@ -97,8 +96,9 @@ def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
         "share_far": None if share is None else round(share.rate, 4),
         "share_far_ci": None if share is None else [round(share.low, 4), round(share.high, 4)],
         "races": mode.races(),
-        "races_by_ack": sum(races for races, _ in by_ack),
-        "far_won_by_ack": sum(won for _, won in by_ack),
+        "far_won": sum(won for _, won in rounds),
+        "races_told": sum(table.tally.told_races() for table in mode.tables),
+        "races_told_by_ack": sum(table.tally.told_by_ack() for table in mode.tables),
         "rounds": len(rounds),
         "enough_races": mode.races() >= settings["races"],
         "seconds": round(mode.stopped - mode.started, 1),
@@ -175,7 +175,7 @@ def format_report(report: dict[str, Any]) -> str:
         added = mode["added_ack_ms"]
         lines.append(
             f"  {name:8} share far {mode['share_far']} [{ci[0]}, {ci[1]}] over {mode['races']} races"
-            f" ({mode['races_by_ack']} by ack) in {mode['rounds']} rounds, {mode['seconds']} s;"
+            f" ({mode['races_told']} told) in {mode['rounds']} rounds, {mode['seconds']} s;"
             f" added ack p50 {added['p50']} ms, p99 {added['p99']} ms"
             f" (uncontested p99 {mode['added_ack_ms_uncontested']['p99']} ms,"
             f" contested p99 {mode['added_ack_ms_contested']['p99']} ms); ranked too early {mode['ranked_too_early']};"

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ligretto.engine.actions import Action
-from ligretto.engine.races import CAP_MS, Fairness, behind, judge, pile_of, same_time
+from ligretto.engine.races import CAP_MS, Fairness, Landings, behind, judge, pile_of
 from ligretto.server.table.clock import Timers
 
 
@@ -67,9 +67,10 @@ class Judge:
     _holding: set[int] = field(default_factory=set)
     _order: int = 0
     _timer: int | None = None
-    _placed: dict[tuple[int, int], tuple[float, float]] = field(default_factory=dict)
-    """(pile, height) -> the compensated time of the card that took that place, and when
-    it took effect."""
+    _placed: dict[tuple[int, int], float] = field(default_factory=dict)
+    """(pile, height) -> the compensated time of the card that took that place."""
+    landings: Landings = field(default_factory=Landings)
+    """When each card took its place (the table's clock), to tell races."""
     delays: dict[int, float] = field(default_factory=dict)
     """The one-way delay measured last for each seat (seconds; a seat not in it: 0)."""
 
@@ -181,23 +182,24 @@ class Judge:
     def new_round(self) -> None:
         """A new round is dealt: no card of it is on a pile yet."""
         self._placed.clear()
+        self.landings.clear()
 
     # --- margins ------------------------------------------------------------------------
 
     def placed(self, pile: int, height: int, compensated: float, at: float) -> None:
         """A card became the ``height``-th card of ``pile`` (1-based), ranked at
         ``compensated`` time and taking effect ``at`` (the table's clock)."""
-        self._placed[(pile, height)] = (compensated, at)
+        self._placed[(pile, height)] = compensated
+        self.landings.took((pile, height), at)
 
     def raced(self, pile: int, height: int, at: float) -> bool:
         """Whether a play refused ``at`` for the place ``height`` of ``pile`` came at the
         same time as the card that took it (``races.same_time``; not known: no)."""
-        won = self._placed.get((pile, height))
-        return same_time(None if won is None else won[1], at)
+        return self.landings.raced((pile, height), at)
 
     def margin_ms(self, pile: int, height: int, compensated: float) -> int | None:
         """By how many milliseconds of compensated time the card at ``height`` of ``pile``
         beat a play ranked at ``compensated`` (``None``: not known, e.g. it was put there
         before a restart)."""
         won = self._placed.get((pile, height))
-        return None if won is None else round((compensated - won[0]) * 1000)
+        return None if won is None else round((compensated - won) * 1000)

@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from ligretto import protocol
 from ligretto.engine.events import Applied
-from ligretto.engine.races import landed, race_lost, same_time
+from ligretto.engine.races import Landings
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
@@ -134,24 +134,19 @@ def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
     game = Round.deal(RuleSet.from_dict(log.rules), len(players), log.seed)
     snapshot = protocol.snapshot_message(view(game, None), number)
     steps = []
-    taken: dict[tuple[int, int], float | None] = {}
-    """(pile, height) -> when the card that took that place took effect."""
+    landings = Landings()
     for logged in log.actions:
         action = action_from_dict(logged.action)
         seq, piles = len(game.log), len(game.pile_seats)
         result = game.apply(action)
         t = None if logged.at is None else round(max(0.0, logged.at - start), 3)
         step = protocol.ReplayStep(t, action.player)
+        race = landings.decided(game, action, result, piles, logged.at)
         if isinstance(result, Applied):
             step.events = protocol.events_message(number, seq, action.player, result.events)
-            place = landed(game, action, piles)
-            if place is not None:
-                taken[place] = logged.at
-        else:
-            lost = race_lost(game, action, result)
-            if lost is not None and logged.at is not None and same_time(taken.get(lost[:2]), logged.at):
-                pile, _height, winner = lost
-                step.race = protocol.race_message(number, pile, winner, action.player, None)
+        elif race is not None:
+            pile, _height, winner = race
+            step.race = protocol.race_message(number, pile, winner, action.player, None)
         steps.append(step)
     end = end_of(game)
     return protocol.ReplayRound(
