@@ -19,6 +19,11 @@ def test_demo_prints_a_score_sheet(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("Bot ") >= 3
     for column in ("Center", "Stack", "Score", "Total"):
         assert column in out
+    assert out.splitlines()[0] == "Ligretto: 3 players, seed 7, rules classic"
+    # The heading writes the rules as a command line does, never as Python prints them.
+    assert main(["demo", "--rules", "seed-es", "--set", "expert=true"]) == 0
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert heading.endswith("rules short_turn=recycle, recycle_shuffle=false, floor_at_zero=true, expert=true")
 
 
 def test_demo_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:

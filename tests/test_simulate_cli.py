@@ -45,6 +45,9 @@ def test_simulate_prints_tables_and_writes_json_csv_and_png(tmp_path: Path) -> N
     assert done.stderr == ""  # no progress bar when stderr is not a terminal, no warnings
     for text in ("1 smart:expert", "2 greedy:machine", "3 random:expert", "Per bot", "Rounds (6)", "ended by:"):
         assert text in done.stdout
+    # the rules as `--set` writes them (never Python's True/False)
+    changed = "short_turn=recycle, recycle_shuffle=false, stack_penalty=3, floor_at_zero=true"
+    assert done.stdout.startswith(f"3 players, rules {changed}, 6 deals"), done.stdout.splitlines()[0]
     data = json.loads(files["json"].read_text())
     assert set(data) == {"config", "rounds", "summary"}
     assert data["config"]["rules"]["short_turn"] == "recycle"  # seed-es

@@ -4,7 +4,9 @@ entry by one phone appears on the others; the seed examples entered by taps give
 scores; impossible counts are refused with a clear message and change nothing, an unlikely
 one asks first; a correction and its undo; two phones entering one round at once, resolved
 without losing either; one phone offline entering two rounds that reach the others when it
-is back; the end of the match and the CSV read back; axe-core on every screen of it.
+is back; the end of the match and the CSV read back; after the end, Ben says "This is me"
+with his own profile (the match goes into his history), Cy on a seat and off it again, every
+phone seeing who is who, and an undo that passes the links by; axe-core on every screen of it.
 And in one page, two rounds per scoring option (by taps on each kind of form, the rest
 sent as a phone sends them): the sheet's scores are the engine's.
 
@@ -216,6 +218,14 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
         expect(page.locator("#keep-status")).to_have_class("keep-status live", timeout=SEEN_MS)
     expect(ana.locator("#keep-qr")).to_be_visible()
     no_violations(ben, "empty sheet", found)
+    # Who is who: Ana's profile is on her seat (made with "me"); the others may say "This is me".
+    expect(ana.locator("#keep-seats li[data-seat='0']")).to_have_attribute("data-state", "mine")
+    expect(ana.locator("#keep-unlink-0")).to_have_text("Not me")
+    expect(ana.locator("#keep-seats button[id^='keep-claim-']")).to_have_count(0)  # she has a seat
+    for page in (ben, cy):
+        expect(page.locator("#keep-seats li[data-seat='0']")).to_have_attribute("data-state", "linked")
+        expect(page.locator("#keep-seats button[id^='keep-claim-']")).to_have_count(2)
+        expect(page.locator("#keep-claim-0")).to_have_count(0)
 
     # Refused at once, with a clear message, changing nothing: 11 in a stack, a negative count.
     ben.locator("#keep-enter").tap()
@@ -365,6 +375,31 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     shot(ana, "over-1280", full_page=True)
     no_violations(ana, "match over at 1280x800", found)
 
+    # After the end Ben says "This is me": his profile is on his seat on every phone, and the
+    # match in his history; Cy takes seat 2 and leaves it again.  The creator frees no seat now.
+    ben.locator("#keep-claim-1").tap()
+    for page, state in ((ana, "linked"), (ben, "mine"), (cy, "linked")):
+        expect(page.locator("#keep-seats li[data-seat='1']")).to_have_attribute("data-state", state, timeout=SEEN_MS)
+    expect(ben.locator("#keep-unlink-1")).to_have_attribute("aria-label", "Ben is not me: unlink my profile")
+    expect(ana.locator("#keep-unlink-1")).to_have_count(0)
+    expect(cy.locator("#keep-claim-1")).to_have_count(0)
+    cy.locator("#keep-claim-2").tap()
+    expect(cy.locator("#keep-seats li[data-seat='2']")).to_have_attribute("data-state", "mine", timeout=SEEN_MS)
+    shot(cy, "seats-390", full_page=True)
+    no_violations(cy, "who is who", found)
+    cy.locator("#keep-unlink-2").tap()
+    for page in phones.pages:
+        expect(page.locator("#keep-seats li[data-seat='2']")).to_have_attribute("data-state", "open", timeout=SEEN_MS)
+    cy.locator("#keep-changes summary").tap()
+    expect(cy.locator("#keep-changes li[data-kind='link']").last).to_contain_text("linked their profile to Ben")
+    expect(cy.locator("#keep-changes li[data-kind='unlink']")).to_contain_text("unlinked the profile of Cy")
+    linked = api(phones.url, "GET", f"/api/sheets/{code}")
+    ana_id, ben_id, nobody = (player["profile"] for player in linked["players"])
+    assert ana_id and ben_id and ben_id != ana_id and nobody is None
+    assert linked["version"] == sheet["version"] + 3 and linked["rounds"] == sheet["rounds"]
+    ben.evaluate("() => { location.hash = '#/history'; }")
+    expect(ben.locator(".history-match[data-kind='table']")).to_have_count(1)
+
     # Ana's history has the match, played on a real table, unrated.
     ana.evaluate("() => { location.hash = '#/history'; }")
     match = ana.locator(".history-match[data-kind='table']")
@@ -372,6 +407,15 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     expect(match).to_contain_text("Played on a real table")
     expect(match).to_contain_text("not rated")
     expect(match.locator(".history-sheet-link")).to_have_attribute("href", f"#/keep/{code}")
+
+    # Cy's undo passes the links by: the last round comes off, the match is not over, so it
+    # leaves the histories; Ben's seat stays his.
+    cy.locator("#keep-undo").tap()
+    rounds_shown(cy, 4)
+    undone = api(phones.url, "GET", f"/api/sheets/{code}")
+    assert [player["profile"] for player in undone["players"]] == [ana_id, ben_id, None]
+    assert not undone["over"] and undone["changes"][-1]["undoes"] == sheet["version"]
+    assert api(phones.url, "GET", f"/api/profiles/{ben_id}/matches")["total"] == 0
     assert not found, "axe-core on the score keeper:\n" + "\n".join(found)
 
 

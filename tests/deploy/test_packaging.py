@@ -1,18 +1,19 @@
 """The operator's files (``Dockerfile``, ``deploy/compose.yaml``, ``deploy/nginx.conf``,
-``deploy/systemd/ligretto@.service``) tested by running what they run.
+``deploy/Caddyfile``, ``deploy/systemd/ligretto@.service``) tested by running what they run.
 
 This machine has no container engine and no systemd as PID 1, so the same commands run
 as plain processes on 127.0.0.1: a REAL redis-server (``tests/redisserver.py``) and the
 session's REAL PostgreSQL (``tests/pgserver.py``) with the role and database the compose
 file's ``postgres`` service makes; the compose file's two apps started with the image's
 entry point followed by their ``command``; Debian's nginx (installed when missing) with
-``deploy/nginx.conf`` inside a small wrapper; the image's entry point on its own and its
-``HEALTHCHECK``; the unit's ``ExecStart``.  What a container would name (``app1:8000``,
-``postgres``, ``redis``, ``/data``) is mapped to this machine by one function,
-:func:`localize`; everything else is the files' own text, so a broken command or config
-fails here.  What cannot run without an engine or systemd (``docker build``, ``compose
-up``, the unit's sandbox) is only parsed and verified (``systemd-analyze verify``).
-"""
+``deploy/nginx.conf`` inside a small wrapper, and beside it Debian's Caddy with
+``deploy/Caddyfile`` (its site plain HTTP on a port here, ``tests/caddyproxy.py``); the
+image's entry point on its own and its ``HEALTHCHECK``; the unit's ``ExecStart``.  What
+a container would name (``app1:8000``, ``postgres``, ``redis``, ``/data``) is mapped to
+this machine by one function, :func:`localize`; everything else is the files' own text,
+so a broken command or config fails here.  What cannot run without an engine or systemd
+(``docker build``, ``compose up``, the unit's sandbox) is only parsed and verified
+(``systemd-analyze verify``)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -37,9 +40,10 @@ import websockets
 import yaml
 
 import pgserver
+from caddyproxy import MARKED_DOWN, MARKED_UP, Caddy, caddy_config, validate
 from debianpackages import ensure_installed
 from ligretto.client.session import Session
-from nginxproxy import nginx_config, start_nginx, stop_nginx
+from nginxproxy import nginx_config, start_nginx, stop_proxy
 from pgserver import PgServer
 from realserver import ServerProcess, free_port
 from redisserver import RedisServer
@@ -181,15 +185,19 @@ class Stack:
     places: dict[str, int]
     apps: dict[str, Plain]
     proxy_port: int
+    caddy: Caddy
     env: dict[str, str]
 
-    def proxy(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """An HTTP request through nginx."""
+    def proxy(
+        self, method: str, path: str, body: Any = None, port: int | None = None, timeout: float = WAIT_S
+    ) -> tuple[int, Any]:
+        """An HTTP request through nginx (or the proxy on ``port``: ``stack.caddy.port``)."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.proxy_port}{path}", data=data, method=method)
+        url = f"http://127.0.0.1:{port or self.proxy_port}{path}"
+        request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, timeout=WAIT_S) as answer:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 return answer.status, json.loads(answer.read())
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode(errors="replace")
@@ -212,8 +220,9 @@ def database_of(service: dict[str, Any], env: dict[str, str], pg: PgServer) -> N
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Iterator[Stack]:
-    """deploy/compose.yaml's five services, as plain processes; stopped at the end (the
-    apps' logs free of tracebacks)."""
+    """deploy/compose.yaml's five services, as plain processes, and Caddy with
+    deploy/Caddyfile in front of the same apps; stopped at the end (the apps' logs free of
+    tracebacks)."""
     folder = tmp_path_factory.mktemp("compose")
     services = compose()["services"]
     redis = RedisServer(folder)
@@ -235,6 +244,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Itera
         for name in ("app1", "app2")
     }
     nginx: subprocess.Popen[bytes] | None = None
+    caddy: Caddy | None = None
     try:
         for app in apps.values():
             app.launch()
@@ -242,10 +252,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Itera
             app.wait_ready()
         proxy_port = free_port()
         nginx = start_nginx(nginx_config(places, proxy_port, folder), proxy_port, folder)
-        yield Stack(folder, postgres, redis, places, apps, proxy_port, env)
+        caddy_port = free_port()
+        caddy = Caddy.start(caddy_config(places, caddy_port, folder), caddy_port, folder)
+        yield Stack(folder, postgres, redis, places, apps, proxy_port, caddy, env)
     finally:
         if nginx is not None:
-            stop_nginx(nginx)
+            stop_proxy(nginx)
+        if caddy is not None:
+            caddy.stop()
         for app in apps.values():
             app.stopped_cleanly()
         redis.stop()
@@ -314,41 +328,112 @@ async def until(ws: Any, session: Session, done: Any) -> None:
 
 def test_a_table_is_made_and_joined_through_the_proxy(stack: Stack) -> None:
     """POST /api/tables through nginx, then two players over WebSockets through it (the
-    upgrade passed on); the first sees the second take the other seat."""
-    status, made = stack.proxy("POST", "/api/tables", {"seats": 2, "preset": "classic", "options": {}})
+    upgrade passed on); the first sees the second take the other seat.  The same through
+    Caddy."""
+    for port in (stack.proxy_port, stack.caddy.port):
+        code = made_table(stack, port)
+        status, table = stack.proxy("GET", f"/api/tables/{code}", port=port)
+        assert status == 200 and table["code"] == code, table
+        asyncio.run(two_players(port, code))
+
+
+def made_table(stack: Stack, port: int) -> str:
+    """A table made with POST /api/tables through the proxy on ``port``."""
+    status, made = stack.proxy("POST", "/api/tables", {"seats": 2, "preset": "classic", "options": {}}, port)
     assert status == 201, made
-    code = made["code"]
-    status, table = stack.proxy("GET", f"/api/tables/{code}")
-    assert status == 200 and table["code"] == code, table
+    code: str = made["code"]
+    return code
 
-    async def players() -> None:
-        ws_a, alice = await join(stack.proxy_port, code, "alice")
-        ws_b, bob = await join(stack.proxy_port, code, "bob")
-        try:
-            assert (alice.seat, bob.seat) == (0, 1)
-            await until(ws_a, alice, lambda: alice.table is not None and alice.table.seats[1] is not None)
-            assert alice.table is not None and [s.name for s in alice.table.seats if s] == ["alice", "bob"]
-            assert alice.problems == [] and bob.problems == []
-        finally:
-            await ws_a.close()
-            await ws_b.close()
 
-    asyncio.run(players())
+async def two_players(port: int, code: str) -> None:
+    """Two players join ``code`` over WebSockets through the proxy on ``port``; the first
+    sees the second take the other seat."""
+    ws_a, alice = await join(port, code, "alice")
+    ws_b, bob = await join(port, code, "bob")
+    try:
+        assert (alice.seat, bob.seat) == (0, 1)
+        await until(ws_a, alice, lambda: alice.table is not None and alice.table.seats[1] is not None)
+        assert alice.table is not None and [s.name for s in alice.table.seats if s] == ["alice", "bob"]
+        assert alice.problems == [] and bob.problems == []
+    finally:
+        await ws_a.close()
+        await ws_b.close()
 
 
 def test_a_rolling_restart_through_the_proxy_answers_every_request(stack: Stack) -> None:
     """One app stopped (SIGTERM) and started again, then the other: every request through
-    nginx meanwhile is answered.  With nginx's default ``max_fails=1 fail_timeout=10s`` the
-    app restarted first is still marked down when the second stops: 502."""
+    nginx, and through Caddy, meanwhile is answered.  With nginx's default ``max_fails=1
+    fail_timeout=10s`` the app restarted first is still marked down when the second stops:
+    502.  Caddy tries a refused connection again on the other app, and holds a request that
+    finds both marked down (the app started again not yet checked again) until its next
+    check marks it up; without ``lb_try_duration`` both are 502 or 503."""
     first, second = stack.apps["app1"], stack.apps["app2"]
+    proxies = (stack.proxy_port, stack.caddy.port)
     first.stop()
-    assert [stack.proxy("GET", "/healthz")[0] for _ in range(4)] == [200] * 4
+    for port in proxies:
+        assert [stack.proxy("GET", "/healthz", port=port)[0] for _ in range(6)] == [200] * 6, port
     first.start()
     second.stop()
-    answers = [stack.proxy("GET", "/healthz") for _ in range(4)]
-    assert [status for status, _ in answers] == [200] * 4, answers
-    assert {body["address"] for _, body in answers} == {stack.address("app1")}
+    for port in proxies:
+        answers = [stack.proxy("GET", "/healthz", port=port) for _ in range(6)]
+        assert [status for status, _ in answers] == [200] * 6, (port, answers)
+        assert {body["address"] for _, body in answers} == {stack.address("app1")}
     second.start()
+
+
+def test_caddy_gives_a_frozen_app_no_new_players(stack: Stack) -> None:
+    """An app frozen (SIGSTOP, as a stalled machine) still accepts connections (the kernel
+    does) and answers none.  Caddy's health check marks it down once its ``/readyz`` goes
+    unanswered (2 s); from then on every request and every new player through Caddy
+    reaches the other app and is answered: 0 of them wait on the frozen one.  Through nginx
+    meanwhile one request of two in a row goes to it and gets no answer (docs/deploy.md:
+    open-source nginx has no active health check).  Thawed (SIGCONT), it is marked up at
+    the next check and gets requests again."""
+    frozen = stack.apps["app1"]
+    caddy, upstream = stack.caddy, stack.places["app1:8000"]
+    ids = {name: app.http("GET", "/healthz")[1]["process"] for name, app in stack.apps.items()}
+    _answered_by(stack, caddy.port, ids["app1"])  # both in Caddy's rotation (restarted above)
+    _answered_by(stack, caddy.port, ids["app2"])
+    since = caddy.mark()
+    assert frozen.pid is not None
+    os.kill(frozen.pid, signal.SIGSTOP)
+    try:
+        caddy.wait_for_check(MARKED_DOWN, upstream, since)
+        through_nginx = []
+        for _ in range(2):
+            try:
+                through_nginx.append(stack.proxy("GET", "/healthz", timeout=1.0)[1]["process"])
+            except TimeoutError:
+                through_nginx.append("no answer")
+        assert sorted(through_nginx) == sorted([ids["app2"], "no answer"]), through_nginx
+        answers = [stack.proxy("GET", "/healthz", port=caddy.port) for _ in range(10)]
+        assert [(status, body["process"]) for status, body in answers] == [(200, ids["app2"])] * 10, answers
+        asyncio.run(two_players(caddy.port, made_table(stack, caddy.port)))
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    caddy.wait_for_check(MARKED_UP, upstream, since)
+    _answered_by(stack, caddy.port, ids["app1"])
+    asyncio.run(two_players(caddy.port, made_table(stack, caddy.port)))
+
+
+def test_the_caddyfile_is_valid_as_shipped_and_quoted_whole_in_the_docs(tmp_path: Path) -> None:
+    """``caddy validate`` accepts deploy/Caddyfile as it is (its TLS site, which the
+    tests run as plain HTTP), and docs/deploy.md shows that file, not a copy of its own."""
+    validated = validate(DEPLOY / "Caddyfile", tmp_path)
+    assert validated.returncode == 0 and "Valid configuration" in validated.stdout, validated.stderr
+    assert (DEPLOY / "Caddyfile").read_text() in (ROOT / "docs" / "deploy.md").read_text()
+
+
+def _answered_by(stack: Stack, port: int, process: str) -> None:
+    """Ask ``/healthz`` through the proxy on ``port`` until ``process`` answers (Caddy's
+    least_conn picks at random between idle apps)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = stack.proxy("GET", "/healthz", port=port)
+        assert status == 200, body
+        if body["process"] == process:
+            return
+        assert time.monotonic() < deadline, f"{process} does not answer through the proxy"
 
 
 # --- the image -----------------------------------------------------------------------------

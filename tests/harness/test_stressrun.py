@@ -63,7 +63,10 @@ def _lobby_and_query_checks(reports: dict[str, Any]) -> None:
         assert set(report["details"]["before"]) == {"other_p99_ms", "server_cpu_percent"}, name
         assert report["details"]["server_cpu_percent"] is not None, name
     queries = reports["queries"]["details"]
-    assert queries["answers_by_status"] == {"400": 5 * queries["bad_numbers"], "404": queries["bad_numbers"]}
+    assert queries["answers_by_status"] == {
+        "400": 5 * queries["bad_numbers"],
+        "404": queries["bad_numbers"] + queries["bad_seats"],
+    }
     assert queries["refusals_counted_by_the_server"]["bad_query"] == 5 * queries["bad_numbers"]
 
 

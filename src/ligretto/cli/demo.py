@@ -7,7 +7,7 @@ import argparse
 import json
 
 from ligretto.cli.options import Commands, add_rules_arguments, rules_from_args
-from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.engine.rules import PRESETS, RuleSet, written
 
 
 def add_demo_parser(commands: Commands) -> None:
@@ -42,6 +42,5 @@ def run_rules(args: argparse.Namespace) -> int:
         print(f"{name:16} {option.help}; {option.allowed} (classic: {option.text(default[name])})")
     print()
     for name, changes in PRESETS.items():
-        settings = ", ".join(f"{k}={OPTIONS[k].text(v)}" for k, v in changes.items())
-        print(f"{name:10} {settings or 'every default'}")
+        print(f"{name:10} {written(changes) or 'every default'}")
     return 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from ligretto.client.clocksync import ClockSync
 from ligretto.client.mirror import Area, Mirror, wire_pile
@@ -70,6 +71,9 @@ class TableModel:
     clock: ClockSync = field(default_factory=ClockSync)
     """The clock sync from pongs; the transport stamps what it sends with it."""
     refusals: int = 0
+    site: str | None = None
+    """The server's page address (``http://127.0.0.1:8000``), for links to its pages;
+    ``None`` at a table without one (local play)."""
 
     # --- the session's state ----------------------------------------------------------
 
@@ -180,6 +184,25 @@ class TableModel:
         """This seat has said it is ready for the next round."""
         me = self.people[self.seat] if self.seat is not None and self.seat < len(self.people) else None
         return me is not None and me.ready
+
+    @property
+    def replay(self) -> str | None:
+        """The share token of the round just scored: its ``round_over``'s, else (the
+        client came back on the score sheet) the ``table`` message's; ``None`` while a
+        round is played, or at a table that keeps no replays."""
+        over = self.session.round_over
+        if over is not None and over.replay is not None:
+            return over.replay
+        return None if self.session.table is None else self.session.table.replay
+
+    @property
+    def replay_link(self) -> str | None:
+        """The browser's page of the round just scored (``SITE/#/replay/TOKEN``, as the
+        browser's score sheet links it), or ``None``."""
+        token = self.replay
+        if token is None or self.site is None:
+            return None
+        return f"{self.site}/#/replay/{quote(token, safe='')}"
 
     @property
     def banner(self) -> str | None:

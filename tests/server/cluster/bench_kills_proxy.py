@@ -53,7 +53,7 @@ from servicekit import Cluster
 
 from ligretto.client.session import Session
 from ligretto.protocol import Ack, Error, Events, Phase, Welcome
-from nginxproxy import nginx_config, start_nginx, stop_nginx
+from nginxproxy import nginx_config, start_nginx, stop_proxy
 from pgserver import TEST_SETTINGS, PgServer
 from realserver import ServerProcess, free_port
 from redisserver import RedisServer
@@ -259,7 +259,7 @@ def main() -> None:
         processes = cluster.start(3, countdown_s=args.countdown)
         port = free_port()
         nginx = start_nginx(nginx_config({}, port, root, [p.port for p in processes]), port, root)
-        stack.callback(stop_nginx, nginx)
+        stack.callback(stop_proxy, nginx)
         for kill in range(args.kills):
             on = processes[kill % len(processes)] if args.rotate else None
             try:

@@ -174,6 +174,15 @@ _FENCES = (
     "ALTER TABLE tables ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
 )
 
+_SHEET_LINKS = (
+    # A sheet's players link their own profiles to their seats (``keeper.Sheet.link``):
+    # each link or unlink is a change of the sheet with its seat and profile; the profile
+    # whose secret made the sheet is its creator (NULL: made without one, or before).
+    "ALTER TABLE sheets ADD COLUMN creator TEXT",
+    "ALTER TABLE sheet_changes ADD COLUMN seat INTEGER",
+    "ALTER TABLE sheet_changes ADD COLUMN profile TEXT",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -185,6 +194,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _MATCH_REPLAYS,
     _SHEETS,
     _FENCES,
+    _SHEET_LINKS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

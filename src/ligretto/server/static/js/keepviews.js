@@ -2,7 +2,6 @@
 // itself (sheet.js's, with the players' own backs), the entries waiting to sync, a
 // conflict side by side, the change history, and the end of the match with its summary.
 
-import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { backFromWire } from "./keepapi.js";
@@ -28,7 +27,6 @@ export function sheetView(sheet, players) {
   if (!scores || !scores.rounds.length) {
     return h("section", { class: "panel keep-sheet", "aria-labelledby": "keep-sheet-title" },
       h("h2", { id: "keep-sheet-title" }, t("keep.sheet.title")),
-      h("ul", { class: "keep-roster" }, players.map((player) => h("li", {}, backBadge(player.back), " ", player.name))),
       h("p", { class: "muted", id: "keep-no-rounds" }, t("keep.sheet.none")),
     );
   }
@@ -123,14 +121,14 @@ function differences(before, after, players) {
   return lines;
 }
 
-/** Who changed what, newest first. */
+/** Who changed what, newest first (a link or unlink: whose seat). */
 export function changesView(changes, players, { open = false, onToggle = () => {} } = {}) {
   if (!changes?.length) return null;
   const details = h("details", { class: "panel keep-changes", id: "keep-changes", open, ontoggle: () => onToggle(details.open) },
     h("summary", {}, t("keep.changes.title", { n: changes.length })),
     h("ol", { reversed: true }, [...changes].reverse().map((change) => h("li", { dataset: { kind: change.kind, round: change.round } },
       h("span", { class: "muted" }, timeOf(change.at)), " ",
-      t(`keep.change.${change.kind}`, { by: change.by, n: change.round }),
+      t(`keep.change.${change.kind}`, { by: change.by, n: change.round, name: players[change.seat]?.name ?? "" }),
       differences(change.before, change.after, players).map((line) => h("span", { class: "change-line" }, line)),
     ))),
   );
