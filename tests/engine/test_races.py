@@ -267,7 +267,8 @@ def test_of_plays_released_together_the_earlier_rank_goes_first() -> None:
 def test_a_race_is_two_cards_landing_at_most_race_ms_apart() -> None:
     assert RACE_MS == 250
     assert same_time(100.0, 100.25) and same_time(100.0, 100.0)
-    assert not same_time(100.0, 100.251), "a play 251 ms later came too late: no race"
+    assert not same_time(100.0, 100.251), "a play ranked 251 ms later came too late: no race"
+    assert same_time(100.25, 100.0) and not same_time(100.26, 100.0), "either way (a negative margin)"
     assert not same_time(None, 100.0), "a card laid before a restart: not known, no race"
     # In whole milliseconds, so that times far from zero decide as the stored ones do.
     assert same_time(1795962800.125, 1795962800.375) and not same_time(1795962800.125, 1795962800.376)

@@ -50,11 +50,11 @@ CAP_MS = 150
 """The most one-way delay credited to a connection, whatever it measures or claims: a
 play is ranked at most twice this (its way up and the way down) before its arrival."""
 RACE_MS = 250
-"""A play refused because another card took its place on the pile was a *race* if it
-reached the table at most this long after that card did (both on the authority's clock):
-two cards landing this close together are "at the same time" to the people watching.  A
-play that came later was simply too late: nobody is told of a race (the simulator's
-statistics count every beaten play)."""
+"""A play refused because another card took its place on the pile was a *race* if the two
+plays were ranked at most this far apart (when each player would have played at the table:
+its compensated time, :func:`judge`; by arrival, its arrival): "at the same time" for the
+people at the table.  A play that came later was simply too late: nobody is told of a race
+(the simulator's statistics count every beaten play)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,37 +184,41 @@ def landed(game: Round, action: Action, piles_before: int) -> tuple[int, int] | 
 
 @dataclass(slots=True)
 class Landings:
-    """When each card of one round took its place on a pile (seconds on its authority's
-    clock; ``None``: not known), so that a play refused for that place can be told a race
-    or not (:func:`same_time`): the server's judge as plays take effect, and every replay
-    of a stored round from the stored times, decide alike."""
+    """When the card that took each place on a pile of one round was ranked (seconds on its
+    authority's clock; ``None``: not known), so that a play refused for that place can be
+    told a race or not (:func:`same_time`): the server's judge as plays take effect, and
+    every replay of a stored round from the stored ranks, decide alike."""
 
     _at: dict[tuple[int, int], float | None] = field(default_factory=dict)
 
-    def took(self, place: tuple[int, int], at: float | None) -> None:
-        """A card took ``place`` (pile, height) ``at``."""
-        self._at[place] = at
+    def took(self, place: tuple[int, int], rank: float | None) -> None:
+        """A card ranked at ``rank`` took ``place`` (pile, height)."""
+        self._at[place] = rank
 
-    def raced(self, place: tuple[int, int], at: float | None) -> bool:
-        """Whether a play refused ``at`` for ``place`` came at the same time as the card
-        that took it."""
-        return at is not None and same_time(self._at.get(place), at)
+    def ranked(self, place: tuple[int, int]) -> float | None:
+        """When the card that took ``place`` was ranked (``None``: not known)."""
+        return self._at.get(place)
+
+    def raced(self, place: tuple[int, int], rank: float | None) -> bool:
+        """Whether a play ranked at ``rank`` and refused for ``place`` came at the same
+        time as the card that took it."""
+        return rank is not None and same_time(self._at.get(place), rank)
 
     def decided(
-        self, game: Round, action: Action, result: Result, piles_before: int, at: float | None
+        self, game: Round, action: Action, result: Result, piles_before: int, rank: float | None
     ) -> tuple[int, int, int] | None:
         """The engine has just decided ``action`` (``result``; ``piles_before``: the piles
-        before it) ``at``: an applied play's card took its place (:func:`landed`); for a play
-        refused because another card took its place at the same time, a race, ``(pile,
-        height, winner)`` (:func:`race_lost`); ``None`` for anything else, a play that came
-        later included."""
+        before it), ranked at ``rank``: an applied play's card took its place
+        (:func:`landed`); for a play refused because another card took its place at the
+        same time, a race, ``(pile, height, winner)`` (:func:`race_lost`); ``None`` for
+        anything else, a play that came later included."""
         if result.ok:
             place = landed(game, action, piles_before)
             if place is not None:
-                self._at[place] = at
+                self._at[place] = rank
             return None
         lost = race_lost(game, action, result)
-        return lost if lost is not None and self.raced(lost[:2], at) else None
+        return lost if lost is not None and self.raced(lost[:2], rank) else None
 
     def clear(self) -> None:
         self._at.clear()
@@ -227,12 +231,13 @@ def race_winner(game: Round, action: Action, result: Result) -> int | None:
     return None if lost is None else lost[2]
 
 
-def same_time(won_at: float | None, lost_at: float) -> bool:
-    """Whether a play refused at ``lost_at`` because a card took its place at ``won_at``
-    (seconds on one clock; ``None``: not known) was a race: at most :data:`RACE_MS` apart,
-    counted in whole milliseconds so that every authority and every replay of the stored
-    times decides alike."""
-    return won_at is not None and round((lost_at - won_at) * 1000) <= RACE_MS
+def same_time(won: float | None, lost: float) -> bool:
+    """Whether a play ranked at ``lost`` and refused because a card ranked at ``won`` took
+    its place (seconds on one clock; ``None``: not known) was a race: at most
+    :data:`RACE_MS` apart either way, counted in whole milliseconds (as the margin a loser is
+    told, ``by_ms``) so that every authority and every replay of the stored ranks decides
+    alike."""
+    return won is not None and abs(round((lost - won) * 1000)) <= RACE_MS
 
 
 def judge(

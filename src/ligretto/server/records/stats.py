@@ -5,9 +5,10 @@ From each match's score sheet: rounds played and won (a round's best score, ties
 included), Stops called, cards played to the center and cards left on the Ligretto
 stack.  From each scored round dealt again from its seed with its stored actions replayed
 by the engine: races won and lost (a play refused ``does_not_fit`` or ``pile_complete``
-because another seat's card took its place at most ``engine.races.RACE_MS`` before, by
-the stored times: the races the table told, ``engine.races.Landings``; the seat whose card
-took it won the race; a round stored without times has none), and reaction times: for every action of the player that
+because another seat's card took its place, the two ranked at most
+``engine.races.RACE_MS`` apart by the stored ranks: the races the table told,
+``engine.races.Landings``; the seat whose card took it won the race; a round stored without
+times has none), and reaction times: for every action of the player that
 the engine applied, the time since the action before it in the round (anyone's, applied
 or refused), by the table's clock when each took effect; the first action of a round has
 none.  The median of those by kind of move (``play``, ``turn``, ``place``, ``vote``,
@@ -56,7 +57,7 @@ def round_figures(log: RoundLog) -> list[RoundFigures]:
         action = action_from_dict(logged.action)
         piles = len(game.pile_seats)
         result = game.apply(action)
-        lost = landings.decided(game, action, result, piles, logged.at)
+        lost = landings.decided(game, action, result, piles, logged.rank)
         if lost is not None:
             figures[action.player].races_lost += 1
             figures[lost[2]].races_won += 1

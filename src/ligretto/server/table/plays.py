@@ -37,9 +37,10 @@ from ligretto.server.table.rounds import Rounds
 from ligretto.server.table.seats import Seating, TableError
 from ligretto.server.table.tutorial import TUTOR, Tutor
 
-ActionLog = Callable[[int, dict[str, Any], float], None]
-"""Where the actions go, in the order they took effect: ``log(index, action, at)``, the
-``index``-th action of the round, as JSON, taken effect at ``at`` (the table's clock)."""
+ActionLog = Callable[[int, dict[str, Any], float, float], None]
+"""Where the actions go, in the order they took effect: ``log(index, action, at, ranked)``,
+the ``index``-th action of the round, as JSON, taken effect at ``at`` and ranked at
+``ranked`` (its compensated time), on the table's clock."""
 
 
 @dataclass(eq=False, slots=True)
@@ -120,13 +121,13 @@ class Plays:
         piles = len(game.pile_seats)
         result = game.apply(action)
         at = self.seating.clock()
-        self.log(count, action_to_dict(action), at)
+        self.log(count, action_to_dict(action), at, pending.compensated)
         if isinstance(result, Refused):
-            self._refused(pending, game, result, at)
+            self._refused(pending, game, result)
         else:
             place = landed(game, action, piles)
             if place is not None:
-                self.judge.placed(*place, pending.compensated, at)
+                self.judge.placed(*place, pending.compensated)
             self._ack(index, pending.client_id, result)
             self.seating.broadcast(messages.events(rounds.round_number, count, index, result.events))
             if game.over:
@@ -140,7 +141,7 @@ class Plays:
                 self.bots.settled(index)
         return result
 
-    def _refused(self, pending: Pending, game: Round, result: Refused, at: float) -> None:
+    def _refused(self, pending: Pending, game: Round, result: Refused) -> None:
         """A refused action's ack; for a play whose place another card took, whose it was,
         and for a race (the two came at the same time) by how much, to all."""
         lost = race_lost(game, pending.action, result)
@@ -148,7 +149,7 @@ class Plays:
             self._ack(pending.seat, pending.client_id, result)
             return
         pile, height, winner = lost
-        if not self.judge.raced(pile, height, at):
+        if not self.judge.raced(pile, height, pending.compensated):
             self._ack(pending.seat, pending.client_id, result, winner)  # too late: no race
             return
         ms = self.judge.margin_ms(pile, height, pending.compensated)

@@ -204,9 +204,11 @@ class Store(Protocol):
         """A round was dealt (``deal``), at the table as it is now (``table``: the players
         of a match whose first round this is)."""
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the round ``deal`` (JSON), taken effect at ``at`` (the
-        table's clock)."""
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
+        """The ``index``-th action of the round ``deal`` (JSON), taken effect at ``at`` and
+        ranked at ``ranked`` (its compensated time: ``judging``), both on the table's clock."""
 
 
 class NoStore:
@@ -218,7 +220,9 @@ class NoStore:
     def start_round(self, deal: DealRecord, table: TableRecord) -> None:
         pass
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
         pass
 
 
@@ -282,9 +286,10 @@ class Keeper:
         """A round was dealt: it, and the table's record, to the store."""
         self.store.start_round(self.deal_record(), self.record())
 
-    def logged(self, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the round took effect at ``at``: to the store."""
-        self.store.record_action(self.deal_record(), index, action, at)
+    def logged(self, index: int, action: dict[str, Any], at: float, ranked: float) -> None:
+        """The ``index``-th action of the round took effect at ``at``, ranked at ``ranked``:
+        to the store."""
+        self.store.record_action(self.deal_record(), index, action, at, ranked)
 
     def restore(self, record: TableRecord, actions: Iterable[dict[str, Any]], replay_token: str | None) -> None:
         """Put back into the fresh parts (of a table of the record's size) the record's

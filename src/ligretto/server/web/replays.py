@@ -126,8 +126,8 @@ def go_time(request: Request, log: RoundLog) -> float:
 
 def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
     """The round as a spectator saw it: the first snapshot, then for every stored action
-    what a spectator was sent (``events``, or the ``race`` a refused play lost: one that
-    came at the same time as the card that took its place, by the stored times), with
+    what a spectator was sent (``events``, or the ``race`` a refused play lost: one ranked
+    at the same time as the card that took its place, by the stored ranks), with
     its time from ``start``; the end and scores.  The engine plays the log again here."""
     number = log.number
     players = sorted(log.players, key=lambda player: player.seat)
@@ -141,7 +141,7 @@ def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
         result = game.apply(action)
         t = None if logged.at is None else round(max(0.0, logged.at - start), 3)
         step = protocol.ReplayStep(t, action.player)
-        race = landings.decided(game, action, result, piles, logged.at)
+        race = landings.decided(game, action, result, piles, logged.rank)
         if isinstance(result, Applied):
             step.events = protocol.events_message(number, seq, action.player, result.events)
         elif race is not None:
