@@ -72,6 +72,7 @@ SHARING = (
     "tests/harness/",
     "tests/deploy/",
     "tests/sim/test_onray.py",
+    "tests/cli/test_errors.py",
 )
 """Where a module's tests share what is dear to make (a real server, a browser, a Ray
 cluster, a played match: module-scoped fixtures), so its tests run on one worker."""

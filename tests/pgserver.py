@@ -24,7 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,9 +75,14 @@ class PgServer:
     """One PostgreSQL server of its own, in a temporary directory (:meth:`start`, :meth:`stop`),
     or in ``folder`` on ``port`` (the session's shared one: :func:`shared_server`)."""
 
-    def __init__(self, *settings: str, folder: Path | None = None, port: int | None = None) -> None:
+    def __init__(
+        self, *settings: str, folder: Path | None = None, port: int | None = None, passwords: Sequence[str] = ()
+    ) -> None:
         self.settings = settings
         """More ``postgres`` options (``-c name=value``)."""
+        self.passwords = tuple(passwords)
+        """The roles that must give their password (``scram-sha-256``) to connect over
+        127.0.0.1; every other role is trusted (the tests' ``postgres``, who makes them)."""
         self.port = free_port() if port is None else port
         self.folder = Path(tempfile.mkdtemp(prefix="ligretto-pg-")) if folder is None else folder
         self.data = self.folder / "data"
@@ -98,6 +103,10 @@ class PgServer:
             shutil.chown(self.folder, USER, USER)
         made = self._run("initdb", "-D", str(self.data), "-U", USER, "--auth=trust", "--no-locale", "-E", "UTF8", "-N")
         assert made.returncode == 0, f"initdb failed:\n{made.stdout}\n{made.stderr}"
+        if self.passwords:  # the first line that matches a connection decides
+            hba = self.data / "pg_hba.conf"
+            lines = [f"host all {role} 127.0.0.1/32 scram-sha-256\n" for role in self.passwords]
+            hba.write_text("".join(lines) + hba.read_text())
         return self.run()
 
     def run(self) -> PgServer:

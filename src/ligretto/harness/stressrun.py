@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sys
 import tempfile
@@ -383,15 +384,19 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
-    args = build_parser(parser).parse_args(argv)
-    names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
-    unknown = [name for name in names if name not in SCENARIOS]
-    if unknown or not names:
-        print(
-            f"ligretto: error: unknown scenario {', '.join(unknown)!r}: expected {', '.join(SCENARIOS)}",
-            file=sys.stderr,
-        )
-        return 2
+    parser = build_parser(parser)
+    try:
+        args = parser.parse_args(argv)
+        names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
+        unknown = [name for name in names if name not in SCENARIOS]
+        if unknown or not names:
+            parser.error(f"unknown scenario {', '.join(unknown)!r}: expected {', '.join(SCENARIOS)}")
+        if (args.kills is not None and args.kills < 0) or (args.count is not None and args.count < 1):
+            parser.error("--kills must be 0 or more and --count at least 1")
+        if args.open_rate is not None and not 0 < args.open_rate < math.inf:
+            parser.error(f"--open-rate must be more than 0, not {args.open_rate:g}")
+    except SystemExit as stop:  # -h, or a bad argument already reported (in one line on the command line's parser)
+        return stop.code if isinstance(stop.code, int) else 2
     scale = SCALES[args.scale]
     if args.kills is not None:
         scale = replace(scale, kills=args.kills)

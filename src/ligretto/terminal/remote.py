@@ -32,7 +32,8 @@ from websockets.asyncio.client import ClientConnection
 
 from ligretto.client.clocksync import PING_S, ClockSync, ping_gap
 from ligretto.client.session import Session
-from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper, UrlError, base_url
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper
+from ligretto.terminal.serverapi import UrlError, base_url
 from ligretto.terminal.statefiles import read_json, state_dir, write_private
 from ligretto.terminal.transport import Deliver
 

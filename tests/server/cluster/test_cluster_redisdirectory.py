@@ -3,8 +3,9 @@ process against the session's REAL redis-server: a code is one process's only; a
 lease lets the table go; a table nobody holds is an orphan that another process restores
 from the shared store; placement by load; a handover releases every lease; while a
 process takes a table over, a ``hello`` for it (through the web app, in process) is told
-to try again, never ``no_table``; the first take-over after a REAL PostgreSQL restarted
-works, and one the database cannot serve gives its lease up."""
+to try again, never ``no_table``, and a request for a table nobody holds takes it over
+and is answered; the first take-over after a REAL PostgreSQL restarted works, and one
+the database cannot serve gives its lease up."""
 
 from __future__ import annotations
 
@@ -362,6 +363,25 @@ def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
             assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
         assert client.get(f"/api/tables/{code}").status_code == 200
         assert client.get("/api/tables/NOSUCHTABLE").json()["error"] == "no_table", "an unknown code stays final"
+
+
+def test_a_request_for_a_table_nobody_holds_takes_it_over_and_is_answered(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """A stored table whose lease nobody holds (its process stopped, or a service started
+    again on a restored database) and that no sweep has taken yet (a grace of an hour):
+    the first request for its details, or its QR code, takes it over and is answered with
+    it, as a ``hello`` is, not ``no_table``."""
+    db = tmp_path / "l.db"
+    [(code, _), (other, _)] = arun(_orphaned(redis_url, db, codes=2))
+    directory = RedisDirectory(redis_url, "http://b.invalid:1", process="b", start_grace_s=3600)
+    app = create_app(Settings(**OPEN_LIMITS), Store(db), directory=directory)
+    with TestClient(app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)) as client:
+        answer = client.get(f"/api/tables/{code}")
+        assert answer.status_code == 200 and answer.json()["code"] == code, answer.text
+        qr = client.get(f"/api/tables/{other}/qr.svg")
+        assert qr.status_code == 200 and qr.text.startswith("<svg"), qr.text
+        assert set(app.state.lobby.tables) == {code, other}
 
 
 def test_the_first_take_over_after_postgresql_restarted(redis_url: str, arun: Any) -> None:

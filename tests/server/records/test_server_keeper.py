@@ -13,7 +13,7 @@ from keepersheets import ONE, PLAYERS, THREE, TWO
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import BadEntry, Tally, tally_scores
-from ligretto.server.records.keeper import Change, Conflict, Keeper, NoRound, SeatRefusal, Sheet
+from ligretto.server.records.keeper import Change, Conflict, Keeper, KeptPlayer, NoRound, SeatRefusal, Sheet
 
 
 def sheet(rules: RuleSet | None = None) -> Sheet:
@@ -114,10 +114,12 @@ def refusal(found: Change | SeatRefusal | None) -> str:
 
 
 def test_a_seat_is_linked_by_its_own_profile_and_undo_passes_links_by() -> None:
-    kept = Sheet("CODE", RuleSet().replace(match_end="rounds:1"), PLAYERS, 100.0, creator="ann")
+    anns = (KeptPlayer("Ann", "red", "sun", "ann"), *PLAYERS[1:])  # Ann made it with her profile
+    kept = Sheet("CODE", RuleSet().replace(match_end="rounds:1"), anns, 100.0)
+    assert kept.creator == "ann" and Sheet("CODE", RuleSet(), PLAYERS, 100.0).creator is None
     made = link(kept, 1, "ben")
     assert isinstance(made, Change) and (made.kind, made.round, made.seat, made.profile) == ("link", 0, 1, "ben")
-    assert [p.profile for p in kept.players] == [None, "ben", None] and kept.version == 1
+    assert [p.profile for p in kept.players] == ["ann", "ben", None] and kept.version == 1
     assert link(kept, 1, "ben") is None, "linked already: nothing to change"
     assert refusal(link(kept, 2, "ben")) == "already_seated"  # no two seats share a profile
     assert refusal(link(kept, 1, "cleo")) == "seat_taken"
@@ -142,11 +144,11 @@ def test_a_seat_is_linked_by_its_own_profile_and_undo_passes_links_by() -> None:
     assert [c.kind for c in kept.changes] == ["link", "entry", "undo", "unlink", "link", "entry", "link", "unlink"]
 
     # The sheet read back from its changes: the players as the links left them.
-    again = Sheet("CODE", kept.rules, PLAYERS, 100.0, creator="ann")
+    again = Sheet("CODE", kept.rules, anns, 100.0)
     again.rebuild(kept.changes)
     assert again.players == kept.players and again.players[1].profile == "ben"
     kept.rebuild(kept.changes[:1])
-    assert [p.profile for p in kept.players] == [None, "ben", None] and kept.made == PLAYERS
+    assert [p.profile for p in kept.players] == ["ann", "ben", None] and kept.made == anns
 
 
 class BrokenFile:

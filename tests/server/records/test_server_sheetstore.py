@@ -18,13 +18,14 @@ from pgserver import StoreDatabase
 def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabase) -> None:
     store = Store(store_db.url)
     keeper = Keeper(store.sheets, clock=lambda: 50.0)
-    kept = keeper.create(RuleSet().replace(stack_penalty=3), PLAYERS, creator="ann")
+    made = (KeptPlayer("Ann", "red", "sun", "ann"), *PLAYERS[1:])  # Ann made it with her profile
+    kept = keeper.create(RuleSet().replace(stack_penalty=3), made)
     for number, tally, base, client_id in ((1, ONE, None, "a"), (2, TWO, None, "b"), (1, THREE, 1, "c")):
         change = kept.entry(number, tally, base, by="Cleo", client_id=client_id, now=60.0)
         assert isinstance(change, Change)
         keeper.commit(kept, change)
-    for seat, profile in ((0, "ann"), (2, "cleo")):
-        linked = kept.link(seat, profile, by=profile, now=65.0)
+    for seat, profile, kind in ((1, "bob", "link"), (2, "cleo", "link"), (1, "bob", "unlink")):
+        linked = getattr(kept, kind)(seat, profile, by=profile, now=65.0)
         assert isinstance(linked, Change)
         keeper.commit(kept, linked)
     undo = kept.undo("Bob", "u", 70.0)
@@ -36,10 +37,13 @@ def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabas
     found = Keeper(again.sheets).get(kept.code)
     assert found is not None
     assert (found.rules, found.players, found.created) == (kept.rules, kept.players, kept.created)
-    assert (found.made, found.creator) == (PLAYERS, "ann")
+    assert (found.made, found.creator) == (made, "ann")
     assert [p.profile for p in found.players] == ["ann", None, "cleo"]
     assert (found.rounds, found.versions, found.changes) == (kept.rounds, kept.versions, kept.changes)
-    assert (found.ids - {c.id for c in found.changes if c.kind == "link"}, found.undone) == ({"a", "b", "c", "u"}, {3})
+    assert (found.ids - {c.id for c in found.changes if c.kind in ("link", "unlink")}, found.undone) == (
+        {"a", "b", "c", "u"},
+        {3},
+    )
     assert Keeper(again.sheets).get("nope") is None
     again.close()
 

@@ -24,6 +24,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import redis
 import redis.asyncio
 import redis.exceptions
 from starlette.requests import Request
@@ -57,6 +58,27 @@ for i, key in ipairs(KEYS) do
 end
 return 1
 """
+
+
+REACH_S = 5.0
+"""Seconds a starting process waits for its service's Redis to answer (:func:`reach`)."""
+
+
+class NoRedis(Exception):
+    """The service's Redis does not answer (or refuses this process): it cannot join."""
+
+
+def reach(url: str, timeout_s: float = REACH_S) -> None:
+    """Ping the Redis at ``url`` once before the process joins its service, so that a Redis
+    that is not there, or refuses the password, ends the start in one line (:class:`NoRedis`)
+    instead of a failed application start-up."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+    try:
+        client.ping()
+    except redis.exceptions.RedisError as error:
+        raise NoRedis(f"no Redis answers at {logs.without_password(url)}: {error}") from None
+    finally:
+        client.close()
 
 
 class RedisDirectory(Directory):

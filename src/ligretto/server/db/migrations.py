@@ -176,9 +176,8 @@ _FENCES = (
 
 _SHEET_LINKS = (
     # A sheet's players link their own profiles to their seats (``keeper.Sheet.link``):
-    # each link or unlink is a change of the sheet with its seat and profile; the profile
-    # whose secret made the sheet is its creator (NULL: made without one, or before).
-    "ALTER TABLE sheets ADD COLUMN creator TEXT",
+    # each link or unlink is a change of the sheet with its seat and profile (the sheet's
+    # creator is the one profile its players had when it was made: ``Sheet.creator``).
     "ALTER TABLE sheet_changes ADD COLUMN seat INTEGER",
     "ALTER TABLE sheet_changes ADD COLUMN profile TEXT",
 )

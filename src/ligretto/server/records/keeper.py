@@ -126,14 +126,13 @@ class SeatRefusal:
 
 @dataclass(slots=True)
 class Sheet:
-    """One sheet: rules, players (as its links make them), creation time, the profile of
-    its creator (``None``: made without one), and its changes applied in order."""
+    """One sheet: rules, players (as its links make them), creation time, and its changes
+    applied in order."""
 
     code: str
     rules: RuleSet
     players: tuple[KeptPlayer, ...]
     created: float
-    creator: str | None = None
     made: tuple[KeptPlayer, ...] = ()
     """The players as the sheet was made (its links are changes applied to them)."""
     changes: list[Change] = field(default_factory=list)
@@ -145,6 +144,14 @@ class Sheet:
     def __post_init__(self) -> None:
         if not self.made:
             self.made = self.players
+
+    @property
+    def creator(self) -> str | None:
+        """The profile that made the sheet (``None``: made without one): the one profile its
+        players had when it was made, since a new sheet names no profile but its creator's
+        own (``server.web.sheets``); ``None`` too for an older sheet that named several."""
+        made = {player.profile for player in self.made} - {None}
+        return made.pop() if len(made) == 1 else None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -321,8 +328,8 @@ class Keeper:
         self.sheets: OrderedDict[str, Sheet] = OrderedDict()
         self.watchers: dict[str, set[Watcher]] = {}
 
-    def create(self, rules: RuleSet, players: tuple[KeptPlayer, ...], creator: str | None = None) -> Sheet:
-        sheet = Sheet(new_sheet_code(), rules, players, self.clock(), creator)
+    def create(self, rules: RuleSet, players: tuple[KeptPlayer, ...]) -> Sheet:
+        sheet = Sheet(new_sheet_code(), rules, players, self.clock())
         if self.file is not None:
             self.file.create(sheet)
         self._keep(sheet)

@@ -1,7 +1,7 @@
 """The score keeper's sheets in the store's file (``sheets``, ``sheet_changes``; schema
 steps 9 and 11 of ``migrations``): the one place of their SQL.
 
-A sheet is written when it is made (rules, players, creation time, creator's profile) and
+A sheet is written when it is made (rules, players, creation time) and
 each change as it is made (a link or unlink of a seat's profile too), in a transaction of
 its own that also files the sheet's match in the history when it is over
 (``history.file_table``: ``kind = 'table'``, never rated, with each seat's profile as the
@@ -78,14 +78,8 @@ class SheetStore:
 
     def create(self, sheet: Sheet) -> None:
         self.db.execute(
-            "INSERT INTO sheets (code, rules, players, created, creator) VALUES (?, ?, ?, ?, ?)",
-            (
-                sheet.code,
-                json.dumps(sheet.rules.to_dict()),
-                _players_text(sheet.made),
-                sheet.created,
-                sheet.creator,
-            ),
+            "INSERT INTO sheets (code, rules, players, created) VALUES (?, ?, ?, ?)",
+            (sheet.code, json.dumps(sheet.rules.to_dict()), _players_text(sheet.made), sheet.created),
         )
 
     def write(self, sheet: Sheet, change: Change) -> None:
@@ -148,13 +142,11 @@ class SheetStore:
             history.unfile_table(self.db, sheet.code)
 
     def load(self, code: str) -> Sheet | None:
-        found = self.db.execute(
-            "SELECT rules, players, created, creator FROM sheets WHERE code = ?", (code,)
-        ).fetchone()
+        found = self.db.execute("SELECT rules, players, created FROM sheets WHERE code = ?", (code,)).fetchone()
         if found is None:
             return None
-        rules, players, created, creator = found
-        sheet = Sheet(code, RuleSet.from_dict(json.loads(rules)), _players(players), created, creator)
+        rules, players, created = found
+        sheet = Sheet(code, RuleSet.from_dict(json.loads(rules)), _players(players), created)
         sheet.rebuild(self.since(code, 0))
         return sheet
 

@@ -37,7 +37,7 @@ from typing import Any
 import msgspec
 
 from ligretto.engine.rules import RuleError
-from ligretto.server.db.database import CHECKPOINT_S, Database, open_database
+from ligretto.server.db.database import CHECKPOINT_S, Database, DatabaseError, open_database
 from ligretto.server.db.migrations import migrate
 from ligretto.server.db.writer import Writer
 from ligretto.server.ops import logs, metrics
@@ -115,8 +115,10 @@ class Store:
         self.db = db if isinstance(db, Database) else open_database(db, checkpoint_s)
         try:
             migrate(self.db)
-        except BaseException:
+        except BaseException as error:
             self.db.close()
+            if isinstance(error, self.db.errors) and not isinstance(error, DatabaseError):
+                raise DatabaseError(f"cannot use {self.db.name}: {error}") from None  # e.g. a read-only file
             raise
         self.db.start()
         self.profiles = Profiles(self.db)

@@ -119,9 +119,9 @@ def sheet_body(sheet: Sheet) -> protocol.SheetBody:
     )
 
 
-def _players(request: Request, spec: protocol.CreateSheet) -> tuple[tuple[KeptPlayer, ...], str | None]:
-    """The players of a new sheet, checked, and its creator's profile (``None``: none),
-    on the ``me`` player.  A profile is on a sheet only by its owner's consent: the
+def _players(request: Request, spec: protocol.CreateSheet) -> tuple[KeptPlayer, ...]:
+    """The players of a new sheet, checked, the creator's profile on the ``me`` player
+    (which makes it the sheet's creator, ``Sheet.creator``).  A profile is on a sheet only by its owner's consent: the
     creator's own, proven by its secret, is the only one a new sheet may name (a match
     filed in a profile's history is a write to it); the others link their own later
     (:func:`seat_profile`)."""
@@ -147,7 +147,7 @@ def _players(request: Request, spec: protocol.CreateSheet) -> tuple[tuple[KeptPl
             me = players[spec.me]
             players[spec.me] = KeptPlayer(me.name, me.colour, me.symbol, mine)
     _distinct(players)
-    return tuple(players), mine
+    return tuple(players)
 
 
 def _player(player: protocol.SheetPlayer) -> KeptPlayer:
@@ -203,7 +203,7 @@ async def create_sheet(request: Request) -> Response:
         return spec
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
-        players, creator = _players(request, spec)
+        players = _players(request, spec)
     except RuleError as error:
         return http.error(400, "bad_rules", str(error))
     except Refused as refused:
@@ -213,7 +213,7 @@ async def create_sheet(request: Request) -> Response:
         return refusal.response()
     keeper = _keeper(request)
     try:
-        sheet = keeper.create(rules, players, creator)
+        sheet = keeper.create(rules, players)
     except keeper.errors:
         return http.error(503, "store_error", "the sheet could not be written: try again")
     return http.answer(sheet_body(sheet), 201)

@@ -9,6 +9,7 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server.cluster.directory import Directory
 from ligretto.server.table.replayaccess import check_replays
 from ligretto.server.table.seats import check_fairness, check_grace, check_ready, check_seats
 from ligretto.server.table.table import Table, TableError
@@ -87,19 +88,26 @@ def _table_of(request: Request) -> Table | None:
 NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
 
 
-async def _elsewhere(request: Request) -> Response:
-    """The answer of the process that owns the table, or ``no_table``."""
-    forwarded = await request.app.state.lobby.directory.forward(request, request.path_params["code"])
-    return http.answer(NO_TABLE, 404) if forwarded is None else forwarded
+async def _located(request: Request) -> Table | Response:
+    """The table of the request's code if this process has it, or takes it over now (a
+    stored table nobody holds: ``Directory.forward`` restores it here, as a ``hello``
+    does); else the answer of the process that owns it, or ``no_table``."""
+    table = _table_of(request)
+    if table is not None:
+        return table
+    directory: Directory = request.app.state.lobby.directory
+    forwarded = await directory.forward(request, request.path_params["code"])
+    if forwarded is not None:
+        return forwarded
+    table = _table_of(request)  # taken over here by the lookup
+    return http.answer(NO_TABLE, 404) if table is None else table
 
 
 async def get_table(request: Request) -> Response:
     """One table's summary and who sits where (the invite page shows it before joining):
     public information only, as in the ``table`` message."""
-    table = _table_of(request)
-    if table is None:
-        return await _elsewhere(request)
-    return http.answer(table.details())
+    table = await _located(request)
+    return table if isinstance(table, Response) else http.answer(table.details())
 
 
 def invite_link(request: Request, code: str) -> str:
@@ -110,7 +118,5 @@ def invite_link(request: Request, code: str) -> str:
 async def table_qr(request: Request) -> Response:
     """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
     a phone at the same table can join by its camera."""
-    table = _table_of(request)
-    if table is None:
-        return await _elsewhere(request)
-    return http.qr_svg(invite_link(request, table.code), "Ligretto invite")
+    table = await _located(request)
+    return table if isinstance(table, Response) else http.qr_svg(invite_link(request, table.code), "Ligretto invite")
