@@ -49,14 +49,20 @@ def a_race(rules: RuleSet, players: int = 2) -> tuple[int, Play, Play, Play]:
     raise AssertionError("no race in 3000 deals")
 
 
-def raced_replay() -> dict[str, Any]:
-    """The viewer's answer of a round where Bob starts a pile, Ann's 2 lands on it and
-    Bob's 2 loses the race (:func:`a_race`); stored at 100 s, "go" at 101 s."""
+def raced_replay(lost_at: float = 102.5, ranks: tuple[float, float] | None = None) -> dict[str, Any]:
+    """The viewer's answer of a round where Bob starts a pile, Ann's 2 lands on it at
+    102.25 s and Bob's 2, refused at ``lost_at``, loses the race (:func:`a_race`; 250 ms
+    later by default, the most a race may be); stored at 100 s, "go" at 101 s.  ``ranks``:
+    when Ann's and Bob's 2 were ranked (``None``: stored before ranks were: as they took
+    effect)."""
     rules = RuleSet()
     seed, one, ann_two, bob_two = a_race(rules)
+    ann_rank, bob_rank = (None, None) if ranks is None else ranks
     actions = [
-        LoggedAction(i, at, play.player, action_to_dict(play))
-        for i, (play, at) in enumerate([(one, 101.5), (ann_two, 102.25), (bob_two, 102.5)])
+        LoggedAction(i, at, play.player, action_to_dict(play), ranked)
+        for i, (play, at, ranked) in enumerate(
+            [(one, 101.5, None), (ann_two, 102.25, ann_rank), (bob_two, lost_at, bob_rank)]
+        )
     ]
     players = (RoundPlayer(0, "Ann", None), RoundPlayer(1, "Bob", None))
     log = RoundLog("RACE", 1, 1, rules.to_dict(), players, round_seed(seed, 1), 100.0, tuple(actions))

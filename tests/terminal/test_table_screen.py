@@ -6,6 +6,7 @@ show that every card can be told by its symbol and number on a monochrome termin
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -56,8 +57,10 @@ TABLE = {
     "rules": RULES,
     "public": False,
     "grace_s": 60.0,
+    "ready_s": 30.0,
     "round": 2,
     "start_at": 1795962803.75,
+    "ready_by": None,
     "sheet": SHEET,
     "winners": None,
     "arbitration": "fair",
@@ -246,11 +249,22 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
             "Bob": ["6", "8", "0", "0", "0"],
             "Smart bot 3": ["20", "0", "20", "15", "35"],
         }
-        assert "Enter: ready for the next round." in text
+        assert "Enter: ready for the next round." in text and "Next round in" not in text
         # The round's replay, as the browser's score sheet links it (its round_over's token).
         assert f"Replay of round 2: {SITE}/#/replay/{TOKEN}" in text
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "ready"}
+
+        # Alice (the host) is ready: the sheet counts down the table's wait, and Enter
+        # again deals the next round now.
+        ready = copy.deepcopy(scoring)
+        ready["seats"][0]["ready"] = True
+        ready["ready_by"] = time.time() + 20.3  # no pong yet: the server's clock is taken as ours
+        transport.deliver(ready)
+        await until(pilot, lambda: "Ready. Next round in 21 s. Enter: start it now." in screen_text(app), what="21 s")
+        await until(pilot, lambda: "Ready. Next round in 20 s. Enter: start it now." in screen_text(app), what="20 s")
+        await pilot.press("enter")
+        assert transport.sent[-1] == {"type": "next_round"}
 
     arun(run_app(MESSAGES, check))
 

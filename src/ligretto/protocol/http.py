@@ -26,13 +26,14 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     """The body of ``POST /api/tables``: every field optional.  ``bots`` seats bots
     (``strategy:level``) at once; ``start`` starts the match as soon as the first person
     takes a seat (play now: one request, one ``hello``, and the round is dealt).
-    ``grace_s`` ``None`` is the server's default."""
+    ``grace_s`` and ``ready_s`` ``None`` are the server's defaults."""
 
     seats: int = 4
     preset: str = "classic"
     options: dict[str, str | int | bool] = {}
     public: bool = False
     grace_s: float | None = None
+    ready_s: float | None = None
     bots: list[str] = []
     start: bool = False
     arbitration: Literal["arrival", "fair"] = "fair"

@@ -21,7 +21,7 @@ from ligretto.terminal.transport import Transport
 from ligretto.terminal.widgets import CenterPiles, LobbyView, OwnArea, StatusLine, TableWidget, TitleBar
 
 TICK_S = 0.1
-"""How often the countdown is redrawn."""
+"""How often the countdown (and the score sheet's wait for *Ready*) is redrawn."""
 
 
 class ServerMessage(Message):
@@ -108,6 +108,9 @@ class LigrettoApp(App[None]):
     def tick(self) -> None:
         if self.model.phase is Phase.COUNTDOWN:
             self.query_one(StatusLine).show(self.model, time.time())
+        elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
+            for sheet in self.query(ScoreSheetView):  # (none while the app closes)
+                sheet.show(self.model, time.time())
 
     def redraw(self, size: Size | None = None) -> None:
         """Draw the table for the terminal's ``size`` (``None``: the app's)."""

@@ -58,6 +58,8 @@ class TableModel:
     fed every server message here."""
     people: list[Person | None] = field(default_factory=list)
     start_at: float | None = None
+    ready_by: float | None = None
+    """On the score sheet, once someone is ready: when the next round is dealt anyway (server time)."""
     sheet: list[SheetRound] = field(default_factory=list)
     winners: tuple[int, ...] | None = None
     result: RoundResult | None = None
@@ -170,6 +172,19 @@ class TableModel:
             return None
         return max(0.0, self.start_at - (now + self.clock_offset))
 
+    def ready_left(self, now: float) -> float | None:
+        """Seconds until the next round is dealt whoever is ready (``None``: nobody waits
+        for it yet); ``now`` is the local clock."""
+        if self.phase is not Phase.SCORING or self.ready_by is None:
+            return None
+        return max(0.0, self.ready_by - (now + self.clock_offset))
+
+    @property
+    def is_ready(self) -> bool:
+        """This seat has said it is ready for the next round."""
+        me = self.people[self.seat] if self.seat is not None and self.seat < len(self.people) else None
+        return me is not None and me.ready
+
     @property
     def replay(self) -> str | None:
         """The share token of the round just scored: its ``round_over``'s, else (the
@@ -249,6 +264,7 @@ class TableModel:
             for p in message["seats"]
         ]
         self.start_at = message["start_at"]
+        self.ready_by = message["ready_by"]
         sheet = message["sheet"]
         self.sheet = [] if sheet is None else [sheet_round(row) for row in sheet["rounds"]]
         winners = message["winners"]
@@ -373,8 +389,12 @@ class TableModel:
         return self.session.act(action)
 
     def ready(self) -> Message | None:
-        """After a round: ready for the next one (or, for the host of a finished match, a rematch)."""
+        """After a round: ready for the next one; the host, once ready, deals it now (or,
+        for the host of a finished match, a rematch)."""
         if self.phase is Phase.SCORING and self.seat is not None:
+            if self.is_ready and self.is_host:
+                self.say("starting the next round")
+                return {"type": "next_round"}
             self.say("ready: waiting for the others")
             return {"type": "ready"}
         if self.phase in (Phase.LOBBY, Phase.OVER):

@@ -4,6 +4,8 @@ and the link to the round's replay (at a server that keeps them)."""
 
 from __future__ import annotations
 
+import math
+
 from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.style import Style
@@ -43,7 +45,7 @@ class ScoreSheetView(TableWidget):
         parts: list[RenderableType] = [
             title,
             AtWidth(lambda width: sheet_table(rounds, names, width)),
-            literal(footer(model), "bold"),
+            literal(footer(model, now), "bold"),
         ]
         link = model.replay_link
         if link is not None:
@@ -101,9 +103,10 @@ def you_mark(model: TableModel, seat: int) -> str:
     return " (you)" if seat == model.seat and model.name(seat).lower() != "you" else ""
 
 
-def footer(model: TableModel) -> str:
-    """What comes next: the next round (ready, or waiting for the others), or the match's
-    result and the host's rematch."""
+def footer(model: TableModel, now: float) -> str:
+    """What comes next: the next round (ready, or waiting for the others; once someone is
+    ready, the seconds before it is dealt anyway, and for the host once ready, dealing it
+    now), or the match's result and the host's rematch; ``now``: the local clock."""
     if model.phase is Phase.OVER and model.winners is not None:
         winners = sorted(model.winners, key=lambda seat: seat != model.seat)  # the viewer first: "You and Bo"
         names = ["You" if seat == model.seat else model.name(seat) for seat in winners]
@@ -112,8 +115,10 @@ def footer(model: TableModel) -> str:
         result = f"Match over: {together(names)} {verb} with {plural(total, 'point')}."
         return result + (" Enter: a rematch." if model.is_host else "")
     if model.phase is Phase.SCORING:
-        me = model.people[model.seat] if model.seat is not None and model.seat < len(model.people) else None
-        if me is not None and me.ready:
-            return "Ready: waiting for the others."
-        return "Enter: ready for the next round."
+        left = model.ready_left(now)
+        when = "" if left is None else f" Next round in {math.ceil(left)} s."
+        if not model.is_ready:
+            return "Enter: ready for the next round." + when
+        host = " Enter: start it now." if model.is_host else ""
+        return ("Ready: waiting for the others." if left is None else f"Ready.{when}") + host
     return ""

@@ -182,6 +182,12 @@ _SHEET_LINKS = (
     "ALTER TABLE sheet_changes ADD COLUMN profile TEXT",
 )
 
+_ACTION_RANKS = (
+    # When each action was ranked: its compensated time (fair judging; by arrival, its
+    # arrival), the table's clock; NULL: stored before ranks were.  Races are told by it.
+    "ALTER TABLE actions ADD COLUMN ranked REAL",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -194,6 +200,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _SHEETS,
     _FENCES,
     _SHEET_LINKS,
+    _ACTION_RANKS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -11,9 +11,9 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.table.replayaccess import check_replays
-from ligretto.server.table.seats import check_fairness, check_grace, check_seats
+from ligretto.server.table.seats import check_fairness, check_grace, check_ready, check_seats
 from ligretto.server.table.table import Table, TableError
-from ligretto.server.table.timing import DEFAULT_GRACE_S
+from ligretto.server.table.timing import DEFAULT_GRACE_S, READY_S
 from ligretto.server.web import http
 from ligretto.server.web.lobby import Lobby
 
@@ -30,6 +30,7 @@ async def create_table(request: Request) -> Response:
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
+        ready_s = check_ready(READY_S if spec.ready_s is None else spec.ready_s)
         fairness = check_fairness(spec.arbitration, spec.window_ms)
         replays = check_replays(spec.replays)
         check_seats(spec.seats)
@@ -40,7 +41,9 @@ async def create_table(request: Request) -> Response:
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
         code = await lobby.reserve_code()
-        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
+        table = lobby.create(
+            spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, ready_s=ready_s, code=code
+        )
     except RuleError as error:
         return http.error(400, "bad_rules", str(error))
     except TableError as error:

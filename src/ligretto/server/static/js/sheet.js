@@ -1,7 +1,8 @@
 // The score sheet after a round (place, center, stack, score, running total, every round
 // so far), sorted by total with the places and the round's winners the server sends,
-// getting ready for the next round, the match result and the rematch. The sheet can be
-// put aside to look at the final board, and brought back.
+// getting ready for the next round (the time left once someone is ready: the table's
+// `ready_by`; the host's "Start next round"), the match result and the rematch. The sheet
+// can be put aside to look at the final board, and brought back.
 
 import { backBadge, backOfSeat } from "./cards.js";
 import { h, icon } from "./dom.js";
@@ -73,7 +74,7 @@ function scroller(table, label) {
 }
 
 /** The score sheet panel (with its "Show board" toggle), or null when there is nothing to show. */
-export function sheetPanel(session, { onReady, onRematch }) {
+export function sheetPanel(session, { onReady, onRematch, onNextRound }) {
   const table = session.table;
   const sheet = table?.sheet;
   if (!sheet || !sheet.rounds.length) return null;
@@ -117,7 +118,7 @@ export function sheetPanel(session, { onReady, onRematch }) {
     over ? matchResult(session, seats, places, winners) : null,
     scroller(roundTable, over ? t("match.standings") : t("sheet.round", { n: number })),
     history ? scroller(history, t("sheet.history")) : null,
-    footer(session, over, { onReady, onRematch }),
+    footer(session, over, { onReady, onRematch, onNextRound }),
   );
   return withBoardToggle(panel, `${table.code}:${number}:${table.phase}`);
 }
@@ -174,7 +175,32 @@ function replayLink(session) {
   return h("a", { class: "button", id: "replay-link", href, target: "_blank", rel: "noopener" }, t("replay.watch"));
 }
 
-function footer(session, over, { onReady, onRematch }) {
+/**
+ * The time left before the next round is dealt whoever is ready (the table's `ready_by`,
+ * on the server's clock, as the countdown's `start_at`), counted down; null while nobody
+ * waits. Its timer stops once the element has left the page.
+ */
+function readyWait(session) {
+  const readyBy = session.table?.phase === "scoring" ? session.table.ready_by : null;
+  if (typeof readyBy !== "number") return null;
+  const element = h("p", { class: "ready-wait", id: "ready-wait", role: "timer" });
+  let shown = false;
+  const tick = () => {
+    if (element.isConnected) shown = true;
+    else if (shown) {
+      clearInterval(timer);
+      return;
+    }
+    const left = Math.max(0, Math.ceil(readyBy - session.connection.serverNow()));
+    element.dataset.left = String(left);
+    element.textContent = t("sheet.ready_by", { s: left });
+  };
+  const timer = setInterval(tick, 250);
+  tick();
+  return element;
+}
+
+function footer(session, over, { onReady, onRematch, onNextRound }) {
   const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
   if (over) {
     return h("div", { class: "sheet-footer" },
@@ -186,18 +212,26 @@ function footer(session, over, { onReady, onRematch }) {
       h("a", { class: "button", href: "#/" }, t("match.lobby")),
     );
   }
+  const wait = readyWait(session);
   if (!session.watching && session.seat !== null) {
     const mine = session.table.seats[session.seat];
+    // The host may deal the next round now (the server says whether enough are ready):
+    // after "Show board", so that the focus never lands on it by itself.
+    const next = session.isHost
+      ? h("button", { class: "big", id: "next-round-button", type: "button", onclick: onNextRound }, t("sheet.start_next"))
+      : null;
     return h("div", { class: "sheet-footer" },
       mine?.ready
-        ? h("p", { class: "muted" }, t("sheet.waiting"))
+        ? wait ?? h("p", { class: "muted" }, t("sheet.waiting"))
         : h("button", { class: "primary big", id: "ready-button", onclick: onReady },
             t("sheet.next"), " ", h("kbd", {}, KEYS.label(KEYS.ready))),
+      mine?.ready ? null : wait,
       toBoard,
+      next,
       replayLink(session),
     );
   }
-  return h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")), toBoard, replayLink(session));
+  return h("div", { class: "sheet-footer" }, wait ?? h("p", { class: "muted" }, t("sheet.waiting")), toBoard, replayLink(session));
 }
 
 /**
