@@ -83,6 +83,7 @@ from ligretto.protocol.history import (
     MatchStats,
     ProfileStats,
     RatingMsg,
+    SeasonMsg,
 )
 from ligretto.protocol.http import (
     ClaimProfile,
@@ -296,6 +297,7 @@ __all__ = [
     "ScriptStep",
     "ScriptTurn",
     "ScriptVote",
+    "SeasonMsg",
     "SeatEntry",
     "SeatInfo",
     "ServerMessage",
