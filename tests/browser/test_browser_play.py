@@ -124,12 +124,16 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
     in_center = sum(int(n) for n in re.findall(r"\+(\d+)", sheets[0]))
     assert in_center == sum(top for _, _, top in center_of(alice)), "every card in the center is someone's"
     expect(alice.locator("#match-result")).to_be_visible()  # one round: the match is over
-    expect(alice.locator("#rematch-button")).to_be_visible()  # the host may start a rematch
-    expect(bob.locator("#rematch-button")).to_have_count(0)
+    # Everyone says whether they want a rematch; the host may also start it at once.
+    expect(alice.locator("#rematch-button")).to_be_visible()
+    expect(alice.locator("#rematch-now-button")).to_be_visible()
+    expect(bob.locator("#rematch-now-button")).to_have_count(0)
     shot(alice, "alice-sheet")
     shot(bob, "bob-sheet")
-
-    alice.click("#rematch-button")
+    bob.click("#rematch-button")  # Bob wants one: Alice has the table's wait to say so
+    expect(bob.locator("#rematch-button")).to_have_count(0)
+    expect(alice.locator("#ready-wait")).to_contain_text("The rematch starts in")
+    alice.click("#rematch-button")  # and with her (the bot always wants one), it starts
     for page in (alice, bob):
         expect(page.locator("#round-number")).to_have_text("Round 1")
         page.wait_for_selector(".board.live")

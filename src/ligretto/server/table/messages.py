@@ -70,7 +70,7 @@ def table_message(
         ready_s=ready_s,
         round=0 if match is None else match.round_number,
         start_at=start_at,
-        ready_by=ready_by if phase is Phase.SCORING else None,
+        ready_by=ready_by if phase in (Phase.SCORING, Phase.OVER) else None,
         sheet=None if match is None else match.sheet,
         winners=match.winners() if over and match else None,
         arbitration=fairness.arbitration.value,
@@ -100,6 +100,10 @@ def taken_over() -> protocol.Error:
 
 def removed() -> protocol.Error:
     return protocol.error_message("removed", "the host removed you from the table")
+
+
+def no_rematch() -> protocol.Error:
+    return protocol.error_message("no_rematch", "the rematch started without you: you watch it")
 
 
 def closed() -> protocol.Error:

@@ -322,12 +322,16 @@ class Seating:
             self._pass_host()
         return True
 
-    def remove(self, index: int) -> None:
-        """The host removes whoever sits at ``index`` (their connections watch from now on)."""
+    def remove(self, index: int, why: protocol.Error | None = None) -> None:
+        """Whoever sits at ``index`` is removed (by the host; ``why``: else), their
+        connections told so and watching from now on; the host passes on if it was theirs."""
         for listener in [li for li in self.listeners if li.seat == index]:
-            listener.send(messages.removed())
+            listener.send(why or messages.removed())
             listener.seat = None
+        self.timers.cancel(self._grace.pop(index, None))
         self.seats[index] = None
+        if self.host == index:
+            self._pass_host()
 
     def resize(self, size: int) -> None:
         """``size`` seats (the ones cut off are free)."""

@@ -218,6 +218,7 @@ export class TableSession {
         this.emit("state");
         break;
       case "removed":
+      case "no_rematch":
         storage.forgetToken(this.code);
         this.token = null;
         this.seat = null;

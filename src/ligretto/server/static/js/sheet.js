@@ -176,12 +176,13 @@ function replayLink(session) {
 }
 
 /**
- * The time left before the next round is dealt whoever is ready (the table's `ready_by`,
- * on the server's clock, as the countdown's `start_at`), counted down; null while nobody
- * waits. Its timer stops once the element has left the page.
+ * The time left before the next round is dealt whoever is ready, or the rematch starts
+ * with whoever wants one (`over`) (the table's `ready_by`, on the server's clock, as the
+ * countdown's `start_at`), counted down; null while nobody waits. Its timer stops once
+ * the element has left the page.
  */
-function readyWait(session) {
-  const readyBy = session.table?.phase === "scoring" ? session.table.ready_by : null;
+function readyWait(session, over) {
+  const readyBy = ["scoring", "over"].includes(session.table?.phase) ? session.table.ready_by : null;
   if (typeof readyBy !== "number") return null;
   const element = h("p", { class: "ready-wait", id: "ready-wait", role: "timer" });
   let shown = false;
@@ -193,7 +194,7 @@ function readyWait(session) {
     }
     const left = Math.max(0, Math.ceil(readyBy - session.connection.serverNow()));
     element.dataset.left = String(left);
-    element.textContent = t("sheet.ready_by", { s: left });
+    element.textContent = t(over ? "match.rematch.by" : "sheet.ready_by", { s: left });
   };
   const timer = setInterval(tick, 250);
   tick();
@@ -202,17 +203,27 @@ function readyWait(session) {
 
 function footer(session, over, { onReady, onRematch, onNextRound }) {
   const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
+  const wait = readyWait(session, over);
   if (over) {
+    // Everyone seated says whether they want a rematch (`ready`); it starts when every
+    // seat does or when the wait is over; the host may start it at once with every seat.
+    const mine = session.watching || session.seat === null ? null : session.table.seats[session.seat];
+    const rematchNow = session.isHost
+      ? h("button", { class: "big", id: "rematch-now-button", type: "button", onclick: onRematch }, t("match.rematch.now"))
+      : null;
     return h("div", { class: "sheet-footer" },
-      session.isHost
-        ? h("button", { class: "primary big", id: "rematch-button", onclick: onRematch }, t("match.rematch"))
-        : h("p", { class: "muted" }, t("match.rematch.wait")),
+      !mine
+        ? h("p", { class: "muted" }, t("match.rematch.watch"))
+        : mine.ready
+          ? wait ?? h("p", { class: "muted", id: "rematch-waiting" }, t("match.rematch.waiting"))
+          : h("button", { class: "primary big", id: "rematch-button", type: "button", onclick: onReady }, t("match.rematch")),
+      mine && !mine.ready ? wait : null,
       toBoard,
+      rematchNow,
       replayLink(session),
       h("a", { class: "button", href: "#/" }, t("match.lobby")),
     );
   }
-  const wait = readyWait(session);
   if (!session.watching && session.seat !== null) {
     const mine = session.table.seats[session.seat];
     // The host may deal the next round now (the server says whether enough are ready):

@@ -190,9 +190,10 @@ export class TableScreen {
 
   errorShown(message) {
     if (message.id !== undefined) return; // an act: shown with its card
-    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed"];
+    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed", "no_rematch"];
     if (quiet.includes(message.code)) {
       if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
+      if (message.code === "no_rematch") toast(t("error.no_rematch"), "info", 4000);
       return;
     }
     toast(has(`error.${message.code}`) ? t(`error.${message.code}`) : message.message, "warn", 3500);
