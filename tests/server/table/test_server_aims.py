@@ -5,7 +5,7 @@ changes nothing in the round.
 
 A :class:`~ligretto.server.table.table.Table` in-process with recording listeners on a
 :class:`~ligretto.server.table.clock.VirtualScheduler`.  (The same over real sockets:
-``tests/server/test_server_aims.py``; drawn by a real browser:
+``tests/server/test_server_presence.py``; drawn by a real browser:
 ``tests/browser/test_browser_aims.py``.)
 """
 
