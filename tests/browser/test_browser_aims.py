@@ -30,7 +30,7 @@ def _sent_by(page: Page) -> list[dict[str, Any]]:
 
     def listen(socket: Any) -> None:
         if socket.url.endswith("/ws"):
-            socket.on("framesent", lambda frame: sent.append(json.loads(frame if isinstance(frame, str) else str(frame))))
+            socket.on("framesent", lambda frame: sent.append(json.loads(str(frame))))
 
     page.on("websocket", listen)
     return sent
