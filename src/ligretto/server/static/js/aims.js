@@ -16,11 +16,13 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { storage } from "./storage.js";
 
-/** protocol.AIMS_PER_S: the server relays at most this many a second per seat. */
-const AIMS_PER_S = 8;
+/** protocol.AIMS_PER_S: the server relays at most this many a second per seat (pinned by
+ *  tests/client/test_conformance.py, as FADE_MS's default is to protocol.AIM_FADE_S). */
+export const AIMS_PER_S = 8;
+export const FADE_DEFAULT_MS = 3000;
 const SEND_GAP_MS = 1000 / AIMS_PER_S;
 /** protocol.AIM_FADE_S: an aim without news for this long is no longer shown. */
-export const FADE_MS = globalThis.LIGRETTO_NET?.aimFadeMs ?? 3000;
+export const FADE_MS = globalThis.LIGRETTO_NET?.aimFadeMs ?? FADE_DEFAULT_MS;
 /** A held aim is sent again this often, well within FADE_MS. */
 const REFRESH_MS = 1000;
 
@@ -66,7 +68,7 @@ export class AimSender {
     const same = this.current && JSON.stringify(this.current) === JSON.stringify(next);
     this.current = next;
     if (!same) this.schedule();
-    if (!this.refresher) this.refresher = setInterval(() => this.current && this.send(), REFRESH_MS);
+    if (!this.refresher) this.refresher = setInterval(() => this.current && this.schedule(), REFRESH_MS);
   }
 
   /** The card was let go (played, dropped nowhere, cancelled): the aim is cleared. */

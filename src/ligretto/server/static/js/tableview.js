@@ -239,7 +239,7 @@ export class TableScreen {
       keyList(Boolean(this.session.table?.rules?.expert)),
       h("p", { class: "muted" }, t("keys.mouse")),
       aidToggle("help", () => this.board.render()),
-      aimToggle("help", (on) => this.session.shareAim(on)),
+      this.session.watching ? null : aimToggle("help", (on) => this.session.shareAim(on)),
       h("form", { method: "dialog" }, h("button", { class: "primary", autofocus: true }, t("dialog.close"))),
     );
     dialog.addEventListener("close", () => dialog.remove());
