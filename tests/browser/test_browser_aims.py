@@ -4,7 +4,8 @@ in its area and a marker with its initial on the pile it points at, without movi
 anything, hidden from screen readers, gone when cleared and after ``FADE_MS`` without
 news; the page's own drag sends nothing while "Show my aim to others" is off (so nothing
 of it reaches the rival), and once switched on in the help dialog, the rival sees the
-dragged card and the pile under it, then the clear when it is let go."""
+dragged card and the pile under it, then the clear when it is let go, and again after a
+reload."""
 
 from __future__ import annotations
 
@@ -125,5 +126,14 @@ def test_a_rivals_aim_shows_faintly_and_the_pages_own_only_once_shared(
         assert {"type": "share_aim", "share": True} in sent
         assert page.evaluate("() => localStorage.getItem('ligretto.aim')") == "on"
         assert not [m for m in sent if m["type"] == "act"], "a drag let go away from the piles played"
+
+        # A reload is a new connection, which shares nothing until it says so: the page
+        # says so after its welcome, as the setting is kept.
+        page.reload()
+        page.wait_for_selector(".board.live")
+        mark = len(rosa.messages)
+        _drag_over_new_pile(page, 0)
+        rosa.wait(lambda m: m["type"] == "aimed" and m["pile"] == "new", after=mark)
+        assert [m["type"] for m in sent].count("share_aim") == 2, sent
     finally:
         rosa.close()

@@ -1,7 +1,7 @@
 """Live presence (``server/table/aims.py``) in virtual time: a seat's aims reach the others
 only once it shares them, at most ``AIMS_PER_S`` a second with the latest winning, cleared
-when the aimed card moves or the seat stops sharing, forgotten at the round's end; an aim
-changes nothing in the round.
+when the aimed card moves, the seat stops sharing or comes back on a new connection,
+forgotten at the round's end; an aim changes nothing in the round.
 
 A :class:`~ligretto.server.table.table.Table` in-process with recording listeners on a
 :class:`~ligretto.server.table.clock.VirtualScheduler`.  (The same over real sockets:
@@ -133,6 +133,17 @@ def test_aims_are_opt_in_bounded_latest_wins_cleared_and_change_nothing() -> Non
     scheduler.advance(1.0)
     assert watcher.of("aimed")[-1]["source"] == "stack"
     table.share_aim(0, False)
+    assert watcher.of("aimed")[-1]["source"] is None
+    _refused("not_sharing", table.aim, 0, "stack", 0, None)
+
+    # A new connection of Ann's seat (a reload) shows nothing until it says it shares.
+    table.share_aim(0, True)
+    table.aim(0, "stack", 0, "new")
+    scheduler.advance(1.0)
+    assert watcher.of("aimed")[-1]["source"] == "stack"
+    seat = table.seats[0]
+    assert seat is not None
+    table.rejoin(Timed(scheduler), seat.token)
     assert watcher.of("aimed")[-1]["source"] is None
     _refused("not_sharing", table.aim, 0, "stack", 0, None)
 

@@ -94,7 +94,8 @@ class Seat:
     token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
     so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
     shares_aim: bool = False
-    """The person chose to show their aim to the others (``share_aim``; live presence)."""
+    """The person's connection chose to show their aim to the others (``share_aim``; live
+    presence); a new connection (``rejoin``) starts without."""
     profile: str | None = None
     """The public id of the profile the person sat down with (``hello.profile``; ``None``:
     none).  Never shown to the other players: they see the display name only."""

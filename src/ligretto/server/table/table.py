@@ -255,8 +255,11 @@ class Table:
         return self.presence.join(listener, name, profile)
 
     def rejoin(self, listener: Listener, token: str) -> int:
-        """Come back to one's seat with its token (page reload, dropped connection)."""
-        return self.presence.rejoin(listener, token)
+        """Come back to one's seat with its token (page reload, dropped connection).  Its aim
+        is not shown until the new connection says it shares it (``share_aim``)."""
+        index = self.presence.rejoin(listener, token)
+        self.aims.share(index, False)
+        return index
 
     def watch(self, listener: Listener) -> None:
         self.presence.watch(listener)
