@@ -15,7 +15,7 @@ example with these structs.  By concern:
 - :mod:`~ligretto.protocol.http`: the HTTP API's bodies;
 - :mod:`~ligretto.protocol.phase`: a table's :class:`Phase`;
 - :mod:`~ligretto.protocol.names`: display names; :mod:`~ligretto.protocol.limits`:
-  version, sizes, heartbeat, emotes and the reaction limit.
+  version, sizes, heartbeat, emotes and the reaction limit, the aims' rate and fade.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The protocol's figures: its version, the size of a message, the heartbeat, the close
-codes, the emotes and how often a connection may send one, the length of a lobby list
-(docs/protocol.md, Heartbeats and Limits)."""
+codes, the emotes and how often a connection may send one, how often a seat's aim is
+relayed and how long it is shown, the length of a lobby list (docs/protocol.md,
+Heartbeats and Limits, ``aim``)."""
 
 from __future__ import annotations
 
