@@ -127,6 +127,11 @@ def test_aims_are_opt_in_bounded_latest_wins_cleared_and_change_nothing() -> Non
     assert [m["type"] for m in after] == ["events", "aimed"], after
     cleared = {**expected, "seq": len(game.log) - 1, "position": 0, "source": None, "card": None, "pile": None}
     assert after[1] == cleared == bob.messages[-1]
+    # Nothing shown: a cleared aim has nothing to clear for the others, and is not relayed.
+    relayed = len(watcher.of("aimed"))
+    table.aim(0, None, 0, None)
+    scheduler.advance(1.0)
+    assert len(watcher.of("aimed")) == relayed
 
     # Turned off: what Ann showed is cleared, and her aims are refused again.
     table.aim(0, "stack", 0, None)

@@ -95,6 +95,10 @@ class Aims:
         if self.rounds.phase is not Phase.PLAYING or game is None:
             raise TableError("not_playing", "no round is being played")
         target = self._check(game, index, source, position, pile)
+        if target is CLEARED and index not in self.shown:  # nothing to clear for the others
+            self.waiting.pop(index, None)
+            self._cancel(index)
+            return
         wait = self.sent_at.get(index, -INTERVAL_S) + INTERVAL_S - self.seating.clock()
         if wait <= 0 and index not in self._timers:
             self._relay(index, target)
