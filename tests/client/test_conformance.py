@@ -224,3 +224,24 @@ def test_the_score_keepers_instant_checks_are_the_engines_bounds(browser: Browse
             refused_by_both += 1
             assert problem["seat"] == verdict.player, (entry, problem, verdict)
     assert refused_by_both == 2 * 3 * 3 + 3 * 3  # 3 negatives per count, and 3 over the stack
+
+
+AIMS_JS = """
+async () => {
+  const { AIMS_PER_S, FADE_DEFAULT_MS } = await import("/js/aims.js");
+  return [AIMS_PER_S, FADE_DEFAULT_MS];
+}
+"""
+
+
+def test_the_browsers_aim_rate_and_fade_are_the_protocols(browser: Browser) -> None:
+    """aims.js throttles and fades the aims (live presence) by the protocol's figures."""
+    from ligretto import protocol
+
+    page = browser.new_page()
+    try:
+        page.route(f"{ORIGIN}/**", serve_static)
+        page.goto(f"{ORIGIN}/conformance.html")
+        assert page.evaluate(AIMS_JS) == [protocol.AIMS_PER_S, protocol.AIM_FADE_S * 1000]
+    finally:
+        page.close()

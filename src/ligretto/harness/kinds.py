@@ -95,6 +95,8 @@ def _wrong_types(rng: random.Random, phase: str) -> Message:
                 {"type": "remove_seat", "seat": rng.choice(["0", 0.5, None, [0]])},
                 {"type": "set_rules", "seats": "2"},
                 {"type": "react", "emote": rng.choice([1, None, ["x"]])},
+                {"type": "aim", "source": rng.choice(["hand", 7, []]), "pile": rng.choice([1.5, "old", {}])},
+                {"type": "share_aim", "share": rng.choice(["yes", 1, None])},
             ]
         )
     )
@@ -117,6 +119,7 @@ def _huge_numbers(rng: random.Random, phase: str) -> Message:
             '{"type": "set_rules", "options": {"match_end": "rounds:DIGITS"}}',
             '{"type": "set_rules", "options": {"row_size": N}}',
             '{"type": "hello", "v": N, "code": "x"}',
+            '{"type": "aim", "source": "row", "position": N, "pile": N}',
         ]
     )
     return template.replace("BIG", big).replace("DIGITS", n.lstrip("-")).replace("N", n)

@@ -15,7 +15,7 @@ example with these structs.  By concern:
 - :mod:`~ligretto.protocol.http`: the HTTP API's bodies;
 - :mod:`~ligretto.protocol.phase`: a table's :class:`Phase`;
 - :mod:`~ligretto.protocol.names`: display names; :mod:`~ligretto.protocol.limits`:
-  version, sizes, heartbeat, emotes and the reaction limit.
+  version, sizes, heartbeat, emotes and the reaction limit, the aims' rate and fade.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ligretto.protocol.client import (
     Act,
     ActionMsg,
     AddBot,
+    Aim,
     ClientMessage,
     Hello,
     Leave,
@@ -40,6 +41,7 @@ from ligretto.protocol.client import (
     Ready,
     RemoveSeat,
     SetRules,
+    ShareAim,
     Start,
     TurnMsg,
     VoteMsg,
@@ -131,6 +133,8 @@ from ligretto.protocol.keeper import (
     tally_of,
 )
 from ligretto.protocol.limits import (
+    AIM_FADE_S,
+    AIMS_PER_S,
     EMOTES,
     HELLO_S,
     KEEPALIVE_S,
@@ -161,6 +165,7 @@ from ligretto.protocol.replays import REPLAY_BODIES, ReplayEnd, ReplayPlayer, Re
 from ligretto.protocol.server import (
     SERVER_MESSAGES,
     Ack,
+    Aimed,
     Broadcast,
     Error,
     Events,
@@ -178,6 +183,7 @@ from ligretto.protocol.server import (
     TableState,
     Welcome,
     ack_message,
+    aimed_message,
     as_dict,
     decode_server,
     encode,
@@ -201,6 +207,8 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BOD
 
 __all__ = [
     "ACTION_MESSAGES",
+    "AIMS_PER_S",
+    "AIM_FADE_S",
     "CLIENT_MESSAGES",
     "EMOTES",
     "EVENT_MESSAGES",
@@ -228,6 +236,8 @@ __all__ = [
     "Act",
     "ActionMsg",
     "AddBot",
+    "Aim",
+    "Aimed",
     "AreaMsg",
     "BackMsg",
     "Broadcast",
@@ -302,6 +312,7 @@ __all__ = [
     "SeatInfo",
     "ServerMessage",
     "SetRules",
+    "ShareAim",
     "SheetBack",
     "SheetBody",
     "SheetChange",
@@ -328,6 +339,7 @@ __all__ = [
     "Welcome",
     "WithdrawMsg",
     "ack_message",
+    "aimed_message",
     "as_dict",
     "check_emote",
     "check_name",

@@ -153,3 +153,20 @@ def round_over(
 
 def reaction(seat: int, emote: str) -> protocol.Reaction:
     return protocol.reaction_message(seat, emote)
+
+
+def aimed(
+    round_number: int,
+    seq: int,
+    seat: int,
+    *,
+    source: str | None,
+    position: int,
+    card: str | None,
+    pile: int | str | None,
+) -> protocol.Aimed:
+    """Seat ``seat``'s aim for the others: a face-up card of its own (``source`` ``None``:
+    cleared) and where it points, in the round as it was after action ``seq``."""
+    return protocol.aimed_message(
+        round=round_number, seq=seq, seat=seat, source=source, position=position, card=card, pile=pile
+    )

@@ -11,11 +11,13 @@ import { NEW_PILE, fitsColumn, fitsPile, targetPile, wirePile } from "./mirror.j
 const DRAG_START_PX = 8;
 
 export class Controls {
-  /** hooks: {onReady(), onHelp(), canAct()} */
-  constructor(session, board, hooks) {
+  /** hooks: {onReady(), onHelp(), canAct()}; `aimer`: the dragged card's aim (aims.js's
+   * AimSender: sent only if the person shares it). */
+  constructor(session, board, hooks, aimer = { aim() {}, clear() {} }) {
     this.session = session;
     this.board = board;
     this.hooks = hooks;
+    this.aimer = aimer;
     this.drag = null;
     this.suppressClick = false;
     const root = board.root;
@@ -172,6 +174,7 @@ export class Controls {
       drag.ghost.setAttribute("aria-hidden", "true");
       document.body.append(drag.ghost);
       document.body.classList.add("dragging");
+      this.aimer.aim(drag.source, drag.position, null);
     }
     event.preventDefault();
     drag.ghost.style.transform = `translate(${event.clientX}px, ${event.clientY}px) translate(-50%, -50%) rotate(-4deg)`;
@@ -180,6 +183,8 @@ export class Controls {
       drag.hover?.classList.remove("drop-hover");
       over?.classList.add("drop-hover");
       drag.hover = over;
+      const pile = over?.classList.contains("pile") ? over.dataset.pile : null;
+      this.aimer.aim(drag.source, drag.position, pile === null || pile === "new" ? pile : Number(pile));
     }
   }
 
@@ -202,6 +207,7 @@ export class Controls {
     document.removeEventListener("pointerup", this.onUp);
     document.removeEventListener("pointercancel", this.onUp);
     if (!drag || !drag.ghost) return; // a plain click: the click handler plays it
+    this.aimer.clear();
     drag.ghost.remove();
     document.body.classList.remove("dragging");
     drag.hover?.classList.remove("drop-hover");

@@ -3,6 +3,7 @@
 // a guest's to read).  Part of the table screen (tableview.js), which draws it while the
 // table's phase is "lobby".
 
+import { aimToggle } from "./aims.js";
 import { backBadge, backOfSeat } from "./cards.js";
 import { fill, h, toast } from "./dom.js";
 import { has, t } from "./i18n.js";
@@ -125,6 +126,8 @@ export class WaitingRoom {
             )
           : null,
         this.startBox,
+        // Live presence is each person's own choice (off until they switch it on).
+        this.session.watching ? null : aimToggle("waiting", (on) => this.session.shareAim(on)),
       ),
       h("section", { class: "panel" },
         h("h2", {}, t("waiting.rules")),
