@@ -14,7 +14,8 @@ import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 import pgserver
-from pgserver import TEST_SETTINGS, PgServer, StoreDatabase
+from ligretto.testkit.pgserver import THROWAWAY
+from pgserver import PgServer, StoreDatabase
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -72,6 +73,7 @@ SHARING = (
     "tests/harness/",
     "tests/deploy/",
     "tests/sim/test_onray.py",
+    "tests/cli/test_errors.py",
 )
 """Where a module's tests share what is dear to make (a real server, a browser, a Ray
 cluster, a played match: module-scoped fixtures), so its tests run on one worker."""
@@ -113,7 +115,7 @@ def postgres() -> PgServer:
     """The real PostgreSQL server of this test session, shared by every xdist worker
     (``tests/pgserver.py``), started on first use, stopped and removed at the end of the
     session (``pytest_unconfigure``); each test makes its own database on it."""
-    return pgserver.shared_server(*TEST_SETTINGS)
+    return pgserver.shared_server(*THROWAWAY)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

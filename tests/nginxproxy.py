@@ -1,7 +1,8 @@
 """Debian's nginx (installed when missing) in front of real ``ligretto serve`` processes
 on 127.0.0.1, with the repository's ``deploy/nginx.conf``: its upstream servers and its
 ``listen`` rewritten to this machine's ports (``tests/deploy/test_packaging.py``, and the
-benchmarks of failover through one address)."""
+benchmarks of failover through one address); and what running any reverse proxy here
+takes (:func:`start_proxy`, :func:`stop_proxy`; Caddy's in ``tests/caddyproxy.py``)."""
 
 from __future__ import annotations
 
@@ -56,19 +57,25 @@ def listening(port: int) -> bool:
 def start_nginx(config: Path, listen: int, prefix: Path) -> subprocess.Popen[bytes]:
     """nginx (installed when missing) on ``config`` in the foreground, once it listens on ``listen``."""
     ensure_installed("nginx", Path(NGINX).exists)
-    nginx = subprocess.Popen(
-        [NGINX, "-e", str(prefix / "error.log"), "-p", str(prefix), "-c", str(config)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
+    log = prefix / "error.log"
+    return start_proxy([NGINX, "-e", str(log), "-p", str(prefix), "-c", str(config)], listen, log)
+
+
+def start_proxy(
+    command: list[str], listen: int, log: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A reverse proxy's ``command`` in the foreground, its output added to ``log``, once it
+    listens on ``listen`` (it exited, or did not listen within :data:`WAIT_S`: fails with ``log``)."""
+    with log.open("ab") as out:
+        proxy = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.monotonic() + WAIT_S
     while not listening(listen):
-        assert nginx.poll() is None, (prefix / "error.log").read_text()
-        assert time.monotonic() < deadline, "nginx does not listen"
+        assert proxy.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, f"{command[0]} does not listen:\n{log.read_text()}"
         time.sleep(0.05)
-    return nginx
+    return proxy
 
 
-def stop_nginx(nginx: subprocess.Popen[bytes]) -> None:
-    nginx.terminate()
-    nginx.wait(WAIT_S)
+def stop_proxy(proxy: subprocess.Popen[bytes]) -> None:
+    proxy.terminate()
+    proxy.wait(WAIT_S)

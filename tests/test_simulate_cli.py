@@ -1,4 +1,5 @@
-"""``ligretto simulate`` as a user runs it: a real process, real files, one-line errors."""
+"""``ligretto simulate`` as a user runs it: a real process, real files (its one-line errors:
+tests/cli/test_errors.py)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,9 @@ def test_simulate_prints_tables_and_writes_json_csv_and_png(tmp_path: Path) -> N
     assert done.stderr == ""  # no progress bar when stderr is not a terminal, no warnings
     for text in ("1 smart:expert", "2 greedy:machine", "3 random:expert", "Per bot", "Rounds (6)", "ended by:"):
         assert text in done.stdout
+    # the rules as `--set` writes them (never Python's True/False)
+    changed = "short_turn=recycle, recycle_shuffle=false, stack_penalty=3, floor_at_zero=true"
+    assert done.stdout.startswith(f"3 players, rules {changed}, 6 deals"), done.stdout.splitlines()[0]
     data = json.loads(files["json"].read_text())
     assert set(data) == {"config", "rounds", "summary"}
     assert data["config"]["rules"]["short_turn"] == "recycle"  # seed-es
@@ -154,50 +158,6 @@ def test_help_still_works() -> None:
         assert option in done.stdout
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["simulate", "--bots", "clever:expert"], "unknown strategy 'clever'"),
-        (["simulate", "--bots", "smart:godlike"], "unknown level 'godlike'"),
-        (["simulate", "--bots", "smart,greedy"], "2 bots named for 4 players"),
-        (["simulate", "--players", "13"], "players must be 2-12, not 13"),
-        (["simulate", "--players", "1"], "players must be 2-12, not 1"),
-        (["simulate", "--players", "four"], "argument --players: invalid int value: 'four'"),
-        (["simulate", "--set", "row_size=9"], "bad value '9' for option 'row_size'"),
-        (["simulate", "--set", "colour=blue"], "unknown rule option 'colour'"),
-        (["simulate", "--rules", "nope"], "unknown preset 'nope'"),
-        (["simulate", "--rounds", "5", "--matches", "5"], "argument --matches: not allowed with argument --rounds"),
-        (["simulate", "--rounds", "0"], "argument --rounds: must be at least 1, not 0"),
-        (["simulate", "--workers", "0"], "argument --workers: must be at least 1, not 0"),
-        (["simulate", "--workers", "-3"], "argument --workers: must be at least 1, not -3"),
-        (["simulate", "--json", "/no/such/dir/run.json"], "no such directory '/no/such/dir'"),
-        (["simulate", "--colour"], "unrecognized arguments: --colour"),
-        (["simulate", "--latency", "10,100"], "--latency: 2 values for 4 players: give one per seat, or one for all"),
-        (["simulate", "--latency", "10,10,-5,100"], "--latency: -5 is not a number of milliseconds, 0 or more"),
-        (["simulate", "--latency", "near"], "--latency: not a number of milliseconds: 'near'"),
-        (["simulate", "--latency", "10", "--jitter", "1,2"], "--jitter: 2 values for 4 players"),
-        (["simulate", "--latency", "10", "--window", "50"], "--window and --cap are for --arbitration fair"),
-        (["simulate", "--latency", "10", "--cap", "50"], "--window and --cap are for --arbitration fair"),
-        (["simulate", "--arbitration", "fair", "--cap", "-1"], "--cap: -1 is not a number of milliseconds"),
-        (["simulate", "--arbitration", "first"], "argument --arbitration: invalid choice: 'first'"),
-        (["simulate", "--matches"], "argument --matches: expected one argument"),
-        (["simulate", "--rounds", "1", "--ray", "nonsense"], "--ray 'nonsense': expected HOST:PORT"),
-        (["demo", "--players", "x"], "argument --players: invalid int value: 'x'"),
-        (["bench", "--only", "gpu"], "argument --only: invalid choice: 'gpu'"),
-        (["simulat"], "invalid choice: 'simulat'"),
-        ([], "the following arguments are required: command"),
-    ],
-)
-def test_a_bad_argument_gives_one_line_and_exit_code_2(args: list[str], message: str) -> None:
-    done = ligretto(*args)
-    assert done.returncode == 2
-    assert done.stdout == ""
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("ligretto: error: ")
-    assert message in lines[0]
-
-
 def test_import_registers_a_users_strategy(tmp_path: Path) -> None:
     (tmp_path / "my_bots.py").write_text(
         "from ligretto.bots import Strategy, register\n"
@@ -238,18 +198,6 @@ def test_import_registers_a_users_strategy(tmp_path: Path) -> None:
     assert data["rounds"][0]["bots"] == ["1 turner:machine", "2 smart:machine"]
     # the turner never plays a card: nothing of its own reaches the center
     assert all(r["center"][0] == 0 for r in data["rounds"])
-
-
-def test_import_of_a_missing_module_is_one_clear_line() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "ligretto", "simulate", "--import", "no_such_module_xyz", "--rounds", "1"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
-    assert "no_such_module_xyz" in result.stderr
 
 
 # --- on Ray ---------------------------------------------------------------------------------
@@ -341,11 +289,11 @@ def test_simulate_ray_without_an_address_starts_a_local_ray_and_gives_the_same_r
     assert ray_data["summary"] == processes_data["summary"]
 
 
-def test_a_ray_address_where_nothing_answers_is_one_line_and_exit_code_2() -> None:
+def test_a_ray_address_where_nothing_answers_is_one_line_and_exit_code_1() -> None:
     address = f"127.0.0.1:{free_port()}"
     done = ligretto("simulate", "--rounds", "5", "--ray", address)
-    assert done.returncode == 2
+    assert done.returncode == 1  # the address may be right: the cluster is not there (now)
     assert done.stdout == ""
     assert done.stderr.splitlines() == [
-        f"ligretto: error: --ray {address}: no Ray cluster answers there (Connection refused)"
+        f"ligretto simulate: --ray {address}: no Ray cluster answers there (Connection refused)"
     ]

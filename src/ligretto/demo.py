@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ligretto.engine import Play, Round, RuleSet, Turn, Vote, format_position
 from ligretto.engine.actions import Action
+from ligretto.engine.rules import written
 from ligretto.engine.scoring import ScoreSheet
 
 MAX_STEPS = 100_000
@@ -44,7 +45,7 @@ def run(rules: RuleSet, players: int, seed: int, show_position: bool = False) ->
     names = [f"Bot {seat + 1}" for seat in range(players)]
     who = f", called by {names[game.stopped_by]}" if game.stopped_by is not None else ""
     lines = [
-        f"Ligretto: {players} players, seed {seed}, rules {rules.to_dict()}",
+        f"Ligretto: {players} players, seed {seed}, rules {written(rules.changes()) or 'classic'}",
         f"The round ended by {game.ending.value.replace('_', ' ') if game.ending else '?'}{who} "
         f"after {len(game.log)} actions.",
         "",

@@ -23,6 +23,7 @@ from playwright.sync_api import BrowserContext, Page, Playwright, WebSocketRoute
 
 from debianpackages import ensure_installed
 from ligretto.client.mirror import Pile, number
+from ligretto.engine.races import RACE_MS
 from wire import CARD
 
 CHROMIUM = "/usr/bin/chromium"
@@ -517,6 +518,15 @@ class LostRace:
     pile: int
     top_before: int
     refusal: dict[str, Any]
+
+    def words(self, winner: str = "Bob") -> str:
+        """What her refused card's bubble says (English): who was faster and by how much
+        for a race (the two plays ranked at most ``RACE_MS`` apart: she presses as soon as
+        his card shows on his page), only who for a play that came later (a machine too
+        busy to show it soon enough)."""
+        by_ms = self.refusal.get("by_ms")
+        assert by_ms is None or 0 < by_ms <= RACE_MS, self.refusal
+        return f"Beaten to it by {winner}!" if by_ms is None else f"{winner} was {by_ms} ms faster"
 
 
 def lose_a_race(gate: Gate, alice: Page, bob: Page) -> LostRace:

@@ -19,7 +19,11 @@ from websockets.sync.client import ClientConnection, connect
 HOST = "Host"
 GUESTS = ("[/x]", "[red]x", "[link=http://x]x[/link]", "<b>x</b><img src=x>")
 
-READ_NAMES = "(nodes) => nodes.map((node) => [node.textContent, node.childElementCount])"
+READ_NAMES = """(nodes) => nodes.map((node) => [
+  node.textContent,
+  // Elements made of the name: any but the text-only parts a chip cuts a name into (board.js).
+  node.querySelectorAll('*').length - node.querySelectorAll(':scope > span.name-part:not(:has(*))').length,
+])"""
 
 
 def join(sockets: contextlib.ExitStack, url: str, code: str, name: str) -> ClientConnection:
@@ -36,8 +40,9 @@ def wait_for(socket: ClientConnection, kind: str) -> None:
 
 
 def names_in(page: Page, selector: str) -> list[str]:
-    """The texts of the elements that show names; none holds an element of its own, and no
-    element of the last guest's name is anywhere in the page (it has no ``<b>`` of its own)."""
+    """The texts of the elements that show names; none holds an element made of the name (an
+    opponent's chip holds its name in two text-only parts, cut in the middle), and no element
+    of the last guest's name is anywhere in the page (it has no ``<b>`` of its own)."""
     found: list[list[Any]] = page.eval_on_selector_all(selector, READ_NAMES)
     assert all(children == 0 for _, children in found), f"an element was made of a name: {found}"
     assert page.locator("b, img[src='x']").count() == 0, "a name was read as HTML"

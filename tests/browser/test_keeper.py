@@ -1,12 +1,16 @@
 """The score keeper in the browser (docs/clients.md "Score keeper"), on a real server, with
 three phones (390x844, touch) on one sheet: the first screen makes the sheet by taps; an
-entry by one phone appears on the others; the seed examples entered by taps give their
-scores; impossible counts are refused with a clear message and change nothing, an unlikely
-one asks first; a correction and its undo; two phones entering one round at once, resolved
-without losing either; one phone offline entering two rounds that reach the others when it
-is back; the end of the match and the CSV read back; axe-core on every screen of it.
-And in one page, two rounds per scoring option (by taps on each kind of form, the rest
-sent as a phone sends them): the sheet's scores are the engine's.
+entry by one phone appears on the others, its scores on the first screen of every phone
+(and of a 360x640 one); the seed examples entered by taps give their scores; an impossible
+count (on the small phone) stays as entered, marked, its reason on the screen right under
+it, and nothing is saved until it is fixed; an unlikely one asks first; a correction and
+its undo; two phones entering one round at once, resolved without losing either; one
+phone offline entering two rounds that reach the others when it is back; the end of the
+match and the CSV read back; after the end, Ben says "This is me" with his own profile
+(the match goes into his history), Cy on a seat and off it again, every phone seeing who
+is who, and an undo that passes the links by; axe-core on every screen of it.  And in one
+page, two rounds per scoring option (by taps on each kind of form, the rest sent as a
+phone sends them): the sheet's scores are the engine's.
 
 A sheet's change "within a second" is waited for with a generous bound (SEEN_MS): the
 machine running the suite is shared; the server's own tests measure the real delay.
@@ -33,6 +37,8 @@ from ligretto.engine.scoring import score_tally
 SEEN_MS = 4000
 """How long another phone may take to show a change (the issue asks for a second)."""
 PHONE = {"width": 390, "height": 844}
+SMALL = {"width": 360, "height": 640}
+"""The small phone: the refusal of an impossible count and the scores above the fold."""
 NAMES = ("Ana", "Ben", "Cy")
 STATIC = Path(__file__).resolve().parents[2] / "src" / "ligretto" / "server" / "static"
 
@@ -132,6 +138,37 @@ def enter_round(page: Page, center: list[int], stack: list[int], stopped_by: int
     page.locator("#entry-save").tap()
 
 
+def in_view(page: Page, selector: str) -> dict[str, float]:
+    """The element's box, which must lie on the screen as it is scrolled now."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    width, height = page.evaluate("() => [innerWidth, innerHeight]")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= height, (selector, box, height)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, (selector, box, width)
+    return box
+
+
+def impossible(page: Page, field: str, seat: int, shown: str, reason: str) -> None:
+    """A count out of bounds: shown as entered, marked invalid, its reason (an alert the field
+    names) on the screen right under the count."""
+    value, problem = f"#entry-{field}-{seat}", f"#entry-{field}-{seat}-problem"
+    expect(page.locator(value)).to_have_text(shown)
+    expect(page.locator(value)).to_have_attribute("aria-invalid", "true")
+    expect(page.locator(value)).to_have_attribute("aria-describedby", problem[1:])
+    expect(page.locator(problem)).to_have_text(reason)
+    expect(page.locator(problem)).to_have_attribute("role", "alert")
+    count, said = in_view(page, value), in_view(page, problem)
+    assert 0 <= said["y"] - (count["y"] + count["height"]) <= 16, "the reason is right under the count"
+    assert page.locator("#entry-message").inner_text() == "", "not at the bottom of the form"
+
+
+def scores_above_the_fold(page: Page) -> None:
+    """From the top of the sheet's page the last round's scores are on the screen, every line."""
+    page.evaluate("() => scrollTo(0, 0)")
+    for row in range(page.locator("#keep-last-round tr[data-seat]").count()):
+        in_view(page, f"#keep-last-round tbody tr:nth-child({row + 1})")
+
+
 def rounds_shown(page: Page, n: int) -> None:
     expect(page.locator("#keep-page")).to_have_attribute("data-rounds", str(n), timeout=SEEN_MS)
 
@@ -216,18 +253,35 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
         expect(page.locator("#keep-status")).to_have_class("keep-status live", timeout=SEEN_MS)
     expect(ana.locator("#keep-qr")).to_be_visible()
     no_violations(ben, "empty sheet", found)
+    # Who is who: Ana's profile is on her seat (made with "me"); the others may say "This is me".
+    expect(ana.locator("#keep-seats li[data-seat='0']")).to_have_attribute("data-state", "mine")
+    expect(ana.locator("#keep-unlink-0")).to_have_text("Not me")
+    expect(ana.locator("#keep-seats button[id^='keep-claim-']")).to_have_count(0)  # she has a seat
+    for page in (ben, cy):
+        expect(page.locator("#keep-seats li[data-seat='0']")).to_have_attribute("data-state", "linked")
+        expect(page.locator("#keep-seats button[id^='keep-claim-']")).to_have_count(2)
+        expect(page.locator("#keep-claim-0")).to_have_count(0)
 
-    # Refused at once, with a clear message, changing nothing: 11 in a stack, a negative count.
+    # An impossible count, on the small phone: kept as entered and marked, its reason right
+    # under it on the screen (read out), and the round is not saved: 11 in a stack, then a
+    # negative count.  Fixed, the mark and the reason go.
+    ben.set_viewport_size(SMALL)
     ben.locator("#keep-enter").tap()
     tap_count(ben, "stack", 1, 11)
-    expect(ben.locator("#entry-message")).to_have_text("Ben: a Ligretto stack holds 0 to 10 cards.")
-    expect(ben.locator("#entry-stack-1")).to_have_text("0")
+    impossible(ben, "stack", 1, "11", "Ben: a Ligretto stack holds 0 to 10 cards.")
+    shot(ben, "entry-refused-360")
+    ben.locator("#entry-save").tap()
+    expect(ben.locator("#entry-stack-1")).to_be_focused()
+    impossible(ben, "stack", 1, "11", "Ben: a Ligretto stack holds 0 to 10 cards.")
+    step(ben, "stack", 1, -1)
+    expect(ben.locator("#entry-stack-1-problem")).to_have_text("")
+    expect(ben.locator("#entry-stack-1")).not_to_have_attribute("aria-invalid", "true")
+    expect(ben.locator("#entry-stack-1")).to_have_text("10")
     step(ben, "center", 2, -1)
-    expect(ben.locator("#entry-message")).to_have_text("Cy: a count cannot be negative.")
-    expect(ben.locator("#entry-center-2")).to_have_text("0")
+    impossible(ben, "center", 2, "\u22121", "Cy: a count cannot be negative.")
     no_violations(ben, "entry with a refusal", found)
-    shot(ben, "entry-refused-390")
     ben.locator("#entry-cancel").tap()
+    ben.set_viewport_size(PHONE)
     assert api(phones.url, "GET", f"/api/sheets/{code}")["version"] == 0
 
     # What only the server can judge, it says, and the page shows it as it says it.
@@ -240,12 +294,18 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     ben.locator("#entry-cancel").tap()
     assert api(phones.url, "GET", f"/api/sheets/{code}")["version"] == 0
 
-    # The seed example by taps: 18/0 -> 18 (Stop), 11/3 -> 5, 9/4 -> 1; the others see it.
+    # The seed example by taps: 18/0 -> 18 (Stop), 11/3 -> 5, 9/4 -> 1; the others see it,
+    # the scores above the fold on every phone, also on a 360x640 one.
     enter_round(ana, [18, 11, 9], [0, 3, 4], 0)
     for page in phones.pages:
         rounds_shown(page, 1)
         assert [line["score"] for line in last_round(page)] == [18, 5, 1]
+        scores_above_the_fold(page)
     shot(cy, "round1-390", full_page=True)
+    cy.set_viewport_size(SMALL)
+    scores_above_the_fold(cy)
+    shot(cy, "round1-360")
+    cy.set_viewport_size(PHONE)
 
     # An unlikely entry asks first: Ana also at 0 after Cy's Stop.  18/4 -> 10.
     enter_round(ben, [5, 18, 7], [0, 4, 0], 2)
@@ -365,6 +425,31 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     shot(ana, "over-1280", full_page=True)
     no_violations(ana, "match over at 1280x800", found)
 
+    # After the end Ben says "This is me": his profile is on his seat on every phone, and the
+    # match in his history; Cy takes seat 2 and leaves it again.  The creator frees no seat now.
+    ben.locator("#keep-claim-1").tap()
+    for page, state in ((ana, "linked"), (ben, "mine"), (cy, "linked")):
+        expect(page.locator("#keep-seats li[data-seat='1']")).to_have_attribute("data-state", state, timeout=SEEN_MS)
+    expect(ben.locator("#keep-unlink-1")).to_have_attribute("aria-label", "Ben is not me: unlink my profile")
+    expect(ana.locator("#keep-unlink-1")).to_have_count(0)
+    expect(cy.locator("#keep-claim-1")).to_have_count(0)
+    cy.locator("#keep-claim-2").tap()
+    expect(cy.locator("#keep-seats li[data-seat='2']")).to_have_attribute("data-state", "mine", timeout=SEEN_MS)
+    shot(cy, "seats-390", full_page=True)
+    no_violations(cy, "who is who", found)
+    cy.locator("#keep-unlink-2").tap()
+    for page in phones.pages:
+        expect(page.locator("#keep-seats li[data-seat='2']")).to_have_attribute("data-state", "open", timeout=SEEN_MS)
+    cy.locator("#keep-changes summary").tap()
+    expect(cy.locator("#keep-changes li[data-kind='link']").last).to_contain_text("linked their profile to Ben")
+    expect(cy.locator("#keep-changes li[data-kind='unlink']")).to_contain_text("unlinked the profile of Cy")
+    linked = api(phones.url, "GET", f"/api/sheets/{code}")
+    ana_id, ben_id, nobody = (player["profile"] for player in linked["players"])
+    assert ana_id and ben_id and ben_id != ana_id and nobody is None
+    assert linked["version"] == sheet["version"] + 3 and linked["rounds"] == sheet["rounds"]
+    ben.evaluate("() => { location.hash = '#/history'; }")
+    expect(ben.locator(".history-match[data-kind='table']")).to_have_count(1)
+
     # Ana's history has the match, played on a real table, unrated.
     ana.evaluate("() => { location.hash = '#/history'; }")
     match = ana.locator(".history-match[data-kind='table']")
@@ -372,6 +457,15 @@ def test_three_phones_keep_one_sheet(phones: Phones, shot: Callable[..., Path]) 
     expect(match).to_contain_text("Played on a real table")
     expect(match).to_contain_text("not rated")
     expect(match.locator(".history-sheet-link")).to_have_attribute("href", f"#/keep/{code}")
+
+    # Cy's undo passes the links by: the last round comes off, the match is not over, so it
+    # leaves the histories; Ben's seat stays his.
+    cy.locator("#keep-undo").tap()
+    rounds_shown(cy, 4)
+    undone = api(phones.url, "GET", f"/api/sheets/{code}")
+    assert [player["profile"] for player in undone["players"]] == [ana_id, ben_id, None]
+    assert not undone["over"] and undone["changes"][-1]["undoes"] == sheet["version"]
+    assert api(phones.url, "GET", f"/api/profiles/{ben_id}/matches")["total"] == 0
     assert not found, "axe-core on the score keeper:\n" + "\n".join(found)
 
 

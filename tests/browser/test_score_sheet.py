@@ -4,7 +4,8 @@ scrolls sideways, the rows are sorted by total with places (ties share one), the
 winners carry a mark that is not a colour, every negative number has the one minus sign
 (U+2212); "Show board" puts the sheet aside and brings it back (mouse and keys). The 12
 deck backs differ by more than colour: symbol and box numeral. At the end of a match the
-result gives the places (1st, 2nd: English ordinals).
+result gives the places (1st, 2nd: English ordinals). Once someone is ready the sheet counts
+down the table's wait for *Ready*, and the host's *Start next round* deals the next round.
 
 At the full table the host is the page; 11 people join over raw WebSockets with long
 names and give their seats up once the match starts, so the server's stand-in bots play
@@ -24,6 +25,9 @@ from typing import Any
 from browserkit import host_table, read_board, start_match, wait_round_over
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
+from wsrival import Rival
+
+from ligretto.server.table.timing import READY_S
 
 HOST = "Bundesverfassungsrichter"
 GUESTS = (
@@ -270,3 +274,42 @@ def test_the_match_result_gives_the_places(pages: Any, shot: Callable[..., Path]
     expect(page.locator("#rematch-button")).to_be_visible()
     shot(page, "en-360")
     check_toggle(page)
+
+
+def test_the_wait_for_ready_counts_down_and_the_hosts_button_deals_the_next_round(
+    pages: Any, server: Any, shot: Callable[..., Path]
+) -> None:
+    """Ann hosts on a phone, Gast plays over a WebSocket; both say stuck. On the sheet
+    nothing counts down until Gast is ready; then Ann's sheet counts down the table's wait
+    (``ready_by``, on the server's clock) and her *Start next round* deals round 2 at once."""
+    page = pages.open("/", context=pages.context(width=390, height=844))
+    code = host_table(page, "Ann", seats=2, rounds=2)
+    guest = Rival(server.port, code, "Gast")
+    try:
+        expect(page.locator("#seats .seat:not(.free)")).to_have_count(2)
+        start_match(page)
+        guest.wait(lambda m: m["type"] == "go")
+        assert guest.act({"kind": "vote"})["applied"]
+        stay_stuck(page)
+        wait_round_over(page)
+        expect(page.locator("#ready-button")).to_be_visible()
+        expect(page.locator("#next-round-button")).to_be_visible()
+        expect(page.locator("#ready-wait")).to_have_count(0)  # nobody is ready: nobody waits
+
+        mark = len(guest.messages)
+        guest.send({"type": "ready"})
+        wait = page.locator("#ready-wait")
+        expect(wait).to_have_text(re.compile(r"^The next round starts in \d+ s\.$"))
+        left = int(wait.get_attribute("data-left") or "-1")
+        assert READY_S - 5 <= left <= READY_S, left
+        expect(wait).not_to_have_attribute("data-left", str(left))  # it counts down
+        expect(page.locator("#score-sheet .ready-cell")).to_have_text(["…", "✓"])  # Ann (a tie: seat order), Gast
+        shot(page, "ready-wait-390")
+
+        page.click("#next-round-button")
+        expect(page.locator("#round-number")).to_have_text("Round 2")
+        expect(page.locator("#score-sheet")).to_have_count(0)
+        told = guest.wait(lambda m: m["type"] == "table" and m["round"] == 2, after=mark)
+        assert told["phase"] == "countdown" and told["ready_by"] is None
+    finally:
+        guest.close()

@@ -35,8 +35,8 @@ def table(phase: str, *, round: int = 1, match: int = 1, host: int | None = 0, r
     return protocol.wire(
         protocol.table_message(
             code=CODE, phase=phase, seats=[Seat("Ann"), Seat("Bob")], host=host, rules=rules or RuleSet(),
-            public=False, grace_s=60, round=round, start_at=None, sheet=None, winners=None, arbitration="fair",
-            window_ms=200, match=match,
+            public=False, grace_s=60, ready_s=30, round=round, start_at=None, sheet=None, winners=None,
+            arbitration="fair", window_ms=200, match=match,
         )
     )  # fmt: skip
 

@@ -1,17 +1,18 @@
 """The operator's files (``Dockerfile``, ``deploy/compose.yaml``, ``deploy/nginx.conf``,
-``deploy/systemd/ligretto@.service``) tested by running what they run.
+``deploy/Caddyfile``, ``deploy/systemd/ligretto@.service``) tested by running what they run.
 
 This machine has no container engine and no systemd as PID 1, so the same commands run
-as plain processes on 127.0.0.1: a REAL redis-server (``tests/redisserver.py``) and the
-session's REAL PostgreSQL (``tests/pgserver.py``) with the role and database the compose
-file's ``postgres`` service makes; the compose file's two apps started with the image's
-entry point followed by their ``command``; Debian's nginx (installed when missing) with
-``deploy/nginx.conf`` inside a small wrapper; the image's entry point on its own and its
-``HEALTHCHECK``; the unit's ``ExecStart``.  What a container would name (``app1:8000``,
-``postgres``, ``redis``, ``/data``) is mapped to this machine by one function,
-:func:`localize`; everything else is the files' own text, so a broken command or config
-fails here.  What cannot run without an engine or systemd (``docker build``, ``compose
-up``, the unit's sandbox) is only parsed and verified (``systemd-analyze verify``).
+as plain processes on 127.0.0.1 (``deployfiles.py``): a REAL redis-server
+(``tests/redisserver.py``) and the session's REAL PostgreSQL (``tests/pgserver.py``) with
+the role and database the compose file's ``postgres`` service makes at its first start;
+the compose file's two apps started with the image's entry point followed by their
+``command``; Debian's nginx (installed when missing) with ``deploy/nginx.conf`` inside a
+small wrapper, and beside it Debian's Caddy with ``deploy/Caddyfile`` (its site plain HTTP
+on a port here, ``tests/caddyproxy.py``); the image's entry point on its own and its
+``HEALTHCHECK``; the unit's ``ExecStart``.  What cannot run without an engine or systemd
+(``docker build``, ``compose up``, the unit's sandbox) is only parsed and verified
+(``systemd-analyze verify``).  The database's operations (backups, upgrades, rollback)
+are ``test_operations.py``'s.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
-import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -31,144 +33,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 import websockets
-import yaml
+from deployfiles import (
+    DEPLOY,
+    ROOT,
+    WAIT_S,
+    Plain,
+    compose,
+    compose_app,
+    dockerfile_stages,
+    env_file,
+    exec_form,
+    final_stage,
+    first_start,
+    healthcheck_command,
+    localize,
+    service_env,
+    unit_file,
+)
 
 import pgserver
+from caddyproxy import MARKED_DOWN, MARKED_UP, Caddy, caddy_config, validate
 from debianpackages import ensure_installed
 from ligretto.client.session import Session
-from nginxproxy import nginx_config, start_nginx, stop_nginx
+from nginxproxy import nginx_config, start_nginx, stop_proxy
 from pgserver import PgServer
-from realserver import ServerProcess, free_port
+from realserver import free_port
 from redisserver import RedisServer
 
-ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy"
 SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze"
-WAIT_S = 10.0
-PROGRAMS = {"ligretto": [sys.executable, "-m", "ligretto"], "python": [sys.executable]}
-"""A program of a container or unit, as it runs here (by its file name)."""
-DEFAULT_PORTS = {"http": 80, "redis": 6379, "postgresql": 5432}
-URL = re.compile(r"(?P<scheme>[a-z]+)://(?P<user>[^@/\s'\"]+@)?(?P<host>[A-Za-z0-9.-]+)(?::(?P<port>\d+))?")
-
-
-# --- reading the files -------------------------------------------------------------------
-
-
-def dockerfile_stages(text: str) -> list[list[tuple[str, str]]]:
-    """The Dockerfile's stages, each its instructions as (INSTRUCTION, arguments), lines
-    continued with a backslash joined, comments dropped."""
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
-    joined = re.sub(r"\\\n\s*", " ", "\n".join(lines))
-    stages: list[list[tuple[str, str]]] = []
-    for line in joined.splitlines():
-        if not line.strip():
-            continue
-        instruction, _, arguments = line.strip().partition(" ")
-        if instruction.upper() == "FROM":
-            stages.append([])
-        stages[-1].append((instruction.upper(), arguments.strip()))
-    return stages
-
-
-def exec_form(arguments: str) -> list[str]:
-    """An instruction's exec form (``["ligretto", "serve"]``) as its words."""
-    words = json.loads(arguments)
-    assert isinstance(words, list) and all(isinstance(word, str) for word in words), arguments
-    return words
-
-
-def final_stage() -> dict[str, str]:
-    """The image's own instructions (the last stage), by name (the last of each)."""
-    return dict(dockerfile_stages((ROOT / "Dockerfile").read_text())[-1])
-
-
-def healthcheck_command() -> list[str]:
-    """The words of the image's ``HEALTHCHECK ... CMD [...]``."""
-    return exec_form(final_stage()["HEALTHCHECK"].split(" CMD ", 1)[1])
-
-
-def unit_file(path: Path) -> dict[str, dict[str, list[str]]]:
-    """A systemd unit's settings: section -> key -> values (a key may be given again)."""
-    sections: dict[str, dict[str, list[str]]] = {}
-    section: dict[str, list[str]] = {}
-    for text in path.read_text().splitlines():
-        line = text.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("["):
-            section = sections.setdefault(line.strip("[]"), {})
-            continue
-        key, _, value = line.partition("=")
-        section.setdefault(key.strip(), []).append(value.strip())
-    return sections
-
-
-def env_file(name: str) -> dict[str, str]:
-    """The variables of the env file ``name`` as its shipped example holds them."""
-    example = DEPLOY / f"{Path(name).name}.example"
-    found = {}
-    for line in example.read_text().splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            key, _, value = line.partition("=")
-            found[key.strip()] = value.strip()
-    return found
-
-
-def compose() -> dict[str, Any]:
-    with (DEPLOY / "compose.yaml").open() as file:
-        document: dict[str, Any] = yaml.safe_load(file)
-    return document
-
-
-# --- from a container to this machine ------------------------------------------------------
-
-
-def localize(words: list[str], places: dict[str, int], port: int, folder: Path) -> list[str]:
-    """A container's (or unit's) command as a plain process on 127.0.0.1: its program as
-    this interpreter runs it (:data:`PROGRAMS`), ``--host`` 127.0.0.1, ``--port`` ``port``,
-    every URL's ``host:port`` found in ``places`` (``"app1:8000"``, ``"postgres:5432"``)
-    its port here on 127.0.0.1, and ``/data/`` (the image's volume) ``folder``."""
-
-    def place(match: re.Match[str]) -> str:
-        scheme, user, host = match["scheme"], match["user"] or "", match["host"]
-        where = f"{host}:{match['port'] or DEFAULT_PORTS.get(scheme, 0)}"
-        return f"{scheme}://{user}127.0.0.1:{places[where]}" if where in places else match[0]
-
-    program, *arguments = words
-    command = list(PROGRAMS.get(Path(program).name, [program]))
-    for before, word in zip([None, *arguments], arguments, strict=False):
-        if before == "--host":
-            command.append("127.0.0.1")
-        elif before == "--port":
-            command.append(str(port))
-        else:
-            command.append(URL.sub(place, word.replace("/data/", f"{folder}/")))
-    return command
-
-
-# --- processes ---------------------------------------------------------------------------
-
-
-class Plain(ServerProcess):
-    """A container's or unit's command as a plain process on ``port`` (ready: ``/healthz``)."""
-
-    def __init__(self, command: list[str], port: int, log: Path, env: dict[str, str]) -> None:
-        super().__init__("", log)
-        self.command = command
-        self.port = port
-        self.env = env
-
-    def launch(self) -> None:
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(self.command, stdout=out, stderr=subprocess.STDOUT, env=self.env)
-
-    def stopped_cleanly(self) -> None:
-        """Stop it (SIGTERM) and fail if its log holds a traceback."""
-        self.stop()
-        assert "Traceback" not in self.log_text(), self.log_text()
 
 
 @dataclass
@@ -181,15 +75,18 @@ class Stack:
     places: dict[str, int]
     apps: dict[str, Plain]
     proxy_port: int
-    env: dict[str, str]
+    caddy: Caddy
 
-    def proxy(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """An HTTP request through nginx."""
+    def proxy(
+        self, method: str, path: str, body: Any = None, port: int | None = None, timeout: float = WAIT_S
+    ) -> tuple[int, Any]:
+        """An HTTP request through nginx (or the proxy on ``port``: ``stack.caddy.port``)."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(f"http://127.0.0.1:{self.proxy_port}{path}", data=data, method=method)
+        url = f"http://127.0.0.1:{port or self.proxy_port}{path}"
+        request = urllib.request.Request(url, data=data, method=method)
         request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, timeout=WAIT_S) as answer:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 return answer.status, json.loads(answer.read())
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode(errors="replace")
@@ -198,43 +95,21 @@ class Stack:
         return f"http://127.0.0.1:{self.places[f'{service}:8000']}"
 
 
-def database_of(service: dict[str, Any], env: dict[str, str], pg: PgServer) -> None:
-    """What the postgres image makes on its first start, on the session's server: the role
-    ``POSTGRES_USER`` with ``POSTGRES_PASSWORD`` and the database ``POSTGRES_DB`` it owns
-    (a fresh one).  The test server trusts local connections: the password is not checked."""
-    user, name = service["environment"]["POSTGRES_USER"], service["environment"]["POSTGRES_DB"]
-    with psycopg.connect(pg.url("postgres"), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (user,)).fetchone() is None:
-            admin.execute(f"CREATE ROLE \"{user}\" LOGIN PASSWORD '{env['POSTGRES_PASSWORD']}'")
-        admin.execute(f'CREATE DATABASE "{name}" OWNER "{user}" TEMPLATE template0')
-
-
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Iterator[Stack]:
-    """deploy/compose.yaml's five services, as plain processes; stopped at the end (the
-    apps' logs free of tracebacks)."""
+    """deploy/compose.yaml's five services, as plain processes, and Caddy with
+    deploy/Caddyfile in front of the same apps; stopped at the end (the apps' logs free of
+    tracebacks)."""
     folder = tmp_path_factory.mktemp("compose")
     services = compose()["services"]
     redis = RedisServer(folder)
     redis.start()
-    env = {**os.environ}
-    for name in services["app1"]["env_file"], services["postgres"]["env_file"]:
-        env.update(env_file(name))
-    database_of(services["postgres"], env, postgres)
+    first_start(services["postgres"], postgres)
     places = {"postgres:5432": postgres.port, "redis:6379": redis.port}
     places |= {f"{name}:8000": free_port() for name in ("app1", "app2")}
-    entrypoint = exec_form(final_stage()["ENTRYPOINT"])
-    apps = {
-        name: Plain(
-            localize(entrypoint + services[name]["command"], places, places[f"{name}:8000"], folder),
-            places[f"{name}:8000"],
-            folder / f"{name}.log",
-            env,
-        )
-        for name in ("app1", "app2")
-    }
+    apps = {name: compose_app(name, places, folder) for name in ("app1", "app2")}
     nginx: subprocess.Popen[bytes] | None = None
+    caddy: Caddy | None = None
     try:
         for app in apps.values():
             app.launch()
@@ -242,10 +117,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory, postgres: PgServer) -> Itera
             app.wait_ready()
         proxy_port = free_port()
         nginx = start_nginx(nginx_config(places, proxy_port, folder), proxy_port, folder)
-        yield Stack(folder, postgres, redis, places, apps, proxy_port, env)
+        caddy_port = free_port()
+        caddy = Caddy.start(caddy_config(places, caddy_port, folder), caddy_port, folder)
+        yield Stack(folder, postgres, redis, places, apps, proxy_port, caddy)
     finally:
         if nginx is not None:
-            stop_nginx(nginx)
+            stop_proxy(nginx)
+        if caddy is not None:
+            caddy.stop()
         for app in apps.values():
             app.stopped_cleanly()
         redis.stop()
@@ -292,6 +171,8 @@ def test_the_backends_health_checks_pass(stack: Stack) -> None:
         "app2": {"condition": "service_healthy"},
     }
     assert services["postgres"]["image"] == "postgres:15" and services["redis"]["image"] == "redis:7"
+    assert "POSTGRES_PASSWORD" in service_env(services["postgres"]), "the superuser's password"
+    assert "POSTGRES_PASSWORD" not in service_env(services["app1"]), "the apps see their role's only"
     assert "./nginx.conf:/etc/nginx/conf.d/default.conf:ro" in services["proxy"]["volumes"]
 
 
@@ -314,41 +195,112 @@ async def until(ws: Any, session: Session, done: Any) -> None:
 
 def test_a_table_is_made_and_joined_through_the_proxy(stack: Stack) -> None:
     """POST /api/tables through nginx, then two players over WebSockets through it (the
-    upgrade passed on); the first sees the second take the other seat."""
-    status, made = stack.proxy("POST", "/api/tables", {"seats": 2, "preset": "classic", "options": {}})
+    upgrade passed on); the first sees the second take the other seat.  The same through
+    Caddy."""
+    for port in (stack.proxy_port, stack.caddy.port):
+        code = made_table(stack, port)
+        status, table = stack.proxy("GET", f"/api/tables/{code}", port=port)
+        assert status == 200 and table["code"] == code, table
+        asyncio.run(two_players(port, code))
+
+
+def made_table(stack: Stack, port: int) -> str:
+    """A table made with POST /api/tables through the proxy on ``port``."""
+    status, made = stack.proxy("POST", "/api/tables", {"seats": 2, "preset": "classic", "options": {}}, port)
     assert status == 201, made
-    code = made["code"]
-    status, table = stack.proxy("GET", f"/api/tables/{code}")
-    assert status == 200 and table["code"] == code, table
+    code: str = made["code"]
+    return code
 
-    async def players() -> None:
-        ws_a, alice = await join(stack.proxy_port, code, "alice")
-        ws_b, bob = await join(stack.proxy_port, code, "bob")
-        try:
-            assert (alice.seat, bob.seat) == (0, 1)
-            await until(ws_a, alice, lambda: alice.table is not None and alice.table.seats[1] is not None)
-            assert alice.table is not None and [s.name for s in alice.table.seats if s] == ["alice", "bob"]
-            assert alice.problems == [] and bob.problems == []
-        finally:
-            await ws_a.close()
-            await ws_b.close()
 
-    asyncio.run(players())
+async def two_players(port: int, code: str) -> None:
+    """Two players join ``code`` over WebSockets through the proxy on ``port``; the first
+    sees the second take the other seat."""
+    ws_a, alice = await join(port, code, "alice")
+    ws_b, bob = await join(port, code, "bob")
+    try:
+        assert (alice.seat, bob.seat) == (0, 1)
+        await until(ws_a, alice, lambda: alice.table is not None and alice.table.seats[1] is not None)
+        assert alice.table is not None and [s.name for s in alice.table.seats if s] == ["alice", "bob"]
+        assert alice.problems == [] and bob.problems == []
+    finally:
+        await ws_a.close()
+        await ws_b.close()
 
 
 def test_a_rolling_restart_through_the_proxy_answers_every_request(stack: Stack) -> None:
     """One app stopped (SIGTERM) and started again, then the other: every request through
-    nginx meanwhile is answered.  With nginx's default ``max_fails=1 fail_timeout=10s`` the
-    app restarted first is still marked down when the second stops: 502."""
+    nginx, and through Caddy, meanwhile is answered.  With nginx's default ``max_fails=1
+    fail_timeout=10s`` the app restarted first is still marked down when the second stops:
+    502.  Caddy tries a refused connection again on the other app, and holds a request that
+    finds both marked down (the app started again not yet checked again) until its next
+    check marks it up; without ``lb_try_duration`` both are 502 or 503."""
     first, second = stack.apps["app1"], stack.apps["app2"]
+    proxies = (stack.proxy_port, stack.caddy.port)
     first.stop()
-    assert [stack.proxy("GET", "/healthz")[0] for _ in range(4)] == [200] * 4
+    for port in proxies:
+        assert [stack.proxy("GET", "/healthz", port=port)[0] for _ in range(6)] == [200] * 6, port
     first.start()
     second.stop()
-    answers = [stack.proxy("GET", "/healthz") for _ in range(4)]
-    assert [status for status, _ in answers] == [200] * 4, answers
-    assert {body["address"] for _, body in answers} == {stack.address("app1")}
+    for port in proxies:
+        answers = [stack.proxy("GET", "/healthz", port=port) for _ in range(6)]
+        assert [status for status, _ in answers] == [200] * 6, (port, answers)
+        assert {body["address"] for _, body in answers} == {stack.address("app1")}
     second.start()
+
+
+def test_caddy_gives_a_frozen_app_no_new_players(stack: Stack) -> None:
+    """An app frozen (SIGSTOP, as a stalled machine) still accepts connections (the kernel
+    does) and answers none.  Caddy's health check marks it down once its ``/readyz`` goes
+    unanswered (2 s); from then on every request and every new player through Caddy
+    reaches the other app and is answered: 0 of them wait on the frozen one.  Through nginx
+    meanwhile one request of two in a row goes to it and gets no answer (docs/deploy.md:
+    open-source nginx has no active health check).  Thawed (SIGCONT), it is marked up at
+    the next check and gets requests again."""
+    frozen = stack.apps["app1"]
+    caddy, upstream = stack.caddy, stack.places["app1:8000"]
+    ids = {name: app.http("GET", "/healthz")[1]["process"] for name, app in stack.apps.items()}
+    _answered_by(stack, caddy.port, ids["app1"])  # both in Caddy's rotation (restarted above)
+    _answered_by(stack, caddy.port, ids["app2"])
+    since = caddy.mark()
+    assert frozen.pid is not None
+    os.kill(frozen.pid, signal.SIGSTOP)
+    try:
+        caddy.wait_for_check(MARKED_DOWN, upstream, since)
+        through_nginx = []
+        for _ in range(2):
+            try:
+                through_nginx.append(stack.proxy("GET", "/healthz", timeout=1.0)[1]["process"])
+            except TimeoutError:
+                through_nginx.append("no answer")
+        assert sorted(through_nginx) == sorted([ids["app2"], "no answer"]), through_nginx
+        answers = [stack.proxy("GET", "/healthz", port=caddy.port) for _ in range(10)]
+        assert [(status, body["process"]) for status, body in answers] == [(200, ids["app2"])] * 10, answers
+        asyncio.run(two_players(caddy.port, made_table(stack, caddy.port)))
+    finally:
+        os.kill(frozen.pid, signal.SIGCONT)
+    caddy.wait_for_check(MARKED_UP, upstream, since)
+    _answered_by(stack, caddy.port, ids["app1"])
+    asyncio.run(two_players(caddy.port, made_table(stack, caddy.port)))
+
+
+def test_the_caddyfile_is_valid_as_shipped_and_quoted_whole_in_the_docs(tmp_path: Path) -> None:
+    """``caddy validate`` accepts deploy/Caddyfile as it is (its TLS site, which the
+    tests run as plain HTTP), and docs/deploy.md shows that file, not a copy of its own."""
+    validated = validate(DEPLOY / "Caddyfile", tmp_path)
+    assert validated.returncode == 0 and "Valid configuration" in validated.stdout, validated.stderr
+    assert (DEPLOY / "Caddyfile").read_text() in (ROOT / "docs" / "deploy.md").read_text()
+
+
+def _answered_by(stack: Stack, port: int, process: str) -> None:
+    """Ask ``/healthz`` through the proxy on ``port`` until ``process`` answers (Caddy's
+    least_conn picks at random between idle apps)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        status, body = stack.proxy("GET", "/healthz", port=port)
+        assert status == 200, body
+        if body["process"] == process:
+            return
+        assert time.monotonic() < deadline, f"{process} does not answer through the proxy"
 
 
 # --- the image -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from ligretto.engine import Place, Play, Reason, Refused, Round, RuleSet, Source, Turn, Vote, Withdraw, parse_position
 from ligretto.engine.cards import Card, parse_face
-from ligretto.engine.races import behind, contestable, judge, race_winner, rivals, shows
+from ligretto.engine.races import RACE_MS, behind, contestable, judge, race_winner, rivals, same_time, shows
 
 # Seat 0's r4 (row 0) fits pile 0 (red 1-3); so does seat 1's, in its row.
 BOTH = """
@@ -262,3 +262,13 @@ def test_of_plays_released_together_the_earlier_rank_goes_first() -> None:
     b = (*judge(2.0, 1.875, 0.125, rival=0.0, window=0.25, cap=0.5), 0.9, "b")
     assert a[0] == b[0] == 2.0
     assert sorted([a, b])[0][-1] == "b"
+
+
+def test_a_race_is_two_cards_landing_at_most_race_ms_apart() -> None:
+    assert RACE_MS == 250
+    assert same_time(100.0, 100.25) and same_time(100.0, 100.0)
+    assert not same_time(100.0, 100.251), "a play ranked 251 ms later came too late: no race"
+    assert same_time(100.25, 100.0) and not same_time(100.26, 100.0), "either way (a negative margin)"
+    assert not same_time(None, 100.0), "a card laid before a restart: not known, no race"
+    # In whole milliseconds, so that times far from zero decide as the stored ones do.
+    assert same_time(1795962800.125, 1795962800.375) and not same_time(1795962800.125, 1795962800.376)

@@ -38,3 +38,15 @@ def test_a_clock_beyond_its_bounds_is_invalid(t: str) -> None:
     with pytest.raises(protocol.ProtocolError) as error:
         protocol.decode(f'{{"type": "ping", "t": {t}}}')
     assert error.value.code == "invalid"
+
+
+def test_the_hosts_next_round_has_no_fields_and_set_rules_carries_the_wait_for_ready() -> None:
+    assert isinstance(protocol.decode('{"type": "next_round"}'), protocol.NextRound)
+    with pytest.raises(protocol.ProtocolError) as refused:
+        protocol.decode('{"type": "next_round", "now": true}')
+    assert refused.value.code == "invalid"
+    rules = protocol.decode('{"type": "set_rules", "ready_s": 45}')
+    assert isinstance(rules, protocol.SetRules) and rules.ready_s == 45.0 and rules.grace_s is None
+    with pytest.raises(protocol.ProtocolError) as refused:
+        protocol.decode('{"type": "set_rules", "ready_s": "soon"}')
+    assert refused.value.code == "invalid"

@@ -32,7 +32,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```json\n(.*?)^```", re.DOTALL | re.MULTILINE)
 CLIENT_TAGS = {cls.__struct_config__.tag: cls for cls in protocol.CLIENT_MESSAGES}
 SERVER_TAGS = {cls.__struct_config__.tag: cls for cls in protocol.SERVER_MESSAGES}
-FRAGMENTS: tuple[type[msgspec.Struct], ...] = (protocol.SeatEntry,)
+FRAGMENTS: tuple[type[msgspec.Struct], ...] = (protocol.SeatEntry, protocol.SheetChange)
 """Parts of a message the document shows on their own."""
 
 

@@ -15,7 +15,8 @@ from ligretto.server.table import rounds, table
 
 TABLE: dict[str, Any] = {
     "code": "ABC", "seats": [None, None], "host": None, "rules": RuleSet(), "public": False, "grace_s": 60,
-    "round": 0, "start_at": None, "sheet": None, "winners": None, "arbitration": "fair", "window_ms": 200,
+    "ready_s": 30, "round": 0, "start_at": None, "sheet": None, "winners": None, "arbitration": "fair",
+    "window_ms": 200,
 }  # fmt: skip
 """A table message's values but its phase."""
 

@@ -83,6 +83,7 @@ def test_the_table_message_shows_seats_rules_and_sheet() -> None:
         rules=RuleSet(),
         public=True,
         grace_s=60,
+        ready_s=30,
         round=0,
         start_at=None,
         sheet=sheet,
@@ -93,9 +94,10 @@ def test_the_table_message_shows_seats_rules_and_sheet() -> None:
     data = json.loads(protocol.wire(message))
     assert list(data) == [
         "type",
-        *["code", "phase", "seats", "host", "rules", "public", "grace_s", "round", "start_at", "sheet", "winners"],
-        *["arbitration", "window_ms", "rated", "match", "replays", "replay"],
+        *["code", "phase", "seats", "host", "rules", "public", "grace_s", "ready_s", "round", "start_at"],
+        *["ready_by", "sheet", "winners", "arbitration", "window_ms", "rated", "match", "replays", "replay"],
     ]
+    assert data["ready_s"] == 30.0 and isinstance(data["ready_s"], float) and data["ready_by"] is None
     assert data["replays"] == "link", "by default anyone with a replay's link may watch it"
     assert data["replay"] is None, "no round scored: no link"
     assert data["arbitration"] == "fair" and data["window_ms"] == 80

@@ -134,7 +134,7 @@ def test_the_example_of_the_docs_verifies_and_its_error_line_is_the_engines() ->
     data["actions"][2]["answer"] = "applied"
     with pytest.raises(ReplayError) as caught:
         verify(decode(json.dumps(data).encode()))
-    line = section.split("ligretto: error: round.json: ", 1)[1].split("\n", 1)[0]
+    line = section.split("ligretto replay: error: round.json: ", 1)[1].split("\n", 1)[0]
     assert str(caught.value) == line
     shown = section.split("after each action (*", 1)[1].split("*)", 1)[0].replace("\n", " ")
     second = verified.frames[1]

@@ -1,5 +1,5 @@
-"""``ligretto play`` and ``ligretto join`` on the command line: bad arguments give one clear
-line and exit code 2; good ones build the app they describe."""
+"""``ligretto play`` and ``ligretto join`` on the command line: good arguments build the app
+they describe (bad ones: tests/cli/test_errors.py)."""
 
 from __future__ import annotations
 
@@ -12,47 +12,8 @@ from ligretto.cli import main
 from ligretto.engine.races import DEFAULT_WINDOW_MS, Arbitration, Fairness
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
-from ligretto.terminal.remote import RemoteTable, UrlError, ws_url
-
-
-@pytest.mark.parametrize(
-    ("argv", "message"),
-    [
-        (["play", "--players", "1"], "players must be 2-12"),
-        (["play", "--players", "13"], "players must be 2-12"),
-        (["play", "--players", "x"], "invalid int value"),
-        (["play", "--bots", "genius"], "unknown strategy 'genius'"),
-        (["play", "--bots", "smart:slow"], "unknown level 'slow'"),
-        (["play", "--players", "4", "--bots", "smart,greedy"], "2 bots named for 3 players"),
-        (["play", "--rules", "nope"], "unknown preset 'nope'"),
-        (["play", "--set", "row_size=9"], "option 'row_size'"),
-        (["play", "--set", "expert"], "expected option=value"),
-        (["play", "--name", "  "], "a display name is required"),
-        (["play", "--lang", "xx"], "no rulebook in language 'xx'"),
-        (["play", "--arbitration", "speed"], "invalid choice: 'speed'"),
-        (["play", "--window", "251"], "from 0 to 250, not 251"),
-        (["play", "--window", "-1"], "from 0 to 250, not -1"),
-        (["play", "--window", "8.5"], "invalid int value"),
-        (["join", "http://127.0.0.1:8000", "--name", "Tess"], "the following arguments are required: --code"),
-        (["join", "--code", "ABC", "--name", "Tess"], "the following arguments are required: url"),
-        (["join", "ftp://example.org", "--code", "ABC", "--name", "Tess"], "bad server address 'ftp://example.org'"),
-        (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "x" * 25], "limited to 24 characters"),
-        (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "T", "--bot", "nope"], "unknown strategy"),
-        (["join", "http://127.0.0.1:8000", "--code", " ", "--name", "Tess"], "invite code is required"),
-        (["join", "http://127.0.0.1:8000", "--code", "ABC", "--name", "T", "--symbol", "skull"], "--symbol: a back"),
-        (["profile"], "the following arguments are required: url"),
-        (["profile", "http://127.0.0.1:8000", "--link", "--claim", "ABCD"], "go alone"),
-    ],
-)
-def test_bad_arguments_give_one_line_and_exit_2(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert message in err
-    assert err.startswith("ligretto: error: ")
-    assert len(err.strip().splitlines()) == 1
-    assert "Traceback" not in err
+from ligretto.terminal.remote import RemoteTable, ws_url
+from ligretto.terminal.serverapi import ServerApi, UrlError
 
 
 @pytest.fixture
@@ -100,6 +61,13 @@ def test_one_bot_spec_plays_every_opponent(launched: list[LigrettoApp]) -> None:
 
 def test_join_builds_a_remote_seat(launched: list[LigrettoApp], monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    asked: list[tuple[str, str]] = []  # the servers asked for their table (no server here)
+
+    def has_table(api: ServerApi, code: str) -> bool:
+        asked.append((api.base, code))
+        return True
+
+    monkeypatch.setattr(ServerApi, "table", has_table)
     assert (
         main(["join", "https://ligretto.example:8443", "--code", "ABC", "--name", "Tess", "--bot", "smart:expert"]) == 0
     )
@@ -113,6 +81,7 @@ def test_join_builds_a_remote_seat(launched: list[LigrettoApp], monkeypatch: pyt
     assert remote.profiles.file.path == tmp_path / "ligretto" / "profiles.json" and remote.symbol == "sun"
     assert main(["join", "http://h:1", "--code", "ABC", "--name", "Tess", "--symbol", "moon"]) == 0
     assert isinstance(launched[1].transport, RemoteTable) and launched[1].transport.symbol == "moon"
+    assert asked == [("https://ligretto.example:8443", "ABC"), ("http://h:1", "ABC")]
 
 
 def test_server_addresses() -> None:

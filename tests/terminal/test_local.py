@@ -87,6 +87,8 @@ def test_local_play_supports_every_client_command() -> None:
     assert table.phase is Phase.PLAYING
     send({"type": "act", "id": 7, "action": {"kind": "turn"}})
     assert _last(received, "ack") == {"type": "ack", "id": 7, "applied": True}
+    send({"type": "next_round"})
+    assert _last(received, "error")["code"] == "not_scoring", "the host deals the next round on the score sheet only"
 
     _play_out_the_round(table, scheduler)
     assert table.phase is Phase.SCORING

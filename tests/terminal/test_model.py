@@ -105,6 +105,7 @@ def test_a_refusal_names_who_was_faster_and_reactions_are_shown() -> None:
         {
             "type": "table", "code": "C", "phase": "playing", "host": 0, "rules": RuleSet().to_dict(),
             "round": 1, "start_at": 0.0, "sheet": None, "winners": None, "public": False, "grace_s": 60.0,
+            "ready_s": 30.0, "ready_by": None,
             "seats": [
                 {"seat": 0, "name": "Tess", "bot": None, "connected": True, "stand_in": False, "ready": False},
                 {"seat": 1, "name": "Alice", "bot": None, "connected": True, "stand_in": False, "ready": False},
@@ -216,6 +217,7 @@ def _at_table(seat: int | None, **judging: object) -> TableModel:
         {
             "type": "table", "code": "C", "phase": "playing", "host": 0, "rules": RuleSet().to_dict(),
             "round": 1, "start_at": 0.0, "sheet": None, "winners": None, "public": False, "grace_s": 60.0,
+            "ready_s": 30.0, "ready_by": None,
             "seats": [
                 {"seat": i, "name": name, "bot": None, "connected": True, "stand_in": False, "ready": False}
                 for i, name in enumerate(names)

@@ -1,7 +1,8 @@
 """``ligretto profile URL`` against a real ``ligretto serve`` and its SQLite file, with a
 temporary state directory per device: shown, renamed, its back symbol changed, linked and
 claimed into a second state directory (the same id), deleted (asked first); bad input
-refused in one line with exit code 2 and nothing changed; the secret never printed."""
+refused in one line with exit code 2 (a server not answering: 1) and nothing changed; the
+secret never printed."""
 
 from __future__ import annotations
 
@@ -47,10 +48,12 @@ def devices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     return [Device(tmp_path / name, monkeypatch, capsys) for name in ("first", "second", "third")]
 
 
-def refused(result: tuple[int, str, str], message: str) -> None:
-    code, out, err = result
-    assert code == 2 and out == ""
-    assert err.startswith("ligretto: error: ") and message in err and len(err.strip().splitlines()) == 1
+def refused(result: tuple[int, str, str], message: str, code: int = 2) -> None:
+    """Refused in one line: what was asked (exit code 2), or no server answering (1)."""
+    got, out, err = result
+    assert got == code and out == ""
+    prefix = "ligretto profile: error: " if code == 2 else "ligretto profile: "
+    assert err.startswith(prefix) and message in err and len(err.strip().splitlines()) == 1
 
 
 def test_shown_renamed_linked_claimed_and_deleted(server: ServerProcess, devices: list[Device]) -> None:
@@ -139,5 +142,5 @@ def test_without_a_kept_profile_or_server_it_says_so(server: ServerProcess, devi
     first = devices[0]
     refused(first.run(server.url), f"no profile kept for {server.url}")
     refused(first.run("ftp://example.org"), "bad server address")
-    refused(first.run("http://127.0.0.1:1", "--claim", "AAAAAAAA"), "cannot reach http://127.0.0.1:1")
+    refused(first.run("http://127.0.0.1:1", "--claim", "AAAAAAAA"), "cannot reach http://127.0.0.1:1", code=1)
     assert not first.file.path.exists()

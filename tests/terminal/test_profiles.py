@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from ligretto import protocol
-from ligretto.terminal.profiles import ProfileApi, ProfileApiError, ProfileFile, ProfileKeeper, base_url
+from ligretto.terminal.profiles import ProfileApi, ProfileFile, ProfileKeeper
 from ligretto.terminal.remote import RemoteTable, SeatTokens
+from ligretto.terminal.serverapi import Refused, base_url
 from realserver import ServerProcess
 
 Arun = Callable[[Coroutine[Any, Any, Any]], Any]
@@ -80,7 +81,7 @@ def test_a_rename_the_server_refuses_keeps_the_profile_as_it_was(server: ServerP
 
     class Refusing(ProfileApi):
         def update(self, secret: str, name: str | None, symbol: str | None) -> protocol.ProfileMsg:
-            raise ProfileApiError(400, "bad_name", "this name is not allowed here")
+            raise Refused(400, "bad_name", "this name is not allowed here")
 
     keeper = ProfileKeeper(server.url, file, Refusing(base_url(server.url)))
     assert keeper.for_join("Tessa") == (secret, "profile Tess, not renamed: this name is not allowed here")

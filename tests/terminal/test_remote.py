@@ -52,6 +52,15 @@ def test_joins_a_server_table_and_plays_a_round(
                 assert rows[name][:3] == [str(line.center), str(line.stack), str(line.score)]
             assert "Match over:" in text
             assert model.result.scores[0].center > 0 or model.refusals > 0
+            # The round's replay: the link on the sheet is the server's page of the round,
+            # whose token the server answers with that round.
+            over = model.session.round_over
+            assert over is not None and over.replay is not None
+            token = over.replay
+            assert f"Replay of round 1: {server.url}/#/replay/{token}" in text, text
+            status, replay = server.http("GET", f"/api/replays/{token}")
+            assert status == 200 and (replay["match"], replay["round"]) == (1, 1)
+            assert [p["name"] for p in replay["players"]] == ["Tess", "Smart bot 2"]
 
     arun(scenario())
 

@@ -122,17 +122,8 @@ def test_the_command_refuses_a_tampered_file_naming_the_action(tmp_path: Path) -
     path.write_text(json.dumps(data))
     done = run_command(str(path), "--speed", "8")
     assert done.returncode == 2 and done.stdout == ""
-    assert re.fullmatch(rf"ligretto: error: {re.escape(str(path))}: action 12 \(at [\d.]+ s\).*\n", done.stderr)
+    assert re.fullmatch(rf"ligretto replay: error: {re.escape(str(path))}: action 12 \(at [\d.]+ s\).*\n", done.stderr)
     assert decode(path.read_bytes()).actions[12].state == "123456789abc"
-
-
-@pytest.mark.parametrize(
-    ("args", "says"),
-    [(["--speed", "9"], "must be 0.25-8"), (["--speed", "fast"], "not a number"), ([], "cannot read")],
-)
-def test_bad_options_and_missing_files_are_refused_in_one_line(tmp_path: Path, args: list[str], says: str) -> None:
-    done = run_command(str(tmp_path / "none.json"), *args)
-    assert done.returncode == 2 and says in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_on_a_terminal_the_board_is_redrawn_in_place() -> None:

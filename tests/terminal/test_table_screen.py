@@ -6,6 +6,7 @@ show that every card can be told by its symbol and number on a monochrome termin
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -56,8 +57,10 @@ TABLE = {
     "rules": RULES,
     "public": False,
     "grace_s": 60.0,
+    "ready_s": 30.0,
     "round": 2,
     "start_at": 1795962803.75,
+    "ready_by": None,
     "sheet": SHEET,
     "winners": None,
     "arbitration": "fair",
@@ -138,11 +141,15 @@ STOP = {
 }
 
 
+SITE = "http://127.0.0.1:8000"
+TOKEN = "Zk3hQ0m1dYpW2b7xV9aR4g"
+
+
 def run_app(
     messages: list[dict[str, Any]], check: Callable[[LigrettoApp, Replay, Any], Coroutine[Any, Any, None]]
 ) -> Any:
     async def scenario() -> None:
-        transport = Replay(copy.deepcopy(messages))
+        transport = Replay(copy.deepcopy(messages), site=SITE)
         app = LigrettoApp(transport)
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: app.model.view is not None, what="the snapshot")
@@ -174,7 +181,7 @@ def test_the_table_shows_every_card_with_its_symbol(arun: Callable[[Coroutine[An
         for part in ("▲8 ■7 ◆7 ▲10", "stack ▲3 ×1", "discard –", "hand 24", "score 15"):
             assert part in bot, (part, bot)
         assert "voted" not in bot
-        assert "round 2" in text and "match rounds 3" in text
+        assert "round 2 of 3 · races fair" in text.splitlines()[0]
 
     arun(run_app(MESSAGES, check))
 
@@ -202,6 +209,7 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
             "totals": [5, 0, 35],
             "places": [2, 3, 1],
         },
+        "replay": TOKEN,
     }
     round_over = {
         "type": "round_over",
@@ -216,6 +224,7 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
         "totals": [5, 0, 35],
         "match_over": False,
         "winners": None,
+        "replay": TOKEN,
     }
 
     async def check(app: LigrettoApp, transport: Replay, pilot: Any) -> None:
@@ -224,6 +233,7 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
         await until(pilot, lambda: app.model.banner is not None, what="the stop")
         text = screen_text(app)
         assert "LIGRETTO STOP! Smart bot 3 emptied their Ligretto stack" in text
+        assert "Replay of" not in text, "no round's link before it is over"
         assert "■5  ◆10✓  ▲3" in text  # the green 3 went onto the green 2
         (bot,) = lines_with(text, "Smart bot 3", "hand")
         assert "stack – ×0" in bot
@@ -239,15 +249,32 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
             "Bob": ["6", "8", "0", "0", "0"],
             "Smart bot 3": ["20", "0", "20", "15", "35"],
         }
-        assert "Enter: ready for the next round." in text
+        assert "Enter: ready for the next round." in text and "Next round in" not in text
+        # The round's replay, as the browser's score sheet links it (its round_over's token).
+        assert f"Replay of round 2: {SITE}/#/replay/{TOKEN}" in text
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "ready"}
+
+        # Alice (the host) is ready: the sheet counts down the table's wait, and Enter
+        # again deals the next round now.
+        ready = copy.deepcopy(scoring)
+        ready["seats"][0]["ready"] = True
+        ready["ready_by"] = time.time() + 20.3  # no pong yet: the server's clock is taken as ours
+        transport.deliver(ready)
+        await until(pilot, lambda: "Ready. Next round in 21 s. Enter: start it now." in screen_text(app), what="21 s")
+        await until(pilot, lambda: "Ready. Next round in 20 s. Enter: start it now." in screen_text(app), what="20 s")
+        await pilot.press("enter")
+        assert transport.sent[-1] == {"type": "next_round"}
 
     arun(run_app(MESSAGES, check))
 
 
 def test_match_result_names_the_winners(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
     over = {**TABLE, "phase": "over", "winners": [2]}
+    # A tie of the person (Alice, seat 0) and Bob at 1 point; the client came back on the
+    # sheet, so the replay's token comes in the table message alone.
+    rounds = [{**SHEET["rounds"][0], "totals": [1, 1, -2], "winners": [0, 1]}]
+    tie = {**over, "winners": [1, 0], "sheet": {**SHEET, "rounds": rounds, "totals": [1, 1, -2]}, "replay": TOKEN}
 
     async def check(app: LigrettoApp, transport: Replay, pilot: Any) -> None:
         assert transport.deliver is not None
@@ -256,6 +283,15 @@ def test_match_result_names_the_winners(arun: Callable[[Coroutine[Any, Any, Any]
         await until(pilot, lambda: app.model.phase is Phase.OVER, what="the end")
         text = screen_text(app)
         assert "Match over: Smart bot 3 wins with 15 points. Enter: a rematch." in text
+        assert "Replay of" not in text, "no token, no link"
+        transport.deliver(tie)
+        await until(pilot, lambda: app.model.winners == (1, 0), what="the tie")
+        text = screen_text(app)
+        assert "Match over: You and Bob win with 1 point. Enter: a rematch." in text
+        assert f"Replay of round 1: {SITE}/#/replay/{TOKEN}" in text
+        transport.deliver({**tie, "winners": [0]})
+        await until(pilot, lambda: app.model.winners == (0,), what="the person alone")
+        assert "Match over: You win with 1 point. Enter: a rematch." in screen_text(app)
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "start"}
 

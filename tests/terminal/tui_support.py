@@ -106,8 +106,9 @@ class Replay:
 
     description = "replay"
 
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
+    def __init__(self, messages: list[dict[str, Any]], site: str | None = None) -> None:
         self.messages = messages
+        self.site = site
         self.sent: list[dict[str, Any]] = []
         self.deliver: Deliver | None = None
         self.session = Session()

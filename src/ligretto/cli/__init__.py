@@ -4,8 +4,9 @@ the commands' parsers, ``main`` hands over to the module of the command given.
 One module per command or family of commands, each adding its parser and running it:
 ``demo`` (``demo``, ``rules``), ``bench``, ``simulate``, ``serve``, ``harness``
 (``loadtest``, ``stress``), ``terminal`` (``play``, ``join``, ``profile``), ``replay``;
-what they share (the one-line errors, checks of numbers, the rules as options) is
-``options``.  Each imports what its command runs only when it runs: a fast start-up.
+what they share (the one-line errors and their exit codes, the rules as options) is
+``options``, the numbers options take ``numbers``.  Each imports what its command runs
+only when it runs: a fast start-up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 
 from ligretto.bots.spec import BotSpecError
 from ligretto.cli import bench, demo, harness, replay, serve, simulate, terminal
-from ligretto.cli.options import OutputError, Parser, UsageError, rules_from_args, say_error
+from ligretto.cli.options import Failure, OutputError, Parser, UsageError, rules_from_args, say_error, say_failure
 from ligretto.engine.rules import RuleError
 
 __all__ = ["build_parser", "main", "rules_from_args"]
@@ -62,17 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # -h, or a bad argument already reported in one line
         return stop.code if isinstance(stop.code, int) else 2
+    prog = f"ligretto {args.command}"
     try:
         return RUN[args.command](args)
     except (RuleError, BotSpecError, OutputError, UsageError) as error:
-        say_error(error)
+        say_error(prog, error)
         return 2
+    except Failure as error:
+        say_failure(prog, error)
+        return 1
     except BrokenPipeError:  # the reader went away (`ligretto rules | head -1`): nothing to report
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 1
-    except OSError as error:  # e.g. an output file that cannot be written
-        say_error(error)
+    except OSError as error:  # e.g. an output file that cannot be written after all (a full disk)
+        say_failure(prog, f"{error.filename}: {error.strerror}" if error.filename and error.strerror else error)
         return 1
     except KeyboardInterrupt:
-        print("ligretto: interrupted", file=sys.stderr)
+        say_failure(prog, "interrupted")
         return 130

@@ -6,8 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from ligretto.cli.options import Commands, UsageError, at_least_one, not_negative
+from ligretto.cli.numbers import COUNT, decimal, whole
+from ligretto.cli.options import Commands, UsageError
 from ligretto.engine.races import DEFAULT_WINDOW_MS, MAX_WINDOW_MS
+
+FAIRNESS = "--only fairness"
+FAIR_OPTIONS = ("races", "tables", "window", "near_ms", "far_ms", "jitter_ms", "level", "lie_ms", "quick")
+"""The options only the fairness benchmark takes (their group in ``ligretto bench -h``)."""
 
 
 def add_parser(commands: Commands) -> None:
@@ -18,35 +23,39 @@ def add_parser(commands: Commands) -> None:
         " benchmark (docs/fairness.md) takes minutes and runs only with --only fairness.",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--actions", type=int, default=300_000, help="actions per repeat (default 300000)")
+    bench.add_argument("--actions", type=COUNT, default=300_000, help="actions per repeat (default 300000)")
     bench.add_argument(
-        "--repeats", type=int, default=5, help="repeats of each figure; median and best reported (default 5)"
+        "--repeats", type=COUNT, default=5, help="repeats of each figure; median and best reported (default 5)"
     )
     bench.add_argument(
         "--sim-rounds",
-        type=at_least_one,
+        type=COUNT,
         help="simulated rounds per repeat of the simulator figures (default: --actions / 75, i.e. 4000)",
     )
     only = "measure only the engine, the simulator, or races over WebSockets (minutes; not in a plain bench)"
     bench.add_argument("--only", choices=("engine", "sim", "fairness"), help=only)
-    fair = bench.add_argument_group("--only fairness")
-    fair.add_argument("--races", type=at_least_one, help="races per judging mode (default 1200: about ±0.03)")
-    fair.add_argument("--tables", type=at_least_one, help="two-seat tables per mode, all at once (default 80)")
+    fair = bench.add_argument_group(FAIRNESS)
+    fair.add_argument("--races", type=COUNT, help="races per judging mode (default 1200: about ±0.03)")
+    fair.add_argument("--tables", type=COUNT, help="two-seat tables per mode, all at once (default 80)")
     fair.add_argument(
         "--window",
-        type=int,
+        type=whole(0, MAX_WINDOW_MS),
         metavar="MS",
         help=f"the fair window in ms, 0-{MAX_WINDOW_MS} (default {DEFAULT_WINDOW_MS})",
     )
-    fair.add_argument("--near-ms", type=not_negative(float), help="the near client's one-way delay (default 10)")
-    fair.add_argument("--far-ms", type=not_negative(float), help="the far client's one-way delay (default 100)")
-    fair.add_argument("--jitter-ms", type=not_negative(float), help="each way's jitter, U(0, ms) (default 0)")
+    fair.add_argument("--near-ms", type=decimal(), help="the near client's one-way delay (default 10)")
+    fair.add_argument("--far-ms", type=decimal(), help="the far client's one-way delay (default 100)")
+    fair.add_argument("--jitter-ms", type=decimal(), help="each way's jitter, U(0, ms) (default 0)")
     fair.add_argument("--level", help="the bots' level (default skilled; the strategy is smart)")
-    fair.add_argument("--lie-ms", type=not_negative(float), help="how early the liar stamps (default 500)")
+    fair.add_argument("--lie-ms", type=decimal(), help="how early the liar stamps (default 500)")
     fair.add_argument("--quick", action="store_true", help="a smoke run: 4 tables, 20 races, bots 4 times faster")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.only != "fairness":
+        given = [name for name in FAIR_OPTIONS if getattr(args, name) is not None and getattr(args, name) is not False]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} is for {FAIRNESS}")
     if args.only == "fairness":
         from ligretto.harness import fairness
 

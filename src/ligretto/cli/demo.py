@@ -6,14 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 
+from ligretto.cli.numbers import PLAYERS, SEED
 from ligretto.cli.options import Commands, add_rules_arguments, rules_from_args
-from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.engine.rules import PRESETS, RuleSet, written
 
 
 def add_demo_parser(commands: Commands) -> None:
     demo = commands.add_parser("demo", help="play one seeded round between simple bots and print its score sheet")
-    demo.add_argument("--players", type=int, default=4, help="2-12 players (default 4)")
-    demo.add_argument("--seed", type=int, default=1, help="the round's seed (default 1)")
+    demo.add_argument("--players", type=PLAYERS, default=4, help="2-12 players (default 4)")
+    demo.add_argument("--seed", type=SEED, default=1, help="the round's seed (default 1)")
     demo.add_argument("--position", action="store_true", help="also print the final position")
     add_rules_arguments(demo)
 
@@ -42,6 +43,5 @@ def run_rules(args: argparse.Namespace) -> int:
         print(f"{name:16} {option.help}; {option.allowed} (classic: {option.text(default[name])})")
     print()
     for name, changes in PRESETS.items():
-        settings = ", ".join(f"{k}={OPTIONS[k].text(v)}" for k, v in changes.items())
-        print(f"{name:10} {settings or 'every default'}")
+        print(f"{name:10} {written(changes) or 'every default'}")
     return 0

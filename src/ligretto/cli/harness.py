@@ -27,10 +27,11 @@ def add_parsers(commands: Commands) -> None:
 
 def hand_over(argv: Sequence[str]) -> int | None:
     """Run ``loadtest`` or ``stress`` with the rest of ``argv``; ``None`` for any other command."""
-    if argv[:1] == ["loadtest"]:  # its own parser, options and help (ligretto.harness)
-        loadtest = importlib.import_module("ligretto.harness")
-        return int(loadtest.main(argv[1:]))
-    if argv[:1] == ["stress"]:  # its own parser, options and help (ligretto.harness.stressrun)
+    # each its own options and help, on the command line's parser (its one-line errors)
+    if argv[:1] == ["loadtest"]:  # ligretto.harness.run
+        loadtest = importlib.import_module("ligretto.harness.run")
+        return int(loadtest.main(argv[1:], Parser(prog="ligretto loadtest", description=loadtest.DESCRIPTION)))
+    if argv[:1] == ["stress"]:  # ligretto.harness.stressrun
         harness = importlib.import_module("ligretto.harness.stressrun")
         return int(harness.main(argv[1:], Parser(prog="ligretto stress", description=harness.__doc__)))
     return None

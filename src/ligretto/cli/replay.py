@@ -6,17 +6,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ligretto.cli.options import Commands
-
-
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.25 <= value <= 8:
-        raise argparse.ArgumentTypeError(f"must be 0.25-8: {text!r}")
-    return value
+from ligretto.cli.numbers import decimal
+from ligretto.cli.options import Commands, UsageError
 
 
 def add_parser(commands: Commands) -> None:
@@ -28,7 +19,8 @@ def add_parser(commands: Commands) -> None:
         "that does not.",
     )
     replay.add_argument("file", type=Path, help="the replay file (.json), e.g. downloaded from a finished round")
-    replay.add_argument("--speed", type=_speed, default=1.0, help="times the round's own pace, 0.25-8 (default 1)")
+    speed = "times the round's own pace, 0.25-8 (default 1)"
+    replay.add_argument("--speed", type=decimal(0.25, 8), default=1.0, help=speed)
     replay.add_argument("--step", action="store_true", help="one action each time Enter is pressed")
     replay.add_argument(
         "--verify-only", action="store_true", help='only verify: print "verified: N actions, outcome ..."'
@@ -36,7 +28,12 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ligretto.replay import ReplayError
     from ligretto.terminal import replayer
 
     pace = replayer.Pace(speed=args.speed, step=args.step)
-    return replayer.run(args.file, verify_only=args.verify_only, pace=pace)
+    try:
+        replayer.run(args.file, verify_only=args.verify_only, pace=pace)
+    except ReplayError as error:  # a file that does not replay, or none at all
+        raise UsageError(f"{args.file}: {error}") from None
+    return 0

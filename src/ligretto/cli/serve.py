@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ligretto.cli.options import Commands, not_negative
+from ligretto.cli.numbers import PORT, decimal, whole
+from ligretto.cli.options import Commands, UsageError
 from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES
 from ligretto.server.table.timing import COUNTDOWN_S
 from ligretto.server.web import limits
@@ -43,7 +44,7 @@ field, type, default, help.  0 turns a limit off."""
 def add_parser(commands: Commands) -> None:
     serve = commands.add_parser("serve", help="run the multiplayer server (WebSocket, HTTP API, browser client)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--port", type=PORT, default=8000, help="port, 1-65535 (default 8000)")
     serve.add_argument(
         "--db",
         default="ligretto.db",
@@ -52,7 +53,7 @@ def add_parser(commands: Commands) -> None:
     )
     serve.add_argument(
         "--countdown",
-        type=float,
+        type=decimal(),
         default=COUNTDOWN_S,
         help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
     )
@@ -78,7 +79,7 @@ def add_parser(commands: Commands) -> None:
         serve.add_argument(
             option,
             dest=field,
-            type=not_negative(kind),
+            type=whole() if kind is int else decimal(),
             default=default,
             help=f"{text} (default {default:g}; 0: no limit)",
         )
@@ -92,18 +93,21 @@ def run(args: argparse.Namespace) -> int:
     from ligretto.server.web.settings import Settings
 
     given = {field: getattr(args, field) for _, field, _, _, _ in LIMITS}
-    serve.run(
-        Settings(
-            args.host,
-            args.port,
-            args.db,
-            countdown_s=args.countdown,
-            redis=args.redis,
-            advertise=args.advertise,
-            forwarded_allow_ips=args.forwarded_allow_ips,
-            **given,
-        ),
-        args.log_level,
-        args.log_format,
+    settings = Settings(
+        args.host,
+        args.port,
+        args.db,
+        countdown_s=args.countdown,
+        redis=args.redis,
+        advertise=args.advertise,
+        forwarded_allow_ips=args.forwarded_allow_ips,
+        **given,
     )
+    # what the text alone shows wrong is refused before anything starts (exit code 2); a
+    # port in use, a database or a Redis that does not answer ends serve.run (exit code 1)
+    try:
+        serve.check(settings)
+    except serve.BadSettings as error:
+        raise UsageError(str(error)) from None
+    serve.run(settings, args.log_level, args.log_format)
     return 0

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 from pathlib import Path
 
 from ligretto.bots.spec import parse_bots
-from ligretto.cli.options import Commands, OutputError, UsageError, add_rules_arguments, at_least_one, rules_from_args
+from ligretto.cli.numbers import COUNT, PLAYERS, SEED, decimal
+from ligretto.cli.options import Commands, Failure, OutputError, UsageError, add_rules_arguments, rules_from_args
 from ligretto.engine.races import CAP_MS, DEFAULT_WINDOW_MS
 
 DEFAULT_ROUNDS = 1000
@@ -20,10 +22,10 @@ def add_parser(commands: Commands) -> None:
         help="let bots play many rounds or matches in virtual time and report statistics",
         description="Let bots play many seeded rounds or matches in virtual time (see docs/simulator.md).",
     )
-    simulate.add_argument("--players", type=int, default=4, help="2-12 players (default 4)")
+    simulate.add_argument("--players", type=PLAYERS, default=4, help="2-12 players (default 4)")
     amount = simulate.add_mutually_exclusive_group()
-    amount.add_argument("--rounds", type=at_least_one, help="deals to play (default 1000)")
-    amount.add_argument("--matches", type=at_least_one, help="matches to play, each until the rules' match_end")
+    amount.add_argument("--rounds", type=COUNT, help="deals to play (default 1000)")
+    amount.add_argument("--matches", type=COUNT, help="matches to play, each until the rules' match_end")
     simulate.add_argument(
         "--bots",
         default="smart:skilled",
@@ -31,9 +33,9 @@ def add_parser(commands: Commands) -> None:
         help="strategy:level per seat, comma-separated, or one for every seat (default smart:skilled)",
     )
     add_rules_arguments(simulate)
-    simulate.add_argument("--seed", type=int, default=1, help="master seed (default 1)")
+    simulate.add_argument("--seed", type=SEED, default=1, help="master seed (default 1)")
     simulate.add_argument(
-        "--workers", type=at_least_one, help="worker processes (default: all cores); with --ray: Ray tasks in flight"
+        "--workers", type=COUNT, help="worker processes (default: all cores); with --ray: Ray tasks in flight"
     )
     simulate.add_argument(
         "--ray",
@@ -56,10 +58,10 @@ def add_parser(commands: Commands) -> None:
         help="how races for a pile are judged: by arrival, or fair (compensated for delay; docs/fairness.md)",
     )
     simulate.add_argument(
-        "--window", type=float, metavar="MS", help=f"fair: hold a contested play at most MS ({DEFAULT_WINDOW_MS})"
+        "--window", type=decimal(), metavar="MS", help=f"fair: hold a contested play at most MS ({DEFAULT_WINDOW_MS})"
     )
     simulate.add_argument(
-        "--cap", type=float, metavar="MS", help=f"fair: credit each seat at most MS of one-way delay ({CAP_MS})"
+        "--cap", type=decimal(), metavar="MS", help=f"fair: credit each seat at most MS of one-way delay ({CAP_MS})"
     )
     simulate.add_argument("--json", type=Path, metavar="FILE", help="write config, every round and the summary")
     simulate.add_argument("--csv", type=Path, metavar="FILE", help="write one row per round per seat")
@@ -78,6 +80,7 @@ def add_parser(commands: Commands) -> None:
 def run(args: argparse.Namespace) -> int:
     from ligretto.sim import report
     from ligretto.sim.network import LatencyError, latency_from_ms
+    from ligretto.sim.onray import RayUnavailable
     from ligretto.sim.runner import SimConfig, SimConfigError
 
     # every check before the first round, so a typo never costs a long run
@@ -102,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     for option in ("json", "csv", "plot"):
         path: Path | None = getattr(args, option)
-        if path is not None and not path.parent.is_dir():
-            raise OutputError(f"--{option} {path}: no such directory {str(path.parent)!r}")
+        if path is not None:
+            check_output(f"--{option}", path)
     config = SimConfig(
         rules=rules,
         bots=tuple(bots),
@@ -117,6 +120,20 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         report.simulate(config, json_path=args.json, csv_path=args.csv, plot_path=args.plot, quiet=args.quiet)
-    except SimConfigError as error:  # e.g. --ray with an address where no Ray answers
+    except RayUnavailable as error:  # --ray where no Ray answers, or without Ray installed
+        raise Failure(str(error)) from None
+    except SimConfigError as error:  # e.g. --ray with something that is no address
         raise UsageError(str(error)) from None
     return 0
+
+
+def check_output(option: str, path: Path) -> None:
+    """Refuse (:class:`OutputError`) an output file that could not be written: in no
+    directory, or one this user may not write to, or itself a directory."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise OutputError(f"{option} {path}: no such directory {str(folder)!r}")
+    if path.is_dir():
+        raise OutputError(f"{option} {path}: is a directory")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise OutputError(f"{option} {path}: not allowed to write there")

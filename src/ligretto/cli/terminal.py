@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from ligretto.cli.options import Commands, add_rules_arguments, rules_from_args, say_error
+from ligretto.cli.numbers import PLAYERS, SEED, whole
+from ligretto.cli.options import Commands, Failure, UsageError, add_rules_arguments, rules_from_args
 from ligretto.engine.races import DEFAULT_WINDOW_MS, MAX_WINDOW_MS
 
 
 def add_play_parser(commands: Commands) -> None:
     play = commands.add_parser("play", help="play a match against bots in the terminal, no server needed")
-    play.add_argument("--players", type=int, default=4, help="2-12 players: you and the bots (default 4)")
+    play.add_argument("--players", type=PLAYERS, default=4, help="2-12 players: you and the bots (default 4)")
     play.add_argument(
         "--bots",
         default="smart:skilled",
@@ -19,7 +20,7 @@ def add_play_parser(commands: Commands) -> None:
         help="strategy:level per bot, or one for all (default smart:skilled)",
     )
     add_rules_arguments(play)
-    play.add_argument("--seed", type=int, help="the match's seed, to play a deal again (default: random)")
+    play.add_argument("--seed", type=SEED, help="the match's seed, to play a deal again (default: random)")
     play.add_argument(
         "--arbitration",
         choices=("arrival", "fair"),
@@ -27,7 +28,7 @@ def add_play_parser(commands: Commands) -> None:
     )
     play.add_argument(
         "--window",
-        type=int,
+        type=whole(0, MAX_WINDOW_MS),
         metavar="MS",
         help=f"fair: hold a contested play at most MS (0-{MAX_WINDOW_MS}, {DEFAULT_WINDOW_MS})",
     )
@@ -55,8 +56,10 @@ def add_server_parsers(commands: Commands) -> None:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    """``play`` or ``join``: the arguments checked, then the Textual app run."""
+    """``play`` or ``join``: the arguments checked (for ``join``, with the server), then the
+    Textual app run."""
     from ligretto.terminal import commands
+    from ligretto.terminal.serverapi import Unavailable
 
     try:
         if args.command == "play":
@@ -74,14 +77,24 @@ def run_app(args: argparse.Namespace) -> int:
         else:
             app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang, symbol=args.symbol)
     except commands.ArgumentError as error:
-        say_error(error)
-        return 2
+        raise UsageError(str(error)) from None
+    except Unavailable as error:
+        raise Failure(str(error)) from None
     app.run()
     return 0
 
 
 def run_profile(args: argparse.Namespace) -> int:
     from ligretto.terminal import profilecmd
+    from ligretto.terminal.serverapi import Refused, Unavailable, UrlError
 
     fields = ("url", "rename", "symbol", "link", "claim", "delete", "yes")
-    return profilecmd.run(profilecmd.Request(**{field: getattr(args, field) for field in fields}))
+    try:
+        profilecmd.run(profilecmd.Request(**{field: getattr(args, field) for field in fields}))
+    except (profilecmd.ProfileCommandError, UrlError) as error:
+        raise UsageError(str(error)) from None
+    except Refused as error:  # e.g. a one-time code the server does not know
+        raise UsageError(f"{error.message} ({error.code})") from None
+    except Unavailable as error:
+        raise Failure(str(error)) from None
+    return 0

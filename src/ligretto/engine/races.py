@@ -8,7 +8,9 @@ of that decision live here, pure, for every authority alike (docs/fairness.md):
   pile right now (they show a face-up card that fits the same pile).  Only such a play is
   worth holding for rivals; every other action takes effect as it arrives.
 - :func:`race_winner`: for a play refused because its pile's place was taken ("beaten to
-  it"), the seat whose card took that place.
+  it"), the seat whose card took that place; :func:`same_time`: whether the two cards came
+  close enough together (:data:`RACE_MS`) for people to call it a race, and
+  :class:`Landings`, which keeps when each card of a round took its place to tell.
 - :func:`judge`: when a play takes effect and the time it is ranked by, from its arrival,
   its sender's stamp, the authority's estimate of the sender's one-way delay and of its
   rivals'; :func:`behind`: a play never overtakes an earlier-ranked play for its pile.
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ligretto.engine.actions import Action, Play, Source
 from ligretto.engine.area import Area
@@ -47,6 +49,12 @@ MAX_WINDOW_MS = 250
 CAP_MS = 150
 """The most one-way delay credited to a connection, whatever it measures or claims: a
 play is ranked at most twice this (its way up and the way down) before its arrival."""
+RACE_MS = 250
+"""A play refused because another card took its place on the pile was a *race* if the two
+plays were ranked at most this far apart (when each player would have played at the table:
+its compensated time, :func:`judge`; by arrival, its arrival): "at the same time" for the
+people at the table.  A play that came later was simply too late: nobody is told of a race
+(the simulator's statistics count every beaten play)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,11 +172,72 @@ def race_lost(game: Round, action: Action, result: Result) -> tuple[int, int, in
     return None if winner == play.player else (pile, number, winner)
 
 
+def landed(game: Round, action: Action, piles_before: int) -> tuple[int, int] | None:
+    """For a play the engine has just applied, the place its card took: ``(pile, height)``
+    (height 1-based, the card's number); ``piles_before``: the piles before it (a 1 starts
+    the next).  ``None`` for any other action."""
+    if not isinstance(action, Play):
+        return None
+    pile = piles_before if action.pile is None else action.pile
+    return pile, len(game.pile_seats[pile])
+
+
+@dataclass(slots=True)
+class Landings:
+    """When the card that took each place on a pile of one round was ranked (seconds on its
+    authority's clock; ``None``: not known), so that a play refused for that place can be
+    told a race or not (:func:`same_time`): the server's judge as plays take effect, and
+    every replay of a stored round from the stored ranks, decide alike."""
+
+    _at: dict[tuple[int, int], float | None] = field(default_factory=dict)
+
+    def took(self, place: tuple[int, int], rank: float | None) -> None:
+        """A card ranked at ``rank`` took ``place`` (pile, height)."""
+        self._at[place] = rank
+
+    def ranked(self, place: tuple[int, int]) -> float | None:
+        """When the card that took ``place`` was ranked (``None``: not known)."""
+        return self._at.get(place)
+
+    def raced(self, place: tuple[int, int], rank: float | None) -> bool:
+        """Whether a play ranked at ``rank`` and refused for ``place`` came at the same
+        time as the card that took it."""
+        return rank is not None and same_time(self._at.get(place), rank)
+
+    def decided(
+        self, game: Round, action: Action, result: Result, piles_before: int, rank: float | None
+    ) -> tuple[int, int, int] | None:
+        """The engine has just decided ``action`` (``result``; ``piles_before``: the piles
+        before it), ranked at ``rank``: an applied play's card took its place
+        (:func:`landed`); for a play refused because another card took its place at the
+        same time, a race, ``(pile, height, winner)`` (:func:`race_lost`); ``None`` for
+        anything else, a play that came later included."""
+        if result.ok:
+            place = landed(game, action, piles_before)
+            if place is not None:
+                self._at[place] = rank
+            return None
+        lost = race_lost(game, action, result)
+        return lost if lost is not None and self.raced(lost[:2], rank) else None
+
+    def clear(self) -> None:
+        self._at.clear()
+
+
 def race_winner(game: Round, action: Action, result: Result) -> int | None:
     """For a play refused because another card took its place on the pile first, the seat
     whose card took it (:func:`race_lost`); ``None`` for any other action or result."""
     lost = race_lost(game, action, result)
     return None if lost is None else lost[2]
+
+
+def same_time(won: float | None, lost: float) -> bool:
+    """Whether a play ranked at ``lost`` and refused because a card ranked at ``won`` took
+    its place (seconds on one clock; ``None``: not known) was a race: at most
+    :data:`RACE_MS` apart either way, counted in whole milliseconds (as the margin a loser is
+    told, ``by_ms``) so that every authority and every replay of the stored ranks decides
+    alike."""
+    return won is not None and abs(round((lost - won) * 1000)) <= RACE_MS
 
 
 def judge(

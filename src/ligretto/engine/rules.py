@@ -119,6 +119,12 @@ class RuleSet:
         """A copy with some options changed; values may be given as text, as on a command line."""
         return RuleSet.from_dict({**self.to_dict(), **options})
 
+    def changes(self) -> dict[str, Any]:
+        """The options that differ from ``classic`` (as :meth:`to_dict` writes them); empty
+        for the classic rules."""
+        classic = RuleSet().to_dict()
+        return {name: value for name, value in self.to_dict().items() if value != classic[name]}
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready form: every option by name."""
         return {
@@ -333,6 +339,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "expert": {"expert": True},
 }
 """The presets of RULES.md §8 as option overrides of ``classic``."""
+
+
+def written(options: Mapping[str, Any]) -> str:
+    """Options as a command line writes them (``--set name=text``), for a heading or a
+    list: ``short_turn=recycle, expert=true`` (never Python's ``True``)."""
+    return ", ".join(f"{name}={OPTIONS[name].text(value)}" for name, value in options.items())
 
 
 def _check(rules: RuleSet) -> None:

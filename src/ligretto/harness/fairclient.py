@@ -11,10 +11,11 @@ loop, strategy, reaction times and one action in flight) that also
 - stamps every ``act`` with ``t``, its send time on its estimate of the server's clock
   (the offset of the shortest recent round trip), or, a *liar*, ``lie_s`` earlier;
 - notes what fair judging answers: each ack's latency beyond the connection's round trip
-  (``added``), the races of its table (:class:`RaceTally`, from the ``race`` messages and
-  from the loser's ``ack``, ``by`` and ``by_ms``) and the true send time of its plays, so
-  that a race can be checked against the clamp of the judging afterwards
-  (:func:`ranked_too_early`).
+  (``added``; ``contested`` says which of them were plays another seat could have made
+  too, as the client saw the table when it sent them: :func:`seen_contested`), the races
+  of its table (:class:`RaceTally`, from the ``race`` messages and from the loser's
+  ``ack``, ``by`` and ``by_ms``) and the true send time of its plays, so that a race can
+  be checked against the clamp of the judging afterwards (:func:`ranked_too_early`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.client.clocksync import ClockSync, ping_gap
+from ligretto.client.mirror import Mirror
 from ligretto.engine.races import CAP_MS
 from ligretto.harness.client import Client, ClientSettings, TableRun
 from ligretto.harness.figures import Figures
@@ -37,8 +39,9 @@ from ligretto.protocol import Ack, Pong, Race, RoundOver, ServerMessage, Welcome
 
 @dataclass(frozen=True, slots=True)
 class LostRace:
-    """A lost race as its loser was told: the round, the pile and card of the refused
-    play, the winner's seat, ``by_ms``, and when (wall clock) the ack came."""
+    """A play refused because another card took its place, as its loser was told: the
+    round, the pile and card of the refused play, the seat whose card took it, ``by_ms``
+    (``None``: no race, it came too late), and when (wall clock) the ack came."""
 
     round: int
     pile: int
@@ -50,29 +53,41 @@ class LostRace:
 
 @dataclass(slots=True)
 class RaceTally:
-    """One table's races by round: from the ``race`` messages one of its clients gets
-    (``races``) and from the losers' acks (``lost``); the rounds that ended; which seat is
+    """One table's races by round: from the losers' acks (``lost``: every play refused
+    because the other seat's card took its place, the simulator's races, whatever the gap)
+    and from the ``race`` messages one of its clients gets (``told``: the races the server
+    tells, the two cards at most ``RACE_MS`` apart); the rounds that ended; which seat is
     the far one."""
 
     far_seat: int | None = None
-    races: dict[int, list[int]] = field(default_factory=dict)
-    """Round -> [races, won by the far seat], from the ``race`` messages."""
+    told: dict[int, list[int]] = field(default_factory=dict)
+    """Round -> [races told, won by the far seat], from the ``race`` messages."""
     completed: set[int] = field(default_factory=set)
     lost: list[LostRace] = field(default_factory=list)
 
     def race(self, message: Race) -> None:
-        count = self.races.setdefault(message.round, [0, 0])
+        count = self.told.setdefault(message.round, [0, 0])
         count[0] += 1
         count[1] += message.winner == self.far_seat
 
     def rounds(self) -> list[tuple[int, int]]:
-        """(races, won by the far seat) of every completed round, in order."""
-        return [tuple(self.races.get(r, (0, 0))) for r in sorted(self.completed)]  # type: ignore[misc]
+        """(races, won by the far seat) of every completed round, in order, from the
+        losers' acks (``by``): every beaten play, as the simulator counts races."""
+        counts = {number: [0, 0] for number in self.completed}
+        for lost in self.lost:
+            if lost.round in counts:
+                counts[lost.round][0] += 1
+                counts[lost.round][1] += lost.winner == self.far_seat
+        return [(counts[r][0], counts[r][1]) for r in sorted(counts)]
 
-    def lost_by_ack(self) -> tuple[int, int]:
-        """(races, won by the far seat) in the completed rounds, from the losers' acks."""
-        counted = [lost for lost in self.lost if lost.round in self.completed]
-        return len(counted), sum(lost.winner == self.far_seat for lost in counted)
+    def told_races(self) -> int:
+        """The races told in the completed rounds (``race`` messages)."""
+        return sum(self.told.get(r, (0, 0))[0] for r in self.completed)
+
+    def told_by_ack(self) -> int:
+        """The same from the losers' acks: those with a margin (``by_ms``), which the
+        server gives a race alone."""
+        return sum(lost.round in self.completed and lost.by_ms is not None for lost in self.lost)
 
 
 class FairClient(Client):
@@ -99,12 +114,16 @@ class FairClient(Client):
         self.clock = ClockSync()
         self.added: array[float] = array("d")
         """Each ack's latency beyond the connection's round trip (seconds)."""
+        self.contested: array[int] = array("b")
+        """For each of ``added``: 1 if the act was a play another seat could contest."""
+        self.act_contested = False
         self.plays: Plays = {}
 
     def act_message(self, action: dict[str, Any]) -> dict[str, Any]:
         message = super().act_message(action)
         wall = time.time()
         message["t"] = self.clock.server_time(wall) - self.lie_s
+        self.act_contested = seen_contested(self.session.mirror, self.session.seat, action)
         if action["kind"] == "play" and action.get("pile") is not None:
             self.plays[(self.session.round, action["pile"], str(action.get("card")))] = wall
         return message
@@ -116,6 +135,7 @@ class FairClient(Client):
             answer = self.session.answered
             if answer is not None and answer.ident == self.act_id:
                 self.added.append(now - self.act_sent - self.clock.round_trip)
+                self.contested.append(self.act_contested)
                 action = answer.action
                 if message.by is not None and action.get("pile") is not None:
                     card, round_number = str(action.get("card")), self.session.round
@@ -137,6 +157,17 @@ class FairClient(Client):
                 await self.send(self.clock.ping(time.time()))
                 pings += 1
                 await asyncio.sleep(ping_gap(pings))
+
+
+def seen_contested(mirror: Mirror | None, seat: int | None, action: dict[str, Any]) -> bool:
+    """Whether ``action`` is a play onto an existing pile that another seat could make
+    too, as ``seat`` sees the table (``mirror``) when sending it: another area shows the
+    same card face up (the engine's ``races.rivals``, on the client's view, which may be
+    a round trip old)."""
+    card = action.get("card")
+    if mirror is None or action["kind"] != "play" or action.get("pile") is None or card is None:
+        return False
+    return any(area.seat != seat and card in (top for _, _, top in area.playable()) for area in mirror.areas)
 
 
 Plays = dict[tuple[int, int, str], float]

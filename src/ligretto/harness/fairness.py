@@ -16,8 +16,10 @@ first (and sits in seat 0, the host) alternating from table to table.  The modes
 
 All modes play at once on the one server (the same load for each) until each has ``races``
 races in rounds that ended; a mode that has them stops.  A race is a play refused because
-the other seat's card took its place: counted from the ``race`` messages one client of
-each table gets, and again from the loser's ``ack`` (``by``) as a check.  Reported per mode:
+the other seat's card took its place (the simulator's, whatever the gap): counted from the
+loser's ``ack`` (``by``); the races the server tells (the two cards at most
+``engine.races.RACE_MS`` apart) are counted from the ``race`` messages one client of each
+table gets, and again from the acks with a margin (``by_ms``) as a check.  Reported per mode:
 the far seat's share of the races with its 95 % interval over rounds
 (``sim.stats.share_over_rounds``, the simulator's), the races and rounds, each ack's
 latency beyond the connection's measured round trip (``added_ack_ms``: what holding a

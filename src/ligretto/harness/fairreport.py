@@ -53,10 +53,26 @@ def _ms(values: array[float]) -> dict[str, float | None]:
     return {"p50": figures["p50"], "p95": figures["p95"], "p99": figures["p99"], "n": figures["n"]}
 
 
+MARGINS_MS = (50, 100, 250, 500, 1000)
+"""The bounds of ``lost_by_margin``: lost plays by how much sooner the winning card was."""
+
+
+def _margins(margins: list[int | None]) -> dict[str, int]:
+    """Lost plays by the winner's margin (``abs(by_ms)``) up to each bound, beyond the last,
+    and without a margin (``none``)."""
+    counts = {f"<={bound}": 0 for bound in MARGINS_MS} | {f">{MARGINS_MS[-1]}": 0, "none": 0}
+    for ms in margins:
+        if ms is None:
+            counts["none"] += 1
+            continue
+        bound = next((b for b in MARGINS_MS if abs(ms) <= b), None)
+        counts[f"<={bound}" if bound is not None else f">{MARGINS_MS[-1]}"] += 1
+    return counts
+
+
 def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
     rounds = mode.rounds()
     share = share_over_rounds([won for _, won in rounds], [races for races, _ in rounds]) if rounds else None
-    by_ack = [table.tally.lost_by_ack() for table in mode.tables]
     checks = [
         ranked_too_early(lost, winner.plays)
         for table in mode.tables
@@ -65,9 +81,13 @@ def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
         if winner.session.seat == lost.winner
     ]
     added: dict[str, array[float]] = {"near": array("d"), "far": array("d")}
+    contested: dict[bool, array[float]] = {True: array("d"), False: array("d")}
     for table in mode.tables:
         added["near"].extend(table.near.added)
         added["far"].extend(table.far.added)
+        for client in (table.near, table.far):
+            for value, flag in zip(client.added, client.contested, strict=True):
+                contested[bool(flag)].append(value)
     everything = added["near"] + added["far"]
     figures = mode.figures
     return {
@@ -76,14 +96,18 @@ def _mode_report(mode: Mode, settings: dict[str, Any]) -> dict[str, Any]:
         "share_far": None if share is None else round(share.rate, 4),
         "share_far_ci": None if share is None else [round(share.low, 4), round(share.high, 4)],
         "races": mode.races(),
-        "races_by_ack": sum(races for races, _ in by_ack),
-        "far_won_by_ack": sum(won for _, won in by_ack),
+        "far_won": sum(won for _, won in rounds),
+        "races_told": sum(table.tally.told_races() for table in mode.tables),
+        "races_told_by_ack": sum(table.tally.told_by_ack() for table in mode.tables),
         "rounds": len(rounds),
         "enough_races": mode.races() >= settings["races"],
         "seconds": round(mode.stopped - mode.started, 1),
         "added_ack_ms": _ms(everything),
         "added_ack_ms_near": _ms(added["near"]),
         "added_ack_ms_far": _ms(added["far"]),
+        "added_ack_ms_contested": _ms(contested[True]),
+        "added_ack_ms_uncontested": _ms(contested[False]),
+        "lost_by_margin": _margins([lost.by_ms for table in mode.tables for lost in table.tally.lost]),
         "ack_ms": _ms(figures.ack_latency),
         "round_trip_ms_near": _ms(array("d", [t.near.clock.round_trip for t in mode.tables if t.near.clock.trips])),
         "round_trip_ms_far": _ms(array("d", [t.far.clock.round_trip for t in mode.tables if t.far.clock.trips])),
@@ -151,8 +175,10 @@ def format_report(report: dict[str, Any]) -> str:
         added = mode["added_ack_ms"]
         lines.append(
             f"  {name:8} share far {mode['share_far']} [{ci[0]}, {ci[1]}] over {mode['races']} races"
-            f" ({mode['races_by_ack']} by ack) in {mode['rounds']} rounds, {mode['seconds']} s;"
-            f" added ack p50 {added['p50']} ms, p99 {added['p99']} ms; ranked too early {mode['ranked_too_early']};"
+            f" ({mode['races_told']} told) in {mode['rounds']} rounds, {mode['seconds']} s;"
+            f" added ack p50 {added['p50']} ms, p99 {added['p99']} ms"
+            f" (uncontested p99 {mode['added_ack_ms_uncontested']['p99']} ms,"
+            f" contested p99 {mode['added_ack_ms_contested']['p99']} ms); ranked too early {mode['ranked_too_early']};"
             f" errors {sum(mode['errors'].values())}"
         )
     lag = report["client_loop_lag_ms"]

@@ -162,16 +162,16 @@ class Kills(Watcher):
         table = self.tables[code] = KillTable(code, bots)
         for p in range(players):
             rng = random.Random(f"{self.rng.random()}:{index}:{p}")
-            client = Rejoiner(code, f"kill {index} {p}", self.server.ws_url, self, rng)
+            client = Rejoiner(code, f"kill {index} {p}", [self.server.ws_url], self, rng)
             if not await client.join(JOIN_S):
                 raise RuntimeError(f"{client.name} could not join: {client.failed}")
             table.players.append(client)
         await table.players[0].send({"type": "start"})
         rng = random.Random(f"{self.rng.random()}:{index}:watch")  # the killer's own draws stay its own
-        table.spectator = Rejoiner(code, f"watch {index}", self.server.ws_url, self, rng, watch=True)
+        table.spectator = Rejoiner(code, f"watch {index}", [self.server.ws_url], self, rng, watch=True)
         if not await table.spectator.join(JOIN_S):
             raise RuntimeError(f"the spectator of {code} could not join")
-        await _until(lambda: all(p.playing.is_set() for p in table.players), JOIN_S)
+        await until(lambda: all(p.playing.is_set() for p in table.players), JOIN_S)
         return table
 
     # --- killing ---------------------------------------------------------------------------
@@ -223,10 +223,10 @@ class Kills(Watcher):
             self.while_away += away
             return away or not all(t.recovered for t in tables)
         phase = "scoring" if moment == "between_rounds" else "countdown"
-        found = await _until(lambda: any(t.phase == phase and t.all_back for t in tables), FORCE_AFTER_S)
+        found = await until(lambda: any(t.phase == phase and t.all_back for t in tables), FORCE_AFTER_S)
         if not found:
             self._force_round_end(tables)
-            found = await _until(lambda: any(t.phase == phase and t.all_back for t in tables), self.moment_s)
+            found = await until(lambda: any(t.phase == phase and t.all_back for t in tables), self.moment_s)
         if found:
             await asyncio.sleep(self.rng.uniform(0.0, 0.1))
         return found
@@ -254,7 +254,7 @@ class Kills(Watcher):
 
     async def recovered(self) -> None:
         """Every table accepted an action since the last kill (or ``recover_s`` passed)."""
-        if not await _until(lambda: all(t.recovered for t in self.tables.values()), self.recover_s):
+        if not await until(lambda: all(t.recovered for t in self.tables.values()), self.recover_s):
             self.not_recovered += 1
             self.stuck += [t.state for t in self.tables.values() if not t.recovered][: 5 - len(self.stuck)]
 
@@ -296,7 +296,7 @@ class Kills(Watcher):
         return [c for t in self.tables.values() for c in [*t.players, *([t.spectator] if t.spectator else [])]]
 
 
-async def _until(condition: Callable[[], bool], timeout: float) -> bool:
+async def until(condition: Callable[[], bool], timeout: float) -> bool:
     """Poll ``condition`` every 20 ms for at most ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while not condition():

@@ -2,12 +2,12 @@
 --scenarios queries``): every number of :data:`BAD_NUMBERS` -- Unicode digits (``str.isdigit``
 says yes to them), 4,301 digits (past Python's limit for ``int``), a sign, nothing,
 spaces, a point, an exponent, hex, out of range, 19 digits -- in every numeric query
-parameter of the HTTP API and as the round of a score sheet's address, ``rounds`` times
-over, from a few keep-alive connections at once.
+parameter of the HTTP API and as the round and the seat of a score sheet's addresses,
+``rounds`` times over, from a few keep-alive connections at once.
 
 Every answer must be the JSON error (``{"error": ..., "message": ...}``, short: a long
-number is not echoed whole): 400 ``bad_query`` for a query, 404 ``no_round`` for a round
-(``not_found`` for the empty one, another address), never a 500.  :func:`run_queries`
+number is not echoed whole): 400 ``bad_query`` for a query, 404 ``no_round`` for a round,
+``no_seat`` for a seat (``not_found`` for the empty one, another address), never a 500.  :func:`run_queries`
 counts the answers otherwise (wrong answers), the answers by status, and the lines the
 server's log gained (a refusal is not logged: at most :data:`LOG_LINES_AT_MOST`); the
 harness counts the tracebacks in that log."""
@@ -28,6 +28,8 @@ from ligretto.harness.scenario import ScenarioReport
 
 BAD_NUMBERS: tuple[str, ...] = ("²", "①", "٣", "１", "9" * 4301, "9" * 19, "-1", "1e3", "", " 3", "3 ", "+3", "3.0")
 BAD_NUMBERS += ("0x3", "0", "1000001")
+BAD_SEATS = tuple(bad for bad in BAD_NUMBERS if bad != "0")
+"""The bad numbers as a seat (0 is a sheet's first seat)."""
 WORKERS = 4
 """Keep-alive connections sending at once."""
 LOG_LINES_AT_MOST = 10
@@ -45,7 +47,8 @@ Request = tuple[str, str, bytes | None, int, str]
 
 def requests_of(profile: str, sheet: str) -> list[Request]:
     """One request per bad number and numeric place: the profile's matches and stats, the
-    leaderboard, the sheet's round."""
+    leaderboard, the sheet's round and seat (a seat's link: refused before its secret is
+    asked for)."""
     queries = (
         f"/api/profiles/{profile}/matches?players=",
         f"/api/profiles/{profile}/matches?page=",
@@ -58,6 +61,9 @@ def requests_of(profile: str, sheet: str) -> list[Request]:
     for bad in BAD_NUMBERS:
         made += [("GET", query + quote(bad), None, 400, "bad_query") for query in queries]
         made.append(("PUT", f"/api/sheets/{sheet}/rounds/{quote(bad)}", body, 404, "no_round" if bad else "not_found"))
+    for bad in BAD_SEATS:
+        seat = f"/api/sheets/{sheet}/players/{quote(bad)}/profile"
+        made.append(("PUT", seat, None, 404, "no_seat" if bad else "not_found"))
     return made
 
 
@@ -121,7 +127,7 @@ async def run_queries(
     added = None if lines_before is None or lines_after is None else lines_after - lines_before
     refusals = {
         code: int(counted_after.get(key, 0) - counted.get(key, 0))
-        for code in ("bad_query", "no_round", "not_found")
+        for code in ("bad_query", "no_round", "no_seat", "not_found")
         if (key := f'ligretto_bad_requests_total{{code="{code}"}}')
     }
     return ScenarioReport(
@@ -136,6 +142,7 @@ async def run_queries(
         rss_after=rss_of(server_pid)[0] if server_pid else None,
         details={
             "bad_numbers": len(BAD_NUMBERS),
+            "bad_seats": len(BAD_SEATS),
             "answers_by_status": dict(sorted(statuses.items())),
             "refusals_counted_by_the_server": refusals,
             "requests_per_s": round(len(every) / seconds) if seconds else None,

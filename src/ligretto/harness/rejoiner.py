@@ -1,7 +1,10 @@
-"""The ``kill -9`` scenario's clients (``harness/kills.py``): a seated person (or a
-spectator) on a real WebSocket who comes back with the seat token whenever the
-connection drops, retrying while the server is down, and carries on from the fresh
-snapshot.
+"""The clients of the scenarios that take servers away (``harness/kills.py``, and the
+service's: ``harness/service.py``): a seated person (or a spectator) on a real WebSocket
+who comes back with the seat token whenever the connection drops, retrying while the server
+is down, and carries on from the fresh snapshot.  Given several processes of a service,
+each connection goes to the next of them, as a load balancer without stickiness sends a
+client's new connections (one that is down: the next, after a pause); a ``hello`` closed
+1013 (try again) or a connection closed 1012 (the table moved) is tried again so too.
 
 A :class:`Rejoiner` is the Python clients' one session (:class:`ligretto.client.Session`,
 strict: every event is checked against the round's view; its hello comes back with the
@@ -21,6 +24,8 @@ import contextlib
 import random
 import time
 from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -78,12 +83,27 @@ class Watcher(ABC):
         """The first snapshot after a reconnection, with the acknowledged actions noted
         since the last one (to be checked against it)."""
 
+    def dropped(self, client: Rejoiner) -> None:  # noqa: B027  (nothing to do unless told)
+        """``client``'s connection ended (it comes back)."""
+
 
 class Rejoiner:
     """One person at a table (``watch``: a spectator), back with its token after every drop."""
 
-    def __init__(self, code: str, name: str, ws_url: str, watcher: Watcher, rng: random.Random, *, watch: bool = False):
-        self.code, self.name, self.ws_url, self.watcher, self.rng, self.watch = code, name, ws_url, watcher, rng, watch
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        ws_urls: Sequence[str],
+        watcher: Watcher,
+        rng: random.Random,
+        *,
+        watch: bool = False,
+    ) -> None:
+        self.code, self.name, self.watcher, self.rng, self.watch = code, name, watcher, rng, watch
+        self.ws_urls = list(ws_urls)
+        """Where a connection may go (a service's processes: each connection the next)."""
+        self.entrance = rng.randrange(len(self.ws_urls)) if len(self.ws_urls) > 1 else 0
         self.session = Session(code, name=name, watch=watch, strict=True)
         self.first_seat: int | None = None
         self.ws: ClientConnection | None = None
@@ -102,6 +122,10 @@ class Rejoiner:
         self.ack: asyncio.Future[Answer | None] | None = None
         """Answered by the act's answer, or ``None``: the connection dropped first."""
         self.act_id: ActId | None = None
+        self.sent_at = 0.0
+        """When the action in flight was sent (``time.monotonic``)."""
+        self.closes: Counter[int] = Counter()
+        """How the connections ended, by close code (1006: dropped without a close frame)."""
         self.errors: list[str] = []
         """What went wrong in this client itself (reading a message)."""
         self.fresh = False
@@ -141,7 +165,7 @@ class Rejoiner:
         give_up = time.monotonic() + deadline_s
         while not self.stopping:
             try:
-                ws = await connect(self.ws_url, compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
+                ws = await connect(self._next_url(), compression=None, ping_interval=None, max_size=1 << 20, proxy=None)
             except Exception as error:  # refused while the server is down, a 5xx while it starts, ...
                 if time.monotonic() > give_up:
                     self.failed.append(f"connect: {type(error).__name__}")
@@ -172,6 +196,11 @@ class Rejoiner:
             await asyncio.sleep(self.rng.uniform(*RETRY_S))
         return False
 
+    def _next_url(self) -> str:
+        """The entrance of the next connection (the processes in turn)."""
+        self.entrance = (self.entrance + 1) % len(self.ws_urls)
+        return self.ws_urls[self.entrance]
+
     async def _live(self, deadline_s: float) -> None:
         """Read until the connection drops, then come back; for as long as the scenario runs."""
         while not self.stopping:
@@ -180,6 +209,8 @@ class Rejoiner:
             if self._pinger is not None:
                 self._pinger.cancel()
             self.playing.clear()
+            if not self.stopping:
+                self.watcher.dropped(self)
             if self.stopping or not await self._connect(deadline_s):
                 return
 
@@ -188,6 +219,13 @@ class Rejoiner:
             while True:
                 await asyncio.sleep(KEEPALIVE_S)
                 await ws.send('{"type": "ping", "t": 0}')
+
+    async def drop(self) -> None:
+        """Close the connection from this side: the client comes back at once, through the
+        next process (a network that dropped it)."""
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
 
     async def send(self, message: dict[str, Any]) -> None:
         if self.ws is not None:
@@ -209,6 +247,8 @@ class Rejoiner:
         except Exception as error:  # a bug of the harness: noted, and the client comes back
             self.errors.append(f"{type(error).__name__}: {error}")
         finally:
+            if not self.stopping:
+                self.closes[ws.close_code or 1006] += 1
             if self.welcomed is not None and not self.welcomed.done():
                 self.welcomed.set_result(None)  # gone before the welcome
             if self.ack is not None and not self.ack.done():
@@ -244,7 +284,7 @@ class Rejoiner:
             if self.ack is not None and not self.ack.done():
                 self.ack.set_result(answer)
         elif self.session.refused is message and self.welcomed is not None and not self.welcomed.done():
-            self.failed.append(f"hello: {message.code}")
+            self.failed.append(f"hello: {message.code} ({self.ws_urls[self.entrance]}, {time.time():.3f})")
             self.welcomed.set_result(False)
 
     def _snapshot(self, message: Snapshot) -> None:
@@ -327,6 +367,7 @@ class Rejoiner:
         act = self.session.act(action)
         self.act_id = act["id"]
         self.ack = asyncio.get_running_loop().create_future()
+        self.sent_at = time.monotonic()
         await self.send(act)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(self.ack), ACK_TIMEOUT_S)

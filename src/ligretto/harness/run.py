@@ -34,11 +34,13 @@ import asyncio
 import contextlib
 import gc
 import json
+import math
 import resource
 import sys
 import time
+import urllib.error
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.exceptions import ConnectionClosed
@@ -131,6 +133,33 @@ async def create_tables(
 # --- the run -----------------------------------------------------------------------------
 
 
+class NoServer(Exception):
+    """No server answers at the URL, or it makes no table: nothing to measure (exit code 1)."""
+
+
+def check_sizes(tables: int, players: int, flood: int, **positive: float) -> None:
+    """``ValueError`` naming the first option out of its range (``positive``: each by the
+    name of its option, ``connect_rate`` for ``--connect-rate``, more than 0 and finite)."""
+    if not 2 <= players <= 12:
+        raise ValueError(f"--players must be 2-12, not {players}")
+    if tables < 1 or flood < 0:
+        raise ValueError(f"--tables must be at least 1 and --flood 0 or more, not {tables} and {flood}")
+    for name, value in positive.items():
+        if not 0 < value < math.inf:
+            raise ValueError(f"--{name.replace('_', '-')} must be more than 0, not {value:g}")
+
+
+async def reach(base: str, timeout: float) -> None:
+    """:class:`NoServer` if nothing answers at ``base`` (its ``/healthz``) within ``timeout``."""
+    try:
+        await asyncio.to_thread(http, f"{base}/healthz", timeout=timeout)
+    except urllib.error.HTTPError:
+        return  # it answers: what it answers is the run's to count
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise NoServer(f"cannot reach {base}: {getattr(reason, 'strerror', None) or reason}") from None
+
+
 def raise_file_limit() -> int:
     """Raise the soft limit on open files to the hard limit; return the new soft limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -159,9 +188,9 @@ async def run_loadtest(
     """Run one load test against the server at ``url`` and return its report (see module doc)."""
     if level not in LEVELS:
         raise ValueError(f"unknown level {level!r}: expected one of {', '.join(LEVELS)}")
-    if not 2 <= players <= 12 or tables < 1 or duration <= 0 or speed <= 0:
-        raise ValueError("need 2-12 players, at least one table, a positive duration and speed")
+    check_sizes(tables, players, flood, duration=duration, speed=speed, timeout=timeout, connect_rate=connect_rate)
     base, ws_url = server_urls(url)
+    await reach(base, timeout)
     settings = ClientSettings(
         ws_url=ws_url,
         level=level,
@@ -180,6 +209,8 @@ async def run_loadtest(
     # 1. Tables, connections, every match started.
     setup_start = time.perf_counter()
     runs = await create_tables(base, tables, players, figures)
+    if not runs:  # nothing to measure: a report of nothing would only look like one
+        raise NoServer(f"{base} made no table: {figures.error_samples[0].removeprefix('create_table: ')}")
     pacer = Pacer(connect_rate, connect_concurrency)
     started = await asyncio.gather(*(seat_table(t, players, settings, figures, pacer) for t in runs))
     figures.tables_started = sum(started)
@@ -284,17 +315,10 @@ async def _loop_lag(until: float) -> list[float]:
 # --- the command -------------------------------------------------------------------------
 
 
-class _Parser(argparse.ArgumentParser):
-    """Bad arguments give one line, ``ligretto loadtest: error: ...``, and exit code 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The command's options."""
-    parser = _Parser(prog="ligretto loadtest", description=DESCRIPTION)
+def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.ArgumentParser:
+    """The command's options (on ``parser``: the command line gives its own, whose errors
+    are one line, ``ligretto loadtest: error: ...``)."""
+    parser = parser or argparse.ArgumentParser(prog="ligretto loadtest", description=DESCRIPTION)
     parser.add_argument(
         "--url",
         default="http://127.0.0.1:8000",
@@ -316,17 +340,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
     """Run a load test: exit code 0 if nothing failed, 1 if anything did (an error, a
-    connection that failed), 2 for bad arguments."""
+    connection that failed, no server), 2 for bad arguments (one line each)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--"]:  # ``ligretto loadtest -- --tables 5``
         argv = argv[1:]
+    parser = build_parser(parser)
     try:
-        args = build_parser().parse_args(argv)
-    except SystemExit as stop:  # -h, or a bad argument already reported in one line
-        return stop.code if isinstance(stop.code, int) else 2
-    try:
+        args = parser.parse_args(argv)
         report = on_uvloop(
             run_loadtest(
                 args.url,
@@ -342,15 +364,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flood=args.flood,
             )
         )
+    except SystemExit as stop:  # -h, or a bad argument already reported in one line
+        return stop.code if isinstance(stop.code, int) else 2
+    except NoServer as error:
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 1
     except ValueError as error:
-        print(f"ligretto loadtest: error: {error}", file=sys.stderr)
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("ligretto loadtest: interrupted", file=sys.stderr)
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     if report["server_memory"]["source"] is None and args.json:
-        print("ligretto loadtest: server memory unknown: pass --server-pid PID (same machine)", file=sys.stderr)
+        print(f"{parser.prog}: server memory unknown: pass --server-pid PID (same machine)", file=sys.stderr)
     return 1 if report["errors"] else 0
 
 

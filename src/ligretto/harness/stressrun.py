@@ -12,13 +12,19 @@ rounds in that database (``testkit/scans.py``).  It prints docs/reliability.md's
 (:func:`scenario.markdown_table`), writes every report as JSON (``--json``), and exits 1
 if any figure whose only right answer is zero is not zero.
 
+The scenarios of a service (:class:`ServiceScenario`: Redis down, PostgreSQL restarted, a
+rolling restart) start a service of their own instead -- a private ``redis-server``,
+PostgreSQL cluster and several processes (``harness/service.py``) -- and make those checks
+on it themselves, the scan against its PostgreSQL database; they need ``redis-server`` and
+PostgreSQL's programs on the machine (``ligretto: error:`` in one line if not).
+
 A scenario ``compared`` (the lobby flood, idle lobby sockets) is measured before it too:
 the other tables' p99 ack and the server's CPU side by side, and at full scale each held
 to a bound on what the scenario adds (``over_bound``).
 
 ``--scale quick`` runs every scenario in seconds (the suite runs it); ``--scale full`` is
 the issue's benchmark (a million malformed messages, 10,000 idle connections, 50 kills,
-2,000 idle lobby sockets).
+2,000 idle lobby sockets, three processes through Redis's and PostgreSQL's outages).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import sys
 import tempfile
@@ -41,13 +48,18 @@ from ligretto.harness.idle import run_idle
 from ligretto.harness.kills import run_kills
 from ligretto.harness.lobbyflood import run_lobby_flood
 from ligretto.harness.lobbyidle import run_lobby_idle
+from ligretto.harness.pgrestart import run_postgres_restart
 from ligretto.harness.probes import Cpu, rss_of
 from ligretto.harness.queries import run_queries
 from ligretto.harness.races import run_races
+from ligretto.harness.redisdown import run_redis_down
+from ligretto.harness.rollingrestart import run_rolling_restart
 from ligretto.harness.run import raise_file_limit
 from ligretto.harness.scenario import ScenarioReport, markdown_table
 from ligretto.harness.stress import run_malformed
 from ligretto.harness.tableflood import run_table_flood
+from ligretto.testkit import programs
+from ligretto.testkit.pgserver import THROWAWAY, PgServer
 from ligretto.testkit.scans import hidden_cards_sent
 from ligretto.testkit.serverprocess import NO_RATE_LIMIT, OPEN_LIMITS, ServerProcess
 
@@ -77,9 +89,10 @@ class Scale:
     race_s: float
     kill_tables: int
     kills: int
-    kill_settings: dict[str, float]
-    """The server's countdown and catch-up after a restart in the kill -9 scenario (quick:
-    shorter than the defaults, 3 s and 15 s)."""
+    restart_settings: dict[str, float]
+    """The servers' countdown and catch-up after a restart in the scenarios that restart or
+    move tables (kill -9, and those of a service; quick: shorter than the defaults, 3 s and
+    15 s)."""
     lobby_flooders: int
     """``/ws/lobby`` connections flooding at once (each back as soon as it is closed)."""
     lobby_flood_s: float
@@ -94,6 +107,17 @@ class Scale:
     """Measuring tables (4 players each) while a scenario runs."""
     baseline_s: float
     """The measuring tables' window before a scenario that compares before and during."""
+    service_processes: int
+    """Processes of the service in the scenarios of a service (``redis_down``, ...)."""
+    service_tables: int
+    """Tables (two people and a spectator each) playing through that service."""
+    settle_s: float
+    """Seconds of play before, between and after what those scenarios do to the service."""
+    redis_down_s: float
+    redis_hang_s: float
+    """How long Redis is stopped, and hung (SIGSTOP), in ``redis_down``."""
+    rebalance_s: float
+    """How long the service has to spread its tables again after a rolling restart."""
     countdown_s: float | None = None
     """The servers' countdown before each round (``None``: the server's own, 3 s); quick:
     shorter, so the scenarios' tables reach play sooner."""
@@ -122,7 +146,7 @@ SCALES = {
         race_s=3.0,  # 1.5 s saw 1 contested play in some loaded runs (and 0 once): the check needs > 0
         kill_tables=2,
         kills=2,
-        kill_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
+        restart_settings={"countdown_s": 0.5, "catch_up_s": 3.0},
         lobby_flooders=1,
         lobby_flood_s=1.5,
         lobby_sockets=50,
@@ -131,6 +155,12 @@ SCALES = {
         query_rounds=1,
         background=2,  # one measuring table's casual players left a short window without an ack once
         baseline_s=1.5,
+        service_processes=2,
+        service_tables=4,
+        settle_s=0.5,
+        redis_down_s=1.0,
+        redis_hang_s=1.6,  # past a lease (1.5 s): every lease has run out as Redis resumes
+        rebalance_s=15.0,
         countdown_s=1.0,
     ),
     "full": Scale(
@@ -150,7 +180,7 @@ SCALES = {
         race_s=60.0,
         kill_tables=5,
         kills=50,
-        kill_settings={},
+        restart_settings={},
         lobby_flooders=1,
         lobby_flood_s=20.0,
         lobby_sockets=2_000,
@@ -159,6 +189,12 @@ SCALES = {
         query_rounds=100,
         background=10,
         baseline_s=20.0,
+        service_processes=3,
+        service_tables=12,
+        settle_s=10.0,
+        redis_down_s=5.0,
+        redis_hang_s=3.0,
+        rebalance_s=60.0,
         added_p99_ms=5.0,
         added_cpu_percent=10.0,
     ),
@@ -238,7 +274,72 @@ async def _queries(server: ServerProcess, scale: Scale, seed: int) -> ScenarioRe
     return await run_queries(server.url, scale.query_rounds, log=server.log, server_pid=server.pid)
 
 
-SCENARIOS: dict[str, Scenario] = {
+OnService = Callable[[Path, Scale, int, "set[int] | None", PgServer], Awaitable[ScenarioReport]]
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceScenario:
+    """A scenario of a service: it starts its own (a private Redis, several processes, a
+    database of the run's PostgreSQL cluster, ``harness/service.py``) in its folder and
+    makes the harness's checks on it itself (crashes and tracebacks, the hidden-card scan);
+    no measuring tables."""
+
+    name: str
+    run: OnService
+
+
+def _service_settings(scale: Scale) -> dict[str, Any]:
+    countdown = {} if scale.countdown_s is None else {"countdown_s": scale.countdown_s}
+    return countdown | scale.restart_settings
+
+
+async def _redis_down(folder: Path, scale: Scale, seed: int, cpus: set[int] | None, pg: PgServer) -> ScenarioReport:
+    return await run_redis_down(
+        folder,
+        processes=scale.service_processes,
+        tables=scale.service_tables,
+        settle_s=scale.settle_s,
+        down_s=scale.redis_down_s,
+        hang_s=scale.redis_hang_s,
+        seed=seed,
+        cpus=cpus,
+        pg=pg,
+        **_service_settings(scale),
+    )
+
+
+async def _postgres_restart(
+    folder: Path, scale: Scale, seed: int, cpus: set[int] | None, pg: PgServer
+) -> ScenarioReport:
+    return await run_postgres_restart(
+        folder,
+        processes=scale.service_processes,
+        tables=scale.service_tables,
+        settle_s=scale.settle_s,
+        seed=seed,
+        cpus=cpus,
+        pg=pg,
+        **_service_settings(scale),
+    )
+
+
+async def _rolling_restart(
+    folder: Path, scale: Scale, seed: int, cpus: set[int] | None, pg: PgServer
+) -> ScenarioReport:
+    return await run_rolling_restart(
+        folder,
+        processes=scale.service_processes,
+        tables=scale.service_tables,
+        settle_s=scale.settle_s,
+        rebalance_s=scale.rebalance_s,
+        seed=seed,
+        cpus=cpus,
+        pg=pg,
+        **_service_settings(scale),
+    )
+
+
+SCENARIOS: dict[str, Scenario | ServiceScenario] = {
     s.name: s
     for s in (
         # A raised rate limit, so that one connection may send a million messages unpaced.
@@ -252,10 +353,13 @@ SCENARIOS: dict[str, Scenario] = {
         Scenario("tables", _tables, lambda scale: {"tables_per_minute": scale.quota}),
         Scenario("floods", _floods),
         Scenario("races", _races),
-        Scenario("kills", _kills, lambda scale: scale.kill_settings, measured=False),
+        Scenario("kills", _kills, lambda scale: scale.restart_settings, measured=False),
         Scenario("lobby_flood", _lobby_flood, compared=True),
         Scenario("lobby_idle", _lobby_idle, compared=True),
         Scenario("queries", _queries),
+        ServiceScenario("redis_down", _redis_down),
+        ServiceScenario("postgres_restart", _postgres_restart),
+        ServiceScenario("rolling_restart", _rolling_restart),
     )
 }
 
@@ -341,12 +445,24 @@ async def run_harness(
     names: Sequence[str], scale: Scale, folder: Path, *, seed: int = 0, cpus: set[int] | None = None
 ) -> list[ScenarioReport]:
     reports = []
-    for name in names:
-        start = time.monotonic()
-        report = await run_scenario(SCENARIOS[name], scale, folder, seed=seed, cpus=cpus)
-        report.details["harness_seconds"] = round(time.monotonic() - start, 1)
-        print(f"{name}: {report.tried:,} {report.what}, failures: {report.failures or 'none'}", file=sys.stderr)
-        reports.append(report)
+    postgres: PgServer | None = None  # the scenarios of a service share one cluster, a database each
+    try:
+        for name in names:
+            start = time.monotonic()
+            scenario = SCENARIOS[name]
+            if isinstance(scenario, ServiceScenario):
+                if postgres is None:
+                    postgres = await asyncio.to_thread(PgServer(*THROWAWAY).start)
+                report = await scenario.run(folder / name, scale, seed, cpus, postgres)
+                report.scenario = name
+            else:
+                report = await run_scenario(scenario, scale, folder, seed=seed, cpus=cpus)
+            report.details["harness_seconds"] = round(time.monotonic() - start, 1)
+            print(f"{name}: {report.tried:,} {report.what}, failures: {report.failures or 'none'}", file=sys.stderr)
+            reports.append(report)
+    finally:
+        if postgres is not None:
+            await asyncio.to_thread(postgres.stop)
     return reports
 
 
@@ -383,15 +499,25 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
 
 
 def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
-    args = build_parser(parser).parse_args(argv)
-    names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
-    unknown = [name for name in names if name not in SCENARIOS]
-    if unknown or not names:
-        print(
-            f"ligretto: error: unknown scenario {', '.join(unknown)!r}: expected {', '.join(SCENARIOS)}",
-            file=sys.stderr,
-        )
-        return 2
+    parser = build_parser(parser)
+    try:
+        args = parser.parse_args(argv)
+        names = [name.strip() for name in args.scenarios.split(",") if name.strip()]
+        unknown = [name for name in names if name not in SCENARIOS]
+        if unknown or not names:
+            parser.error(f"unknown scenario {', '.join(unknown)!r}: expected {', '.join(SCENARIOS)}")
+        if (args.kills is not None and args.kills < 0) or (args.count is not None and args.count < 1):
+            parser.error("--kills must be 0 or more and --count at least 1")
+        if args.open_rate is not None and not 0 < args.open_rate < math.inf:
+            parser.error(f"--open-rate must be more than 0, not {args.open_rate:g}")
+    except SystemExit as stop:  # -h, or a bad argument already reported (in one line on the command line's parser)
+        return stop.code if isinstance(stop.code, int) else 2
+    if any(isinstance(SCENARIOS[name], ServiceScenario) for name in names):
+        try:
+            programs.for_a_service()
+        except programs.Missing as missing:
+            print(f"ligretto stress: {missing}", file=sys.stderr)
+            return 1
     scale = SCALES[args.scale]
     if args.kills is not None:
         scale = replace(scale, kills=args.kills)

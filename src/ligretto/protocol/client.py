@@ -104,6 +104,10 @@ class Ready(_Client, tag="ready"):
     """Ready for the next round (after the score sheet)."""
 
 
+class NextRound(_Client, tag="next_round"):
+    """Host, on the score sheet: deal the next round now (once half of the people are ready)."""
+
+
 class AddBot(_Client, tag="add_bot"):
     strategy: str = "smart"
     level: str = "skilled"
@@ -119,6 +123,8 @@ class SetRules(_Client, tag="set_rules"):
     seats: int | None = None
     public: bool | None = None
     grace_s: float | None = None
+    ready_s: float | None = None
+    """On the score sheet, how long the others may take once the first person is ready."""
     arbitration: Literal["arrival", "fair"] | None = None
     window_ms: int | None = None
     rated: bool | None = None
@@ -140,12 +146,13 @@ class React(_Client, tag="react"):
     emote: str
 
 
-ClientMessage = Hello | Act | Ping | Ready | AddBot | RemoveSeat | SetRules | Start | Leave | React
+ClientMessage = Hello | Act | Ping | Ready | NextRound | AddBot | RemoveSeat | SetRules | Start | Leave | React
 CLIENT_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Hello,
     Act,
     Ping,
     Ready,
+    NextRound,
     AddBot,
     RemoveSeat,
     SetRules,

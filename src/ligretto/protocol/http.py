@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
-from ligretto.engine.actions import Action, Play
+from ligretto.engine.actions import Action, Play, Turn, Vote
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
 from ligretto.protocol.history import HISTORY_BODIES
 from ligretto.protocol.phase import Phase
@@ -26,13 +26,14 @@ class CreateTable(msgspec.Struct, forbid_unknown_fields=True):
     """The body of ``POST /api/tables``: every field optional.  ``bots`` seats bots
     (``strategy:level``) at once; ``start`` starts the match as soon as the first person
     takes a seat (play now: one request, one ``hello``, and the round is dealt).
-    ``grace_s`` ``None`` is the server's default."""
+    ``grace_s`` and ``ready_s`` ``None`` are the server's defaults."""
 
     seats: int = 4
     preset: str = "classic"
     options: dict[str, str | int | bool] = {}
     public: bool = False
     grace_s: float | None = None
+    ready_s: float | None = None
     bots: list[str] = []
     start: bool = False
     arbitration: Literal["arrival", "fair"] = "fair"
@@ -122,12 +123,23 @@ class ScriptTurn(_Body, tag_field="kind", tag="turn"):
     pass
 
 
+class ScriptVote(_Body, tag_field="kind", tag="vote"):
+    """The stalemate vote in the tutorial's script."""
+
+
+ScriptMove = ScriptPlay | ScriptTurn | ScriptVote
+
+
 class ScriptStep(_Body):
-    """One move of the tutorial's script: its lesson, who makes it, the move."""
+    """One move of the tutorial's script: its lesson, its round, who makes it, the move;
+    ``beaten_by``: at a race the tutorial stages, the seat whose card for the same place
+    arrives first (the move is then refused, beaten to it), else ``None``."""
 
     step: str
+    round: int
     seat: int
-    action: ScriptPlay | ScriptTurn
+    action: ScriptMove
+    beaten_by: int | None = None
 
 
 class TutorialCreated(_Body):
@@ -267,20 +279,28 @@ class StepInfo(Protocol):
     @property
     def name(self) -> str: ...
     @property
+    def round(self) -> int: ...
+    @property
     def seat(self) -> int: ...
     @property
     def action(self) -> Action: ...
+    @property
+    def beaten_by(self) -> int | None: ...
 
 
 def script_step(step: StepInfo) -> ScriptStep:
     """A move of the script as the client's ``act`` would say it, without the card."""
     action = step.action
-    move: ScriptPlay | ScriptTurn
+    move: ScriptMove
     if isinstance(action, Play):
         move = ScriptPlay(action.source.name.lower(), action.position, action.pile)  # type: ignore[arg-type]
-    else:
+    elif isinstance(action, Turn):
         move = ScriptTurn()
-    return ScriptStep(step.name, step.seat, move)
+    elif isinstance(action, Vote):
+        move = ScriptVote()
+    else:
+        raise ValueError(f"no tutorial step makes a {type(action).__name__}")
+    return ScriptStep(step.name, step.round, step.seat, move, step.beaten_by)
 
 
 def tutorial_created(code: str, token: str, seat: int, tutor: int, script: Iterable[StepInfo]) -> TutorialCreated:

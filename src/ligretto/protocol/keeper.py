@@ -31,7 +31,8 @@ class SheetBack(_Body):
 
 class SheetPlayer(_Body):
     """A player of the sheet: display name, deck back, public profile id (or ``None``; on
-    a new sheet only the creator's own, proven by its secret)."""
+    a new sheet only the creator's own, proven by its secret; later each player's own,
+    linked with ``PUT /api/sheets/{code}/players/{seat}/profile``)."""
 
     name: str
     back: SheetBack
@@ -92,22 +93,27 @@ class KeptRound(_Body):
 class SheetChange(_Body):
     """One change of the sheet's history: who made it, when (seconds since the epoch),
     what the round was before and after (``None``: no such round), and for an undo the
-    change it undid."""
+    change it undid; a ``link`` or ``unlink`` (round 0) names the ``seat`` and the
+    ``profile`` linked to it or unlinked from it."""
 
     n: int
     round: int
     by: str
     at: float
-    kind: Literal["entry", "correction", "undo"]
+    kind: Literal["entry", "correction", "undo", "link", "unlink"]
     before: SheetEntry | None
     after: SheetEntry | None
     undoes: int | None = None
+    seat: int | None = None
+    profile: str | None = None
 
 
 class SheetBody(_Body):
     """A sheet (``GET /api/sheets/{code}``, every change's answer, each live event):
     ``sheet`` is the engine's score sheet of its rounds; ``winners`` empty until it is
-    ``over``; ``places`` each player's place by total now; ``version`` its number of changes."""
+    ``over``; ``places`` each player's place by total now; ``version`` its number of changes;
+    ``creator`` the public profile id of whoever made it with a profile (``None``: nobody),
+    who may unlink any seat until the match is over."""
 
     code: str
     created: float
@@ -120,6 +126,7 @@ class SheetBody(_Body):
     places: list[int]
     version: int
     changes: list[SheetChange]
+    creator: str | None = None
 
 
 class SheetConflict(_Body, kw_only=True):

@@ -64,8 +64,14 @@ class TableState(_Server, tag="table"):
     rules: Rules
     public: bool
     grace_s: float
+    ready_s: float
+    """On the score sheet, how long (seconds) the others may take once the first person
+    is ready."""
     round: int
     start_at: float | None
+    ready_by: float | None
+    """On the score sheet, once the first person is ready: the server time at which the
+    next round is dealt whoever is ready (``None``: nobody is waiting, or not ``scoring``)."""
     sheet: SheetMsg | None
     winners: list[int] | None
     arbitration: Literal["arrival", "fair"]
@@ -105,9 +111,9 @@ class Events(_Server, tag="events"):
 
 class Ack(_Server, tag="ack", omit_defaults=True):
     """The answer to an ``act``, to the acting seat only; ``reason``, ``message``, ``by``
-    (who won the race for that pile) and ``by_ms`` (by how many milliseconds of
-    compensated time: negative when the winner's play was later but the loser's came
-    after the window) are left out when they do not apply."""
+    (whose card took the place on the pile) and ``by_ms`` (for a race, by how many
+    milliseconds of compensated time: negative when the winner's play was later but the
+    loser's came after the window) are left out when they do not apply."""
 
     id: str | int
     applied: bool
@@ -119,9 +125,9 @@ class Ack(_Server, tag="ack", omit_defaults=True):
 
 class Race(_Server, tag="race", omit_defaults=True):
     """A race for a pile was decided, to everyone (players and spectators): ``winner``'s
-    card took the place on ``pile`` that ``loser``'s play was refused for, ``ms``
-    milliseconds of compensated time sooner (as ``by_ms`` of the loser's ``ack``; left out
-    when not known: the winning card was put there before a restart)."""
+    card took the place on ``pile`` that ``loser``'s play was refused for, the two at most
+    ``engine.races.RACE_MS`` apart, ``ms`` milliseconds of compensated time sooner (as
+    ``by_ms`` of the loser's ``ack``; left out in a replay's steps, which know no ranks)."""
 
     round: int
     pile: int
@@ -298,6 +304,8 @@ def table_message(
     match: int = 0,
     replays: str = "link",
     replay: str | None = None,
+    ready_s: float,
+    ready_by: float | None = None,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -308,8 +316,10 @@ def table_message(
         rules=rules.to_dict(),
         public=public,
         grace_s=float(grace_s),
+        ready_s=float(ready_s),
         round=round,
         start_at=start_at,
+        ready_by=ready_by,
         sheet=None if sheet is None else sheet_message(sheet),
         winners=None if winners is None else list(winners),
         arbitration=str(arbitration),  # type: ignore[arg-type]  # an Arbitration value
@@ -335,8 +345,8 @@ def events_message(round: int, seq: int, by: int, events: Iterable[ev.Event]) ->
 
 
 def ack_message(id: str | int, result: ev.Applied | Refused, by: int | None = None, by_ms: int | None = None) -> Ack:
-    """Applied, or refused with the engine's reason; ``by``: who won the race for that
-    pile, ``by_ms`` milliseconds of compensated time sooner (a lost race)."""
+    """Applied, or refused with the engine's reason; ``by``: whose card took the place on
+    that pile, ``by_ms`` milliseconds of compensated time sooner (a lost race)."""
     if isinstance(result, Refused):
         return Ack(id, False, result.reason.value, result.reason.text, by, by_ms)
     return Ack(id, True)

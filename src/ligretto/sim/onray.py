@@ -45,13 +45,18 @@ class RayError(SimConfigError):
     """Ray cannot be used as asked: not installed, a bad or unreachable address, a failed start."""
 
 
+class RayUnavailable(RayError):
+    """Ray is not there: not installed, no cluster answering at the address, a failed start
+    (the address itself may be right: ``ligretto simulate`` exits with code 1, not 2)."""
+
+
 @contextmanager
 def connect(address: str) -> Iterator[int]:
     """A Ray to play on for the ``with`` block: started (``"local"``) or joined; yields its CPUs."""
     try:
         import ray  # noqa: PLC0415 -- an optional extra, slow to import
     except ImportError:
-        raise RayError("--ray needs Ray: pip install 'ligretto[ray]'") from None
+        raise RayUnavailable("--ray needs Ray: pip install 'ligretto[ray]'") from None
     if address != LOCAL:
         check_address(address)
     if ray.is_initialized():
@@ -65,7 +70,7 @@ def connect(address: str) -> Iterator[int]:
         ray.init(address=address, **options)
     except Exception as error:  # whatever Ray says, one line of it
         hint = "" if address in (LOCAL, AUTO) else f" (a cluster with token authentication: {AUTH_HINT})"
-        raise RayError(f"--ray {address}: Ray did not start: {error}{hint}") from None
+        raise RayUnavailable(f"--ray {address}: Ray did not start: {error}{hint}") from None
     try:
         yield cpus()
     finally:
@@ -88,7 +93,7 @@ def check_address(address: str) -> None:
         socket.create_connection((host, int(port_text)), timeout=PROBE_S).close()
     except OSError as error:
         reason = error.strerror or str(error) or type(error).__name__
-        raise RayError(f"--ray {address}: no Ray cluster answers there ({reason})") from None
+        raise RayUnavailable(f"--ray {address}: no Ray cluster answers there ({reason})") from None
 
 
 def cpus() -> int:

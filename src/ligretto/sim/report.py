@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ligretto.engine.rules import RuleSet
+from ligretto.engine.rules import written
 from ligretto.sim.runner import ProgressCallback, SimConfig, SimReport, run
 from ligretto.sim.stats import MeanCI, Rate, SeatSummary, Spread, Summary, summarise
 
@@ -154,8 +154,7 @@ def round_table(summary: Summary) -> Table:
 def headline(report: SimReport) -> str:
     """One line saying what was simulated."""
     config = report.config
-    classic = RuleSet().to_dict()
-    changed = ", ".join(f"{k}={v}" for k, v in config.rules.to_dict().items() if v != classic[k]) or "classic"
+    changed = written(config.rules.changes()) or "classic"
     amount = f"{config.rounds:,} deals" if config.rounds is not None else f"{config.matches:,} matches"
     duplicate = f" × {config.rotations} rotations (duplicate)" if config.duplicate else ""
     network = ""

@@ -5,28 +5,23 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import Footer
 
-from ligretto.terminal import keys
+from ligretto.terminal import keys, layout
 from ligretto.terminal.model import Phase, TableModel
+from ligretto.terminal.opponents import Opponents
 from ligretto.terminal.screens import DEFAULT_LANG, HelpScreen
+from ligretto.terminal.sheetview import ScoreSheetView
 from ligretto.terminal.transport import Transport
-from ligretto.terminal.widgets import (
-    CenterPiles,
-    LobbyView,
-    Opponents,
-    OwnArea,
-    ScoreSheetView,
-    StatusLine,
-    TableWidget,
-    TitleBar,
-)
+from ligretto.terminal.widgets import CenterPiles, LobbyView, OwnArea, StatusLine, TableWidget, TitleBar
 
 TICK_S = 0.1
-"""How often the countdown is redrawn."""
+"""How often the countdown (and the score sheet's wait for *Ready*) is redrawn."""
 
 
 class ServerMessage(Message):
@@ -42,22 +37,27 @@ class LigrettoApp(App[None]):
     """Ligretto in the terminal."""
 
     TITLE = "Ligretto"
+    # The board and the score sheet take the room left: the own area and the status line
+    # under them keep their place at the bottom (layout.py), whatever the size.
     CSS = """
     Screen { layout: vertical; }
     #title { height: 1; }
-    #board { height: auto; }
+    #board { height: 1fr; overflow-y: auto; }
     .box { border: round $primary; padding: 0 1; height: auto; }
     #center { min-height: 3; }
     #own { border: round $accent; }
     #status { height: auto; min-height: 2; padding: 0 1; }
-    #sheet { padding: 0 1; height: auto; }
+    #sheet { padding: 0 1; height: 1fr; overflow-y: auto; }
+    Screen.-compact .box { border: none; border-top: round $primary; }
+    Screen.-compact #center { min-height: 2; }
+    Screen.-compact #own { border: none; border-top: round $accent; }
     """
     BINDINGS = keys.bindings()
 
     def __init__(self, transport: Transport, *, lang: str = DEFAULT_LANG, bot: str = "smart:skilled") -> None:
         super().__init__()
         self.transport = transport
-        self.model = TableModel(session=transport.session)
+        self.model = TableModel(session=transport.session, site=transport.site)
         self.lang = lang
         self.bot = bot
         self.placing: str | None = None
@@ -101,11 +101,19 @@ class LigrettoApp(App[None]):
             self.placing = None
         self.redraw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        # The layout may change (boxed or compact); the app's own size is set after this.
+        self.redraw(event.size)
+
     def tick(self) -> None:
         if self.model.phase is Phase.COUNTDOWN:
             self.query_one(StatusLine).show(self.model, time.time())
+        elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
+            for sheet in self.query(ScoreSheetView):  # (none while the app closes)
+                sheet.show(self.model, time.time())
 
-    def redraw(self) -> None:
+    def redraw(self, size: Size | None = None) -> None:
+        """Draw the table for the terminal's ``size`` (``None``: the app's)."""
         if not self.query("#lobby"):
             return  # the app is closing: its widgets are gone (a pong may still arrive)
         phase = self.model.phase
@@ -114,7 +122,9 @@ class LigrettoApp(App[None]):
         self.query_one("#lobby").display = lobby
         self.query_one("#board").display = not lobby and not sheet
         self.query_one("#sheet").display = sheet
-        self.query_one("#own").display = not lobby
+        self.query_one("#own").display = not lobby and not sheet  # the sheet has the own line
+        size = size or self.size
+        self.screen.set_class(layout.compact(len(self.model.people), size.width, size.height), layout.COMPACT)
         now = time.time()
         for widget in self.query(TableWidget):
             widget.show(self.model, now)

@@ -1,4 +1,5 @@
-"""``ligretto play`` and ``ligretto join``: check the arguments, then run the app."""
+"""``ligretto play`` and ``ligretto join``: check the arguments (for ``join``, that the
+server has the table), then run the app."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
-from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper, UrlError
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper
 from ligretto.terminal.remote import RemoteTable, ws_url
 from ligretto.terminal.screens import RulebookError, rules_text
+from ligretto.terminal.serverapi import TABLE_S, ServerApi, UrlError, base_url
 
 
 class ArgumentError(ValueError):
@@ -45,7 +47,8 @@ def local_app(
 
 def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
     """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds;
-    ``symbol``: the back symbol of the server's profile if the join makes one."""
+    ``symbol``: the back symbol of the server's profile if the join makes one.  A server
+    that does not answer within ``TABLE_S`` is ``serverapi.Unavailable``."""
     try:
         ws_url(url)
         name = check_name(name)
@@ -57,5 +60,10 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: s
         raise ArgumentError("--code: the table's invite code is required")
     if symbol not in SYMBOLS:
         raise ArgumentError(f"--symbol: a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
+    # The server is asked for the table before the app starts (a bounded wait): one that is
+    # not running, or a code it does not know, is said at once, not by a client retrying.
+    server = base_url(url)
+    if not ServerApi(server, timeout=TABLE_S).table(code.strip()):
+        raise ArgumentError(f"--code {code.strip()}: {server} has no table with that code")
     remote = RemoteTable(url, code.strip(), name, profiles=ProfileKeeper(url), symbol=symbol)
     return LigrettoApp(remote, lang=lang, bot=bot)

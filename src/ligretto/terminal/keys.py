@@ -36,7 +36,7 @@ KEYS = (
     Key("Enter", "after a round: ready for the next one"),
     Key("?", "the help screen: every key and the rules"),
     Key("F1", "the help screen too", both=False),
-    Key("Enter", "the host: start the match (or a rematch once it is over)", both=False),
+    Key("Enter", "the host: start the match, a rematch once it is over, the next round once ready", both=False),
     Key("b", "the host, in the lobby of a server table: add a bot", both=False),
     Key("Ctrl+Q", "quit", both=False),
 )

@@ -84,6 +84,8 @@ class LocalGame:
         """``False``: seat everyone but leave the start to the caller (tests seat more people first)."""
         self.person: Person | None = None
         self.description = "local match"
+        self.site: str | None = None
+        """No server, no pages to link (nor replays: nothing is stored)."""
         self.session = Session(LOCAL_CODE, name=name)
         """The person's session (the app's model feeds it); the table seats the person
         itself, without a ``hello``."""

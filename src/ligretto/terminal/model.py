@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 from ligretto.client.clocksync import ClockSync
 from ligretto.client.mirror import Area, Mirror, wire_pile
@@ -57,6 +58,8 @@ class TableModel:
     fed every server message here."""
     people: list[Person | None] = field(default_factory=list)
     start_at: float | None = None
+    ready_by: float | None = None
+    """On the score sheet, once someone is ready: when the next round is dealt anyway (server time)."""
     sheet: list[SheetRound] = field(default_factory=list)
     winners: tuple[int, ...] | None = None
     result: RoundResult | None = None
@@ -68,6 +71,9 @@ class TableModel:
     clock: ClockSync = field(default_factory=ClockSync)
     """The clock sync from pongs; the transport stamps what it sends with it."""
     refusals: int = 0
+    site: str | None = None
+    """The server's page address (``http://127.0.0.1:8000``), for links to its pages;
+    ``None`` at a table without one (local play)."""
 
     # --- the session's state ----------------------------------------------------------
 
@@ -166,6 +172,38 @@ class TableModel:
             return None
         return max(0.0, self.start_at - (now + self.clock_offset))
 
+    def ready_left(self, now: float) -> float | None:
+        """Seconds until the next round is dealt whoever is ready (``None``: nobody waits
+        for it yet); ``now`` is the local clock."""
+        if self.phase is not Phase.SCORING or self.ready_by is None:
+            return None
+        return max(0.0, self.ready_by - (now + self.clock_offset))
+
+    @property
+    def is_ready(self) -> bool:
+        """This seat has said it is ready for the next round."""
+        me = self.people[self.seat] if self.seat is not None and self.seat < len(self.people) else None
+        return me is not None and me.ready
+
+    @property
+    def replay(self) -> str | None:
+        """The share token of the round just scored: its ``round_over``'s, else (the
+        client came back on the score sheet) the ``table`` message's; ``None`` while a
+        round is played, or at a table that keeps no replays."""
+        over = self.session.round_over
+        if over is not None and over.replay is not None:
+            return over.replay
+        return None if self.session.table is None else self.session.table.replay
+
+    @property
+    def replay_link(self) -> str | None:
+        """The browser's page of the round just scored (``SITE/#/replay/TOKEN``, as the
+        browser's score sheet links it), or ``None``."""
+        token = self.replay
+        if token is None or self.site is None:
+            return None
+        return f"{self.site}/#/replay/{quote(token, safe='')}"
+
     @property
     def banner(self) -> str | None:
         """How the round ended, in words (``None`` while it is on)."""
@@ -226,6 +264,7 @@ class TableModel:
             for p in message["seats"]
         ]
         self.start_at = message["start_at"]
+        self.ready_by = message["ready_by"]
         sheet = message["sheet"]
         self.sheet = [] if sheet is None else [sheet_round(row) for row in sheet["rounds"]]
         winners = message["winners"]
@@ -350,8 +389,12 @@ class TableModel:
         return self.session.act(action)
 
     def ready(self) -> Message | None:
-        """After a round: ready for the next one (or, for the host of a finished match, a rematch)."""
+        """After a round: ready for the next one; the host, once ready, deals it now (or,
+        for the host of a finished match, a rematch)."""
         if self.phase is Phase.SCORING and self.seat is not None:
+            if self.is_ready and self.is_host:
+                self.say("starting the next round")
+                return {"type": "next_round"}
             self.say("ready: waiting for the others")
             return {"type": "ready"}
         if self.phase in (Phase.LOBBY, Phase.OVER):

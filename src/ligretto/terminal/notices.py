@@ -4,7 +4,8 @@ Plain functions of the protocol's values (docs/protocol.md, "Races: fair judging
 was faster and by how many milliseconds of compensated time, as the loser's ``ack`` and
 everyone's ``race`` message tell it.  A margin is only shown when it is a real one
 (``ms > 0``): a negative one means the loser's play came too late for the window, none
-means it is not known (the winning card was laid before a restart of the server).
+means it was no race (the loser came more than ``engine.races.RACE_MS`` after the card
+that took its place) or it is not known (that card was laid before a restart of the server).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ client, Profiles) — shown, renamed, its back symbol changed, a one-time code t
 another device, a code from another device claimed, deleted.
 
 Every argument is checked before any request, so bad input changes nothing; every
-refusal is one line (exit code 2).  The secret is never printed.
+refusal is one line (``ligretto profile: error: ...``, exit code 2; a server that does not
+answer: ``ligretto profile: ...``, exit code 1).  The secret is never printed.
 """
 
 from __future__ import annotations
@@ -17,17 +18,8 @@ from typing import TextIO
 
 from ligretto import protocol
 from ligretto.protocol import ProtocolError, check_name
-from ligretto.terminal.profiles import (
-    SYMBOLS,
-    Kept,
-    ProfileApi,
-    ProfileApiError,
-    ProfileFile,
-    ProfileKeeper,
-    Unavailable,
-    UrlError,
-    base_url,
-)
+from ligretto.terminal.profiles import SYMBOLS, Kept, ProfileApi, ProfileFile, ProfileKeeper
+from ligretto.terminal.serverapi import Refused, base_url
 
 CODE = re.compile(r"[A-Za-z0-9_-]{4,32}")
 """What a one-time code looks like (the server's ``claim/qr.svg`` draws the same)."""
@@ -116,7 +108,7 @@ class ProfileCommand:
                 self._show(self.keeper.change(kept.secret, request.rename, request.symbol))
             else:
                 self._show(self.api.me(kept.secret))
-        except ProfileApiError as error:
+        except Refused as error:
             if error.code == "bad_profile":
                 self.file.put(self.server, None)
                 raise ProfileCommandError(
@@ -163,15 +155,9 @@ class ProfileCommand:
         self.say(f"deleted profile {profile.name} ({profile.id}) on {self.server}")
 
 
-def run(request: Request, make: Callable[[str], ProfileCommand] = ProfileCommand) -> int:
-    """``ligretto profile``: 0 done, 2 refused (one line on stderr, nothing changed)."""
-    try:
-        request = _checked(request)
-        make(request.url).run(request)
-    except (ProfileCommandError, UrlError, Unavailable) as error:
-        print(f"ligretto: error: {error}", file=sys.stderr)
-        return 2
-    except ProfileApiError as error:
-        print(f"ligretto: error: {error.message} ({error.code})", file=sys.stderr)
-        return 2
-    return 0
+def run(request: Request, make: Callable[[str], ProfileCommand] = ProfileCommand) -> None:
+    """``ligretto profile``: done, or refused with nothing changed, by what was asked
+    (:class:`ProfileCommandError`, ``UrlError``, the server's ``Refused``: exit code 2) or
+    by a server that cannot answer (``Unavailable``: exit code 1)."""
+    request = _checked(request)
+    make(request.url).run(request)

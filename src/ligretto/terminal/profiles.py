@@ -11,43 +11,20 @@ server (the ``Authorization`` header, ``hello.profile``), never to the screen.
 
 from __future__ import annotations
 
-import json
 import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
-
-import msgspec
+from typing import Any
 
 from ligretto import protocol
 from ligretto.engine.cards import Symbol
+from ligretto.terminal.serverapi import Refused, ServerApi, Unavailable, base_url
 from ligretto.terminal.statefiles import read_json, state_dir, write_private
 
 SYMBOLS = tuple(symbol.name.lower() for symbol in Symbol)
 """The back symbols a profile may have (the decks' backs): sun, moon, star, heart."""
 DEFAULT_SYMBOL = SYMBOLS[0]
 """The back symbol of a profile made without ``--symbol``."""
-HTTP_TIMEOUT_S = 10.0
-"""Seconds one request of the profile API may take."""
-
-Body = TypeVar("Body", bound=msgspec.Struct)
-
-
-class UrlError(ValueError):
-    """A server address that is not http(s):// or ws(s)://."""
-
-
-def base_url(url: str) -> str:
-    """The server's base address, the key of its profile: ``ws://host:8000/ws`` -> ``http://host:8000``."""
-    parts = urlsplit(url.strip())
-    schemes = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
-    if parts.scheme not in schemes or not parts.netloc:
-        raise UrlError(f"bad server address {url!r}: expected e.g. http://127.0.0.1:8000")
-    path = parts.path.rstrip("/")
-    path = path.removesuffix("/ws") if path.endswith("/ws") else path
-    return urlunsplit((schemes[parts.scheme], parts.netloc, path, "", ""))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,61 +57,16 @@ class ProfileFile:
         write_private(self.path, data)
 
 
-class ProfileApiError(Exception):
-    """The server refused a profile request: its status, error code and message."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-class Unavailable(Exception):
-    """No profile can be had from this server: unreachable, no database (503 ``no_store``)
-    or no profile API at all; the message says which."""
-
-
-class ProfileApi:
+class ProfileApi(ServerApi):
     """The profile API of one server (``base``: its base address), one blocking request each."""
 
-    def __init__(self, base: str, timeout: float = HTTP_TIMEOUT_S) -> None:
-        self.base = base
-        self.timeout = timeout
-
-    def _call(self, method: str, path: str, *, secret: str | None = None, body: Any = None) -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        if secret is not None:
-            request.add_header("Authorization", f"Bearer {secret}")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as error:
-            raise self._refusal(error) from None
-        except (OSError, ValueError) as error:
-            raise Unavailable(f"cannot reach {self.base}: {getattr(error, 'reason', error)}") from None
-        try:
-            return json.loads(raw) if raw else None
-        except ValueError:
-            raise Unavailable(f"{self.base} has no profile API (its answer is no JSON)") from None
+    API = "profile API"
 
     def _refusal(self, error: urllib.error.HTTPError) -> Exception:
-        try:
-            answer = msgspec.json.decode(error.read(), type=protocol.HttpError)
-        except (msgspec.DecodeError, OSError):
-            return Unavailable(f"{self.base} has no profile API (HTTP {error.code})")
-        if answer.error == "no_store":
+        refusal = super()._refusal(error)
+        if isinstance(refusal, Refused) and refusal.code == "no_store":
             return Unavailable(f"{self.base} keeps no profiles (it runs without a database)")
-        return ProfileApiError(error.code, answer.error, answer.message)
-
-    def _read(self, answer: Any, body: type[Body]) -> Body:
-        try:
-            return msgspec.convert(answer, body)
-        except msgspec.ValidationError as error:
-            raise Unavailable(f"{self.base} answered no profile API's answer: {error}") from None
+        return refusal
 
     def _secret(self, answer: Any) -> protocol.ProfileSecret:
         return self._read(answer, protocol.ProfileSecret)
@@ -183,7 +115,7 @@ class ProfileKeeper:
             return f"profile {name}"
         try:
             renamed = self.change(secret, name)
-        except ProfileApiError as error:
+        except Refused as error:
             if error.code == "bad_profile":
                 raise
             return f"profile {profile.name}, not renamed: {error.message}"
@@ -199,14 +131,14 @@ class ProfileKeeper:
             if kept is not None:
                 try:
                     return kept.secret, self._named(kept.secret, name)
-                except ProfileApiError as error:
+                except Refused as error:
                     if error.code != "bad_profile":
                         raise
                     self.file.put(self.server, None)
             made = self.api.create(name, symbol)
         except Unavailable as error:
             return None, f"without a profile: {error}"
-        except ProfileApiError as error:
+        except Refused as error:
             return None, f"without a profile: {error.message}"
         self.file.put(self.server, Kept(made.id, made.secret))
         again = "a new profile (the old one is gone)" if kept is not None else "a new profile"

@@ -32,7 +32,8 @@ from websockets.asyncio.client import ClientConnection
 
 from ligretto.client.clocksync import PING_S, ClockSync, ping_gap
 from ligretto.client.session import Session
-from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper, UrlError
+from ligretto.terminal.profiles import DEFAULT_SYMBOL, ProfileKeeper
+from ligretto.terminal.serverapi import UrlError, base_url
 from ligretto.terminal.statefiles import read_json, state_dir, write_private
 from ligretto.terminal.transport import Deliver
 
@@ -110,6 +111,8 @@ class RemoteTable:
         self.session = Session(code, name=name, token=self.tokens.get(self.key))
         """The client's session: the app's model feeds it; every ``hello`` is its."""
         self.description = f"{self.url} table {code}"
+        self.site: str | None = base_url(url)
+        """The server's page address, for links to its pages (a round's replay)."""
         self.ws: ClientConnection | None = None
         self.outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.stopped = False

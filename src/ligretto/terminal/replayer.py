@@ -48,25 +48,21 @@ def load(path: Path) -> Verified:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+        raise ReplayError(f"cannot read it: {error.strerror or error}") from None
     try:
         return verify(decode(data))
     except ReplayFormatError as error:
         raise ReplayError(str(error)) from None
 
 
-def run(path: Path, *, verify_only: bool, pace: Pace, console: Console | None = None) -> int:
-    """The command: 0 when the file verified (and was played), 2 with the one-line error."""
-    try:
-        verified = load(path)
-    except ReplayError as error:
-        print(f"ligretto: error: {path}: {error}", file=sys.stderr)
-        return 2
+def run(path: Path, *, verify_only: bool, pace: Pace, console: Console | None = None) -> None:
+    """The command: the file verified (and played), else :class:`ReplayError` with the
+    one line saying why (the command line's exit code 2)."""
+    verified = load(path)
     if verify_only:
         print(verified.summary())  # one line, never wrapped
-        return 0
+        return
     play(verified, console or Console(highlight=False), pace)
-    return 0
 
 
 # --- playing back -----------------------------------------------------------------------

@@ -19,6 +19,9 @@ class Transport(Protocol):
 
     description: str
     """One line for the title bar, e.g. ``local match`` or the server's address."""
+    site: str | None
+    """The server's page address for links to its pages (``http://127.0.0.1:8000``; a
+    round's replay is ``SITE/#/replay/TOKEN``); ``None`` without a server."""
     session: Session
     """The client's session at the table: the app's model feeds it every server message
     (in the order the app handles them) and reads its state; a connection's ``hello``

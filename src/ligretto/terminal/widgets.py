@@ -8,20 +8,18 @@ Rich would read: a player named ``[/x]`` would crash the screen, ``[red]x`` woul
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.table import Table
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 from textual.widgets import Static
 
-from ligretto.client.mirror import Area
+from ligretto.engine.rules import MatchEndKind
 from ligretto.terminal.faces import card_text, pile_text
+from ligretto.terminal.layout import is_compact
 from ligretto.terminal.model import Notice, Phase, TableModel
-
-ENDINGS = {
-    "stop": "Ligretto Stop",
-    "stalemate_vote": "stalemate (vote)",
-    "stalemate_proven": "stalemate (no play left)",
-}
+from ligretto.terminal.words import plural
 
 
 def literal(text: object, style: str = "") -> Text:
@@ -44,6 +42,17 @@ def joined(parts: list[Text], gap: str = "  ") -> Text:
     return Text(gap).join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class AtWidth:
+    """A renderable made when it is drawn, for the width it is drawn in: a resized
+    terminal draws it again to the new width (names fitted to the room left, ...)."""
+
+    make: Callable[[int], RenderableType]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.make(options.max_width)
+
+
 class TableWidget(Static):
     """A part of the table, drawn from the model."""
 
@@ -58,12 +67,14 @@ class TitleBar(TableWidget):
     def draw(self, model: TableModel, now: float) -> RenderableType:
         text = Text("LIGRETTO", style="bold reverse")
         parts = []
-        if model.round_number:
-            parts.append(f"round {model.round_number}")
-        if model.rules:
-            parts.append(f"match {str(model.rules['match_end']).replace(':', ' ')}")
-            if model.expert:
-                parts.append("expert variant")
+        number, end = model.round_number, model.session.rules.match_end if model.rules else None
+        if end is not None and end.kind is MatchEndKind.ROUNDS:
+            parts.append(f"round {number} of {end.n}" if number else f"a match of {plural(end.n, 'round')}")
+        else:
+            parts.append(f"round {number}" if number else "")
+            parts.append(f"match to {plural(end.n, 'point')}" if end is not None else "")
+        if model.expert:
+            parts.append("expert variant")
         if model.judging is not None:
             parts.append(f"races {model.judging}")
         parts.append(self.app.sub_title or "")
@@ -96,49 +107,7 @@ class CenterPiles(TableWidget):
         view = model.view
         if view is None or not view.center:
             return Text("no piles yet: a 1 starts one", style="dim")
-        return joined([pile_text(p.colour, p.top) for p in view.center])
-
-
-class Opponents(TableWidget):
-    """Every other player, one line each."""
-
-    def draw(self, model: TableModel, now: float) -> RenderableType:
-        view = model.view
-        grid = Table.grid(padding=(0, 2))
-        for _ in range(6):
-            grid.add_column(no_wrap=True)
-        grid.add_column()  # the flags wrap first when the line is too long
-        if view is None:
-            return grid
-        totals = model.totals()
-        for area in view.areas:
-            if area.seat == model.seat:
-                continue
-            score = totals[area.seat] if area.seat < len(totals) else 0
-            grid.add_row(*opponent_cells(model, area, score))
-        return grid
-
-
-def opponent_cells(model: TableModel, area: Area, score: int) -> list[Text]:
-    person = model.people[area.seat] if area.seat < len(model.people) else None
-    flags = []
-    if area.voted:
-        flags.append("voted")
-    if person is not None and person.bot is not None and "bot" not in person.name.lower():
-        flags.append("bot")
-    if person is not None and person.bot is None and not person.connected:
-        flags.append("away, a bot plays" if person.stand_in else "away")
-    stack = Text("stack ").append_text(card_text(area.stack_top)).append(f" ×{area.stack_size}")
-    discard = Text("discard ").append_text(card_text(area.discard_top))
-    return [
-        literal(model.name(area.seat), "bold"),
-        joined([column_text(column) for column in area.row], " "),
-        stack,
-        discard,
-        Text(f"hand {area.hand_size}"),
-        Text(f"score {score}"),
-        Text(", ".join(flags), style="italic"),
-    ]
+        return joined([pile_text(p.colour, p.top) for p in view.center], " " if is_compact(self) else "  ")
 
 
 class OwnArea(TableWidget):
@@ -153,6 +122,8 @@ class OwnArea(TableWidget):
         head = literal(f"{model.name(area.seat)} · score {score}", "bold")
         if area.voted:
             head.append(" · you voted stalemate (v withdraws)", style="italic")
+        compact = is_compact(self)
+        self.border_title = head if compact else "You"  # compact: the name and score in the rule
         row = Text("Row      ").append_text(
             joined([column_text(column, key=str(i + 1)) for i, column in enumerate(area.row)], "   ")
         )
@@ -160,7 +131,7 @@ class OwnArea(TableWidget):
         cards.append(f" ({area.stack_size} left)    Discard  d ")
         cards.append_text(card_text(area.discard_top))
         cards.append(f" ({area.discard_size})    Hand {area.hand_size} (Space turns)")
-        return Text("\n").join([head, row, cards])
+        return Text("\n").join([row, cards] if compact else [head, row, cards])
 
 
 class StatusLine(TableWidget):
@@ -179,46 +150,3 @@ class StatusLine(TableWidget):
             style = {Notice.INFO: "", Notice.REFUSED: "bold reverse red", Notice.ERROR: "bold red"}[model.notice_kind]
             lines.append(literal(model.notice, style))
         return Text("\n").join(lines)
-
-
-class ScoreSheetView(TableWidget):
-    """The score sheet after each round: every round's score, the last round's center and
-    stack counts, the running totals; and the match result at the end."""
-
-    def draw(self, model: TableModel, now: float) -> RenderableType:
-        if not model.sheet:
-            return Text("")
-        last = model.sheet[-1]
-        number = len(model.sheet)
-        stopper = f" by {model.name(last.stopped_by)}" if last.stopped_by is not None else ""
-        ending = ENDINGS.get(last.ending, last.ending)
-        title = literal(f"Score sheet: round {number} ended with {ending}{stopper}", "bold")
-        table = Table()
-        table.add_column("Player")
-        table.add_column("Center", justify="right")
-        table.add_column("Stack", justify="right")
-        table.add_column(f"Round {number}", justify="right")
-        for earlier in range(1, number):
-            table.add_column(f"R{earlier}", justify="right")
-        table.add_column("Total", justify="right", style="bold")
-        for seat, line in enumerate(last.lines):
-            earlier_scores = [model.sheet[i].lines[seat].score for i in range(number - 1)]
-            name = model.name(seat) + (" (you)" if seat == model.seat else "")
-            cells = [name, line.center, line.stack, line.score, *earlier_scores, last.totals[seat]]
-            table.add_row(*(literal(cell) for cell in cells))
-        return Group(title, table, literal(self.footer(model), "bold"))
-
-    @staticmethod
-    def footer(model: TableModel) -> str:
-        if model.phase is Phase.OVER and model.winners is not None:
-            names = ", ".join(model.name(seat) for seat in model.winners)
-            total = model.totals()[model.winners[0]]
-            verb = "win" if len(model.winners) > 1 else "wins"
-            result = f"Match over: {names} {verb} with {total} points."
-            return result + (" Enter: a rematch." if model.is_host else "")
-        if model.phase is Phase.SCORING:
-            me = model.people[model.seat] if model.seat is not None and model.seat < len(model.people) else None
-            if me is not None and me.ready:
-                return "Ready: waiting for the others."
-            return "Enter: ready for the next round."
-        return ""

@@ -219,10 +219,11 @@ class _Sent:
         self.suspect = (set(self.owned) if self.suspect is None else self.suspect) - public
 
 
-def hidden_cards_sent(db: Path, frames: Iterable[Frame]) -> HiddenScan:
+def hidden_cards_sent(db: Path | str, frames: Iterable[Frame]) -> HiddenScan:
     """Scan every frame a harness client received for cards that were face down for its
     recipient when it was sent, against the engine's replay of each round from the server's
-    SQLite file ``db`` (opened read-only: a running server is not disturbed).
+    database ``db`` (its SQLite file, opened read-only, or a service's PostgreSQL database
+    by URL: a running server is not disturbed).
 
     Where a frame belongs in its round: an ``events`` message is action number ``seq`` of
     round ``round`` of its table (the store files every action the engine was given, refused

@@ -200,9 +200,13 @@ class ServerProcess(TableMaker):
 
     # --- HTTP ---------------------------------------------------------------------------
 
-    def http(self, method: str, path: str, body: Any = None, timeout: float = 5.0) -> tuple[int, Any]:
+    def http(
+        self, method: str, path: str, body: Any = None, timeout: float = 5.0, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        """A request (``body`` as JSON, more ``headers``: ``Authorization``): its status and
+        body (parsed if JSON)."""
         data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers or {})
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:

@@ -32,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 import websockets
 
 from ligretto.server.cluster import keys
-from pgserver import TEST_SETTINGS, PgServer
+from ligretto.testkit.pgserver import THROWAWAY
+from pgserver import PgServer
 from realserver import ServerProcess
 from redisserver import RedisServer
 
@@ -116,7 +117,7 @@ def main() -> None:
         root = Path(folder)
         redis = RedisServer(root)
         redis.start()
-        postgres = PgServer(*TEST_SETTINGS).start() if args.postgres else None
+        postgres = PgServer(*THROWAWAY).start() if args.postgres else None
         db = root / "ligretto.db" if postgres is None else postgres.new_database()
         processes = [ServerProcess(db, root / f"server{i}.log", args.countdown) for i in range(2)]
         for process in processes:

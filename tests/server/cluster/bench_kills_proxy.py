@@ -53,8 +53,9 @@ from servicekit import Cluster
 
 from ligretto.client.session import Session
 from ligretto.protocol import Ack, Error, Events, Phase, Welcome
-from nginxproxy import nginx_config, start_nginx, stop_nginx
-from pgserver import TEST_SETTINGS, PgServer
+from ligretto.testkit.pgserver import THROWAWAY
+from nginxproxy import nginx_config, start_nginx, stop_proxy
+from pgserver import PgServer
 from realserver import ServerProcess, free_port
 from redisserver import RedisServer
 
@@ -253,13 +254,13 @@ def main() -> None:
         redis = RedisServer(root)
         redis.start()
         stack.callback(redis.stop)
-        postgres = PgServer(*TEST_SETTINGS).start()
+        postgres = PgServer(*THROWAWAY).start()
         stack.callback(postgres.stop)
         cluster = Cluster(root, postgres.new_database(), redis.url, ServerProcess, stack)
         processes = cluster.start(3, countdown_s=args.countdown)
         port = free_port()
         nginx = start_nginx(nginx_config({}, port, root, [p.port for p in processes]), port, root)
-        stack.callback(stop_nginx, nginx)
+        stack.callback(stop_proxy, nginx)
         for kill in range(args.kills):
             on = processes[kill % len(processes)] if args.rotate else None
             try:

@@ -1,7 +1,8 @@
 """Several REAL ``ligretto serve --redis`` processes on 127.0.0.1 sharing one database and
 one REAL redis-server (``tests/redisserver.py``), with the real WebSocket test clients of
-``tests/server/conftest.py``: :class:`Cluster` starts them (a traceback in any log fails
-the test), :func:`rejoin` brings a client back to its seat as the real clients do."""
+``tests/server/conftest.py``: :class:`Cluster` (the kit's ``Service``) starts them (a
+traceback in any log fails the test), :func:`rejoin` brings a client back to its seat as
+the real clients do."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import redis
 import websockets
 
 from ligretto.server.cluster import keys
-from realserver import running
+from ligretto.testkit.service import Service
 
 ON_POSTGRESQL = pytest.mark.parametrize("cluster", ["postgresql"], indirect=True)
 """A cluster test whose subject is not the database: run on the service's own set-up,
@@ -29,54 +30,30 @@ REJOIN_S = 20.0
 """How long a client keeps trying to come back to its seat (as the real clients do)."""
 
 
-class Cluster:
-    """Processes of one service (``--redis``) on one database."""
+class Cluster(Service):
+    """Processes of one service (``--redis``) on one database (``testkit/service.py``), each
+    stopped at the end of the test and its log checked for a traceback."""
 
     def __init__(
         self, folder: Path, db: Path | str, url: str, server_class: type[Any], stack: contextlib.ExitStack
     ) -> None:
-        self.folder = folder
-        self.db = db
-        """The shared database: an SQLite file, or a PostgreSQL database's URL."""
-        self.url = url
-        self.server_class = server_class
+        super().__init__(folder, db, url, server_class)
         self.stack = stack
-        self.processes: list[Any] = []
         self.redis = redis.Redis.from_url(url, decode_responses=True)
 
-    def _made(self, **settings: Any) -> Any:
-        """One more process of the service (not started)."""
-        process = self.server_class(self.db, self.folder / f"server{len(self.processes)}.log", **settings)
-        process.settings["redis"] = self.url
-        process.settings["advertise"] = process.url
-        self.processes.append(process)
+    def add(self, **settings: Any) -> Any:
+        process = super().add(**settings)
+        self.stack.callback(_stopped, process)
         return process
 
     def start(self, count: int, **settings: Any) -> list[Any]:
         """Start ``count`` more processes, one after the other (each answers /healthz first)."""
         started = []
         for _ in range(count):
-            process = self._made(**settings)
-            self.stack.enter_context(running(process))
+            process = self.add(**settings)
+            process.start()
             started.append(process)
         return started
-
-    def start_together(self, count: int, **settings: Any) -> list[Any]:
-        """Start ``count`` more processes at once (a service started from nothing), then
-        wait for each to answer /healthz."""
-        started = [self._made(**settings) for _ in range(count)]
-        for process in started:
-            self.stack.callback(_stopped, process)
-        for process in started:
-            process.launch()
-        for process in started:
-            process.wait_ready()
-        return started
-
-    def health(self, process: Any) -> dict[str, Any]:
-        status, body = process.http("GET", "/healthz")
-        assert status == 200, body
-        return dict(body)
 
     def owner(self, code: str) -> Any:
         """The process whose id holds the lease of ``code`` (``None``: nobody's)."""

@@ -3,8 +3,9 @@ process against the session's REAL redis-server: a code is one process's only; a
 lease lets the table go; a table nobody holds is an orphan that another process restores
 from the shared store; placement by load; a handover releases every lease; while a
 process takes a table over, a ``hello`` for it (through the web app, in process) is told
-to try again, never ``no_table``; the first take-over after a REAL PostgreSQL restarted
-works, and one the database cannot serve gives its lease up."""
+to try again, never ``no_table``, and a request for a table nobody holds takes it over
+and is answered; the first take-over after a REAL PostgreSQL restarted works, and one
+the database cannot serve gives its lease up."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 from ligretto.testkit.serverprocess import OPEN_LIMITS
 from pgserver import PgServer
+from redisserver import RedisServer
 
 
 async def _process(url: str, db: Path | str, name: str) -> tuple[Lobby, RedisDirectory]:
@@ -159,6 +161,102 @@ def test_a_redis_that_restarted_empty_learns_the_tables_again(redis_url: str, tm
     arun(scenario())
 
 
+def _quiet(directory: RedisDirectory) -> None:
+    """No renewal of its own accord (its thread's and its loop's are the test's to call),
+    still a live process (not leaving)."""
+    directory.renewer.halt()
+    for task in directory._tasks:
+        task.cancel()
+
+
+def test_a_redis_that_restarted_empty_gives_no_live_owner_s_table_to_another(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """After Redis restarted empty, a table comes back into the set of stored tables only
+    with its owner's lease (one script, on the renewals' thread): another process's sweep
+    between the owner's loop and its thread finds no orphan to take from a live owner (the
+    stress harness's ``redis_down`` saw one taken, its owner fenced, its people moved)."""
+
+    async def scenario() -> None:
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        code = await _table(a_lobby)
+        _quiet(a)
+        _quiet(b)
+        await a.redis.flushall()  # Redis restarted without its data
+        await a._sweep()  # the owner's loop renews before its thread does
+        await b._sweep()  # another process looks for orphans meanwhile
+        assert code not in b_lobby.tables and await b.redis.get(keys.table(code)) is None, "taken from a live owner"
+        await a.renew()  # the owner's thread: its lease and its table offered again, together
+        assert await a.redis.get(keys.table(code)) == "a" and await a.redis.smembers(keys.TABLES) == {code}
+        await b._sweep()
+        assert code in a_lobby.tables and code not in b_lobby.tables
+        await _shut(b_lobby, b)
+        await _shut(a_lobby, a)
+
+    arun(scenario())
+
+
+def test_a_hello_right_after_redis_restarted_empty_is_told_to_try_again(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """Redis restarted empty: until its owner offers a stored table again (its next renewal),
+    no process knows it; a ``hello`` for it through another process is to try again, never
+    ``no_table``, on which a client gives up (the stress harness's ``redis_down`` saw four
+    people ejected so).  A stored table nobody offers for ``keys.LEASE_S`` (its owner died
+    too) is offered by the process asked, and taken over there."""
+
+    async def scenario() -> None:
+        a_lobby, a = await _process(redis_url, tmp_path / "l.db", "a")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        code = await _table(a_lobby)
+        _quiet(a)
+        _quiet(b)
+        await a.redis.flushall()
+        with pytest.raises(Unavailable):
+            await b.locate(code)
+        assert await b.locate("never-made") is None, "a code no table has: no_table"
+        await a.renew()
+        assert await b.locate(code) == "http://a.invalid:1", "its owner, once it offered it again"
+        await a.redis.flushall()  # and now its owner is gone too: nobody offers it
+        a_lobby.store.close()
+        await a.redis.aclose()
+        with pytest.raises(Unavailable):
+            await b.locate(code)
+        await asyncio.sleep(keys.LEASE_S)
+        assert await b.locate(code) is None and code in b_lobby.tables, "taken over where it was asked for"
+        await _shut(b_lobby, b)
+
+    arun(scenario())
+
+
+def test_a_process_told_to_stop_takes_over_no_table_it_was_reaching_for(
+    redis_url: str, postgres: PgServer, arun: Any
+) -> None:
+    """A sweep under way when the process is told to stop (another had just handed its
+    tables over) takes nothing over once the process is leaving: it would restore the table
+    into a closing store (on PostgreSQL, on a new connection) and write it through a writer
+    that has stopped (a traceback in the stress harness's ``redis_down`` as its processes
+    were stopped one after the other)."""
+    db = postgres.new_database()
+
+    async def scenario() -> None:
+        gone_lobby, gone = await _process(redis_url, db, "gone")
+        code = await _table(gone_lobby)
+        a_lobby, a = await _process(redis_url, db, "a")
+        _quiet(a)
+        await _shut(gone_lobby, gone)  # handed over: its lease released, its table an orphan
+        sweep = asyncio.create_task(a._take_orphans())
+        await asyncio.sleep(0)  # under way: waiting for Redis
+        a.leave()  # told to stop: then the app closes the tables and the store
+        a_lobby.store.close()
+        await sweep
+        assert code not in a_lobby.tables and await a.redis.get(keys.table(code)) != "a", "taken while leaving"
+        await a.stop()
+
+    arun(scenario())
+
+
 def test_a_dead_process_s_tables_are_spread_over_the_live_ones(redis_url: str, tmp_path: Path, arun: Any) -> None:
     async def scenario() -> None:
         dead_lobby, dead = await _process(redis_url, tmp_path / "l.db", "dead")
@@ -216,6 +314,50 @@ def test_processes_started_together_take_their_fair_shares(redis_url: str, tmp_p
     arun(scenario())
 
 
+def test_tables_are_spread_until_each_process_is_within_one_of_its_fair_share(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """Nine tables over four processes, 3, 3, 3, 0: the last is more than one below its fair
+    share (2 or 3), so the most loaded (the first by id) hands one over (at a renewal, one
+    with no round on) and does not take it back itself, though under its fair share (at its
+    sweep, or at a ``hello`` there: try again); another takes it: 2, 3, 3, 1, and nothing
+    more moves.  (Once a process only shed above its fair share and one, a rolling restart
+    of three processes with twelve tables ended 5, 5, 2 in the stress harness's
+    ``rolling_restart``.)"""
+
+    async def scenario() -> None:
+        processes = [await _process(redis_url, tmp_path / "l.db", name) for name in ("a", "b", "c", "d")]
+        for (lobby, directory), tables in zip(processes, (3, 3, 3, 0), strict=True):
+            _quiet(directory)
+            for _ in range(tables):
+                await _table(lobby)
+        (_, a), (_, b), _, (_, d) = processes
+
+        async def renewed() -> list[int]:
+            for _, directory in processes:
+                await directory.renew()  # leases and heartbeats as the renewals keep them
+            return [len(lobby.tables) for lobby, _ in processes]
+
+        assert await renewed() == [3, 3, 3, 0]
+        await b._shed_excess()  # not the first of the most loaded
+        assert await renewed() == [3, 3, 3, 0]
+        await a._shed_excess()
+        assert await renewed() == [2, 3, 3, 0]
+        (handed,) = await failover.orphans(a.redis, a.owned)
+        await a._take_orphans()  # its fair share (3) would have it take one back
+        with pytest.raises(Unavailable):
+            await a.locate(handed)
+        assert await renewed() == [2, 3, 3, 0], "taken back by the process that handed it over"
+        await d._take_orphans()
+        for _, directory in processes:
+            await directory._shed_excess()  # each within one of its fair share: kept
+        assert await renewed() == [2, 3, 3, 1]
+        for lobby, directory in processes:
+            await _shut(lobby, directory)
+
+    arun(scenario())
+
+
 def test_a_census_s_fair_share() -> None:
     census = failover.Census(["x", "y", "z"], held=4, mine=1)
     assert census.share(1) == 3, "a lone process takes every orphan"
@@ -263,6 +405,44 @@ def test_leases_are_renewed_from_a_thread_while_the_event_loop_is_alive(redis_ur
     assert renewer.alive()
     renewer.stop()
     check.close()
+
+
+def test_a_renewal_held_by_a_hung_redis_takes_its_lease_back_before_anyone_looks(tmp_path: Path) -> None:
+    """Redis hung for longer than a lease (SIGSTOP: its clock runs on, so every lease has
+    run out as it resumes).  The owner's renewal, sent while it hung, is one round trip
+    (heartbeat, leases, stored tables together): it takes the lease back before what
+    another process asked after it -- who owns the table, for a ``hello`` -- is answered,
+    so that process never finds the table without an owner and takes it over from a live
+    one (the stress harness's ``redis_down`` saw that, the heartbeat a round trip of its
+    own before the leases)."""
+    server = RedisServer(tmp_path)
+    server.start()
+    renewer = Renewer(
+        server.url, "a", 1000, held=lambda: ["t1"], stored=lambda: {"t1"}, beat=lambda: "{}", lost=lambda c: None
+    )
+    check = redis.Redis.from_url(server.url, decode_responses=True)
+    owner: list[str | None] = []
+    try:
+        assert renewer.renew_once() == []
+        check.ping()  # connected before the hang
+        server.hang()
+        try:
+            renewal = threading.Thread(target=renewer.renew_once)
+            renewal.start()
+            time.sleep(0.3)  # the renewal is in Redis's socket: then the question
+            looker = threading.Thread(target=lambda: owner.append(check.get(keys.table("t1"))))
+            looker.start()
+            time.sleep(1.2)  # past the lease
+        finally:
+            server.resume()
+        looker.join(10)
+        renewal.join(10)
+        assert owner == ["a"], "the table found without its live owner's lease"
+        assert check.sismember(keys.TABLES, "t1")
+    finally:
+        renewer.stop()
+        check.close()
+        server.stop()
 
 
 def test_a_redis_that_hangs_does_not_make_the_loop_look_stuck(redis_url: str, tmp_path: Path, arun: Any) -> None:
@@ -362,6 +542,44 @@ def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
             assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
         assert client.get(f"/api/tables/{code}").status_code == 200
         assert client.get("/api/tables/NOSUCHTABLE").json()["error"] == "no_table", "an unknown code stays final"
+
+
+def test_a_request_for_a_table_nobody_holds_takes_it_over_and_is_answered(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """A stored table whose lease nobody holds (its process stopped, or a service started
+    again on a restored database) and that no sweep has taken yet (a grace of an hour):
+    the first request for its details, or its QR code, takes it over and is answered with
+    it, as a ``hello`` is, not ``no_table``."""
+    db = tmp_path / "l.db"
+    [(code, _), (other, _)] = arun(_orphaned(redis_url, db, codes=2))
+    directory = RedisDirectory(redis_url, "http://b.invalid:1", process="b", start_grace_s=3600)
+    app = create_app(Settings(**OPEN_LIMITS), Store(db), directory=directory)
+    with TestClient(app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)) as client:
+        answer = client.get(f"/api/tables/{code}")
+        assert answer.status_code == 200 and answer.json()["code"] == code, answer.text
+        qr = client.get(f"/api/tables/{other}/qr.svg")
+        assert qr.status_code == 200 and qr.text.startswith("<svg"), qr.text
+        assert set(app.state.lobby.tables) == {code, other}
+
+
+def test_a_hello_to_a_process_told_to_stop_is_told_to_try_again(redis_url: str, tmp_path: Path) -> None:
+    """A process told to stop (SIGTERM: it drains, then closes its tables and hands them
+    over) still answers the connections it has: a ``hello`` for one of its tables is
+    closed 1013 (try again: the table is about to be another's), never ``no_table``, on
+    which a client gives up (the stress harness's ``rolling_restart`` saw a person ejected
+    so, the table already closed by the stop)."""
+    directory = RedisDirectory(redis_url, "http://a.invalid:1", process="a")
+    app = create_app(Settings(**OPEN_LIMITS), Store(tmp_path / "l.db"), directory=directory)
+    with TestClient(app, base_url="http://127.0.0.1:8000", client=("127.0.0.1", 50000)) as client:
+        code = client.post("/api/tables", json={"seats": 2}).json()["code"]
+        directory.drain()  # what serve.py does when told to stop, before the app's shutdown
+        app.state.lobby.tables[code].close()  # then its shutdown closes every table
+        with client.websocket_connect("/ws") as late:
+            late.send_json(_hello(code, watch=True))
+            with pytest.raises(WebSocketDisconnect) as closed:
+                print("answered:", late.receive_json())
+            assert closed.value.code == protocol.TRY_AGAIN
 
 
 def test_the_first_take_over_after_postgresql_restarted(redis_url: str, arun: Any) -> None:

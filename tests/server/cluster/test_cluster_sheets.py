@@ -4,7 +4,9 @@ its entries through another appear on the live streams of the others, every proc
 answers the same sheet; two corrections of one round on one version through two
 processes at once: one accepted, the other a 409 with both entries; a change id retried
 through other processes applies once; an undo through a process that did not make the
-change; bad input through any process changes nothing, on any process, on any stream."""
+change; bad input through any process changes nothing, on any process, on any stream;
+two profiles claiming one seat through two processes at once: one links it, the other is
+told it is taken, and every stream sees the link."""
 
 from __future__ import annotations
 
@@ -29,15 +31,19 @@ def _everywhere(processes: list[Any], code: str) -> dict[str, Any]:
     return sheet
 
 
-def _at_once(calls: list[tuple[Any, str, str, dict[str, Any]]]) -> list[tuple[int, Any]]:
+Call = tuple[Any, str, str, dict[str, Any] | None, str | None]
+"""A process, a method, a path, a body and a profile's secret."""
+
+
+def _at_once(calls: list[Call]) -> list[tuple[int, Any]]:
     """The calls sent at the same moment, each from a thread of its own; their answers."""
     answers: list[tuple[int, Any]] = [(0, None)] * len(calls)
     start = threading.Barrier(len(calls))
 
     def send(index: int) -> None:
-        process, method, path, body = calls[index]
+        process, method, path, body, secret = calls[index]
         start.wait()
-        answers[index] = call(process, method, path, body)
+        answers[index] = call(process, method, path, body, secret=secret)
 
     threads = [threading.Thread(target=send, args=(i,)) for i in range(len(calls))]
     for thread in threads:
@@ -87,8 +93,9 @@ def test_three_processes_keep_one_sheet(cluster: Cluster) -> None:
                     "PUT",
                     _round_path(code, n),
                     {"entry": mine, "base": base, "by": "Ann", "id": f"x{n}"},
+                    None,
                 ),
-                (c, "PUT", _round_path(code, n), {"entry": theirs, "base": base, "by": "Cleo", "id": f"y{n}"}),
+                (c, "PUT", _round_path(code, n), {"entry": theirs, "base": base, "by": "Cleo", "id": f"y{n}"}, None),
             ]
         )
         assert sorted(status for status, _ in answers) == [200, 409], answers
@@ -134,3 +141,15 @@ def test_three_processes_keep_one_sheet(cluster: Cluster) -> None:
     assert all_see(6) == again[1]
     assert all(versions == sorted(set(versions)) for versions in seen), seen
     assert [versions[-2:] for versions in seen] == [[5, 6]] * 3
+
+    # 6. Two profiles claim seat 1 through A and C at once: one links it, the other is told
+    # it is taken (decided on the stored sheet); every stream and process has the link.
+    dana, eli = (call(b, "POST", "/api/profiles", {"name": name, "symbol": "star"})[1] for name in ("Dana", "Eli"))
+    seat = f"/api/sheets/{code}/players/1/profile"
+    answers = _at_once([(a, "PUT", seat, None, dana["secret"]), (c, "PUT", seat, None, eli["secret"])])
+    assert sorted(status for status, _ in answers) == [200, 409], answers
+    (_, linked), (_, taken) = sorted(answers, key=lambda answer: answer[0])
+    assert taken["error"] == "seat_taken" and linked["version"] == 7
+    assert linked["players"][1]["profile"] in (dana["id"], eli["id"])
+    assert all_see(7) == linked
+    assert _everywhere(processes, code) == linked

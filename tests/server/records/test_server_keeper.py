@@ -1,5 +1,6 @@
 """The score keeper's sheet model, in process: entries, corrections, conflicts, undo,
-the end of the match, a write that fails."""
+the end of the match, a seat's profile linked and unlinked by its owner (or the
+creator before the end), a write that fails."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from keepersheets import ONE, PLAYERS, THREE, TWO
 from ligretto.engine.events import Ending
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.tally import BadEntry, Tally, tally_scores
-from ligretto.server.records.keeper import Change, Conflict, Keeper, NoRound, Sheet
+from ligretto.server.records.keeper import Change, Conflict, Keeper, KeptPlayer, NoRound, SeatRefusal, Sheet
 
 
 def sheet(rules: RuleSet | None = None) -> Sheet:
@@ -96,6 +97,58 @@ def test_a_round_out_of_place_or_refused_changes_nothing() -> None:
     assert isinstance(over, BadEntry) and "the match is over after round 1" in over.message
     assert kept.standing().over and kept.standing().winners == (0,)
     assert kept.version == 1
+
+
+def link(target: Sheet, seat: int, profile: str, *, unlink: bool = False) -> Change | SeatRefusal | None:
+    """A link (or unlink) asked by ``profile``'s owner, applied if it is a change."""
+    seats = target.unlink if unlink else target.link
+    change = seats(seat, profile, by=profile, now=300.0)
+    if isinstance(change, Change):
+        target.apply(change)
+    return change
+
+
+def refusal(found: Change | SeatRefusal | None) -> str:
+    assert isinstance(found, SeatRefusal), found
+    return found.code
+
+
+def test_a_seat_is_linked_by_its_own_profile_and_undo_passes_links_by() -> None:
+    anns = (KeptPlayer("Ann", "red", "sun", "ann"), *PLAYERS[1:])  # Ann made it with her profile
+    kept = Sheet("CODE", RuleSet().replace(match_end="rounds:1"), anns, 100.0)
+    assert kept.creator == "ann" and Sheet("CODE", RuleSet(), PLAYERS, 100.0).creator is None
+    made = link(kept, 1, "ben")
+    assert isinstance(made, Change) and (made.kind, made.round, made.seat, made.profile) == ("link", 0, 1, "ben")
+    assert [p.profile for p in kept.players] == ["ann", "ben", None] and kept.version == 1
+    assert link(kept, 1, "ben") is None, "linked already: nothing to change"
+    assert refusal(link(kept, 2, "ben")) == "already_seated"  # no two seats share a profile
+    assert refusal(link(kept, 1, "cleo")) == "seat_taken"
+    assert refusal(link(kept, 1, "cleo", unlink=True)) == "not_your_profile"
+    assert refusal(link(kept, 3, "cleo")) == "no_seat"
+    assert link(kept, 2, "cleo", unlink=True) is None, "nobody on it: nothing to unlink"
+    assert kept.version == 1
+
+    # Undo is of scores: it passes the link by; the creator may unlink anyone before the end.
+    write(kept, 1, ONE, None, "a")
+    undone = kept.undo("Bob", "u", 301.0)
+    assert undone is not None and undone.undoes == 2
+    kept.apply(undone)
+    assert kept.undo("Bob", "u2", 302.0) is None and kept.players[1].profile == "ben"
+    assert isinstance(link(kept, 1, "ann", unlink=True), Change) and kept.players[1].profile is None
+    assert isinstance(link(kept, 1, "ben"), Change)
+    write(kept, 1, ONE, None, "b")
+    assert kept.standing().over
+    assert refusal(link(kept, 1, "ann", unlink=True)) == "not_your_profile", "over: only its owner now"
+    assert isinstance(link(kept, 2, "cleo"), Change), "a claim after the end"
+    assert isinstance(link(kept, 2, "cleo", unlink=True), Change)
+    assert [c.kind for c in kept.changes] == ["link", "entry", "undo", "unlink", "link", "entry", "link", "unlink"]
+
+    # The sheet read back from its changes: the players as the links left them.
+    again = Sheet("CODE", kept.rules, anns, 100.0)
+    again.rebuild(kept.changes)
+    assert again.players == kept.players and again.players[1].profile == "ben"
+    kept.rebuild(kept.changes[:1])
+    assert [p.profile for p in kept.players] == ["ann", "ben", None] and kept.made == anns
 
 
 class BrokenFile:

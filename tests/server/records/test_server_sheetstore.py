@@ -1,6 +1,7 @@
 """The score keeper's sheets in the store's database, on an SQLite file and on PostgreSQL
-(``store_db``): a sheet read back as it was, and its match filed in the history once it
-is over, as played at a table and unrated (taken out again by an undo)."""
+(``store_db``): a sheet read back as it was (its creator, its seats' links), and its match
+filed in the history once it is over, as played at a table and unrated (taken out again
+by an undo; into a profile's history when it is linked after the end, out when unlinked)."""
 
 from __future__ import annotations
 
@@ -17,11 +18,16 @@ from pgserver import StoreDatabase
 def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabase) -> None:
     store = Store(store_db.url)
     keeper = Keeper(store.sheets, clock=lambda: 50.0)
-    kept = keeper.create(RuleSet().replace(stack_penalty=3), PLAYERS)
+    made = (KeptPlayer("Ann", "red", "sun", "ann"), *PLAYERS[1:])  # Ann made it with her profile
+    kept = keeper.create(RuleSet().replace(stack_penalty=3), made)
     for number, tally, base, client_id in ((1, ONE, None, "a"), (2, TWO, None, "b"), (1, THREE, 1, "c")):
         change = kept.entry(number, tally, base, by="Cleo", client_id=client_id, now=60.0)
         assert isinstance(change, Change)
         keeper.commit(kept, change)
+    for seat, profile, kind in ((1, "bob", "link"), (2, "cleo", "link"), (1, "bob", "unlink")):
+        linked = getattr(kept, kind)(seat, profile, by=profile, now=65.0)
+        assert isinstance(linked, Change)
+        keeper.commit(kept, linked)
     undo = kept.undo("Bob", "u", 70.0)
     assert undo is not None
     keeper.commit(kept, undo)
@@ -31,8 +37,13 @@ def test_a_sheet_is_read_back_from_its_database_as_it_was(store_db: StoreDatabas
     found = Keeper(again.sheets).get(kept.code)
     assert found is not None
     assert (found.rules, found.players, found.created) == (kept.rules, kept.players, kept.created)
+    assert (found.made, found.creator) == (made, "ann")
+    assert [p.profile for p in found.players] == ["ann", None, "cleo"]
     assert (found.rounds, found.versions, found.changes) == (kept.rounds, kept.versions, kept.changes)
-    assert (found.ids, found.undone) == ({"a", "b", "c", "u"}, {3})
+    assert (found.ids - {c.id for c in found.changes if c.kind in ("link", "unlink")}, found.undone) == (
+        {"a", "b", "c", "u"},
+        {3},
+    )
     assert Keeper(again.sheets).get("nope") is None
     again.close()
 
@@ -68,6 +79,17 @@ def test_a_match_over_is_filed_as_played_at_a_table_and_not_rated(store_db: Stor
     keeper.commit(kept, change)
     (match,) = matches_of(store.db, MatchFilter(ann.id))
     assert match.sheet == kept.score_sheet().to_dict()
+
+    # Bob links his profile after the end: the match is in his history at once, with
+    # its first end; unlinked, it is out of his history again (and still in Ann's).
+    bob, _ = store.profiles.create("Bob", "moon")
+    for seats, mine in ((kept.link, [match.ended]), (kept.unlink, [])):
+        change = seats(1, bob.id, by="Bob", now=90.0)
+        assert isinstance(change, Change)
+        keeper.commit(kept, change)
+        assert [m.ended for m in matches_of(store.db, MatchFilter(bob.id))] == mine
+    (match,) = matches_of(store.db, MatchFilter(ann.id))
+    assert [(p.name, p.profile) for p in match.players] == [("Ann", ann.id), ("Bob", None), ("Cleo", None)]
     store.close()
 
 

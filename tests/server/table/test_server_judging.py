@@ -47,7 +47,9 @@ class Log:
     def start_round(self, deal: DealRecord, table: TableRecord) -> None:
         pass
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
         assert index == len(self.actions)
         self.actions.append(action)
 
@@ -129,6 +131,40 @@ def test_by_arrival_the_first_to_arrive_wins_and_nothing_waits() -> None:
     assert ack(far, "f")["by"] == 0 and ack(far, "f")["by_ms"] == 30  # by arrival: 30 ms sooner
     assert watcher.of("race") == [
         {"type": "race", "round": 1, "pile": NEAR_TWO.pile, "winner": 0, "loser": 1, "ms": 30}
+    ]
+
+
+@pytest.mark.parametrize(("later_s", "race"), [(0.25, True), (0.251, False)])
+def test_a_play_refused_long_after_the_card_that_took_its_place_is_no_race(later_s: float, race: bool) -> None:
+    """A race is two plays ranked at most 250 ms apart (``races.RACE_MS``; by arrival, as
+    they arrived); a play that came later only learns whose card took its place: no margin,
+    no race for anyone."""
+    table, clock, (near, far, watcher) = playing(Fairness(Arbitration.ARRIVAL))
+    before = metrics.RACES._value.get()
+    assert isinstance(table.act(0, NEAR_TWO, "n", sent=clock.now(), delay=0.0), Applied)
+    clock.advance(later_s)
+    assert table.act(1, FAR_TWO, "f", sent=clock.now(), delay=0.0) == Refused(Reason.DOES_NOT_FIT)
+    told = ack(far, "f")
+    assert told["by"] == 0 and told.get("by_ms") == (round(later_s * 1000) if race else None)
+    for listener in (near, far, watcher):
+        assert len(listener.of("race")) == race
+    assert metrics.RACES._value.get() - before == race
+
+
+def test_a_far_play_ranked_at_the_same_time_is_a_race_though_it_lands_later() -> None:
+    """Near plays its 2 at t0 (held for far's round trip, at most the window: 200 ms); far,
+    150 ms away, sends its 2 at t0 + 350 ms and it arrives at t0 + 500 ms, 300 ms after
+    near's card landed: ranked at t0 + 200 ms, it was a race all the same, lost by 200 ms."""
+    table, clock, (near, far, watcher) = playing()
+    table.judge.measured(1, 0.15)
+    t0 = clock.now()
+    assert table.act(0, NEAR_TWO, "n", sent=t0, delay=0.0) is None
+    clock.advance(0.5)
+    assert ack(near, "n")["applied"]
+    assert table.act(1, FAR_TWO, "f", sent=t0 + 0.35, delay=0.15) == Refused(Reason.DOES_NOT_FIT)
+    assert ack(far, "f")["by"] == 0 and ack(far, "f")["by_ms"] == 200
+    assert watcher.of("race") == [
+        {"type": "race", "round": 1, "pile": NEAR_TWO.pile, "winner": 0, "loser": 1, "ms": 200}
     ]
 
 
@@ -220,6 +256,16 @@ def test_the_delays_follow_the_seats_when_the_gaps_are_closed() -> None:
     table.judge.measured(2, 0.1)
     table.start(0)
     assert table.size == 2 and table.judge.delays == {0: 0.01, 1: 0.1}
+
+
+def test_nobody_waits_for_a_rival_who_is_away() -> None:
+    """Far is measured 100 ms away but its connection is gone (its grace period runs):
+    it cannot play, so near's play for the pile it shows a card for takes effect at once."""
+    table, clock, (near, far, _) = playing()
+    table.judge.measured(1, 0.1)
+    table.disconnected(far)
+    assert isinstance(table.act(0, NEAR_TWO, "n", sent=clock.now(), delay=0.0), Applied)
+    assert ack(near, "n")["applied"] and table.judge.pending == 0
 
 
 def test_plays_that_cannot_be_contested_take_effect_at_once() -> None:

@@ -17,6 +17,7 @@ from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.table.record import SeatRecord, TableRecord
 from ligretto.server.table.replayaccess import Replays
 from ligretto.server.table.table import Table
+from ligretto.server.table.timing import READY_S
 
 
 def _table_in_play() -> Table:
@@ -112,4 +113,6 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "window_ms": DEFAULT_WINDOW_MS,
         "rated": True,  # a public table from before ratings: rated, as public tables are now
         "replays": "link",  # a table from before the setting: anyone with a replay's link
+        "ready_s": READY_S,  # a table from before the wait for Ready: the default wait
+        "ready_by": None,
     }

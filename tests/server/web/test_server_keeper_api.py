@@ -1,16 +1,18 @@
 """The score keeper's HTTP API against a real server process: a sheet made, its rounds
 entered, corrected and undone, retries applied once, bad input refused with nothing
 changed, its scores the engine's for every scoring option, its CSV read back, the sheet
-found again after the server was killed, and its match filed, unrated, in the players'
-history.  A killed server finds its sheets again on an SQLite file and on PostgreSQL."""
+found again after the server was killed, and its match filed, unrated, in the history of
+the players whose own profile is on their seat (each links theirs with its secret).  A
+killed server finds its sheets again on an SQLite file and on PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from keeperclient import PLAYERS, call, entry, new_sheet, put
+from keeperclient import PLAYERS, SheetStream, call, entry, new_sheet, put
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine import PRESETS, Round, RuleSet, score_round
@@ -75,6 +77,8 @@ def test_rounds_are_entered_corrected_undone_and_retried_once(module_server: Any
         "before": fixed,
         "after": entry(*SEEDS, 0),
         "undoes": 2,
+        "seat": None,
+        "profile": None,
     }
     assert call(module_server, "POST", f"/api/sheets/{code}/undo", {"by": "Cleo", "id": "p3-1"}) == (200, undone)
     status, stale = call(module_server, "POST", f"/api/sheets/{code}/undo", {"by": "Cleo", "id": "p3-2", "change": 2})
@@ -311,3 +315,94 @@ def test_a_sheet_files_into_no_profile_without_its_owners_secret(module_server: 
     (match,) = call(module_server, "GET", matches, secret=ann["secret"])[1]["matches"]
     assert (match["kind"], match["code"]) == ("table", sheet["code"])
     assert call(module_server, "GET", stats)[1]["matches"] == 1
+
+
+def test_each_player_links_their_own_profile_to_their_seat(module_server: Any) -> None:
+    """Ann makes a sheet; Ben links his own profile to his seat with his secret (never
+    with none, nor with Ann's public id as one), and a live stream sees it; no two seats
+    share a profile, nobody takes or frees another's seat but the creator before the end;
+    undo passes links by; the finished match is in Ben's history and statistics, and in
+    Cleo's from the moment she links hers after the end, until she unlinks it.  No answer,
+    event or log line ever holds a secret."""
+    said: list[str] = []
+
+    def ask(method: str, path: str, body: Any = None, secret: str | None = None) -> tuple[int, Any]:
+        status, answer = call(module_server, method, path, body, secret=secret)
+        said.append(json.dumps(answer))
+        return status, answer
+
+    ann, ben, cleo = (
+        ask("POST", "/api/profiles", {"name": name, "symbol": "sun"})[1] for name in ("Ann", "Ben", "Cleo")
+    )
+    said.clear()  # each answer of its own creation holds its secret, by design
+    rules = {"match_end": "rounds:1"}
+    status, sheet = ask("POST", "/api/sheets", {"players": PLAYERS, "me": 0, "options": rules}, ann["secret"])
+    assert status == 201 and sheet["creator"] == ann["id"]
+    code = sheet["code"]
+    stream = SheetStream(module_server, code)
+    seat = f"/api/sheets/{code}/players/{{}}/profile".format
+
+    def profiles(body: dict[str, Any]) -> list[str | None]:
+        return [player["profile"] for player in body["players"]]
+
+    # Refused, nothing changed: no secret, a public id for one, no such seat or sheet.
+    for secret in (None, ben["id"], ann["id"]):
+        status, refused = ask("PUT", seat(1), secret=secret)
+        assert (status, refused["error"]) == (401, "bad_profile"), refused
+    for text in ("3", "12", "-1", "1.0", "%D9%A1", "1e0", "%201", "+1"):
+        status, refused = ask("PUT", seat(text), secret=ben["secret"])
+        assert (status, refused["error"]) == (404, "no_seat"), (text, refused)
+    status, refused = ask("PUT", "/api/sheets/nosuchsheetcode0/players/1/profile", secret=ben["secret"])
+    assert (status, refused["error"]) == (404, "no_sheet")
+    assert ask("GET", f"/api/sheets/{code}") == (200, sheet)
+
+    # Ben links his own: version 1, on the live stream; again is the same answer.
+    status, linked = ask("PUT", seat(1), secret=ben["secret"])
+    assert status == 200 and profiles(linked) == [ann["id"], ben["id"], None] and linked["version"] == 1
+    assert linked["changes"][0] | {"at": 0} == {
+        **{"n": 1, "round": 0, "by": "Ben", "at": 0, "kind": "link", "before": None, "after": None},
+        **{"undoes": None, "seat": 1, "profile": ben["id"]},
+    }
+    assert stream.until(1)[1] == linked
+    assert ask("PUT", seat(1), secret=ben["secret"]) == (200, linked)
+    for who, method, where, status, error in (
+        (ben, "PUT", 2, 409, "already_seated"),
+        (ann, "PUT", 1, 409, "seat_taken"),
+        (cleo, "PUT", 0, 409, "seat_taken"),
+        (cleo, "DELETE", 1, 403, "not_your_profile"),
+    ):
+        refused = ask(method, seat(where), secret=who["secret"])
+        assert (refused[0], refused[1]["error"]) == (status, error) and refused[1]["message"], refused
+    assert ask("DELETE", seat(2), secret=cleo["secret"]) == (200, linked)  # nobody there: nothing to unlink
+
+    # Undo passes the link by; Ann, the creator, frees Ben's seat before the end.
+    assert put(module_server, code, 1, entry(*SEEDS, 0), base=None, client_id="r1")[0] == 200
+    status, undone = ask("POST", f"/api/sheets/{code}/undo", {"by": "Ann", "id": "u1"})
+    assert status == 200 and undone["rounds"] == [] and profiles(undone)[1] == ben["id"]
+    status, freed = ask("DELETE", seat(1), secret=ann["secret"])
+    assert status == 200 and profiles(freed)[1] is None and freed["changes"][-1]["kind"] == "unlink"
+    assert ask("PUT", seat(1), secret=ben["secret"])[0] == 200
+
+    # The end: in Ben's history and statistics; Ann may not take it out of his.
+    matches, stats = "/api/profiles/{}/matches".format, "/api/profiles/{}/stats".format
+    status, over = put(module_server, code, 1, entry(*SEEDS, 0), base=None, client_id="r2")
+    assert status == 200 and over["over"]
+    (match,) = ask("GET", matches(ben["id"]), secret=ben["secret"])[1]["matches"]
+    assert (match["kind"], match["code"], match["rated"]) == ("table", code, False)
+    assert [p["profile"] for p in match["players"]] == [ann["id"], ben["id"], None]
+    assert ask("GET", stats(ben["id"]))[1]["matches"] == 1
+    refused = ask("DELETE", seat(1), secret=ann["secret"])
+    assert (refused[0], refused[1]["error"]) == (403, "not_your_profile")
+
+    # Cleo links hers after the end: filed in her history at once; unlinked, out again.
+    for method, filed in (("PUT", 1), ("DELETE", 0)):
+        status, now = ask(method, seat(2), secret=cleo["secret"])
+        assert status == 200 and profiles(now)[2] == (cleo["id"] if filed else None)
+        assert ask("GET", matches(cleo["id"]), secret=cleo["secret"])[1]["total"] == filed
+        assert ask("GET", stats(cleo["id"]))[1]["matches"] == filed
+    assert ask("GET", stats(ben["id"]))[1]["matches"] == 1
+    assert stream.until(now["version"])[1] == now and now["version"] == 8
+
+    secrets = [profile["secret"] for profile in (ann, ben, cleo)]
+    told = [*said, module_server.log_text()]
+    assert not [secret for secret in secrets if any(secret in text for text in told)]

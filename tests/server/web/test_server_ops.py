@@ -162,6 +162,8 @@ def test_create_table_validates_its_input(app_server: Any) -> None:
         ({"preset": "nope"}, "bad_rules"),
         ({"options": {"row_size": 9}}, "bad_rules"),
         ({"grace_s": -1}, "bad_grace"),
+        ({"ready_s": 4}, "bad_ready"),
+        ({"ready_s": 601}, "bad_ready"),
         ({"colour": "red"}, "invalid"),
     ):
         status, answer = server.http("POST", "/api/tables", body)
@@ -171,11 +173,14 @@ def test_create_table_validates_its_input(app_server: Any) -> None:
     assert server.http("GET", "/healthz")[1]["tables"] == 0
     assert server.http("GET", "/api/tables/NOPE")[0] == 404
     after = _bad_requests(server)
+    status, answer = server.http("POST", "/api/tables", {"ready_s": 45})
+    assert status == 201 and server.app.state.lobby.tables[answer["code"]].ready_s == 45.0
     counted = {code: after.get(code, 0) - before.get(code, 0) for code in after}
     assert {code: n for code, n in counted.items() if n} == {
         "bad_seats": 2,
         "bad_rules": 2,
         "bad_grace": 1,
+        "bad_ready": 2,
         "invalid": 1,
         "too_large": 1,
         "no_table": 1,

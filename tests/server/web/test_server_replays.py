@@ -192,3 +192,13 @@ def test_a_lost_race_is_the_race_a_spectator_was_sent() -> None:
     }
     assert answer["end"] == {"ending": None, "stopped_by": None, "scores": answer["end"]["scores"]}
     assert answer["snapshot"]["view"]["viewer"] is None and hidden_keys(answer) == []
+
+
+def test_a_play_refused_well_after_the_card_that_took_its_place_is_no_race() -> None:
+    """251 ms after Ann's 2, Bob's is too late: no race, as the table told nobody of one;
+    the stored ranks decide where there are (a far Bob ranked 200 ms after Ann raced her,
+    though his card came 500 ms later; ranked 300 ms after, he did not)."""
+    steps = raced_replay(lost_at=102.501)["steps"]
+    assert steps[2] == {"t": 1.501, "seat": 1}
+    assert "race" in raced_replay(lost_at=102.75, ranks=(102.05, 102.25))["steps"][2]
+    assert "race" not in raced_replay(lost_at=102.4, ranks=(102.05, 102.35))["steps"][2]

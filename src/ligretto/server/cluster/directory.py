@@ -94,7 +94,8 @@ class Directory:
         return None
 
     async def place(self, request: Request) -> Response | None:
-        """A new table made by the least-loaded process: its answer, or ``None``: here."""
+        """A new table made by the least-loaded process: its answer, or ``None``: here
+        (:class:`Unavailable`: the service cannot place one now; the client tries again)."""
         return None
 
     def keep_sheets(self, sheets: SheetWatchers) -> None:

@@ -19,8 +19,11 @@ FEED_S = 0.5
 """How often a process looks whether its public tables changed, to publish them (as often
 as a lobby socket looks at the list it sends)."""
 
-PROBE_S = 1.0
-"""How long the readiness probe waits for Redis's answer to a ``PING`` (``/readyz``)."""
+ANSWER_S = 1.0
+"""How long a process waits for Redis's answer where someone waits on it: a new table (its
+place, its code), a ``hello`` or a request for a table another process may own, the
+readiness probe's ``PING`` (``/readyz``).  A Redis that hangs is taken for away past it, as
+one that is stopped: 503 ``unavailable`` or ``moving``, 1013 (try again), not ready."""
 
 TABLES = "ligretto:tables"
 """The set of every stored table of the service that is not dropped (taken over on failure)."""

@@ -24,6 +24,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import redis
 import redis.asyncio
 import redis.exceptions
 from starlette.requests import Request
@@ -59,6 +60,27 @@ return 1
 """
 
 
+REACH_S = 5.0
+"""Seconds a starting process waits for its service's Redis to answer (:func:`reach`)."""
+
+
+class NoRedis(Exception):
+    """The service's Redis does not answer (or refuses this process): it cannot join."""
+
+
+def reach(url: str, timeout_s: float = REACH_S) -> None:
+    """Ping the Redis at ``url`` once before the process joins its service, so that a Redis
+    that is not there, or refuses the password, ends the start in one line (:class:`NoRedis`)
+    instead of a failed application start-up."""
+    client = redis.Redis.from_url(url, socket_connect_timeout=timeout_s, socket_timeout=timeout_s)
+    try:
+        client.ping()
+    except redis.exceptions.RedisError as error:
+        raise NoRedis(f"no Redis answers at {logs.without_password(url)}: {error}") from None
+    finally:
+        client.close()
+
+
 class RedisDirectory(Directory):
     """One process of a service whose directory is in Redis at ``url``."""
 
@@ -91,6 +113,11 @@ class RedisDirectory(Directory):
         self.taken: dict[str, float] = {}
         """When each lease was taken (``time.monotonic``): a code reserved for a table
         being made is not in the lobby yet, and is not given back for a lease."""
+        self.handed: dict[str, float] = {}
+        """When this process handed each table over to rebalance the service (``_shed_excess``)."""
+        self.unoffered: dict[str, float] = {}
+        """When this process first found each stored table that nobody offered (Redis
+        restarted empty; its owner offers it again at its next renewal)."""
         self.taking: set[str] = set()
         """The codes whose lease this process is taking, for a new table or a take-over:
         their lease may be its own already, their table not here yet (a ``hello`` for one
@@ -103,7 +130,13 @@ class RedisDirectory(Directory):
         self.leaving = False
         self._release = self.redis.register_script(RELEASE)
         self.renewer = Renewer(
-            url, self.me, self.lease_ms, held=lambda: list(self.owned), beat=self._beat_text, lost=self._lost
+            url,
+            self.me,
+            self.lease_ms,
+            held=lambda: list(self.owned),
+            stored=lambda: set(self.stored),
+            beat=self._beat_text,
+            lost=self._lost,
         )
         """Renews the leases and the heartbeat from a thread (``renewer.py``)."""
 
@@ -143,12 +176,12 @@ class RedisDirectory(Directory):
             logs.BACKENDS.log(log, "redis", logging.WARNING, "could not take over tables (%s)", error)
 
     async def ready(self) -> str | None:
-        """Redis answers a ``PING`` within :data:`keys.PROBE_S`, or what went wrong (the
+        """Redis answers a ``PING`` within :data:`keys.ANSWER_S`, or what went wrong (the
         error's kind and text: a URL's password is in neither)."""
         try:
-            await asyncio.wait_for(self.redis.ping(), keys.PROBE_S)
+            await asyncio.wait_for(self.redis.ping(), keys.ANSWER_S)
         except TimeoutError:
-            return f"no answer within {keys.PROBE_S:g} s"
+            return f"no answer within {keys.ANSWER_S:g} s"
         except Exception as error:
             return f"{type(error).__name__}: {error}"
         return "ok"
@@ -160,10 +193,11 @@ class RedisDirectory(Directory):
         self.leaving = True
 
     def leave(self) -> None:
-        """Stop renewing and taking tables (the process is shutting down)."""
+        """Stop renewing and taking tables (the process is shutting down; a take-over under
+        way restores nothing more: :meth:`_adopt`)."""
         self.leaving = True
         self.renewer.halt()
-        for task in self._tasks:
+        for task in [*self._tasks, *self._chores]:
             task.cancel()
 
     async def stop(self) -> None:
@@ -203,25 +237,28 @@ class RedisDirectory(Directory):
     # --- tables -----------------------------------------------------------------------
 
     async def reserve(self, code: str, stored: bool) -> bool:
-        """(Redis away: :class:`Unavailable`, the client to try again: without the lease no
-        process may make the table its own.)"""
+        """(Redis away, or no answer within :data:`keys.ANSWER_S`: :class:`Unavailable`, the
+        client to try again: without the lease no process may make the table its own.  A
+        lease taken all the same, with no table made, is released by the next renewal.)"""
         self.taking.add(code)  # the table is made as soon as this returns
         try:
-            try:
-                taken = await failover.take(self.redis, code, self.me, self.lease_ms)
-            except redis.exceptions.RedisError as error:
-                metrics.BACKEND_ERRORS.labels("redis").inc()
-                raise Unavailable(code) from error
-            if not taken:
-                return False
-            self._own(code)
-            if stored:
-                self.stored.add(code)
-                await self.redis.sadd(keys.TABLES, code)
-            await self._beat()  # the next placement sees this table already
-            return True
+            async with asyncio.timeout(keys.ANSWER_S):
+                return await self._reserve(code, stored)
+        except (redis.exceptions.RedisError, TimeoutError) as error:
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable(code) from error
         finally:
             self.taking.discard(code)
+
+    async def _reserve(self, code: str, stored: bool) -> bool:
+        if not await failover.take(self.redis, code, self.me, self.lease_ms):
+            return False
+        self._own(code)
+        if stored:
+            self.stored.add(code)
+            await self.redis.sadd(keys.TABLES, code)
+        await self._beat()  # the next placement sees this table already
+        return True
 
     def _own(self, code: str) -> None:
         self.owned.add(code)
@@ -247,27 +284,36 @@ class RedisDirectory(Directory):
         is unknown, or closed).  A stored table nobody holds is taken over here and now; one
         whose owner holds the lease but does not beat any more, or that this process is
         taking over right now, is :class:`Unavailable` (try again: never ``no_table``), as is
-        any while Redis cannot be asked."""
+        any while Redis cannot be asked or does not answer within :data:`keys.ANSWER_S`, and
+        any while this process is stopping (its own tables too: they are closed, then
+        handed over)."""
         try:
-            return await self._locate(code)
-        except redis.exceptions.RedisError as error:
+            async with asyncio.timeout(keys.ANSWER_S):
+                return await self._locate(code)
+        except (redis.exceptions.RedisError, TimeoutError) as error:
             metrics.BACKEND_ERRORS.labels("redis").inc()
             raise Unavailable(code) from error
 
     async def _locate(self, code: str) -> str | None:
         assert self.lobby is not None
+        if self.leaving:  # shutting down: its tables about to be another's (closed first), it takes none
+            raise Unavailable(code)
         if code in self.lobby.tables:
             return None
-        if self.leaving:  # shutting down: takes no table, and cannot say who will
-            raise Unavailable(code)
         for _ in range(3):
             owner = await self.redis.get(keys.table(code))
             if owner is None:
                 if not await self.redis.sismember(keys.TABLES, code):
-                    return None
+                    if not self._unoffered(code):
+                        return None
+                    await self.redis.sadd(keys.TABLES, code)  # nobody offered it: an orphan now
+                    continue
+                if self._handed_lately(code):  # another process is to take it
+                    raise Unavailable(code)
                 if await self._adopt(code):
                     return None
                 continue  # another process was quicker: ask again who
+            self.unoffered.pop(code, None)
             if owner == self.me:
                 if code in self.taking:  # its lease is ours, its table not restored (or made) yet
                     raise Unavailable(code)
@@ -284,6 +330,28 @@ class RedisDirectory(Directory):
             return address
         raise Unavailable(code)
 
+    def _unoffered(self, code: str) -> bool:
+        """``code`` is nobody's and not among the service's stored tables: ``False`` if no
+        table has it (never made, or closed for good: ``no_table``); a table the database
+        holds is one whose owner has not offered it again since Redis restarted empty (it
+        does so at its next renewal): :class:`Unavailable`, try again -- and ``True`` once it
+        stays unoffered for a lease (its owner is gone too), to be offered, and taken, here."""
+        assert self.lobby is not None
+        store = self.lobby.store
+        if store is None:
+            return False
+        try:
+            record = store.table_record(code)
+        except store.db.errors as error:
+            raise Unavailable(code) from error
+        if record is None or record.dropped:
+            return False
+        now = time.monotonic()
+        if now - self.unoffered.setdefault(code, now) < self.lease_ms / 1000:
+            raise Unavailable(code)
+        del self.unoffered[code]
+        return True
+
     async def forward(self, request: Request, code: str) -> Response | None:
         address = await self.locate(code)
         if address is None:
@@ -296,9 +364,11 @@ class RedisDirectory(Directory):
         if request.headers.get(keys.RELAYED):
             return None  # placed here by another process
         try:
-            least = await self._least_loaded()
-        except redis.exceptions.RedisError:
-            return None  # Redis away: made here if the lease can be had (``reserve``)
+            async with asyncio.timeout(keys.ANSWER_S):
+                least = await self._least_loaded()
+        except (redis.exceptions.RedisError, TimeoutError) as error:  # no new table's lease could be had either
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            raise Unavailable("a new table") from error
         if least is None or least[0] == self.me:
             return None
         try:
@@ -330,30 +400,34 @@ class RedisDirectory(Directory):
     # --- renewals ---------------------------------------------------------------------
 
     async def _renew_forever(self) -> None:
-        """The event loop's side of the renewals (the leases are the thread's; that the loop
-        is alive, the renewer's own task): the tables closed for good released; the stored
-        ones offered again; the tables of dead processes taken over."""
+        """The event loop's side of the renewals (the leases, and the stored tables offered
+        again with them, are the thread's; that the loop is alive, the renewer's own task):
+        the tables closed for good released; the tables of dead processes taken over; one
+        handed over if the tables are not spread (``_shed_excess``)."""
         await asyncio.sleep(max(0.0, self.start_grace_s - self.renew_s))  # the grace of a start
         while True:
             await asyncio.sleep(self.renew_s)
             try:
-                await self._release_gone()
-                if self.stored:
-                    await self.redis.sadd(keys.TABLES, *self.stored)
-                await self._take_orphans()
-                await self._shed_excess()
+                await self._sweep()
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # Redis away for a moment: tried again at the next renewal
                 metrics.BACKEND_ERRORS.labels("redis").inc()
                 logs.BACKENDS.log(log, "redis", logging.WARNING, "could not renew with Redis (%s): trying again", error)
 
+    async def _sweep(self) -> None:
+        """The loop's part of a renewal (see :meth:`_renew_forever`).  (The stored tables
+        are offered again by the renewals' thread, each with its lease, in one script: were
+        the loop to offer them, another process could take one for an orphan before its
+        owner's thread had its lease back, after Redis restarted empty.)"""
+        await self._release_gone()
+        await self._take_orphans()
+        await self._shed_excess()
+
     async def renew(self) -> None:
         """One renewal at once, the thread's part included (tests, and a start)."""
         await self._release_gone()
         self._lost(await asyncio.to_thread(self.renewer.renew_once))
-        if self.stored:
-            await self.redis.sadd(keys.TABLES, *self.stored)
 
     async def _release_gone(self) -> None:
         """Release the leases of tables closed for good (dropped) since (not those of codes
@@ -364,10 +438,10 @@ class RedisDirectory(Directory):
         gone = {c for c in self.owned - here if now - self.taken.get(c, 0.0) > self.lease_ms / 1000}
         if not gone:
             return
+        for code in gone:  # first: the renewals' thread no longer renews them, nor offers them again
+            self._disown(code)
         await self._release(keys=[keys.table(c) for c in gone], args=[self.me])
         await self.redis.srem(keys.TABLES, *gone)
-        for code in gone:
-            self._disown(code)
 
     def _lost(self, codes: list[str]) -> None:
         """Another process holds these leases now: let their tables go (on the loop)."""
@@ -420,6 +494,8 @@ class RedisDirectory(Directory):
         for code in census.orphans:
             if share <= 0:
                 return
+            if self._handed_lately(code):
+                continue
             try:
                 if await self._adopt(code):
                     share -= 1
@@ -427,21 +503,28 @@ class RedisDirectory(Directory):
                 return  # the database cannot be read: the next sweep tries again
 
     async def _shed_excess(self) -> None:
-        """Rebalance: a process that holds more than its fair share of the service's tables
-        and one more (a process came back after failovers piled the tables on this one)
-        hands one over at each renewal, one with no round to cut (in its lobby, between
-        rounds, or over): committed, closed here (its clients reconnect), its lease
-        released; the least-loaded process takes it at its next sweep (``_take_orphans``;
-        this one does not: it is over its share)."""
+        """Rebalance (a process came back after failovers piled the tables on the others):
+        while some live process holds more than one table above the fair share (the service's
+        tables over its live processes, rounded up) or more than one below it (rounded down),
+        the most loaded of them (the first by id) hands one over at each renewal, one with no
+        round to cut (in its lobby, between rounds, or over): committed, closed here (its
+        clients reconnect), its lease released; a process under its fair share takes it at
+        its next sweep (``_take_orphans``), or where one of its clients says ``hello``, never
+        this one for a lease (:meth:`_handed_lately`).  Within one of the fair share nothing
+        moves: a table's people are not moved for so little."""
         assert self.lobby is not None
         if self.leaving:
             return
-        live = await self._live()
-        if len(live) < 2:
+        live = {beat["id"]: int(beat["tables"]) for beat in await self._live()}
+        if len(live) < 2 or self.me not in live:
             return
-        fair = -(-sum(int(beat["tables"]) for beat in live) // len(live))
-        if len(self.owned) <= fair + 1:
+        live[self.me] = len(self.owned)
+        total = sum(live.values())
+        low, high = total // len(live), -(-total // len(live))
+        if max(live.values()) <= high + 1 and min(live.values()) >= low - 1:
             return
+        if min(live, key=lambda process: (-live[process], process)) != self.me:
+            return  # the most loaded hands one over, one at a time
         quiet = [
             table
             for code, table in self.lobby.tables.items()
@@ -453,9 +536,19 @@ class RedisDirectory(Directory):
         failover.let_go(self.lobby, table.code, handed_over=True)
         if self.lobby.store is not None:
             self.lobby.store.commit()  # all of it written before the lease goes
+        self._disown(table.code)  # first: the renewals' thread no longer renews it
+        self.handed[table.code] = time.monotonic()
         await self._release(keys=[keys.table(table.code)], args=[self.me])
-        self._disown(table.code)
         metrics.HANDED_OVER.inc()
+
+    def _handed_lately(self, code: str) -> bool:
+        """This process handed ``code`` over within a lease: another process is to take it
+        (taken back here, it would be handed over again at the next renewal)."""
+        at = self.handed.get(code)
+        if at is not None and time.monotonic() - at > self.lease_ms / 1000:
+            del self.handed[code]
+            return False
+        return at is not None
 
     async def _adopt(self, code: str) -> bool:
         """Take the lease of ``code`` and restore it here; ``False``: another process holds it.
@@ -466,6 +559,9 @@ class RedisDirectory(Directory):
         self.taking.add(code)
         try:
             if not await failover.take(self.redis, code, self.me, self.lease_ms):
+                return False
+            if self.leaving:  # told to stop meanwhile: its store is closing
+                await self._release(keys=[keys.table(code)], args=[self.me])
                 return False
             try:
                 table = failover.adopt(self.lobby, code)
@@ -478,6 +574,7 @@ class RedisDirectory(Directory):
                 return True
             self._own(code)
             self.stored.add(code)
+            await self._beat()  # the others' rebalancing sees it here already
             return True
         finally:
             self.taking.discard(code)

@@ -8,7 +8,10 @@ Redis connection, every ``RENEW_S``, for as long as the event loop shows it is a
 (:meth:`Renewer.seen`, at least every ``STALL_S``: a task of the loop's that awaits nothing
 else, so a Redis that hangs holds the loop's other Redis work, never the sign that the loop
 is alive).  A loop stuck longer than that lets its leases run out, as a dead process does.
-Leases found lost (another process holds them) are handed to the loop (``lost``)."""
+Leases found lost (another process holds them) are handed to the loop (``lost``).  The
+stored tables are offered again to the service (``keys.TABLES``, a Redis that restarted
+empty learns them so) in the same script, each only with its lease: no other process can
+find one of them there without an owner and take it over from a live one."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import redis
 
@@ -28,18 +31,33 @@ log = logging.getLogger("ligretto.cluster")
 STALL_S = 5.0
 """An event loop not seen for this long is stuck: its leases are no longer renewed."""
 
-# Renew the leases still ours, take back those nobody holds (Redis restarted empty, or
-# this process stalled and nobody took them meanwhile); answer the others' places.
+# One round trip, so that a renewal sent while Redis hangs is done the moment it resumes,
+# before what anyone asked after it (its clock ran on: every lease has run out): the
+# heartbeat (first: it runs out before the leases, so a sweep never counts a dead process
+# among the live ones once its tables are orphans), then each lease still ours renewed,
+# one nobody holds taken back (Redis restarted empty, or this process stalled and nobody
+# took it meanwhile) and its table offered again if it is stored; the places of those
+# another process holds are the answer (1, 2, ...).
+# KEYS: the set of stored tables, the set of processes, this process's heartbeat, then its
+# leases; ARGV: its id, the lease (ms), its heartbeat, then for each lease its table's code
+# if that is stored, else ''.
 RENEW = """
+redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[1])
 local lost = {}
-for i, key in ipairs(KEYS) do
-  local owner = redis.call('GET', key)
-  if owner == ARGV[1] then
-    redis.call('PEXPIRE', key, ARGV[2])
-  elseif not owner then
-    redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+for i = 4, #KEYS do
+  local owner = redis.call('GET', KEYS[i])
+  if owner and owner ~= ARGV[1] then
+    table.insert(lost, i - 3)
   else
-    table.insert(lost, i)
+    if owner then
+      redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    else
+      redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+    end
+    if ARGV[i] ~= '' then
+      redis.call('SADD', KEYS[1], ARGV[i])
+    end
   end
 end
 return lost
@@ -47,7 +65,8 @@ return lost
 
 
 class Renewer:
-    """Renews the leases of ``held()`` and the heartbeat ``beat()`` of process ``me``."""
+    """Renews the leases of ``held()`` (offering those of ``stored()`` again) and the
+    heartbeat ``beat()`` of process ``me``."""
 
     def __init__(
         self,
@@ -56,6 +75,7 @@ class Renewer:
         lease_ms: int,
         *,
         held: Callable[[], list[str]],
+        stored: Callable[[], Collection[str]] = tuple,
         beat: Callable[[], str],
         lost: Callable[[list[str]], None],
         clock: Callable[[], float] = time.monotonic,
@@ -64,6 +84,8 @@ class Renewer:
         self.me = me
         self.lease_ms = lease_ms
         self.held = held
+        self.stored = stored
+        """Which of them are stored tables (not tutorials): offered again with their leases."""
         self.beat = beat
         self.lost = lost
         self.clock = clock
@@ -95,19 +117,15 @@ class Renewer:
         return self.clock() - self.seen_at <= STALL_S
 
     def renew_once(self) -> list[str]:
-        """Renew every lease held and the heartbeat; the codes whose lease another holds."""
-        # The heartbeat first, so that it runs out before the leases: a sweep never counts a
-        # dead process among the live ones once its tables are orphans (the fair shares).
-        with self.client.pipeline(transaction=False) as pipe:
-            pipe.set(keys.process(self.me), self.beat(), px=self.lease_ms)
-            pipe.sadd(keys.PROCESSES, self.me)
-            pipe.execute()
+        """Renew the heartbeat and every lease held (one script: :data:`RENEW`); the codes
+        whose lease another holds."""
         codes = sorted(self.held())
-        lost: list[str] = []
-        if codes:
-            places = self._script(keys=[keys.table(c) for c in codes], args=[self.me, self.lease_ms])
-            lost = [codes[int(place) - 1] for place in places]
-        return lost
+        stored = self.stored()
+        places = self._script(
+            keys=[keys.TABLES, keys.PROCESSES, keys.process(self.me), *(keys.table(c) for c in codes)],
+            args=[self.me, self.lease_ms, self.beat(), *(code if code in stored else "" for code in codes)],
+        )
+        return [codes[int(place) - 1] for place in places]
 
     def _run(self) -> None:
         renew_s = self.lease_ms / 3000

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -53,7 +54,9 @@ __all__ = [
     "PostgresDatabase",
     "Rows",
     "SqliteDatabase",
+    "is_postgres",
     "open_database",
+    "sqlite_file",
 ]
 
 log = logging.getLogger("ligretto.store")
@@ -119,7 +122,8 @@ POSTGRESQL = Dialect(
 
 
 class DatabaseError(Exception):
-    """The database could not be opened (a bad URL, no such server)."""
+    """The database could not be opened (a bad URL, no such server, no such directory, a
+    file that is no database or may not be written)."""
 
 
 class Database:
@@ -196,15 +200,32 @@ class SqliteDatabase(Database):
     def __init__(self, path: str | Path, checkpoint_s: float = CHECKPOINT_S) -> None:
         self.path = Path(path)
         self.name = str(self.path)
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        folder = self.path.parent
+        if not folder.is_dir():
+            raise DatabaseError(f"cannot open {self.name}: no such directory {str(folder)!r}")
+        # A store writes at every commit (and its write-ahead log beside the file): a file or
+        # a folder this process may not write to is refused now, not at the first commit.
+        if not os.access(folder, os.W_OK) or (self.path.exists() and not os.access(self.path, os.R_OK | os.W_OK)):
+            raise DatabaseError(f"cannot open {self.name}: not allowed to write to it")
+        self.db = self._open()
         """The connection (autocommit: ``isolation_level=None``)."""
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA wal_autocheckpoint=0")
         self._checkpoint_s = checkpoint_s
         self._checkpoints = 0
         self._closing = threading.Event()
         self._checkpointer: threading.Thread | None = None
+
+    def _open(self) -> sqlite3.Connection:
+        """The connection in WAL mode; a file that is no database, or that this process may
+        not read or write, is a :class:`DatabaseError` saying so in one line."""
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA wal_autocheckpoint=0")
+        except sqlite3.Error as error:
+            db.close()
+            raise DatabaseError(f"cannot open {self.name}: {error}") from None
+        return db
 
     def another(self) -> SqliteDatabase:
         return SqliteDatabase(self.path, self._checkpoint_s)  # its checkpoints stay the first's
@@ -371,11 +392,17 @@ def open_database(url: str | Path, checkpoint_s: float = CHECKPOINT_S) -> Databa
     path or ``sqlite:///path`` an SQLite file (created on first use)."""
     if is_postgres(url):
         return PostgresDatabase(str(url))
+    return SqliteDatabase(sqlite_file(url), checkpoint_s)
+
+
+def sqlite_file(url: str | Path) -> str:
+    """The file of a path or an ``sqlite:///`` URL; :class:`DatabaseError` for a URL that
+    names no database (``ligretto serve --db`` checks it before the server starts)."""
     text = str(url)
     if text.startswith("sqlite://"):
         text = text.removeprefix("sqlite://").removeprefix("/")
         if not text:
             raise DatabaseError("an sqlite:/// URL names a file: sqlite:///ligretto.db, sqlite:////abs/path.db")
     elif "://" in text:
-        raise DatabaseError(f"a database is a file, sqlite:///FILE or postgresql://…, not {text!r}")
-    return SqliteDatabase(text, checkpoint_s)
+        raise DatabaseError(f"a database is a file, sqlite:///FILE or postgresql://…, not {without_password(text)!r}")
+    return text

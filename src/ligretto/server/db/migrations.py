@@ -174,6 +174,20 @@ _FENCES = (
     "ALTER TABLE tables ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
 )
 
+_SHEET_LINKS = (
+    # A sheet's players link their own profiles to their seats (``keeper.Sheet.link``):
+    # each link or unlink is a change of the sheet with its seat and profile (the sheet's
+    # creator is the one profile its players had when it was made: ``Sheet.creator``).
+    "ALTER TABLE sheet_changes ADD COLUMN seat INTEGER",
+    "ALTER TABLE sheet_changes ADD COLUMN profile TEXT",
+)
+
+_ACTION_RANKS = (
+    # When each action was ranked: its compensated time (fair judging; by arrival, its
+    # arrival), the table's clock; NULL: stored before ranks were.  Races are told by it.
+    "ALTER TABLE actions ADD COLUMN ranked REAL",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -185,6 +199,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _MATCH_REPLAYS,
     _SHEETS,
     _FENCES,
+    _SHEET_LINKS,
+    _ACTION_RANKS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -12,8 +12,9 @@ its end and final places (ties share a place: ``engine.scoring.places``) and say
 (:func:`record`), which is when the ratings are applied.  The history is read by profile,
 newest first, filtered by rules preset and number of players (:func:`matches_of`).
 A match played with real cards and scored with the score keeper is filed once it is over
-(:func:`file_table`, ``kind = 'table'``, never rated), again after a correction, and
-taken out if a change makes it not over (:func:`unfile_table`).
+(:func:`file_table`, ``kind = 'table'``, never rated), again after a correction or a
+seat's profile linked or unlinked, and taken out if a change makes it not over
+(:func:`unfile_table`).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def file_started(db: Database, started: list[tuple[MatchRow, list[PlayerRow]]]) 
         )
         db.executemany(
             "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
+            "VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (code, match, seat) DO UPDATE SET name = excluded.name, profile = excluded.profile",
             [_live(db, p) for p in players],
         )
 
@@ -129,9 +131,10 @@ def file_table(
     times: tuple[float, float],
     sheet: dict[str, Any],
 ) -> None:
-    """File (or file again, after a correction) the match of a score keeper's sheet that
-    is over: ``kind = 'table'``, never rated, its score sheet and places; ``times`` is
-    when it started and ended (an ended time already filed stays)."""
+    """File (or file again, after a correction or a seat's profile linked or unlinked) the
+    match of a score keeper's sheet that is over: ``kind = 'table'``, never rated, its
+    score sheet and places, each seat's profile as ``players`` has it now; ``times`` is when
+    it started and ended (an ended time already filed stays)."""
     started, ended = times
     db.execute(
         "INSERT INTO matches (code, match, rules, preset, size, rated, started, ended, sheet, places, kind) "
@@ -151,7 +154,8 @@ def file_table(
     rows = [(code, 1, seat, name, profile, None, None) for seat, name, profile in players]
     db.executemany(
         "INSERT INTO match_players (code, match, seat, name, profile, bot, token) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (code, match, seat) DO NOTHING",
+        "VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (code, match, seat) DO UPDATE SET name = excluded.name, profile = excluded.profile",
         [_live(db, row) for row in rows],
     )
 

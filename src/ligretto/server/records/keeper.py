@@ -8,7 +8,11 @@ store is its changes applied again.  Each round has a version: the number of the
 change that wrote it, which a phone sends back as the ``base`` of its correction; a
 ``base`` that is not the round's version is a :class:`Conflict` (someone else wrote it
 meanwhile) and nothing changes.  A change carries the client's id: the same id again is
-applied once.  Scores, the match's end and places are the engine's (``engine.tally``);
+applied once.  A player's profile is linked to its seat, or unlinked, by a change too
+(``link``, ``unlink``: the sheet's version moves, every watcher sees it), which its
+profile's owner makes (:meth:`Sheet.link`, :meth:`Sheet.unlink`); the sheet's creator may
+also unlink a seat until the match is over.  Those are not scoring changes: an undo passes
+them by.  Scores, the match's end and places are the engine's (``engine.tally``);
 the :class:`Keeper` holds the sheets, writes each change to the store before it tells the
 sheet's watchers (the live events).
 
@@ -27,7 +31,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, TypeVar
 
 from ligretto.engine.rules import MATCH_END_MAX, MatchEndKind, RuleSet
@@ -42,6 +46,7 @@ __all__ = [
     "Keeper",
     "KeptPlayer",
     "NoRound",
+    "SeatRefusal",
     "Sheet",
     "SheetFile",
     "Watcher",
@@ -54,7 +59,9 @@ MAX_ROUNDS = MATCH_END_MAX[MatchEndKind.ROUNDS]
 IN_MEMORY = 256
 """Sheets kept in memory while nobody watches them (the store has them all)."""
 
-Kind = Literal["entry", "correction", "undo"]
+Kind = Literal["entry", "correction", "undo", "link", "unlink"]
+SCORING: frozenset[Kind] = frozenset({"entry", "correction", "undo"})
+"""The changes of the rounds; the others link or unlink a seat's profile (round 0)."""
 Answer = TypeVar("Answer")
 
 
@@ -76,7 +83,8 @@ class KeptPlayer:
 @dataclass(frozen=True, slots=True)
 class Change:
     """One change of a sheet: its number (1-based), the round, who and when, the round
-    before and after (``None``: no such round), the change an undo undid, the client's id."""
+    before and after (``None``: no such round), the change an undo undid, the client's id;
+    a ``link`` or ``unlink`` has round 0, its ``seat`` and the ``profile`` linked or unlinked."""
 
     n: int
     round: int
@@ -87,6 +95,8 @@ class Change:
     after: Tally | None
     id: str
     undoes: int | None = None
+    seat: int | None = None
+    profile: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,19 +114,44 @@ class NoRound:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatRefusal:
+    """A link or unlink refused, nothing changed: ``no_seat`` (no such seat),
+    ``seat_taken`` (another profile is on it), ``already_seated`` (this profile is on
+    another seat), ``not_your_profile`` (an unlink of another's profile)."""
+
+    code: Literal["no_seat", "seat_taken", "already_seated", "not_your_profile"]
+    message: str
+
+
 @dataclass(slots=True)
 class Sheet:
-    """One sheet: rules, players, creation time, and its changes applied in order."""
+    """One sheet: rules, players (as its links make them), creation time, and its changes
+    applied in order."""
 
     code: str
     rules: RuleSet
     players: tuple[KeptPlayer, ...]
     created: float
+    made: tuple[KeptPlayer, ...] = ()
+    """The players as the sheet was made (its links are changes applied to them)."""
     changes: list[Change] = field(default_factory=list)
     rounds: list[Tally] = field(default_factory=list)
     versions: list[int] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
     undone: set[int] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if not self.made:
+            self.made = self.players
+
+    @property
+    def creator(self) -> str | None:
+        """The profile that made the sheet (``None``: made without one): the one profile its
+        players had when it was made, since a new sheet names no profile but its creator's
+        own (``server.web.sheets``); ``None`` too for an older sheet that named several."""
+        made = {player.profile for player in self.made} - {None}
+        return made.pop() if len(made) == 1 else None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -134,6 +169,11 @@ class Sheet:
 
     def apply(self, change: Change) -> None:
         """Take a change into the sheet (a new one, or one read back from the store)."""
+        self.changes.append(change)
+        self.ids.add(change.id)
+        if change.kind not in SCORING:
+            self._seat(change)
+            return
         index = change.round - 1
         if change.after is None:
             del self.rounds[index], self.versions[index]
@@ -145,12 +185,17 @@ class Sheet:
             self.versions[index] = change.n
         if change.undoes is not None:
             self.undone.add(change.undoes)
-        self.changes.append(change)
-        self.ids.add(change.id)
+
+    def _seat(self, change: Change) -> None:
+        """A link or unlink: the seat's player with the profile, or with none."""
+        assert change.seat is not None
+        player = replace(self.players[change.seat], profile=change.profile if change.kind == "link" else None)
+        self.players = (*self.players[: change.seat], player, *self.players[change.seat + 1 :])
 
     def rebuild(self, changes: list[Change]) -> None:
         """The sheet as ``changes`` make it (after a write that failed, or on restore)."""
         self.changes, self.rounds, self.versions, self.ids, self.undone = [], [], [], set(), set()
+        self.players = self.made
         for change in changes:
             self.apply(change)
 
@@ -175,9 +220,9 @@ class Sheet:
         return Change(self.version + 1, number, by, now, "correction", before, tally, client_id)
 
     def last_undoable(self) -> Change | None:
-        """The latest change that is not an undo and was not undone."""
+        """The latest entry or correction that was not undone (links are not undone)."""
         return next(
-            (c for c in reversed(self.changes) if c.kind != "undo" and c.n not in self.undone),
+            (c for c in reversed(self.changes) if c.kind in ("entry", "correction") and c.n not in self.undone),
             None,
         )
 
@@ -187,6 +232,50 @@ class Sheet:
         if target is None:
             return None
         return Change(self.version + 1, target.round, by, now, "undo", target.after, target.before, client_id, target.n)
+
+    def link(self, seat: int, profile: str, *, by: str, now: float) -> Change | SeatRefusal | None:
+        """The change that links ``profile`` (its owner's, proven by the caller) to
+        ``seat``; ``None``: it is there already.  No two seats share a profile."""
+        if not 0 <= seat < len(self.players):
+            return _no_seat(seat, len(self.players))
+        name, here = self.players[seat].name, self.players[seat].profile
+        if here == profile:
+            return None
+        if here is not None:
+            return SeatRefusal("seat_taken", f"{name} is linked to another profile: its owner unlinks it first")
+        other = next((p.name for p in self.players if p.profile == profile), None)
+        if other is not None:
+            return SeatRefusal("already_seated", f"your profile is linked to {other}: unlink it there first")
+        return self._seat_change("link", seat, profile, by, now)
+
+    def unlink(self, seat: int, profile: str, *, by: str, now: float) -> Change | SeatRefusal | None:
+        """The change that unlinks the profile of ``seat``, asked by the owner of
+        ``profile``: the seat's own, or the sheet's creator while the match is not over
+        (once it is, the match is in that profile's history: only its owner takes it out).
+        ``None``: no profile is linked there."""
+        if not 0 <= seat < len(self.players):
+            return _no_seat(seat, len(self.players))
+        name, here = self.players[seat].name, self.players[seat].profile
+        if here is None:
+            return None
+        if here != profile:
+            if profile != self.creator:
+                mine = f"{name} is linked to another profile: only its owner unlinks it"
+                return SeatRefusal("not_your_profile", mine)
+            if self.standing().over:
+                return SeatRefusal(
+                    "not_your_profile",
+                    f"the match is over and in the history of {name}'s profile: only its owner unlinks it now",
+                )
+        return self._seat_change("unlink", seat, here, by, now)
+
+    def _seat_change(self, kind: Kind, seat: int, profile: str, by: str, now: float) -> Change:
+        change_id = f"{kind}:{secrets.token_hex(8)}"  # made here: no phone's retry to recognise
+        return Change(self.version + 1, 0, by, now, kind, None, None, change_id, seat=seat, profile=profile)
+
+
+def _no_seat(seat: int, count: int) -> SeatRefusal:
+    return SeatRefusal("no_seat", f"seat {seat} is not a seat of this sheet: its seats are 0-{count - 1}")
 
 
 class SheetFile(Protocol):

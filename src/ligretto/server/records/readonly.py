@@ -1,9 +1,11 @@
-"""The server's SQLite file, read from outside while the server runs (read-only, WAL: it
-writes on meanwhile) or after it stopped: the one reader of that file for the stress
+"""The server's database read from outside while the server runs or after it stopped:
+its SQLite file (read-only, WAL: it writes on meanwhile), or a service's PostgreSQL
+database by URL (in read-only transactions).  The one reader of the store for the stress
 harness's checks -- the rounds to replay for the hidden-card scan (:func:`stored_rounds`)
 and the action logs the acknowledged actions are looked for in (:func:`read_logs`).  The
 schema is the server's (``server/records/store.py``, which the harness may not import: it only
-talks to a server from outside); the tests run both readers on files real servers wrote.
+talks to a server from outside); the tests run both readers on files real servers wrote,
+and the stress harness's service scenarios on PostgreSQL databases.
 """
 
 from __future__ import annotations
@@ -14,16 +16,33 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ligretto.engine.events import Result
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
+from ligretto.server.db.database import PostgresDatabase, Rows, is_postgres
 
 
-def _read_only(db: Path) -> sqlite3.Connection:
+class _Reader(Protocol):
+    """A connection to read from (``?`` placeholders on both databases)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Rows: ...
+
+    def close(self) -> None: ...
+
+
+def _read_only(db: Path | str) -> _Reader:
+    """The SQLite file opened read-only, or a connection to the PostgreSQL database."""
+    if is_postgres(db):
+        return PostgresDatabase(str(db))
     return sqlite3.connect(f"{Path(db).resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+
+
+def _begin(db: Path | str) -> str:
+    """One snapshot for every read of a transaction (SQLite's is taken at its first read)."""
+    return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if is_postgres(db) else "BEGIN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +65,13 @@ class StoredRound:
             yield index, game, game.apply(action_from_dict(action))
 
 
-def stored_rounds(db: Path, codes: Collection[str] | None = None) -> dict[tuple[str, int], list[StoredRound]]:
-    """Every round in the file (of the tables ``codes`` only, if given) by (table, round
-    number), one per match that had it, read in one read-only transaction (WAL: a running
-    server writes on meanwhile)."""
+def stored_rounds(db: Path | str, codes: Collection[str] | None = None) -> dict[tuple[str, int], list[StoredRound]]:
+    """Every round in the database (of the tables ``codes`` only, if given) by (table, round
+    number), one per match that had it, read in one read-only transaction (a running server
+    writes on meanwhile)."""
     connection = _read_only(db)
     try:
-        connection.execute("BEGIN")
+        connection.execute(_begin(db))
         tables = {code: json.loads(config) for code, config in connection.execute("SELECT code, config FROM tables")}
         actions: dict[tuple[str, int, int], list[dict[str, Any]]] = defaultdict(list)
         for code, match, number, action in connection.execute(
@@ -73,9 +92,9 @@ def stored_rounds(db: Path, codes: Collection[str] | None = None) -> dict[tuple[
     return rounds
 
 
-def read_logs(db: Path, code: str, rounds: Sequence[tuple[int, int]]) -> dict[tuple[int, int], dict[int, Any]]:
+def read_logs(db: Path | str, code: str, rounds: Sequence[tuple[int, int]]) -> dict[tuple[int, int], dict[int, Any]]:
     """The stored actions of a table's rounds (``(match, round)``), read-only from the
-    server's SQLite file (which the running server keeps writing)."""
+    server's database (which the running server keeps writing)."""
     connection = _read_only(db)
     try:
         logs: dict[tuple[int, int], dict[int, Any]] = {}

@@ -1,10 +1,12 @@
 """The score keeper's sheets in the store's file (``sheets``, ``sheet_changes``; schema
-step 9 of ``migrations``): the one place of their SQL.
+steps 9 and 11 of ``migrations``): the one place of their SQL.
 
-A sheet is written when it is made (rules, players, creation time) and each change as it
-is made, in a transaction of its own that also files the sheet's match in the history
-when it is over (``history.file_table``: ``kind = 'table'``, never rated) or takes it out
-again when a change made it not over.  A sheet is read back as its changes applied in
+A sheet is written when it is made (rules, players, creation time) and
+each change as it is made (a link or unlink of a seat's profile too), in a transaction of
+its own that also files the sheet's match in the history when it is over
+(``history.file_table``: ``kind = 'table'``, never rated, with each seat's profile as the
+sheet has it now, so a profile linked after the end gets the match then and one unlinked
+loses it) or takes it out again when a change made it not over.  A sheet is read back as its changes applied in
 order (``Sheet.rebuild``), so a restarted server finds every sheet as it was.
 
 Several processes share the database (docs/deploy.md): a change is decided and written in
@@ -34,14 +36,14 @@ __all__ = ["SheetStore"]
 Answer = TypeVar("Answer")
 
 _encode = msgspec.json.Encoder().encode
-CHANGE_COLUMNS = "n, round, author, at, kind, entry_before, entry_after, client_id, undoes"
+CHANGE_COLUMNS = "n, round, author, at, kind, entry_before, entry_after, client_id, undoes, seat, profile"
 
 
 def _changes(rows: Any) -> list[Change]:
     """Changes from rows of :data:`CHANGE_COLUMNS`."""
     return [
-        Change(n, number, by, at, kind, _entry(before), _entry(after), client_id, undoes)
-        for n, number, by, at, kind, before, after, client_id, undoes in rows
+        Change(n, number, by, at, kind, _entry(before), _entry(after), client_id, undoes, seat, profile)
+        for n, number, by, at, kind, before, after, client_id, undoes, seat, profile in rows
     ]
 
 
@@ -77,7 +79,7 @@ class SheetStore:
     def create(self, sheet: Sheet) -> None:
         self.db.execute(
             "INSERT INTO sheets (code, rules, players, created) VALUES (?, ?, ?, ?)",
-            (sheet.code, json.dumps(sheet.rules.to_dict()), _players_text(sheet.players), sheet.created),
+            (sheet.code, json.dumps(sheet.rules.to_dict()), _players_text(sheet.made), sheet.created),
         )
 
     def write(self, sheet: Sheet, change: Change) -> None:
@@ -113,8 +115,8 @@ class SheetStore:
         """Inside a transaction: the change's row and the history of the sheet's match."""
         self.db.execute(
             "INSERT INTO sheet_changes "
-            "(code, n, round, kind, author, at, entry_before, entry_after, undoes, client_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "(code, n, round, kind, author, at, entry_before, entry_after, undoes, client_id, seat, profile) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 sheet.code,
                 change.n,
@@ -126,6 +128,8 @@ class SheetStore:
                 _entry_text(change.after),
                 change.undoes,
                 change.id,
+                change.seat,
+                change.profile,
             ),
         )
         if sheet.standing().over:

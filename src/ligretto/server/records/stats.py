@@ -5,8 +5,10 @@ From each match's score sheet: rounds played and won (a round's best score, ties
 included), Stops called, cards played to the center and cards left on the Ligretto
 stack.  From each scored round dealt again from its seed with its stored actions replayed
 by the engine: races won and lost (a play refused ``does_not_fit`` or ``pile_complete``
-because another seat's card took its place first: ``engine.races.race_lost``; the seat
-whose card took it won the race), and reaction times: for every action of the player that
+because another seat's card took its place, the two ranked at most
+``engine.races.RACE_MS`` apart by the stored ranks: the races the table told,
+``engine.races.Landings``; the seat whose card took it won the race; a round stored without
+times has none), and reaction times: for every action of the player that
 the engine applied, the time since the action before it in the round (anyone's, applied
 or refused), by the table's clock when each took effect; the first action of a round has
 none.  The median of those by kind of move (``play``, ``turn``, ``place``, ``vote``,
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ligretto import protocol
-from ligretto.engine.races import race_lost
+from ligretto.engine.races import Landings
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
@@ -50,10 +52,12 @@ def round_figures(log: RoundLog) -> list[RoundFigures]:
     figures = [RoundFigures() for _ in range(players)]
     game = Round.deal(RuleSet.from_dict(log.rules), players, log.seed)
     before: float | None = None
+    landings = Landings()
     for logged in log.actions:
         action = action_from_dict(logged.action)
+        piles = len(game.pile_seats)
         result = game.apply(action)
-        lost = race_lost(game, action, result)
+        lost = landings.decided(game, action, result, piles, logged.rank)
         if lost is not None:
             figures[action.player].races_lost += 1
             figures[lost[2]].races_won += 1

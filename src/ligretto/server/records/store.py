@@ -37,7 +37,7 @@ from typing import Any
 import msgspec
 
 from ligretto.engine.rules import RuleError
-from ligretto.server.db.database import CHECKPOINT_S, Database, open_database
+from ligretto.server.db.database import CHECKPOINT_S, Database, DatabaseError, open_database
 from ligretto.server.db.migrations import migrate
 from ligretto.server.db.writer import Writer
 from ligretto.server.ops import logs, metrics
@@ -67,12 +67,21 @@ class RoundPlayer:
 @dataclass(frozen=True, slots=True)
 class LoggedAction:
     """One stored action: its place in the round's log, when it took effect (the table's
-    clock, seconds; ``None``: stored before times were), whose it was, the action's JSON."""
+    clock, seconds; ``None``: stored before times were), whose it was, the action's JSON,
+    and when it was ranked (its compensated time, the same clock; ``None``: stored before
+    ranks were)."""
 
     index: int
     at: float | None
     seat: int
     action: dict[str, Any]
+    ranked: float | None = None
+
+    @property
+    def rank(self) -> float | None:
+        """The time races are told by (``engine.races.Landings``): when it was ranked, or
+        for an action stored before ranks were, when it took effect."""
+        return self.at if self.ranked is None else self.ranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +115,10 @@ class Store:
         self.db = db if isinstance(db, Database) else open_database(db, checkpoint_s)
         try:
             migrate(self.db)
-        except BaseException:
+        except BaseException as error:
             self.db.close()
+            if isinstance(error, self.db.errors) and not isinstance(error, DatabaseError):
+                raise DatabaseError(f"cannot use {self.db.name}: {error}") from None  # e.g. a read-only file
             raise
         self.db.start()
         self.profiles = Profiles(self.db)
@@ -120,7 +131,7 @@ class Store:
         self._rounds: list[tuple[str, int, int, int, float, str]] = []
         self._matches: list[tuple[history.MatchRow, list[history.PlayerRow]]] = []
         """Matches whose first round was dealt: filed in the history."""
-        self._actions: list[tuple[str, int, int, int, str, float]] = []
+        self._actions: list[tuple[str, int, int, int, str, float, float | None]] = []
         self._commit_due = False
         threaded = self.db.dialect.slow_commits
         self.writer_db = self.db.another() if threaded else self.db
@@ -163,9 +174,12 @@ class Store:
             self._matches.append(history.match_started(table, now))
         self._written()
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the round ``deal``, taken effect at ``at`` (the table's clock)."""
-        self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode(), at))
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
+        """The ``index``-th action of the round ``deal``, taken effect at ``at`` and ranked at
+        ``ranked`` (its compensated time), on the table's clock."""
+        self._actions.append((deal.code, deal.match, deal.number, index, _encode(action).decode(), at, ranked))
         self._written()
 
     @property
@@ -321,12 +335,12 @@ class Store:
         seed, started = found
         rules, players = self._match_setting(code, match)
         rows = self.db.execute(
-            "SELECT idx, at, action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
+            "SELECT idx, at, ranked, action FROM actions WHERE code = ? AND match = ? AND round = ? ORDER BY idx",
             (code, match, number),
         )
         actions = tuple(
-            LoggedAction(index, at, action["player"], action)
-            for index, at, action in ((i, at, json.loads(text)) for i, at, text in rows)
+            LoggedAction(index, at, action["player"], action, ranked)
+            for index, at, ranked, action in ((i, at, ranked, json.loads(text)) for i, at, ranked, text in rows)
         )
         return RoundLog(code, match, number, rules, players, seed, started, actions)
 

@@ -26,7 +26,7 @@ class Batch:
     """The last record of each table that changed (put back if the commit fails)."""
     rounds: list[tuple[str, int, int, int, float, str]]
     matches: list[tuple[history.MatchRow, list[history.PlayerRow]]]
-    actions: list[tuple[str, int, int, int, str, float]]
+    actions: list[tuple[str, int, int, int, str, float, float | None]]
     now: float
     epochs: dict[str, int] | None = None
     """With fencing (``Store.fence_with``): the fencing token this process holds for each
@@ -68,8 +68,9 @@ def write(db: Database, batch: Batch) -> None:
         )
     if batch.actions:
         db.executemany(
-            "INSERT INTO actions (code, match, round, idx, action, at) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (code, match, round, idx) DO UPDATE SET action = excluded.action, at = excluded.at",
+            "INSERT INTO actions (code, match, round, idx, action, at, ranked) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (code, match, round, idx) DO UPDATE SET "
+            "action = excluded.action, at = excluded.at, ranked = excluded.ranked",
             batch.actions,
         )
     for record in batch.records:

@@ -33,6 +33,7 @@ const APP_FILES = [
   "/js/i18n.js",
   "/js/keepapi.js",
   "/js/keepentry.js",
+  "/js/keepseats.js",
   "/js/keepsheet.js",
   "/js/keepstart.js",
   "/js/keepviews.js",

@@ -86,6 +86,8 @@ def dispatch(
         )
     elif isinstance(message, protocol.Ready):
         table.ready(seat)
+    elif isinstance(message, protocol.NextRound):
+        table.next_round(seat)
     elif isinstance(message, protocol.AddBot):
         table.add_bot(seat, f"{message.strategy}:{message.level}")
     elif isinstance(message, protocol.RemoveSeat):
@@ -98,6 +100,7 @@ def dispatch(
             seats=message.seats,
             public=message.public,
             grace_s=message.grace_s,
+            ready_s=message.ready_s,
             arbitration=message.arbitration,
             window_ms=message.window_ms,
             rated=message.rated,

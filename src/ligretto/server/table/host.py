@@ -19,7 +19,8 @@ from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.protocol import Phase
 from ligretto.server.table.judging import Judge
 from ligretto.server.table.replayaccess import Replays, check_replays
-from ligretto.server.table.seats import Seating, TableError, check_fairness, check_grace, check_seats
+from ligretto.server.table.seats import Seating, TableError, check_fairness, check_grace, check_ready, check_seats
+from ligretto.server.table.timing import READY_S
 
 
 @dataclass(slots=True)
@@ -34,6 +35,8 @@ class Settings:
     """Who may watch its rounds' replays (``replayaccess``)."""
     grace_s: float
     """How long a person may be away during a match before a stand-in plays for them."""
+    ready_s: float = READY_S
+    """On the score sheet, how long the others may take once the first person is ready."""
 
 
 class Change(TypedDict, total=False):
@@ -42,6 +45,7 @@ class Change(TypedDict, total=False):
     seats: int | None
     public: bool | None
     grace_s: float | None
+    ready_s: float | None
     arbitration: str | None
     window_ms: int | None
     rated: bool | None
@@ -98,13 +102,15 @@ class HostCommands:
             rules = RuleSet.preset(preset).replace(**options)
         except RuleError as error:
             raise TableError("bad_rules", str(error)) from None
-        seats, grace_s = change.get("seats"), change.get("grace_s")
+        seats, grace_s, ready_s = change.get("seats"), change.get("grace_s"), change.get("ready_s")
         if seats is not None:
             check_seats(seats)
             if any(seat is not None for seat in self.seating.seats[seats:]):
                 raise TableError("bad_seats", "remove the players in the last seats first")
         if grace_s is not None:
             check_grace(grace_s)
+        if ready_s is not None:
+            check_ready(ready_s)
         settings = self.settings
         fairness = check_fairness(change.get("arbitration"), change.get("window_ms"), self.judge.fairness)
         access = check_replays(change.get("replays"), settings.replays)
@@ -114,6 +120,8 @@ class HostCommands:
             self.seating.resize(seats)
         if grace_s is not None:
             settings.grace_s = grace_s
+        if ready_s is not None:
+            settings.ready_s = ready_s
         if public is not None:
             settings.public = public
         if rated is not None:

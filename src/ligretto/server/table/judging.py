@@ -17,7 +17,9 @@ seat's later actions wait behind its own held play (a player's actions take effe
 order they were sent).  The table applies each play when the judge lets it go
 (:attr:`Judge.take_effect`), so the order decided is the order the table logs: replaying
 the log gives the same round.  The compensated time of every card put on a pile is kept,
-so a lost race says by how much (:meth:`Judge.margin_ms`).
+(``engine.races.Landings``), so a play refused for its place is told a race only if it was
+ranked at the same time (:meth:`Judge.raced`, ``engine.races.same_time``), and by how
+much (:meth:`Judge.margin_ms`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ligretto.engine.actions import Action
-from ligretto.engine.races import CAP_MS, Fairness, behind, judge, pile_of
+from ligretto.engine.races import CAP_MS, Fairness, Landings, behind, judge, pile_of
 from ligretto.server.table.clock import Timers
 
 
@@ -65,7 +67,8 @@ class Judge:
     _holding: set[int] = field(default_factory=set)
     _order: int = 0
     _timer: int | None = None
-    _placed: dict[tuple[int, int], float] = field(default_factory=dict)
+    landings: Landings = field(default_factory=Landings)
+    """The compensated time of the card that took each place on a pile, to tell races."""
     delays: dict[int, float] = field(default_factory=dict)
     """The one-way delay measured last for each seat (seconds; a seat not in it: 0)."""
 
@@ -176,17 +179,23 @@ class Judge:
 
     def new_round(self) -> None:
         """A new round is dealt: no card of it is on a pile yet."""
-        self._placed.clear()
+        self.landings.clear()
 
     # --- margins ------------------------------------------------------------------------
 
     def placed(self, pile: int, height: int, compensated: float) -> None:
-        """A card became the ``height``-th card of ``pile`` (1-based) at ``compensated`` time."""
-        self._placed[(pile, height)] = compensated
+        """A card became the ``height``-th card of ``pile`` (1-based), ranked at ``compensated``."""
+        self.landings.took((pile, height), compensated)
+
+    def raced(self, pile: int, height: int, compensated: float) -> bool:
+        """Whether a play ranked at ``compensated`` and refused for the place ``height`` of
+        ``pile`` was ranked at the same time as the card that took it (``races.same_time``;
+        not known, e.g. it was put there before a restart: no)."""
+        return self.landings.raced((pile, height), compensated)
 
     def margin_ms(self, pile: int, height: int, compensated: float) -> int | None:
         """By how many milliseconds of compensated time the card at ``height`` of ``pile``
         beat a play ranked at ``compensated`` (``None``: not known, e.g. it was put there
         before a restart)."""
-        won = self._placed.get((pile, height))
+        won = self.landings.ranked((pile, height))
         return None if won is None else round((compensated - won) * 1000)

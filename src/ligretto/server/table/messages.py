@@ -46,15 +46,18 @@ def table_message(
     rated: bool,
     replays: str,
     grace_s: float,
+    ready_s: float,
     fairness: Fairness,
     match: Match | None,
     matches_played: int,
     start_at: float | None,
+    ready_by: float | None,
     replay_token: str | None,
 ) -> protocol.TableState:
     """Everything about the table that everyone may see: its seats, settings and phase,
-    the match's round and score sheet (the winners once it is over), and the share token
-    of the round just scored (only in ``scoring`` and ``over``)."""
+    the match's round and score sheet (the winners once it is over), when the score sheet
+    stops waiting for *Ready* (``ready_by``), and the share token of the round just scored
+    (only in ``scoring`` and ``over``)."""
     over = phase is Phase.OVER
     return protocol.table_message(
         code=code,
@@ -64,8 +67,10 @@ def table_message(
         rules=rules,
         public=public,
         grace_s=grace_s,
+        ready_s=ready_s,
         round=0 if match is None else match.round_number,
         start_at=start_at,
+        ready_by=ready_by if phase is Phase.SCORING else None,
         sheet=None if match is None else match.sheet,
         winners=match.winners() if over and match else None,
         arbitration=fairness.arbitration.value,

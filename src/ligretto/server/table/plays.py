@@ -6,9 +6,11 @@ answered and told to everyone (docs/fairness.md, docs/protocol.md "Races").
 (``server/table/judging.py``) decides when the action takes effect (at once, or held for rivals
 at a ``fair`` table), and :meth:`Plays.take_effect` applies it: the engine decides, the
 table's log gets it in that order (``log``: the store, so a replay gives the judged round),
-the sender gets the ack and everyone the events, or for a lost race who won it and by how
-much (``race``); an action that ends the round ends it (``Rounds.round_over``).  Plays
-still held when the round ends or the table closes are answered ``round_over``.
+the sender gets the ack and everyone the events, or for a play refused because another
+card took its place, who took it, and if the two came at the same time (a race:
+``engine.races.same_time``) by how much, told to everyone (``race``); an action that ends
+the round ends it (``Rounds.round_over``).  Plays still held when the round ends or the
+table closes are answered ``round_over``.
 It is given the rounds, the seats (whose connections it answers), the judge, the bots
 (told when a held play of theirs took effect) and the log.
 """
@@ -20,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from ligretto.engine.actions import Action, Play
+from ligretto.engine.actions import Action
 from ligretto.engine.events import Applied, Reason, Refused
-from ligretto.engine.races import race_lost, rivals
+from ligretto.engine.races import landed, race_lost, rivals
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
 from ligretto.protocol import Phase
@@ -35,15 +37,17 @@ from ligretto.server.table.rounds import Rounds
 from ligretto.server.table.seats import Seating, TableError
 from ligretto.server.table.tutorial import TUTOR, Tutor
 
-ActionLog = Callable[[int, dict[str, Any], float], None]
-"""Where the actions go, in the order they took effect: ``log(index, action, at)``, the
-``index``-th action of the round, as JSON, taken effect at ``at`` (the table's clock)."""
+ActionLog = Callable[[int, dict[str, Any], float, float], None]
+"""Where the actions go, in the order they took effect: ``log(index, action, at, ranked)``,
+the ``index``-th action of the round, as JSON, taken effect at ``at`` and ranked at
+``ranked`` (its compensated time), on the table's clock."""
 
 
 @dataclass(eq=False, slots=True)
 class Plays:
     """The plays of a table (see the module's docstring); at a tutorial (``tutor``) only
-    the move its script waits for, and the tutor's move follows in its turn."""
+    the move its script waits for (at a race it stages, the tutor's rival play first), and
+    the tutor's move follows in its turn."""
 
     rounds: Rounds
     seating: Seating
@@ -62,6 +66,9 @@ class Plays:
         if tutor is None:
             return self._act(index, action, client_id, sent, delay)
         step = tutor.check(index, action, self.rounds.phase)
+        rival = tutor.staged(step, index, self.rounds.phase)
+        if rival is not None:  # a race the script stages: the tutor's card gets there first
+            self._act(TUTOR, rival, None, None, NO_DELAY)
         result = self._act(index, action, client_id, sent, delay)
         if tutor.followed(step, index, action, result):
             self.seating.timers.later(tutor.delay_s, self._tutor_moves)
@@ -92,9 +99,18 @@ class Plays:
         return self.take_effect(pending)
 
     def rivals(self, action: Action) -> tuple[int, ...]:
-        """The other seats that could contest ``action`` now (the judge asks)."""
+        """The other seats that could contest ``action`` now (the judge asks): they show a
+        card for its pile (``races.rivals``) and can play it: a bot, a stand-in or a person
+        who is connected (nobody waits for the round trip of a person who is away)."""
         game = self.rounds.live_round()
-        return () if game is None else rivals(game, action)
+        if game is None:
+            return ()
+        seats = self.seating.seats
+        return tuple(
+            index
+            for index in rivals(game, action)
+            if (seat := seats[index]) is not None and (not seat.human or seat.stand_in or seat.connected)
+        )
 
     def take_effect(self, pending: Pending) -> Applied | Refused:
         """The judge lets ``pending`` go: the engine decides it, the store logs it in this
@@ -108,13 +124,14 @@ class Plays:
         count = len(game.log)
         piles = len(game.pile_seats)
         result = game.apply(action)
-        self.log(count, action_to_dict(action), self.seating.clock())
+        at = self.seating.clock()
+        self.log(count, action_to_dict(action), at, pending.compensated)
         if isinstance(result, Refused):
             self._refused(pending, game, result)
         else:
-            if isinstance(action, Play):
-                pile = piles if action.pile is None else action.pile
-                self.judge.placed(pile, len(game.pile_seats[pile]), pending.compensated)
+            place = landed(game, action, piles)
+            if place is not None:
+                self.judge.placed(*place, pending.compensated)
             self._ack(index, pending.client_id, result)
             self.seating.broadcast(messages.events(rounds.round_number, count, index, result.events))
             if game.over:
@@ -129,12 +146,16 @@ class Plays:
         return result
 
     def _refused(self, pending: Pending, game: Round, result: Refused) -> None:
-        """A refused action's ack; for a lost race, who won it and by how much, to all."""
+        """A refused action's ack; for a play whose place another card took, whose it was,
+        and for a race (the two came at the same time) by how much, to all."""
         lost = race_lost(game, pending.action, result)
         if lost is None:
             self._ack(pending.seat, pending.client_id, result)
             return
         pile, height, winner = lost
+        if not self.judge.raced(pile, height, pending.compensated):
+            self._ack(pending.seat, pending.client_id, result, winner)  # too late: no race
+            return
         ms = self.judge.margin_ms(pile, height, pending.compensated)
         self._ack(pending.seat, pending.client_id, result, winner, ms)
         self.seating.broadcast(messages.race(self.rounds.round_number, pile, winner, pending.seat, ms))

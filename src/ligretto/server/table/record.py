@@ -33,6 +33,7 @@ from ligretto.server.table.judging import Judge
 from ligretto.server.table.replayaccess import Replays, new_replay_token
 from ligretto.server.table.rounds import Rounds
 from ligretto.server.table.seats import Abandoned, Seat, Seating
+from ligretto.server.table.timing import READY_S
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +123,10 @@ class TableRecord:
     """Matches at the table update its profiles' ratings (older records: rated if public)."""
     replays: str = Replays.LINK.value
     """Who may watch its replays (``replayaccess.Replays``; older records: anyone with the link)."""
+    ready_s: float = READY_S
+    """On the score sheet, how long the others may take once the first is ready (older records: the default)."""
+    ready_by: float | None = None
+    """On the score sheet: when the wait for *Ready* was to end (``None``: nobody waited)."""
 
     def to_json(self) -> str:
         return json.dumps(
@@ -144,6 +149,8 @@ class TableRecord:
                 "window_ms": self.window_ms,
                 "rated": self.rated,
                 "replays": self.replays,
+                "ready_s": self.ready_s,
+                "ready_by": self.ready_by,
             }
         )
 
@@ -170,6 +177,8 @@ class TableRecord:
             window_ms=data.get("window_ms", DEFAULT_WINDOW_MS),
             rated=data.get("rated", data["public"]),
             replays=data.get("replays", Replays.LINK.value),
+            ready_s=data.get("ready_s", READY_S),
+            ready_by=data.get("ready_by"),
         )
 
 
@@ -195,9 +204,11 @@ class Store(Protocol):
         """A round was dealt (``deal``), at the table as it is now (``table``: the players
         of a match whose first round this is)."""
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the round ``deal`` (JSON), taken effect at ``at`` (the
-        table's clock)."""
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
+        """The ``index``-th action of the round ``deal`` (JSON), taken effect at ``at`` and
+        ranked at ``ranked`` (its compensated time: ``judging``), both on the table's clock."""
 
 
 class NoStore:
@@ -209,7 +220,9 @@ class NoStore:
     def start_round(self, deal: DealRecord, table: TableRecord) -> None:
         pass
 
-    def record_action(self, deal: DealRecord, index: int, action: dict[str, Any], at: float) -> None:
+    def record_action(
+        self, deal: DealRecord, index: int, action: dict[str, Any], at: float, ranked: float | None = None
+    ) -> None:
         pass
 
 
@@ -254,6 +267,8 @@ class Keeper:
             window_ms=fairness.window_ms,
             rated=settings.rated,
             replays=settings.replays.value,
+            ready_s=settings.ready_s,
+            ready_by=rounds.ready_by,
         )
 
     def deal_record(self) -> DealRecord:
@@ -271,9 +286,10 @@ class Keeper:
         """A round was dealt: it, and the table's record, to the store."""
         self.store.start_round(self.deal_record(), self.record())
 
-    def logged(self, index: int, action: dict[str, Any], at: float) -> None:
-        """The ``index``-th action of the round took effect at ``at``: to the store."""
-        self.store.record_action(self.deal_record(), index, action, at)
+    def logged(self, index: int, action: dict[str, Any], at: float, ranked: float) -> None:
+        """The ``index``-th action of the round took effect at ``at``, ranked at ``ranked``:
+        to the store."""
+        self.store.record_action(self.deal_record(), index, action, at, ranked)
 
     def restore(self, record: TableRecord, actions: Iterable[dict[str, Any]], replay_token: str | None) -> None:
         """Put back into the fresh parts (of a table of the record's size) the record's
@@ -284,6 +300,7 @@ class Keeper:
         settings.rules = RuleSet.from_dict(record.rules)
         settings.public = record.public
         settings.grace_s = record.grace_s
+        settings.ready_s = record.ready_s
         settings.rated = record.rated
         settings.replays = Replays(record.replays)
         self.judge.fairness = Fairness.of(record.arbitration, record.window_ms)
@@ -294,6 +311,7 @@ class Keeper:
         rounds.match_seed = record.match_seed
         rounds.matches_played = record.matches_played
         rounds.start_at = record.start_at
+        rounds.ready_by = record.ready_by
         rounds.match = _restored_match(record, settings.rules, actions)
         if rounds.match is not None and record.round:
             rounds.replay_token = replay_token or new_replay_token()

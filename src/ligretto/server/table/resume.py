@@ -5,7 +5,9 @@ Nobody is connected to a restored table yet, so every person's grace period star
 A round that was being played (or counted down) waits for its people rather than letting
 its bots play on alone: it is put in ``countdown``, where nobody acts, and starts
 (``go``) one countdown after the last of its seated people is back or has a stand-in,
-or after ``catch_up_s`` and a countdown at the latest.  ``start_at`` always says when.
+or after ``catch_up_s`` and a countdown at the latest.  ``start_at`` always says when.  A
+score sheet that was waiting for *Ready* (``ready_by``) waits its whole ``ready_s`` again
+from the restart, as the grace periods do.
 It works on the seats and the rounds it is given, and tells the table (``changed``).
 """
 
@@ -47,6 +49,9 @@ class Resume:
             # The action that ended the round was stored, the round's end was not: score it now.
             rounds.round_over()
             return
+        if rounds.phase is Phase.SCORING and rounds.ready_by is not None:
+            rounds.wait_for_ready()
+            self.changed()
         if rounds.phase in (Phase.COUNTDOWN, Phase.PLAYING):
             rounds.phase = Phase.COUNTDOWN
             rounds.catching_up = True

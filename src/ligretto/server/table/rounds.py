@@ -7,7 +7,9 @@ rematch once it is over; the taken seats are numbered 0..n-1 first), each round 
 (by ``deal``: the match's next round, or the tutorial's fixed one) with a share token
 (``replayaccess``) and counted down to one absolute server time (``start_at``), goes on
 at *go* (its bots start), ends when the engine says so (scored; the match may be over) and
-the next one is dealt once every seat is ready.  After a restart ``resume`` counts a
+the next one is dealt once every seat is ready, or ``ready_s`` after the first person said
+*Ready* (the table's setting: those not ready yet are dealt in as usual), or when the host
+starts it once half of the people are ready (:meth:`Rounds.next_round`).  After a restart ``resume`` counts a
 restored round down again (:meth:`Rounds.count_down`; ``catching_up`` while it waits for
 its people).  It is given the seats, the settings, the judge and the timers, and tells the
 table what happened through :class:`RoundHooks`.
@@ -15,6 +17,7 @@ table what happened through :class:`RoundHooks`.
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -95,6 +98,10 @@ class Rounds:
         """A restored round waits for its people: no bot acts yet."""
         self._go_timer: int | None = None
         """The countdown's timer (moved when a restored round's people are all back)."""
+        self.ready_by: float | None = None
+        """On the score sheet, once the first person is ready: when the next round is dealt
+        whoever is ready (``None``: nobody waits yet, or not on the score sheet)."""
+        self._ready_timer: int | None = None
 
     # --- reading ----------------------------------------------------------------------
 
@@ -144,6 +151,7 @@ class Rounds:
 
     def _begin_countdown(self) -> None:
         assert self.match is not None
+        self._stop_waiting()
         self.deal(self.match)
         self.replay_token = new_replay_token()
         self.judge.new_round()
@@ -195,7 +203,11 @@ class Rounds:
         self.seating.broadcast(messages.round_over(self.match, game, scores, self.replay_token))
         self.hooks.changed()
 
+    # --- the score sheet: ready for the next round ------------------------------------
+
     def ready(self, index: int | None) -> None:
+        """A person is ready for the next round: dealt once everyone is, and at the latest
+        ``ready_s`` after the first person said so."""
         if index is None:
             raise TableError("not_seated", "spectators are always ready")
         if self.phase is not Phase.SCORING:
@@ -203,10 +215,45 @@ class Rounds:
         seat = self.seating.seats[index]
         assert seat is not None
         seat.ready = True
+        if self.ready_by is None and not self._everyone_ready():
+            self.wait_for_ready()
         self.hooks.changed()
         self.maybe_next_round()
 
+    def next_round(self, by: int | None) -> None:
+        """Host, on the score sheet: deal the next round now, once at least half of the
+        people are ready (the host among them: the command says the host is)."""
+        self.seating.check_host(by)
+        if self.phase is not Phase.SCORING:
+            raise TableError("not_scoring", "there is no round to start")
+        people = [(index, seat) for index, seat in enumerate(self.seating.seats) if seat is not None and seat.human]
+        ready = sum(seat.ready or index == by for index, seat in people)
+        needed = math.ceil(len(people) / 2)
+        if ready < needed:
+            raise TableError("too_few_ready", f"wait until {needed} of the {len(people)} players are ready")
+        self._begin_countdown()
+
+    def wait_for_ready(self) -> None:
+        """The others have ``ready_s`` from now (the first person is ready, or the table
+        was restored on a score sheet that was waiting): then the next round is dealt."""
+        self.timers.cancel(self._ready_timer)
+        self.ready_by = self.clock() + self.settings.ready_s
+        self._ready_timer = self.timers.later(self.settings.ready_s, self._ready_over)
+
+    def _ready_over(self) -> None:
+        self._ready_timer = None
+        if self.phase is Phase.SCORING:
+            self._begin_countdown()  # whoever is not ready yet is dealt in all the same
+
+    def _stop_waiting(self) -> None:
+        self.timers.cancel(self._ready_timer)
+        self._ready_timer = None
+        self.ready_by = None
+
+    def _everyone_ready(self) -> bool:
+        return all(seat is None or seat.ready for seat in self.seating.seats)
+
     def maybe_next_round(self) -> None:
         """Deal the next round if every seat is ready for it."""
-        if self.phase is Phase.SCORING and all(seat is None or seat.ready for seat in self.seating.seats):
+        if self.phase is Phase.SCORING and self._everyone_ready():
             self._begin_countdown()

@@ -26,7 +26,7 @@ from ligretto.engine.races import Fairness
 from ligretto.protocol import Phase
 from ligretto.server.table import messages
 from ligretto.server.table.clock import Timers
-from ligretto.server.table.timing import MAX_GRACE_S
+from ligretto.server.table.timing import MAX_GRACE_S, MAX_READY_S, MIN_READY_S
 
 
 class Abandoned(enum.StrEnum):
@@ -114,6 +114,14 @@ def check_grace(grace_s: float) -> float:
     if not 0 <= grace_s <= MAX_GRACE_S:
         raise TableError("bad_grace", f"the grace period is 0-{MAX_GRACE_S:g} seconds")
     return grace_s
+
+
+def check_ready(ready_s: float) -> float:
+    """The score sheet's wait for *Ready*, ``MIN_READY_S``-``MAX_READY_S`` seconds, else
+    :class:`TableError` ``bad_ready``."""
+    if not MIN_READY_S <= ready_s <= MAX_READY_S:
+        raise TableError("bad_ready", f"the wait for Ready is {MIN_READY_S:g}-{MAX_READY_S:g} seconds")
+    return ready_s
 
 
 def check_fairness(arbitration: str | None, window_ms: int | None, base: Fairness | None = None) -> Fairness:

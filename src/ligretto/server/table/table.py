@@ -54,7 +54,7 @@ from ligretto.server.table.replayaccess import Replays
 from ligretto.server.table.resume import Resume
 from ligretto.server.table.rounds import RoundHooks, Rounds, next_round, random_match_seed
 from ligretto.server.table.seats import Abandoned, Listener, Seat, Seating, TableError, check_seats
-from ligretto.server.table.timing import CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S
+from ligretto.server.table.timing import CATCH_UP_S, COUNTDOWN_S, DEFAULT_GRACE_S, READY_S
 from ligretto.server.table.tutorial import LESSON, RULES, TUTOR_DELAY_S, Tutor
 from ligretto.server.table.views import Views
 
@@ -84,6 +84,7 @@ class Table:
         rules: RuleSet | None = None,
         public: bool = False,
         grace_s: float = DEFAULT_GRACE_S,
+        ready_s: float = READY_S,
         store: Store | None = None,
         clock: Callable[[], float] | None = None,
         scheduler: Scheduler | None = None,
@@ -100,6 +101,8 @@ class Table:
         on ``clock``, the wall clock unless given; a test gives a ``VirtualScheduler``).
         ``fairness``: how races are judged (by default ``fair`` with the default window).
         ``rated``: its matches update its profiles' ratings (by default: public tables are).
+        ``ready_s``: on the score sheet, how long the others may take once the first person
+        is ready (``timing.READY_S``).
         ``tutor``: the tutorial's (``Table.tutorial``)."""
         check_seats(seats)
         if scheduler is not None and clock is not None:
@@ -115,7 +118,7 @@ class Table:
         # it is given the table's method that does: the wiring at the end of the class).
         self.seating = seating = Seating(code, seats, self.clock, self.timers, self._grace_over)
         rated = public if rated is None else rated
-        self.settings = settings = Settings(rules or RuleSet(), public, rated, replays, grace_s)
+        self.settings = settings = Settings(rules or RuleSet(), public, rated, replays, grace_s, ready_s)
         self.judge = judge = Judge(self.timers, self.clock, self._rivals, self._take_effect, fairness or Fairness())
         self.rounds = rounds = Rounds(
             seating,
@@ -176,9 +179,11 @@ class Table:
     rated: Through[bool] = Through("settings")
     replays: Through[Replays] = Through("settings")
     grace_s: Through[float] = Through("settings")
+    ready_s: Through[float] = Through("settings")
     phase: Through[Phase] = Through("rounds")
     match: Through[Match | None] = Through("rounds")
     start_at: Through[float | None] = Through("rounds")
+    ready_by: Through[float | None] = Through("rounds")
     replay_token: Through[str | None] = Through("rounds")
     matches_played: Through[int] = Through("rounds")
     match_seed: Through[int] = Through("rounds")
@@ -283,7 +288,8 @@ class Table:
         self.commands.remove_seat(by, index)
 
     def set_rules(self, by: int | None, *, preset: str, options: dict[str, Any], **change: Unpack[Change]) -> None:
-        """The host sets the rules, and maybe the seats, grace period, public, judging, rated, replays."""
+        """The host sets the rules, and maybe the seats, grace period, wait for *Ready*,
+        public, judging, rated, replays."""
         self.commands.set_rules(by, preset=preset, options=options, **change)
 
     # --- the match --------------------------------------------------------------------
@@ -293,7 +299,12 @@ class Table:
         self.rounds.start(by)
 
     def ready(self, index: int | None) -> None:
+        """A person is ready for the next round (``Rounds.ready``)."""
         self.rounds.ready(index)
+
+    def next_round(self, by: int | None) -> None:
+        """Host, on the score sheet: the next round now, once half of the people are ready."""
+        self.rounds.next_round(by)
 
     def act(
         self,

@@ -21,3 +21,9 @@ has been connected to for this long is closed, its match recorded as abandoned."
 CATCH_UP_S = 15.0
 """After a restart, the longest a restored round waits for its seated people to come back
 before its fresh countdown runs anyway (no bot or stand-in acts meanwhile)."""
+READY_S = 30.0
+"""On the score sheet, once the first person has said *Ready*, the longest the others may
+take: then the next round is dealt for everyone (the table's ``ready_s``)."""
+MIN_READY_S = 5.0
+MAX_READY_S = 600.0
+"""The bounds of the wait for *Ready* a table may set."""

@@ -48,9 +48,11 @@ class Views:
             public=settings.public,
             rated=settings.rated,
             grace_s=settings.grace_s,
+            ready_s=settings.ready_s,
             fairness=self.judge.fairness,
             match=rounds.match,
             matches_played=rounds.matches_played,
             start_at=rounds.start_at,
+            ready_by=rounds.ready_by,
             replay_token=rounds.replay_token,
         )

@@ -19,6 +19,7 @@ from ligretto.server.records.profiles import ProfileError
 from ligretto.server.table.clock import LoopScheduler, Scheduler
 from ligretto.server.table.replayaccess import Replays
 from ligretto.server.table.table import Table, new_code
+from ligretto.server.table.timing import READY_S
 from ligretto.server.web.admission import ConnectionCount, Cooling, TableQuota
 from ligretto.server.web.listing import LiveListing
 from ligretto.server.web.outbox import Outbox
@@ -92,6 +93,7 @@ class Lobby:
         *,
         rated: bool | None = None,
         replays: Replays = Replays.LINK,
+        ready_s: float = READY_S,
         code: str | None = None,
     ) -> Table:
         """A new table (``code``: the one :meth:`reserve_code` gave; default a free one)."""
@@ -102,6 +104,7 @@ class Lobby:
             rules=rules,
             public=public,
             grace_s=grace_s,
+            ready_s=ready_s,
             fairness=fairness,
             rated=rated,
             replays=replays,

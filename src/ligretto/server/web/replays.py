@@ -20,7 +20,7 @@ from starlette.responses import Response
 
 from ligretto import protocol
 from ligretto.engine.events import Applied
-from ligretto.engine.races import race_lost
+from ligretto.engine.races import Landings
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.serial import action_from_dict
 from ligretto.engine.state import Round
@@ -126,26 +126,27 @@ def go_time(request: Request, log: RoundLog) -> float:
 
 def spectator_round(log: RoundLog, start: float) -> protocol.ReplayRound:
     """The round as a spectator saw it: the first snapshot, then for every stored action
-    what a spectator was sent (``events``, or the ``race`` a refused play lost), with
+    what a spectator was sent (``events``, or the ``race`` a refused play lost: one ranked
+    at the same time as the card that took its place, by the stored ranks), with
     its time from ``start``; the end and scores.  The engine plays the log again here."""
     number = log.number
     players = sorted(log.players, key=lambda player: player.seat)
     game = Round.deal(RuleSet.from_dict(log.rules), len(players), log.seed)
     snapshot = protocol.snapshot_message(view(game, None), number)
     steps = []
+    landings = Landings()
     for logged in log.actions:
         action = action_from_dict(logged.action)
-        seq = len(game.log)
+        seq, piles = len(game.log), len(game.pile_seats)
         result = game.apply(action)
         t = None if logged.at is None else round(max(0.0, logged.at - start), 3)
         step = protocol.ReplayStep(t, action.player)
+        race = landings.decided(game, action, result, piles, logged.rank)
         if isinstance(result, Applied):
             step.events = protocol.events_message(number, seq, action.player, result.events)
-        else:
-            lost = race_lost(game, action, result)
-            if lost is not None:
-                pile, _height, winner = lost
-                step.race = protocol.race_message(number, pile, winner, action.player, None)
+        elif race is not None:
+            pile, _height, winner = race
+            step.race = protocol.race_message(number, pile, winner, action.player, None)
         steps.append(step)
     end = end_of(game)
     return protocol.ReplayRound(

@@ -1,18 +1,21 @@
 """``ligretto serve``: the server in one process (uvicorn), with its store (an SQLite file, or
 a PostgreSQL database by URL); with ``--redis``, one process of a service of several
 (``server/cluster/``, docs/deploy.md).  Its port is bound first: a process that cannot
-listen exits at once, before it opens its store or joins a service."""
+listen exits at once, before it opens its store or joins a service; then its service's
+Redis is asked to answer, then its store is opened.  Each that fails ends the process
+with one line, ``ligretto serve: ...``, and exit status 1 (docs/deploy.md)."""
 
 from __future__ import annotations
 
 import socket
 from types import FrameType
 from typing import Any
+from urllib.parse import urlsplit
 
 import uvicorn
 
 from ligretto import protocol
-from ligretto.server.db.database import DatabaseError
+from ligretto.server.db.database import DatabaseError, is_postgres, sqlite_file
 from ligretto.server.db.migrations import SchemaTooNew
 from ligretto.server.ops import logs
 from ligretto.server.records.store import Store
@@ -21,6 +24,29 @@ from ligretto.server.web.httpdeadline import deadline_protocol
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.wsprotocol import WebSocketProtocol
 
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+"""The URLs of a Redis (redis-py's ``from_url``)."""
+
+
+class BadSettings(ValueError):
+    """Settings that cannot be a server's, as their text shows (``ligretto serve`` refuses
+    them before anything starts: exit code 2)."""
+
+
+def check(settings: Settings) -> None:
+    """Refuse (:class:`BadSettings`) a ``db`` URL that names no database, a ``redis`` URL that
+    names no Redis, an ``advertise`` address without ``redis``; passwords never shown."""
+    if not is_postgres(settings.db):
+        try:
+            sqlite_file(settings.db)
+        except DatabaseError as error:
+            raise BadSettings(f"--db: {error}") from None
+    if settings.redis is not None and urlsplit(settings.redis).scheme not in REDIS_SCHEMES:
+        shown = logs.without_password(settings.redis)
+        raise BadSettings(f"--redis: a Redis is redis://HOST:PORT/N (or rediss://, unix://), not {shown!r}")
+    if settings.advertise is not None and settings.redis is None:
+        raise BadSettings("--advertise is for a process of a service: give --redis too")
+
 
 def run(settings: Settings, log_level: str = "info", log_format: str = "text") -> None:
     """Serve until interrupted; the database file is created on first start.  Every log
@@ -28,6 +54,16 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
     ``settings.db``: an SQLite file or ``sqlite:///FILE``, or ``postgresql://…``."""
     logs.configure(log_level, log_format)
     listener = listening(settings.host, settings.port)
+    if settings.redis is not None:
+        # Redis's client is loaded by a process of a service only: a lone server starts
+        # without its twentieth of a second of imports.
+        from ligretto.server.cluster.redisdirectory import NoRedis, RedisDirectory, reach  # noqa: PLC0415
+
+        try:
+            reach(settings.redis)
+        except NoRedis as error:
+            listener.close()
+            raise SystemExit(f"ligretto serve: {error}") from None
     try:
         store = Store(settings.db)
     except (DatabaseError, SchemaTooNew) as error:
@@ -35,10 +71,6 @@ def run(settings: Settings, log_level: str = "info", log_format: str = "text") -
         raise SystemExit(f"ligretto serve: {error}") from None
     directory, joined = None, ""
     if settings.redis is not None:
-        # Redis's client is loaded by a process of a service only: a lone server starts
-        # without its twentieth of a second of imports.
-        from ligretto.server.cluster.redisdirectory import RedisDirectory  # noqa: PLC0415
-
         advertise = settings.advertise or f"http://{settings.host}:{settings.port}"
         directory = RedisDirectory(settings.redis, advertise, start_grace_s=settings.start_grace_s)
         joined = f", process {directory.process} of the service at {logs.without_password(settings.redis)}"

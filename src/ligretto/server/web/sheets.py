@@ -1,6 +1,7 @@
 """The score keeper's HTTP API (docs/protocol.md, "Score keeper"): a sheet made, read,
-its rounds entered and corrected, the last change undone, its CSV, its share link's QR
-code, and its live events (Server-Sent Events: ``event: sheet`` with the whole sheet at
+its rounds entered and corrected, the last change undone, a player's own profile linked to
+their seat or unlinked (with its secret), its CSV, its share link's QR code, and its live
+events (Server-Sent Events: ``event: sheet`` with the whole sheet at
 once and after every change).  Bodies in and out are protocol structs; every score is the
 engine's, computed here, never a client's.
 
@@ -27,9 +28,19 @@ from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS, Box, Symbol
 from ligretto.engine.rules import RuleError, RuleSet
 from ligretto.engine.tally import BadEntry, standing
 from ligretto.protocol import ProtocolError
-from ligretto.server.records.keeper import MAX_ROUNDS, Answer, Change, Conflict, Keeper, KeptPlayer, NoRound, Sheet
+from ligretto.server.records.keeper import (
+    MAX_ROUNDS,
+    Answer,
+    Change,
+    Conflict,
+    Keeper,
+    KeptPlayer,
+    NoRound,
+    SeatRefusal,
+    Sheet,
+)
 from ligretto.server.records.keepercsv import sheet_csv
-from ligretto.server.records.profiles import ProfileError
+from ligretto.server.records.profiles import Profile, ProfileError
 from ligretto.server.web import http
 from ligretto.server.web.profiles import secret_of
 
@@ -46,6 +57,8 @@ POLL_S = 1.0
 """How often a live stream looks whether the server is stopping."""
 KEEPALIVE_S = 15.0
 """A comment on a quiet live stream this often, so proxies keep it open."""
+SEAT_STATUS = {"no_seat": 404, "seat_taken": 409, "already_seated": 409, "not_your_profile": 403}
+"""The HTTP status of each :class:`SeatRefusal`."""
 
 
 class Refused(Exception):
@@ -73,6 +86,8 @@ def _entry_change(change: Change) -> protocol.SheetChange:
         before=None if change.before is None else protocol.entry_of(change.before),
         after=None if change.after is None else protocol.entry_of(change.after),
         undoes=change.undoes,
+        seat=change.seat,
+        profile=change.profile,
     )
 
 
@@ -100,14 +115,16 @@ def sheet_body(sheet: Sheet) -> protocol.SheetBody:
         places=list(now.places),
         version=sheet.version,
         changes=[_entry_change(change) for change in sheet.changes],
+        creator=sheet.creator,
     )
 
 
 def _players(request: Request, spec: protocol.CreateSheet) -> tuple[KeptPlayer, ...]:
-    """The players of a new sheet, checked; the creator's profile on the ``me`` player.
-    A profile is on a sheet only by its owner's consent: the creator's own, proven by its
-    secret, is the only one a new sheet may name (a match filed in a profile's history is
-    a write to it)."""
+    """The players of a new sheet, checked, the creator's profile on the ``me`` player
+    (which makes it the sheet's creator, ``Sheet.creator``).  A profile is on a sheet only by its owner's consent: the
+    creator's own, proven by its secret, is the only one a new sheet may name (a match
+    filed in a profile's history is a write to it); the others link their own later
+    (:func:`seat_profile`)."""
     count = len(spec.players)
     if not MIN_PLAYERS <= count <= MAX_PLAYERS:
         raise Refused(400, "bad_players", f"a sheet has {MIN_PLAYERS}-{MAX_PLAYERS} players, not {count}")
@@ -115,8 +132,9 @@ def _players(request: Request, spec: protocol.CreateSheet) -> tuple[KeptPlayer, 
     if spec.me is not None and not 0 <= spec.me < count:
         raise Refused(400, "bad_players", f"me is a player's index, 0-{count - 1}, not {spec.me}")
     named = [player for player in players if player.profile is not None]
+    mine = None
     if spec.me is not None or named:
-        mine = _creator(request)
+        mine = _owner(request).id
         for player in named:
             if player.profile != mine:
                 raise Refused(
@@ -149,13 +167,13 @@ def _player(player: protocol.SheetPlayer) -> KeptPlayer:
     return KeptPlayer(name, back.colour, back.symbol, player.profile)
 
 
-def _creator(request: Request) -> str:
-    """The id of the profile whose secret the request carries (``Authorization: Bearer``)."""
+def _owner(request: Request) -> Profile:
+    """The profile whose secret the request carries (``Authorization: Bearer``)."""
     store = request.app.state.lobby.store
     if store is None:
         raise Refused(400, "no_profile", "this server keeps no profiles (it runs without a database)")
     try:
-        profile: str = store.profiles.by_secret(secret_of(request)).id
+        profile: Profile = store.profiles.by_secret(secret_of(request))
     except ProfileError as error:
         raise Refused(error.status, error.code, error.message) from None
     return profile
@@ -215,8 +233,9 @@ def _by(name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Retried:
-    """A change id applied already: the sheet as it is now is the answer."""
+class AsItIs:
+    """Nothing to change (a change id applied already, a link made already): the sheet
+    as it is now is the answer."""
 
 
 def _made(
@@ -271,9 +290,9 @@ async def put_round(request: Request) -> Response:
         return http.error(refused.status, refused.code, refused.message)
     tally, now = protocol.tally_of(spec.entry), _keeper(request).clock()
 
-    def decide(sheet: Sheet) -> Change | Conflict | BadEntry | NoRound | Retried:
+    def decide(sheet: Sheet) -> Change | Conflict | BadEntry | NoRound | AsItIs:
         if spec.id in sheet.ids:
-            return Retried()  # a retry of a change already made
+            return AsItIs()  # a retry of a change already made
         return sheet.entry(number, tally, spec.base, by=by, client_id=spec.id, now=now)
 
     done = _made(request, request.path_params["code"], decide)
@@ -302,9 +321,9 @@ async def undo(request: Request) -> Response:
         return http.error(refused.status, refused.code, refused.message)
     now = _keeper(request).clock()
 
-    def decide(sheet: Sheet) -> Change | Retried:
+    def decide(sheet: Sheet) -> Change | AsItIs:
         if spec.id in sheet.ids:
-            return Retried()
+            return AsItIs()
         target = sheet.last_undoable()
         if target is None:
             raise Refused(400, "nothing_to_undo", "there is no change left to undo")
@@ -319,6 +338,37 @@ async def undo(request: Request) -> Response:
     except Refused as refused:  # nothing written: the transaction rolled back
         return http.error(refused.status, refused.code, refused.message)
     return done if isinstance(done, Response) else http.answer(sheet_body(done[0]))
+
+
+async def seat_profile(request: Request) -> Response:
+    """``PUT /api/sheets/{code}/players/{seat}/profile``: the profile of the request's
+    secret linked to the seat (its owner's claim: the finished match goes into its
+    history, at once if it is over already); ``DELETE``: unlinked, by its owner (or the
+    sheet's creator until the match is over).  Not a scoring change: undo passes it by."""
+    if _sheet_of(request) is None:
+        return http.answer(NO_SHEET, 404)
+    text = request.path_params["seat"]
+    seat = http.whole_number(text, 0, MAX_PLAYERS - 1)
+    if seat is None:
+        return http.error(404, "no_seat", f"seat {text[:20]!r} is not a seat of this sheet")
+    try:
+        owner = _owner(request)
+    except Refused as refused:
+        return http.error(refused.status, refused.code, refused.message)
+    now, linking = _keeper(request).clock(), request.method == "PUT"
+
+    def decide(sheet: Sheet) -> Change | SeatRefusal | AsItIs:
+        seats = sheet.link if linking else sheet.unlink
+        change = seats(seat, owner.id, by=owner.name, now=now)
+        return AsItIs() if change is None else change
+
+    done = _made(request, request.path_params["code"], decide)
+    if isinstance(done, Response):
+        return done
+    sheet, result = done
+    if isinstance(result, SeatRefusal):
+        return http.error(SEAT_STATUS[result.code], result.code, result.message)
+    return http.answer(sheet_body(sheet))
 
 
 async def sheet_csv_file(request: Request) -> Response:
@@ -409,6 +459,7 @@ def sheet_routes() -> list[Route]:
         Route("/api/sheets/{code}", get_sheet),
         Route("/api/sheets/{code}/rounds/{n}", put_round, methods=["PUT"]),
         Route("/api/sheets/{code}/undo", undo, methods=["POST"]),
+        Route("/api/sheets/{code}/players/{seat}/profile", seat_profile, methods=["PUT", "DELETE"]),
         Route("/api/sheets/{code}/csv", sheet_csv_file),
         Route("/api/sheets/{code}/qr.svg", sheet_qr),
         Route("/api/sheets/{code}/events", sheet_events),

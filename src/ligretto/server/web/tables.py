@@ -9,10 +9,11 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleError, RuleSet
+from ligretto.server.cluster.directory import Directory
 from ligretto.server.table.replayaccess import check_replays
-from ligretto.server.table.seats import check_fairness, check_grace, check_seats
+from ligretto.server.table.seats import check_fairness, check_grace, check_ready, check_seats
 from ligretto.server.table.table import Table, TableError
-from ligretto.server.table.timing import DEFAULT_GRACE_S
+from ligretto.server.table.timing import DEFAULT_GRACE_S, READY_S
 from ligretto.server.web import http
 from ligretto.server.web.lobby import Lobby
 
@@ -29,6 +30,7 @@ async def create_table(request: Request) -> Response:
     try:
         rules = RuleSet.preset(spec.preset).replace(**spec.options)
         grace_s = check_grace(DEFAULT_GRACE_S if spec.grace_s is None else spec.grace_s)
+        ready_s = check_ready(READY_S if spec.ready_s is None else spec.ready_s)
         fairness = check_fairness(spec.arbitration, spec.window_ms)
         replays = check_replays(spec.replays)
         check_seats(spec.seats)
@@ -39,7 +41,9 @@ async def create_table(request: Request) -> Response:
         # Rated by default: public tables and play now (a table that starts when you join).
         rated = spec.public or spec.start if spec.rated is None else spec.rated
         code = await lobby.reserve_code()
-        table = lobby.create(spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, code=code)
+        table = lobby.create(
+            spec.seats, rules, spec.public, grace_s, fairness, rated=rated, replays=replays, ready_s=ready_s, code=code
+        )
     except RuleError as error:
         return http.error(400, "bad_rules", str(error))
     except TableError as error:
@@ -84,19 +88,26 @@ def _table_of(request: Request) -> Table | None:
 NO_TABLE = protocol.HttpError("no_table", "there is no table with that code")
 
 
-async def _elsewhere(request: Request) -> Response:
-    """The answer of the process that owns the table, or ``no_table``."""
-    forwarded = await request.app.state.lobby.directory.forward(request, request.path_params["code"])
-    return http.answer(NO_TABLE, 404) if forwarded is None else forwarded
+async def _located(request: Request) -> Table | Response:
+    """The table of the request's code if this process has it, or takes it over now (a
+    stored table nobody holds: ``Directory.forward`` restores it here, as a ``hello``
+    does); else the answer of the process that owns it, or ``no_table``."""
+    table = _table_of(request)
+    if table is not None:
+        return table
+    directory: Directory = request.app.state.lobby.directory
+    forwarded = await directory.forward(request, request.path_params["code"])
+    if forwarded is not None:
+        return forwarded
+    table = _table_of(request)  # taken over here by the lookup
+    return http.answer(NO_TABLE, 404) if table is None else table
 
 
 async def get_table(request: Request) -> Response:
     """One table's summary and who sits where (the invite page shows it before joining):
     public information only, as in the ``table`` message."""
-    table = _table_of(request)
-    if table is None:
-        return await _elsewhere(request)
-    return http.answer(table.details())
+    table = await _located(request)
+    return table if isinstance(table, Response) else http.answer(table.details())
 
 
 def invite_link(request: Request, code: str) -> str:
@@ -107,7 +118,5 @@ def invite_link(request: Request, code: str) -> str:
 async def table_qr(request: Request) -> Response:
     """``GET /api/tables/{code}/qr.svg``: the table's invite link as a QR code (segno), so
     a phone at the same table can join by its camera."""
-    table = _table_of(request)
-    if table is None:
-        return await _elsewhere(request)
-    return http.qr_svg(invite_link(request, table.code), "Ligretto invite")
+    table = await _located(request)
+    return table if isinstance(table, Response) else http.qr_svg(invite_link(request, table.code), "Ligretto invite")

@@ -4,7 +4,7 @@
 
 import { backBadge, cardFace, cardName, emptySlot, handBack } from "./cards.js";
 import { fill, h, icon, reducedMotion, setChildren } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { aidOn } from "./aid.js";
 import { fitsColumn, targetPile } from "./mirror.js";
@@ -24,6 +24,24 @@ const HOLD_MAX_MS = 10000;
 function decoration(element) {
   element.setAttribute("aria-hidden", "true");
   return element;
+}
+
+/** How many characters of a name stay in view whatever its width: the end that tells
+ *  "Smart bot 1" from "Smart bot 11" (a cut name reads "Smart b…t 11"). */
+const NAME_TAIL = 4;
+
+/**
+ * A name that is cut in its middle, never at its end: the head shrinks with "…", the tail
+ * (the last NAME_TAIL characters) always shows.  Both are text only; together their text
+ * is the whole name.
+ */
+function cutInMiddle(name) {
+  const letters = Array.from(name);
+  if (letters.length <= NAME_TAIL + 2) return [h("span", { class: "name-part name-tail" }, name)];
+  return [
+    h("span", { class: "name-part name-head" }, letters.slice(0, -NAME_TAIL).join("")),
+    h("span", { class: "name-part name-tail" }, letters.slice(-NAME_TAIL).join("")),
+  ];
 }
 
 /** The mark on a card or button whose action went without an answer (connection lost). */
@@ -117,6 +135,7 @@ export class Board {
       }),
     );
     opponents.dataset.count = String(others.length);
+    opponents.style.setProperty("--opponents", String(others.length)); // app.css: the chips' columns
     setChildren(
       opponents,
       others.map((area) =>
@@ -183,10 +202,15 @@ export class Board {
     return JSON.stringify([area, this.session.nameOf(area.seat), this.score(area.seat), entry]);
   }
 
+  /** A seat's running total. */
+  total(seat) {
+    const totals = this.session.table?.sheet?.totals;
+    return totals && totals[seat] !== undefined ? totals[seat] : 0;
+  }
+
   /** A seat's running total as the score sheet writes it (one minus sign, U+2212). */
   score(seat) {
-    const totals = this.session.table?.sheet?.totals;
-    return formatScore(totals && totals[seat] !== undefined ? totals[seat] : 0);
+    return formatScore(this.total(seat));
   }
 
   seatBadges(seat, area) {
@@ -199,7 +223,11 @@ export class Board {
     return badges;
   }
 
-  /** An opponent in one dense line: back, name, score, badges, row tops, stack with its big count, discard top, hand. */
+  /**
+   * An opponent's chip: back, name, score, badges; row tops, stack with its big count,
+   * discard top, hand.  One line where it is wide, two where it is narrow (app.css); the
+   * name is cut in its middle, never at the end that tells it apart.
+   */
   opponent(area, compact) {
     const size = compact ? "xs" : "sm";
     const bot = this.session.table?.seats?.[area.seat]?.bot || null;
@@ -214,8 +242,9 @@ export class Board {
       h("header", { class: "opp-head" },
         backBadge(area.back),
         // A bot's name says it is one; its strategy and level are in the tooltip (the dense
-        // line has no room for the "bot" badge beside a name that would then be cut).
-        h("span", { class: "opp-name", title: bot ? `${name} (${bot})` : name }, name),
+        // line has no room for the "bot" badge beside a name that would then be cut).  Its
+        // two parts are for the eye: screen readers have the whole name in the chip's label.
+        h("span", { class: "opp-name", title: bot ? `${name} (${bot})` : name, "aria-hidden": "true" }, cutInMiddle(name)),
         h("span", { class: "opp-score", title: t("sheet.total") }, String(this.score(area.seat))),
         h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
       ),
@@ -224,7 +253,7 @@ export class Board {
         h("div", { class: "opp-piles" },
           h("span", { class: "slot stack-slot", dataset: { slot: "stack" }, title: t("area.stack") },
             area.stack_top ? cardFace(area.stack_top, { size, extra: "stack-card" }) : emptySlot(size),
-            this.stackCount(area.stack_size, t("area.stack.count", { count: area.stack_size })),
+            this.stackCount(area.stack_size, plural("area.stack.count", area.stack_size, { count: area.stack_size })),
           ),
           h("span", { class: "slot", dataset: { slot: "discard" }, title: t("area.discard") },
             area.discard_top ? cardFace(area.discard_top, { size }) : emptySlot(size),
@@ -258,7 +287,7 @@ export class Board {
     else delete element.dataset.complete;
     element.setAttribute("aria-label", complete
       ? t("pile.complete.label", { card: cardName(top) })
-      : t("pile.label", { card: cardName(top), count: pile.top }));
+      : plural("pile.label", pile.top, { card: cardName(top), count: pile.top }));
     return fill(element,
       cardFace(top, { size: "md" }),
       complete ? h("span", { class: "pile-done" }, icon("sym-done", "done-icon"), t("pile.complete")) : null,
@@ -360,7 +389,7 @@ export class Board {
       const top = column.length ? column[column.length - 1] : null;
       return h("div", { class: ["column", legal[position] ? "drop-column" : null], dataset: { column: position } },
         under.length
-          ? h("div", { class: "column-under", "aria-label": t("own.column.under", { cards: under.map(cardName).join(", ") }) },
+          ? h("div", { class: "column-under", "aria-label": t("own.column.under", { cards: listOf(under.map(cardName)) }) },
               under.map((card) => cardFace(card, { size: "xs" })),
             )
           : null,
@@ -375,7 +404,7 @@ export class Board {
       h("header", { class: "own-head" },
         backBadge(area.back, "md"),
         h("span", { class: "own-name" }, name),
-        h("span", { class: "own-score" }, t("own.score", { score: this.score(area.seat) })),
+        h("span", { class: "own-score" }, plural("own.score", this.total(area.seat), { score: this.score(area.seat) })),
         h("span", { class: "opp-badges" }, this.seatBadges(area.seat, area)),
         placing
           ? h("span", { class: "place-prompt", role: "status" }, t("own.place.prompt", { card: cardName(placing) }))
@@ -383,9 +412,13 @@ export class Board {
       ),
       h("div", { class: "own-row", role: "group", "aria-label": t("area.row") }, columns),
       h("div", { class: "own-side" },
-        h("div", { class: "side-slot stack-slot" },
-          this.ownCard("stack", 0, area.stack_top, KEYS.stack, t("area.stack")),
-          this.stackCount(area.stack_size, t("own.stack.count", { count: area.stack_size }), "side-label"),
+        // The card that matters most says what it is, as the discard and the hand do.
+        h("div", { class: "side-slot own-stack" },
+          h("div", { class: "stack-slot" },
+            this.ownCard("stack", 0, area.stack_top, KEYS.stack, t("area.stack")),
+            this.stackCount(area.stack_size, t("own.stack.count", { count: area.stack_size }), "side-label"),
+          ),
+          h("span", { class: "side-label stack-label" }, t("area.stack")),
         ),
         h("div", { class: "side-slot" },
           this.ownCard("discard", 0, area.discard_top, KEYS.discard, t("area.discard")),
@@ -401,7 +434,7 @@ export class Board {
           },
             // Named by words inside it, as the own cards are: a "not sent" mark shown in the
             // button is then part of its name too (WCAG 2.5.3).
-            h("span", { class: "visually-hidden" }, t("own.turn.label", { count: area.hand_size, key: KEYS.label(KEYS.turn) })),
+            h("span", { class: "visually-hidden" }, plural("own.turn.label", area.hand_size, { count: area.hand_size, key: KEYS.label(KEYS.turn) })),
             decoration(handBack(area.back, area.hand_size, "lg")),
             h("kbd", { class: "key-hint", "aria-hidden": "true", dataset: { key: KEYS.label(KEYS.turn) } }),
             notSentMark(turning),
@@ -417,7 +450,7 @@ export class Board {
             "aria-keyshortcuts": KEYS.aria(KEYS.vote),
             dataset: { action: "vote" },
           }, area.voted ? t("own.withdraw") : t("own.vote"), " ", h("kbd", { class: "key-text" }, KEYS.label(KEYS.vote)), notSentMark(voting)),
-          h("span", { class: "side-label votes" }, t("own.votes", { count: votedCount, players: session.view.players })),
+          h("span", { class: "side-label votes" }, plural("own.votes", votedCount, { count: votedCount, players: session.view.players })),
           expert
             ? h("div", { class: "place-buttons", role: "group", "aria-label": t("own.place") },
                 ["stack", "discard"].map((source) =>

@@ -2,7 +2,7 @@
 // symbol of each colour (colour-blind safe) and of each deck back, and card elements.
 
 import { h, icon } from "./dom.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 
 /** The four face colours in the engine's order (engine/cards.py: Colour), with their shape. */
 export const COLOURS = [
@@ -99,7 +99,7 @@ export function handBack(back, count, size = "md") {
       class: ["card", "card-back", `box-${back.box}`, `card-${size}`],
       dataset: { box: back.box, symbol: back.symbol, mark: BOX_MARKS[back.box] },
       title: backLabel(back),
-      "aria-label": t("hand.count", { count }),
+      "aria-label": plural("hand.count", count, { count }),
     },
     icon(`back-${back.symbol}`, "card-sym"),
     boxMark(back),

@@ -9,8 +9,8 @@
 
 import { barChart } from "./chart.js";
 import { h } from "./dom.js";
-import { has, language, t } from "./i18n.js";
-import { presetNames } from "./rules.js";
+import { has, language, plural, t } from "./i18n.js";
+import { matchEndText, presetNames } from "./rules.js";
 import { pastRoundSheet, placeText } from "./sheet.js";
 import { storage } from "./storage.js";
 
@@ -39,8 +39,7 @@ export function botText(spec) {
 /** The rules of a match of the past: its preset (as the server filed it), how it ends, expert. */
 export function rulesText(match) {
   const parts = [match.preset ? t(`preset.${match.preset}`) : t("preset.custom")];
-  const [kind, n] = String(match.rules.match_end).split(":");
-  parts.push(t(kind === "target" ? "rules.summary.target" : "rules.summary.rounds", { n }));
+  parts.push(matchEndText(match.rules.match_end));
   if (match.rules.expert) parts.push(t("option.expert"));
   return parts.join(" · ");
 }
@@ -165,7 +164,7 @@ export class HistoryPage {
       presetNames().map((name) => h("option", { value: name, selected: name === this.filter.preset }, t(`preset.${name}`))));
     const players = h("select", { id: "history-players", onchange: (e) => this.setFilter({ players: e.target.value, page: 1 }) },
       h("option", { value: "" }, t("history.filter.all_players")),
-      PLAYER_COUNTS.map((n) => h("option", { value: String(n), selected: String(n) === this.filter.players }, t("history.filter.players_n", { n }))));
+      PLAYER_COUNTS.map((n) => h("option", { value: String(n), selected: String(n) === this.filter.players }, plural("history.filter.players_n", n, { n }))));
     return h("form", { class: "panel history-filters", role: "search", "aria-label": t("history.filter"), onsubmit: (e) => e.preventDefault() },
       h("label", { for: "history-preset" }, t("history.filter.preset")), preset,
       h("label", { for: "history-players" }, t("history.filter.players")), players,
@@ -211,7 +210,7 @@ export class HistoryPage {
     return h("p", { class: "rating-line", id: "history-rating", dataset: { rating: rating.rating, sigma: rating.sigma, mu: rating.mu, matches: rating.matches } },
       h("strong", {}, t("history.rating", { rating: formatNumber(rating.rating), sigma: formatNumber(rating.sigma) })),
       " ",
-      h("span", { class: "muted" }, t("history.rating.matches", { n: rating.matches })),
+      h("span", { class: "muted" }, plural("history.rating.matches", rating.matches, { n: rating.matches })),
       rating.like_bot ? h("span", { class: "like-bot", id: "history-like-bot" }, " · ", t("history.like_bot", { bot: botText(rating.like_bot) })) : null,
     );
   }
@@ -266,7 +265,7 @@ export class HistoryPage {
         ))),
       rounds.length
         ? h("details", { class: "history-sheets" },
-            h("summary", {}, t("history.sheets", { n: rounds.length })),
+            h("summary", {}, plural("history.sheets", rounds.length, { n: rounds.length })),
             rounds.map((_, i) => [
               pastRoundSheet(match.sheet, i, names, { me, match: `${date} · ${tableText(match)} · ${match.match}${match.code ? "" : ` (${index + 1})`}` }),
               replayLink(match.replays?.[i], i + 1),

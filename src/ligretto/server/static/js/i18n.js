@@ -1,4 +1,7 @@
 // Every text the client shows, in seven languages (i18n/<lang>.json, the same keys in each).
+// A text that depends on a number is a family of keys, one per plural form of the language
+// ("own.score.one", "own.score.other"): plural() picks the form with Intl.PluralRules.
+// Names in a sentence are joined by listOf() (Intl.ListFormat: "Ben and Di").
 
 import { storage } from "./storage.js";
 
@@ -78,4 +81,33 @@ export function t(key, vars = {}) {
 /** Whether a key exists (for optional texts such as server error codes). */
 export function has(key) {
   return tables[current]?.[key] !== undefined || tables.en?.[key] !== undefined;
+}
+
+/** The locale of Intl's rules for a language, where the texts are one country's: the
+ *  Portuguese ones are Portugal's ("telemóvel", "está a jogar"), whose 0 is plural. */
+const INTL_LOCALES = { pt: "pt-PT" };
+const pluralRules = new Map(); // "language type" -> Intl.PluralRules
+
+function intlLocale() {
+  return INTL_LOCALES[current] || current;
+}
+
+/**
+ * The text of the family `key` for the number `count`: `key.<form>`, the form being what
+ * Intl.PluralRules says for `count` in the current language ("one", "other", …; "other"
+ * where the language has no text of its own for a form), filled from `vars` as by t().
+ * The whole sentence is in each form, so word order and agreement stay the language's.
+ * With `type` "ordinal", the forms of places: "1st", "2nd", "3rd", "4th".
+ */
+export function plural(key, count, vars = {}, type = "cardinal") {
+  const rules = `${current} ${type}`;
+  if (!pluralRules.has(rules)) pluralRules.set(rules, new Intl.PluralRules(intlLocale(), { type }));
+  const form = pluralRules.get(rules).select(Number(count));
+  const own = tables[current]?.[`${key}.${form}`] !== undefined || tables.en?.[`${key}.${form}`] !== undefined;
+  return t(own ? `${key}.${form}` : `${key}.other`, vars);
+}
+
+/** Names (or any words) joined as the current language joins them: "Ben, Di and Ed". */
+export function listOf(items) {
+  return new Intl.ListFormat(intlLocale(), { style: "long", type: "conjunction" }).format(items.map(String));
 }

@@ -43,6 +43,11 @@ export function createSheet(body, secret = null) {
 
 export const sheetPath = (code) => `/api/sheets/${encodeURIComponent(code)}`;
 
+/** `PUT` (link) or `DELETE` (unlink) a seat's profile with this browser's profile `secret`: the sheet. */
+export function seatProfile(code, seat, link, secret) {
+  return call(link ? "PUT" : "DELETE", `${sheetPath(code)}/players/${seat}/profile`, { secret });
+}
+
 /** The share link of a sheet, as the QR code encodes it. */
 export function sheetLink(code) {
   return `${location.origin}/#/keep/${code}`;
@@ -59,11 +64,13 @@ export function roundOf(sheet, n) {
   };
 }
 
-/** The change an undo would undo: the latest that is not an undo and not undone yet, or null. */
+/** The change an undo would undo: the latest entry or correction not undone yet (a seat's
+ * link is not undone), or null. */
 export function undoable(sheet) {
   const changes = sheet?.changes ?? [];
   const undone = new Set(changes.filter((change) => change.kind === "undo").map((change) => change.undoes));
-  return [...changes].reverse().find((change) => change.kind !== "undo" && !undone.has(change.n)) ?? null;
+  const scoring = (change) => change.kind === "entry" || change.kind === "correction";
+  return [...changes].reverse().find((change) => scoring(change) && !undone.has(change.n)) ?? null;
 }
 
 /** Remember a sheet among this browser's (the start screen lists them). */

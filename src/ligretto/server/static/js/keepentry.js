@@ -2,12 +2,14 @@
 // cards in the center and the cards left in the Ligretto stack, each with big steppers
 // (− / +) and a number pad, and who called Stop (or a stalemate); under `first_out` only
 // who stopped.  The instant checks are the engine's bounds (`check_entry` in the engine
-// makes every check; tests/client/test_conformance.py pins these to it); an unlikely
-// entry (a second player with 0 left after a Stop) asks to confirm first.
+// makes every check; tests/client/test_conformance.py pins these to it): a count out of
+// bounds stays as entered, marked, with its reason right under it (read out), and the
+// round cannot be saved until it is fixed; an unlikely entry (a second player with 0 left
+// after a Stop) asks to confirm first.
 
 import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { listOf, plural, t } from "./i18n.js";
 
 /** The most cards a Ligretto stack holds (the engine's STACK_SIZE) and the least of any count. */
 export const STACK_MAX = 10;
@@ -20,12 +22,20 @@ export function emptyEntry(players) {
   return { center: Array(players).fill(0), stack: Array(players).fill(0), ending: null, stopped_by: null };
 }
 
-/** What the screen refuses at once: {seat, key} of the first count out of bounds, or null. */
+/** What the screen refuses at once in one count (`field`: center or stack): the key of
+ * its message, or null. */
+export function countProblem(field, count) {
+  if (!Number.isInteger(count) || count < COUNT_MIN) return "keep.check.negative";
+  if (field === "stack" && count > STACK_MAX) return "keep.check.stack";
+  return null;
+}
+
+/** What the screen refuses at once: {seat, key, field} of the first count out of bounds, or null. */
 export function instantProblem(entry) {
   for (const [field, counts] of [["center", entry.center], ["stack", entry.stack]]) {
     for (const [seat, count] of counts.entries()) {
-      if (!Number.isInteger(count) || count < COUNT_MIN) return { seat, key: "keep.check.negative", field };
-      if (field === "stack" && count > STACK_MAX) return { seat, key: "keep.check.stack", field };
+      const key = countProblem(field, count);
+      if (key) return { seat, key, field };
     }
   }
   return null;
@@ -50,25 +60,21 @@ export function entryForm({ players, firstOut, entry, title, onSave, onCancel })
     message.textContent = text;
   };
   const nameOf = (seat) => players[seat].name;
+  const counters = { center: [], stack: [] };
 
-  /** Set one count if the instant checks allow it; otherwise say why and change nothing. */
+  /** Set one count as entered: one out of bounds is kept, marked, its reason under it. */
   const setCount = (field, seat, value) => {
-    const next = structuredClone(state);
-    next[field][seat] = value;
-    const problem = instantProblem(next);
-    if (problem) {
-      say(t(problem.key, { name: nameOf(seat), max: STACK_MAX }));
-      return false;
-    }
     state[field][seat] = value;
-    say("");
-    return true;
+    counters[field][seat].show();
   };
 
   const rows = firstOut ? [] : players.map((player, seat) => h("li", { class: "entry-player", dataset: { seat } },
     h("div", { class: "entry-name" }, backBadge(player.back, "md"), h("span", { class: "sheet-name", id: `entry-name-${seat}` }, player.name)),
-    counter({ field: "center", seat, label: t("keep.entry.center"), state, setCount, nameOf }),
-    counter({ field: "stack", seat, label: t("keep.entry.stack"), state, setCount, nameOf }),
+    ["center", "stack"].map((field) => {
+      const made = counter({ field, seat, label: t(`keep.entry.${field}`), state, setCount, nameOf });
+      counters[field][seat] = made;
+      return made.element;
+    }),
   ));
 
   const endings = h("fieldset", { class: "entry-ending", id: "entry-ending" },
@@ -81,13 +87,17 @@ export function entryForm({ players, firstOut, entry, title, onSave, onCancel })
 
   const confirm = h("dialog", { class: "help-dialog", id: "entry-confirm", "aria-labelledby": "entry-confirm-text" });
   const save = () => {
-    if (!state.ending) return say(t("keep.check.ending"));
     const problem = instantProblem(state);
-    if (problem) return say(t(problem.key, { name: nameOf(problem.seat), max: STACK_MAX }));
+    if (problem) {
+      // The count to fix, its reason under it: in view, and the focus on it.
+      counters[problem.field][problem.seat].point();
+      return say("");
+    }
+    if (!state.ending) return say(t("keep.check.ending"));
     const out = firstOut ? [] : alsoOut(state);
     if (!out.length) return onSave(structuredClone(state));
     confirm.replaceChildren(
-      h("p", { id: "entry-confirm-text" }, t("keep.confirm.also_out", { names: out.map(nameOf).join(", "), name: nameOf(state.stopped_by) })),
+      h("p", { id: "entry-confirm-text" }, plural("keep.confirm.also_out", out.length, { names: listOf(out.map(nameOf)), name: nameOf(state.stopped_by) })),
       h("div", { class: "inline" },
         h("button", { type: "button", class: "primary", id: "entry-confirm-yes", onclick: () => {
           confirm.close();
@@ -121,36 +131,61 @@ function choice(id, label, checked, onpick) {
     h("span", {}, label));
 }
 
-/** One count: − / the number (a tap opens the number pad) / +. */
+/** One count: − / the number (a tap opens the number pad) / +, and under them why the
+ * count cannot be (an empty live region until then).  Returns {element, show, point}. */
 function counter({ field, seat, label, state, setCount, nameOf }) {
   const id = `entry-${field}-${seat}`;
+  const problem = h("p", { class: "count-problem", id: `${id}-problem`, role: "alert" });
   const value = h("button", {
-    type: "button", class: "count-value", id, dataset: { field, seat },
-    "aria-label": t("keep.entry.pad_open", { what: label, name: nameOf(seat), n: state[field][seat] }),
+    type: "button", class: "count-value", id, dataset: { field, seat }, "aria-describedby": problem.id,
   });
   const show = () => {
-    value.textContent = String(state[field][seat]);
-    value.setAttribute("aria-label", t("keep.entry.pad_open", { what: label, name: nameOf(seat), n: state[field][seat] }));
+    const n = state[field][seat];
+    const key = countProblem(field, n);
+    value.textContent = n < 0 ? `${MINUS}${-n}` : String(n);
+    value.setAttribute("aria-label", t("keep.entry.pad_open", { what: label, name: nameOf(seat), n }));
+    value.classList.toggle("invalid", Boolean(key));
+    if (key) value.setAttribute("aria-invalid", "true");
+    else value.removeAttribute("aria-invalid");
+    const text = key ? t(key, { name: nameOf(seat), max: STACK_MAX }) : "";
+    if (problem.textContent !== text) problem.textContent = text;
+    return key;
+  };
+  /** In view: the count and its reason, without moving the page more than needed. */
+  const reveal = () => {
+    const row = value.closest(".count") ?? value;
+    row.scrollIntoView({ block: "nearest" });
   };
   const step = (by) => () => {
-    if (setCount(field, seat, state[field][seat] + by)) show();
+    setCount(field, seat, state[field][seat] + by);
+    reveal();
   };
   const pad = numberPad({
     label: `${label}, ${nameOf(seat)}`,
     onDone: (n) => {
-      if (n !== null && setCount(field, seat, n)) show();
-      value.focus();
+      if (n !== null) setCount(field, seat, n);
+      value.focus({ preventScroll: true });
+      reveal();
     },
   });
   value.addEventListener("click", () => pad.open(state[field][seat]));
   show();
-  return h("div", { class: "count", dataset: { field } },
+  const element = h("div", { class: "count", dataset: { field } },
     h("span", { class: "count-label", "aria-hidden": "true" }, label),
     h("button", { type: "button", class: "step", id: `${id}-minus`, onclick: step(-1), "aria-label": t("keep.entry.less", { what: label, name: nameOf(seat) }) }, MINUS),
     value,
     h("button", { type: "button", class: "step", id: `${id}-plus`, onclick: step(1), "aria-label": t("keep.entry.more", { what: label, name: nameOf(seat) }) }, "+"),
+    problem,
     pad.element,
   );
+  return {
+    element,
+    show,
+    point() {
+      value.focus({ preventScroll: true });
+      value.closest(".entry-player")?.scrollIntoView({ block: "center" });
+    },
+  };
 }
 
 /** Digits 0-9, erase and OK under a count: for "18" two taps, not eighteen. */
@@ -202,7 +237,7 @@ function numberPad({ label, onDone }) {
     open(current) {
       typed = "";
       show();
-      shown.textContent = String(current);
+      shown.textContent = current < 0 ? `${MINUS}${-current}` : String(current);
       element.hidden = false;
       element.querySelector(".pad-key").focus();
     },

@@ -1,12 +1,14 @@
 // The score keeper's sheet (#/keep/CODE): the score sheet, live on every phone at the
-// table (keepapi.js's LiveSheet); the share link with its QR code; entering the next
-// round (keepentry.js), correcting any round, undo, the change history; a conflict to
+// table (keepapi.js's LiveSheet), near the top of the page; who is who, each player linking their own profile
+// (keepseats.js); the share link with its QR code; entering the next round
+// (keepentry.js), correcting any round, undo, the change history; a conflict to
 // resolve; the entries waiting to sync; at the end the winners, the summary and the CSV.
 
 import { h, setChildren, toast } from "./dom.js";
-import { language, t } from "./i18n.js";
-import { LiveSheet, installApp, roundOf, sheetLink, sheetPath, undoable } from "./keepapi.js";
+import { language, plural, t } from "./i18n.js";
+import { LiveSheet, installApp, roundOf, seatProfile, sheetLink, sheetPath, undoable } from "./keepapi.js";
 import { entryForm } from "./keepentry.js";
+import { seatsView } from "./keepseats.js";
 import { sheetErrorText } from "./keepstart.js";
 import { changesView, conflictView, endingOf, playersOf, resultView, sheetView, summaryText, waitingView } from "./keepviews.js";
 import { profiles } from "./profile.js";
@@ -24,14 +26,17 @@ export class KeepSheetScreen {
     this.nameField = this.byField();
     this.shareSection = this.share();
     this.changesOpen = false;
+    this.seating = null; // the seat whose link or unlink is on its way
     this.root.replaceChildren(this.page);
     this.live = new LiveSheet(code, { onChange: () => this.render() });
+    this.offProfile = profiles.on(() => this.render()); // a profile made after the page opened
     this.render();
     installApp();
   }
 
   close() {
     this.live.close();
+    this.offProfile();
   }
 
   /** Who this phone is in the change history. */
@@ -64,9 +69,10 @@ export class KeepSheetScreen {
     this.page.dataset.version = String(sheet.version ?? "");
     this.page.dataset.waiting = String(live.queue.length);
     this.page.dataset.over = String(Boolean(sheet.over));
+    // The scores come early (above the fold on a 360x640 phone): a compact head with the
+    // status, the round's buttons, then the sheet; what is seldom needed goes below it.
     const parts = [
       this.head(sheet),
-      this.status(),
       live.conflict ? conflictView(live.conflict, players, {
         onTheirs: () => live.resolve("theirs"), onMine: () => live.resolve("mine"),
       }) : null,
@@ -74,20 +80,26 @@ export class KeepSheetScreen {
       this.editing ? this.editing.element : null,
       sheet.over ? resultView(sheet, players, { link: sheetLink(this.code), onCopy: () => this.copySummary(sheet, players), onShare: () => this.shareSummary(sheet, players) }) : null,
       this.editing ? null : this.actions(sheet),
-      this.editing ? null : this.nameField,
       waitingView(live.queue, players),
       sheetView(sheet, players),
+      seatsView(sheet, players, {
+        me: profiles.secret() ? profiles.id() : null, busy: this.seating,
+        onLink: (seat) => this.seat(seat, true), onUnlink: (seat) => this.seat(seat, false),
+      }),
       this.roundsList(sheet, players),
       changesView(sheet.changes, players, { open: this.changesOpen, onToggle: (open) => (this.changesOpen = open) }),
+      this.editing ? null : this.nameField,
       this.shareSection,
     ].filter(Boolean);
     setChildren(this.page, parts);
   }
 
+  /** The title, the rules in a few words and whether this phone is live. */
   head(sheet) {
     return h("section", { class: "panel keep-head", "aria-labelledby": "keep-sheet-h1" },
       h("h1", { id: "keep-sheet-h1" }, t("keep.sheet.h1")),
-      h("p", { class: "muted" }, rulesSummary(sheet.rules)),
+      h("p", { class: "muted keep-rules" }, rulesSummary(sheet.rules)),
+      this.status(),
     );
   }
 
@@ -95,7 +107,7 @@ export class KeepSheetScreen {
     const live = this.live;
     const waiting = live.queue.length;
     const text = waiting
-      ? t("keep.status.waiting", { n: waiting })
+      ? plural("keep.status.waiting", waiting, { n: waiting })
       : live.connected ? t("keep.status.live") : t("keep.status.offline");
     return h("p", { class: ["keep-status", live.connected ? "live" : "offline"], id: "keep-status", role: "status" }, text);
   }
@@ -117,6 +129,21 @@ export class KeepSheetScreen {
       h("button", { type: "button", id: "keep-undo", disabled: !undoable(sheet), onclick: () => this.live.undo(this.by(), undoable(sheet)?.n) },
         t("keep.undo")),
     );
+  }
+
+  /** Link this browser's profile to `seat` (or unlink the seat's): the sheet the server answers. */
+  async seat(seat, link) {
+    this.seating = seat;
+    this.render();
+    try {
+      this.live.take(await seatProfile(this.code, seat, link, profiles.secret()));
+    } catch (error) {
+      toast(sheetErrorText(error), "warn", 5000);
+    } finally {
+      this.seating = null;
+      this.render();
+    }
+    this.root.querySelector(`#keep-seats li[data-seat="${seat}"] button`)?.focus({ preventScroll: true });
   }
 
   /** The server refused an entry: its words, and the entry back in the form to fix it. */

@@ -5,7 +5,7 @@
 
 import { BACK_SYMBOLS, BOXES, backBadge, backLabel, backOfSeat } from "./cards.js";
 import { h, toast } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, listOf, plural, t } from "./i18n.js";
 import { backToWire, createSheet, installApp } from "./keepapi.js";
 import { profiles } from "./profile.js";
 import { presetRules, rulesForm } from "./rules.js";
@@ -162,9 +162,9 @@ export class KeepStartScreen {
     return h("section", { class: "panel", "aria-labelledby": "keep-earlier-title" },
       h("h2", { id: "keep-earlier-title" }, t("keep.earlier")),
       h("ul", { class: "keep-earlier" }, kept.map((sheet) => h("li", {},
-        h("a", { href: `#/keep/${sheet.code}` }, sheet.names.join(", ")),
+        h("a", { href: `#/keep/${sheet.code}` }, listOf(sheet.names)),
         " ",
-        h("span", { class: "muted" }, t(sheet.over ? "keep.earlier.over" : "keep.earlier.rounds", { n: sheet.rounds })),
+        h("span", { class: "muted" }, sheet.over ? t("keep.earlier.over") : plural("keep.earlier.rounds", sheet.rounds, { n: sheet.rounds })),
       ))),
     );
   }

@@ -2,9 +2,8 @@
 // itself (sheet.js's, with the players' own backs), the entries waiting to sync, a
 // conflict side by side, the change history, and the end of the match with its summary.
 
-import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, listOf, plural, t } from "./i18n.js";
 import { backFromWire } from "./keepapi.js";
 import { rulesSummary } from "./rules.js";
 import { formatScore, pastRoundSheet, placeText, placesOf, roundsTable } from "./sheet.js";
@@ -28,7 +27,6 @@ export function sheetView(sheet, players) {
   if (!scores || !scores.rounds.length) {
     return h("section", { class: "panel keep-sheet", "aria-labelledby": "keep-sheet-title" },
       h("h2", { id: "keep-sheet-title" }, t("keep.sheet.title")),
-      h("ul", { class: "keep-roster" }, players.map((player) => h("li", {}, backBadge(player.back), " ", player.name))),
       h("p", { class: "muted", id: "keep-no-rounds" }, t("keep.sheet.none")),
     );
   }
@@ -53,7 +51,7 @@ export function waitingView(queue, players) {
     h("h2", { id: "keep-waiting-title" }, t("keep.waiting.title", { n: queue.length })),
     h("ul", {}, entries.map((item) => h("li", { class: "waiting-entry", dataset: { round: item.n } },
       h("strong", {}, t("sheet.round", { n: item.n })), " · ", endingOf(item.entry, players), ". ",
-      players.map((player, seat) => t("keep.waiting.line", { name: player.name, center: item.entry.center[seat] ?? 0, stack: item.entry.stack[seat] ?? 0 })).join("; "),
+      players.map((player, seat) => plural("keep.waiting.line", item.entry.stack[seat] ?? 0, { name: player.name, center: item.entry.center[seat] ?? 0, stack: item.entry.stack[seat] ?? 0 })).join("; "),
     )), undos ? h("li", {}, t("keep.waiting.undo")) : null),
   );
 }
@@ -123,14 +121,14 @@ function differences(before, after, players) {
   return lines;
 }
 
-/** Who changed what, newest first. */
+/** Who changed what, newest first (a link or unlink: whose seat). */
 export function changesView(changes, players, { open = false, onToggle = () => {} } = {}) {
   if (!changes?.length) return null;
   const details = h("details", { class: "panel keep-changes", id: "keep-changes", open, ontoggle: () => onToggle(details.open) },
     h("summary", {}, t("keep.changes.title", { n: changes.length })),
     h("ol", { reversed: true }, [...changes].reverse().map((change) => h("li", { dataset: { kind: change.kind, round: change.round } },
       h("span", { class: "muted" }, timeOf(change.at)), " ",
-      t(`keep.change.${change.kind}`, { by: change.by, n: change.round }),
+      t(`keep.change.${change.kind}`, { by: change.by, n: change.round, name: players[change.seat]?.name ?? "" }),
       differences(change.before, change.after, players).map((line) => h("span", { class: "change-line" }, line)),
     ))),
   );
@@ -142,7 +140,8 @@ export function summaryText(sheet, players, link) {
   const totals = sheet.sheet?.totals ?? players.map(() => 0);
   const places = sheet.places ?? placesOf(totals);
   const seats = [...players.keys()].sort((a, b) => places[a] - places[b] || a - b);
-  const head = t("keep.summary.head", { rules: rulesSummary(sheet.rules), n: sheet.sheet?.rounds.length ?? 0 });
+  const rounds = sheet.sheet?.rounds.length ?? 0;
+  const head = plural("keep.summary.head", rounds, { rules: rulesSummary(sheet.rules), n: rounds });
   const lines = seats.map((seat) => `${placeText(places[seat])} ${players[seat].name}: ${formatScore(totals[seat])}`);
   return [head, ...lines, link].join("\n");
 }
@@ -153,15 +152,15 @@ export function resultView(sheet, players, { link, onCopy, onShare }) {
   const places = sheet.places ?? placesOf(totals);
   const winners = sheet.winners ?? [];
   const seats = [...players.keys()].sort((a, b) => places[a] - places[b] || a - b);
-  const names = winners.map((seat) => players[seat].name).join(", ");
+  const names = listOf(winners.map((seat) => players[seat].name));
   return h("section", { class: "panel keep-result", id: "keep-result", "aria-labelledby": "keep-result-title" },
     h("h2", { id: "keep-result-title" }, t("match.over")),
-    h("p", { class: "result", id: "match-result", role: "status" }, t(winners.length > 1 ? "match.winners" : "match.winner", { names })),
+    h("p", { class: "result", id: "match-result", role: "status" }, plural("match.winner", winners.length, { names })),
     h("ol", { class: "podium", id: "match-places", "aria-label": t("match.places") }, seats.map((seat) =>
       h("li", { class: `place-${places[seat]}`, dataset: { seat, place: places[seat] } },
         h("span", { class: "podium-place" }, placeText(places[seat])), " ",
         h("span", { class: "sheet-name" }, players[seat].name), " ",
-        h("span", { class: "podium-total" }, t("match.points", { points: formatScore(totals[seat]) })),
+        h("span", { class: "podium-total" }, plural("match.points", totals[seat], { points: formatScore(totals[seat]) })),
       ))),
     h("pre", { class: "keep-summary", id: "keep-summary", tabindex: "0", "aria-label": t("keep.summary") }, summaryText(sheet, players, link)),
     h("div", { class: "inline" },

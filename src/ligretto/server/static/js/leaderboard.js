@@ -4,7 +4,7 @@
 
 import { backBadge } from "./cards.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { formatNumber, ownProfile, PLAYER_COUNTS } from "./history.js";
 
 export class LeaderboardPage {
@@ -41,7 +41,7 @@ export class LeaderboardPage {
   render() {
     const select = h("select", { id: "leaderboard-players", onchange: (e) => { this.players = e.target.value; this.page = 1; this.load(); } },
       h("option", { value: "" }, t("leaderboard.overall")),
-      PLAYER_COUNTS.map((n) => h("option", { value: String(n), selected: String(n) === this.players }, t("history.filter.players_n", { n }))));
+      PLAYER_COUNTS.map((n) => h("option", { value: String(n), selected: String(n) === this.players }, plural("history.filter.players_n", n, { n }))));
     const controls = h("form", { class: "panel history-filters", role: "search", "aria-label": t("leaderboard.title"), onsubmit: (e) => e.preventDefault() },
       h("label", { for: "leaderboard-players" }, t("leaderboard.players")), select);
     const focused = this.root.contains(document.activeElement) ? document.activeElement.id : "";
@@ -57,11 +57,11 @@ export class LeaderboardPage {
   table() {
     const board = this.board;
     if (!board) return h("p", { class: "muted" }, t("history.loading"));
-    const note = h("p", { class: "muted small", id: "leaderboard-note" }, t("leaderboard.min", { n: board.min_matches }));
+    const note = h("p", { class: "muted small", id: "leaderboard-note" }, plural("leaderboard.min", board.min_matches, { n: board.min_matches }));
     if (!board.entries.length) return [note, h("p", { class: "muted", id: "leaderboard-empty" }, t("leaderboard.empty"))];
     const head = (text, extra = null) => h("th", { scope: "col", class: extra }, h("span", { class: "head" }, text));
     const table = h("table", { class: "sheet leaderboard", id: "leaderboard-table" },
-      h("caption", {}, this.players ? t("history.filter.players_n", { n: this.players }) : t("leaderboard.overall")),
+      h("caption", {}, this.players ? plural("history.filter.players_n", Number(this.players), { n: this.players }) : t("leaderboard.overall")),
       h("thead", {}, h("tr", {},
         head(t("sheet.place"), "place"), h("th", { scope: "col", class: "player" }, t("sheet.player")),
         head(t("leaderboard.rating"), "num"), head(t("leaderboard.uncertainty"), "num"), head(t("leaderboard.matches"), "num"))),

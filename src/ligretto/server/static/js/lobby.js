@@ -1,9 +1,9 @@
-// The lobby: your name, Play now, the score keeper for a game on a real table, create a
+// The lobby: Play now, your name, the score keeper for a game on a real table, create a
 // table, join one by code or invite link, and the live list of public tables (over /ws/lobby).
 
 import { wsUrl } from "./connection.js";
 import { h, toast } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, plural, t } from "./i18n.js";
 import { LEVELS, presetRules, rulesForm, rulesSummary } from "./rules.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 import { aidToggle } from "./aid.js";
@@ -132,14 +132,18 @@ export class LobbyScreen {
     this.list = h("div", { id: "public-tables", class: "table-list", "aria-live": "polite" });
     this.root.replaceChildren(
       h("div", { class: "lobby" },
+        // A newcomer's first screen, a phone's included: what the game is, then Play now
+        // (no name needed); the name, the profile and the tutorial come after it.
         h("section", { class: "panel intro" },
           h("h1", {}, t("lobby.title")),
           h("p", {}, t("lobby.intro")),
+        ),
+        this.playNowPanel(),
+        h("section", { class: "panel you" },
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
           h("p", { class: "profile-line" }, h("a", { href: "#/profile", id: "profile-link" }, t("lobby.profile"))),
           learning(),
         ),
-        this.playNowPanel(),
         h("section", { class: "panel keep-entry", "aria-labelledby": "keep-entry-title" },
           h("h2", { id: "keep-entry-title" }, t("lobby.keep.title")),
           h("p", {}, t("lobby.keep.intro")),
@@ -252,7 +256,7 @@ export class LobbyScreen {
     }
     const more = this.total > this.tables.length
       ? [h("p", { class: "muted", id: "public-tables-more" },
-          t("lobby.public.more", { shown: this.tables.length, total: this.total }))]
+          plural("lobby.public.more", this.tables.length, { shown: this.tables.length, total: this.total }))]
       : [];
     this.list.replaceChildren(
       h("ul", { class: "tables" },
@@ -261,7 +265,7 @@ export class LobbyScreen {
           return h("li", { class: "table-entry", dataset: { code: table.code } },
             h("div", { class: "table-entry-main" },
               h("strong", {}, table.host ? t("lobby.public.host", { name: table.host }) : t("lobby.public.nohost")),
-              h("span", { class: "muted" }, `${t(`phase.${table.phase}`)} · ${t("lobby.public.seats", { taken: table.taken, seats: table.seats })}`),
+              h("span", { class: "muted" }, `${t(`phase.${table.phase}`)} · ${plural("lobby.public.seats", table.taken, { taken: table.taken, seats: table.seats })}`),
               h("span", { class: "muted small" }, rulesSummary(table.rules)),
             ),
             h("div", { class: "table-entry-actions" },

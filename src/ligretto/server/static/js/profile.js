@@ -78,6 +78,8 @@ export const profiles = {
   current: () => current,
   /** The secret for `hello` (null: no profile kept). */
   secret,
+  /** The kept profile's public id (null: none). */
+  id: () => storage.profile()?.id ?? null,
   /** Call `listener(profile or null)` whenever it changes; returns the way to stop. */
   on(listener) {
     listeners.add(listener);

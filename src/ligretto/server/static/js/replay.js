@@ -8,7 +8,7 @@
 
 import { BANNER_MS, Board } from "./board.js";
 import { h, setChildren, typing } from "./dom.js";
-import { t } from "./i18n.js";
+import { plural, t } from "./i18n.js";
 import { applyEvents } from "./mirror.js";
 import { profiles } from "./profile.js";
 import { RaceNotes } from "./races.js";
@@ -334,7 +334,7 @@ export class ReplayScreen {
     const track = this.track;
     const step = track.stepAt(track.index);
     const total = t("replay.total", { s: track.duration.toFixed(1) });
-    if (!step) return `${t("replay.deal", { n: track.length })} · ${total}`;
+    if (!step) return `${plural("replay.deal", track.length, { n: track.length })} · ${total}`;
     const at = Number.isFinite(step.t) ? t("replay.at", { s: step.t.toFixed(3) }) : t("replay.at.unknown");
     return `${t("replay.move", { k: track.index, n: track.length })} · ${at} · ${this.session.nameOf(step.seat)}`;
   }

@@ -3,7 +3,7 @@
 // at start-up from GET /api/presets; this module keeps no copy of them.
 
 import { h } from "./dom.js";
-import { has, t } from "./i18n.js";
+import { has, plural, t } from "./i18n.js";
 import { DEFAULT_JUDGING, judgingFields } from "./races.js";
 
 /**
@@ -71,12 +71,17 @@ export function presetOf(rules) {
   return preset ? preset.name : "";
 }
 
+/** How a match ends ("rounds:5", "target:100") in words: "Rounds: 5", "To 100 points". */
+export function matchEndText(matchEnd) {
+  const [kind, n] = String(matchEnd).split(":");
+  return kind === "target" ? plural("rules.summary.target", Number(n), { n }) : t("rules.summary.rounds", { n });
+}
+
 /** A short line saying what is special about a rule set, for the table list and headers. */
 export function rulesSummary(rules) {
   const preset = presetOf(rules);
   const parts = [preset ? textOr(`preset.${preset}`, preset) : t("preset.custom")];
-  const [kind, n] = String(rules.match_end).split(":");
-  parts.push(t(kind === "target" ? "rules.summary.target" : "rules.summary.rounds", { n }));
+  parts.push(matchEndText(rules.match_end));
   if (rules.expert) parts.push(t("option.expert"));
   return parts.join(" · ");
 }

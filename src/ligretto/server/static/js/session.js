@@ -323,6 +323,12 @@ export class TableSession {
     this.connection.send({ type: "ready" });
   }
 
+  /** Host, on the score sheet: the next round now (refused `too_few_ready` before half
+   * of the people are ready). */
+  nextRound() {
+    this.connection.send({ type: "next_round" });
+  }
+
   get isHost() {
     return !this.watching && this.seat !== null && this.table?.host === this.seat;
   }

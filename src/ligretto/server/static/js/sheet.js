@@ -1,11 +1,12 @@
 // The score sheet after a round (place, center, stack, score, running total, every round
 // so far), sorted by total with the places and the round's winners the server sends,
-// getting ready for the next round, the match result and the rematch. The sheet can be
-// put aside to look at the final board, and brought back.
+// getting ready for the next round (the time left once someone is ready: the table's
+// `ready_by`; the host's "Start next round"), the match result and the rematch. The sheet
+// can be put aside to look at the final board, and brought back.
 
 import { backBadge, backOfSeat } from "./cards.js";
 import { h, icon } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
 const MINUS = "\u2212";
@@ -17,9 +18,7 @@ export function formatScore(n) {
 
 /** "1st", "2nd" (en), "1." (de, fi), "1er" (fr): the place in the page's language. */
 export function placeText(place) {
-  const rule = new Intl.PluralRules(language(), { type: "ordinal" }).select(place);
-  const form = ["one", "two", "few"].includes(rule) ? rule : "other";
-  return t(`sheet.ordinal.${form}`, { n: place });
+  return plural("sheet.ordinal", place, { n: place }, "ordinal");
 }
 
 /** The sheets put aside with "Show board", by table, round and phase: a new sheet shows again. */
@@ -75,7 +74,7 @@ function scroller(table, label) {
 }
 
 /** The score sheet panel (with its "Show board" toggle), or null when there is nothing to show. */
-export function sheetPanel(session, { onReady, onRematch }) {
+export function sheetPanel(session, { onReady, onRematch, onNextRound }) {
   const table = session.table;
   const sheet = table?.sheet;
   if (!sheet || !sheet.rounds.length) return null;
@@ -119,7 +118,7 @@ export function sheetPanel(session, { onReady, onRematch }) {
     over ? matchResult(session, seats, places, winners) : null,
     scroller(roundTable, over ? t("match.standings") : t("sheet.round", { n: number })),
     history ? scroller(history, t("sheet.history")) : null,
-    footer(session, over, { onReady, onRematch }),
+    footer(session, over, { onReady, onRematch, onNextRound }),
   );
   return withBoardToggle(panel, `${table.code}:${number}:${table.phase}`);
 }
@@ -146,12 +145,12 @@ export function roundsTable(sheet, session, seats, { me = () => false, id = "she
 
 /** At the end of the match: who won, and the places on the podium (ties share one). */
 function matchResult(session, seats, places, winners) {
-  const names = [...winners].map((seat) => session.nameOf(seat)).join(", ");
+  const names = listOf([...winners].map((seat) => session.nameOf(seat)));
   const iWon = winners.has(session.seat) && !session.watching;
   const totals = session.table.sheet.totals;
   return h("div", { class: "match-result" },
     h("p", { class: "result", id: "match-result", role: "status" },
-      iWon ? t("match.you_won") : t(winners.size > 1 ? "match.winners" : "match.winner", { names }),
+      iWon ? t("match.you_won") : plural("match.winner", winners.size, { names }),
     ),
     h("ol", { class: "podium", id: "match-places", "aria-label": t("match.places") },
       seats.filter((seat) => places[seat] <= 3).map((seat) =>
@@ -160,7 +159,7 @@ function matchResult(session, seats, places, winners) {
           " ",
           h("span", { class: "sheet-name", title: session.nameOf(seat) }, session.nameOf(seat)),
           " ",
-          h("span", { class: "podium-total" }, t("match.points", { points: formatScore(totals[seat]) })),
+          h("span", { class: "podium-total" }, plural("match.points", totals[seat], { points: formatScore(totals[seat]) })),
         )),
     ),
   );
@@ -176,7 +175,32 @@ function replayLink(session) {
   return h("a", { class: "button", id: "replay-link", href, target: "_blank", rel: "noopener" }, t("replay.watch"));
 }
 
-function footer(session, over, { onReady, onRematch }) {
+/**
+ * The time left before the next round is dealt whoever is ready (the table's `ready_by`,
+ * on the server's clock, as the countdown's `start_at`), counted down; null while nobody
+ * waits. Its timer stops once the element has left the page.
+ */
+function readyWait(session) {
+  const readyBy = session.table?.phase === "scoring" ? session.table.ready_by : null;
+  if (typeof readyBy !== "number") return null;
+  const element = h("p", { class: "ready-wait", id: "ready-wait", role: "timer" });
+  let shown = false;
+  const tick = () => {
+    if (element.isConnected) shown = true;
+    else if (shown) {
+      clearInterval(timer);
+      return;
+    }
+    const left = Math.max(0, Math.ceil(readyBy - session.connection.serverNow()));
+    element.dataset.left = String(left);
+    element.textContent = t("sheet.ready_by", { s: left });
+  };
+  const timer = setInterval(tick, 250);
+  tick();
+  return element;
+}
+
+function footer(session, over, { onReady, onRematch, onNextRound }) {
   const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
   if (over) {
     return h("div", { class: "sheet-footer" },
@@ -188,18 +212,26 @@ function footer(session, over, { onReady, onRematch }) {
       h("a", { class: "button", href: "#/" }, t("match.lobby")),
     );
   }
+  const wait = readyWait(session);
   if (!session.watching && session.seat !== null) {
     const mine = session.table.seats[session.seat];
+    // The host may deal the next round now (the server says whether enough are ready):
+    // after "Show board", so that the focus never lands on it by itself.
+    const next = session.isHost
+      ? h("button", { class: "big", id: "next-round-button", type: "button", onclick: onNextRound }, t("sheet.start_next"))
+      : null;
     return h("div", { class: "sheet-footer" },
       mine?.ready
-        ? h("p", { class: "muted" }, t("sheet.waiting"))
+        ? wait ?? h("p", { class: "muted" }, t("sheet.waiting"))
         : h("button", { class: "primary big", id: "ready-button", onclick: onReady },
             t("sheet.next"), " ", h("kbd", {}, KEYS.label(KEYS.ready))),
+      mine?.ready ? null : wait,
       toBoard,
+      next,
       replayLink(session),
     );
   }
-  return h("div", { class: "sheet-footer" }, h("p", { class: "muted" }, t("sheet.waiting")), toBoard, replayLink(session));
+  return h("div", { class: "sheet-footer" }, wait ?? h("p", { class: "muted" }, t("sheet.waiting")), toBoard, replayLink(session));
 }
 
 /**

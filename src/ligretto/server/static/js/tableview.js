@@ -319,7 +319,11 @@ export class TableScreen {
         clearTimeout(this.sheetTimer);
         this.sheetTimer = setTimeout(() => this.renderStage(), bannerLeft + 10);
       } else {
-        sheet = sheetPanel(session, { onReady: () => this.session.ready(), onRematch: () => this.session.start() });
+        sheet = sheetPanel(session, {
+          onReady: () => this.session.ready(),
+          onRematch: () => this.session.start(),
+          onNextRound: () => this.session.nextRound(),
+        });
       }
     }
     const seated = !session.watching && session.seat !== null;

@@ -1,0 +1,136 @@
+"""The stress harness's PostgreSQL restarts (issue 27, ``ligretto stress --scenarios
+postgres_restart``): :func:`run_postgres_restart`.
+
+A service of its own (``harness/service.py``) with ``tables`` tables playing.  The
+database is restarted under them (``pg_ctl stop -m MODE``, then started again on the same
+port and data): first ``fast`` (what is under way rolled back, a checkpoint), then, after
+``settle_s`` of play, ``immediate`` (as a crash: recovered from its log at the start) and,
+right after it, ``kill -9`` of the process with the most tables -- as soon as it has
+committed again (its log says it writes again, if a commit of its failed meanwhile), so
+that everything it acknowledged is stored -- and the others take its tables over
+(docs/deploy.md: their own connection to the database was left dead by the restart, and
+the first take-over's read is tried again on a new one).  Its people come back through
+the others; ``settle_s`` of play after.
+
+Checked, beside the shared figures (acks lost: every action acknowledged before, during
+and after the restarts in the database at the end; tracebacks; ejections; hidden cards):
+the dead process's tables all taken over (a wrong answer for each one that is not, or
+that another process gave up: ``could not restore``).  Reported: how long PostgreSQL was
+away each time, the seconds from its return to every process's ``/readyz`` saying
+``ready``, the commits that failed meanwhile (``ligretto_backend_errors_total`` of the
+database) and their sampled log lines, the ack latency in each window, and the seconds
+from the kill to each of its tables accepting an action again (``interrupted_s``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+from ligretto.harness.kills import until
+from ligretto.harness.scenario import ScenarioReport
+from ligretto.harness.service import ServiceRun
+from ligretto.testkit.pgserver import PgServer
+
+ERRORS = "ligretto_backend_errors_total"
+"""The processes' count of failed database (and Redis) calls, by ``backend``."""
+WRITING_AGAIN = "writing to "
+"""The start of the store's log line once a commit succeeds after failed ones."""
+COMMIT_FAILED = "could not write to "
+"""The start of the store's (sampled) log line of a failed commit."""
+RECOMMIT_S = 10.0
+"""How long the victim has to commit again after the last restart."""
+
+
+async def _restart(run: ServiceRun, mode: str) -> dict[str, Any]:
+    """``pg_ctl stop -m mode`` and start again; how long it was away and the seconds from
+    its return to each process ready."""
+    assert run.pg is not None
+    pg = run.pg
+    went = run.mark(f"restart_{mode}")
+    await asyncio.to_thread(pg.halt, mode)
+    await asyncio.to_thread(pg.run)
+    back = run.mark(f"{mode}_back")
+    ready = await run.ready_after(back)
+    return {"mode": mode, "away_s": round(back - went, 2), "ready_after_s": ready}
+
+
+async def _kill_after_commit(run: ServiceRun, victim: int, seen: int, errors_before: float) -> dict[str, Any]:
+    """``kill -9`` of process ``victim`` once it has committed again since the restart
+    (``seen``: the length of its log before it): at once if no commit of it failed."""
+    process = run.processes[victim]
+    failed = await asyncio.to_thread(process.metric, ERRORS, backend="database") > errors_before
+    start = time.monotonic()
+    committed = not failed or await until(lambda: WRITING_AGAIN in process.log_text()[seen:], RECOMMIT_S)
+    run.stopped.add(victim)
+    run.mark("killed")
+    await asyncio.to_thread(process.kill)
+    return {
+        "commits_failed_first": failed,
+        "committed_again": committed,
+        "waited_s": round(time.monotonic() - start, 2),
+    }
+
+
+async def run_postgres_restart(
+    folder: Path,
+    *,
+    processes: int,
+    tables: int,
+    players: int = 2,
+    settle_s: float,
+    seed: int = 0,
+    cpus: set[int] | None = None,
+    pg: PgServer | None = None,
+    **settings: Any,
+) -> ScenarioReport:
+    """PostgreSQL restarted under a service's live tables, then a process killed right
+    after a restart (see the module's docstring)."""
+    run = ServiceRun(folder, processes, seed, cpus, pg, **settings)
+    try:
+        await run.start()
+        await run.seat(tables, players)
+        errors = await run.metric(ERRORS, backend="database")
+        take_overs = await run.metric("ligretto_take_overs_total")
+        run.mark("before")
+        await asyncio.sleep(settle_s)
+        restarts = [await _restart(run, "fast")]
+        run.mark("after_fast")
+        await asyncio.sleep(settle_s)
+        failed_commits = int(await run.metric(ERRORS, backend="database") - errors)
+        owned = await run.owned()
+        victim = max(range(len(run.processes)), key=lambda i: owned.get(run.processes[i].url, 0))
+        victim_tables = owned.get(run.processes[victim].url, 0)
+        seen = len(run.processes[victim].log_text())
+        victim_errors = await asyncio.to_thread(run.processes[victim].metric, ERRORS, backend="database")
+        restarts.append(await _restart(run, "immediate"))
+        kill = await _kill_after_commit(run, victim, seen, victim_errors)
+        run.mark("after_kill")
+        await until(lambda: all(t.dropped_at is None for t in run.tables.values()), 30.0)
+        await asyncio.sleep(settle_s)
+        taken = int(await run.metric("ligretto_take_overs_total") - take_overs)
+        owned_after = await run.owned()
+    except BaseException:
+        await run.abort()
+        raise
+    logs = "".join(p.log_text() for p in run.processes)
+    given_up = logs.count("given up for now")
+    report = ScenarioReport(
+        "postgres_restart",
+        "PostgreSQL restarts",
+        tried=len(restarts),
+        seconds=0.0,
+        wrong_answers=max(0, victim_tables - taken) + given_up,
+        details={
+            "restarts": restarts,
+            "kill": kill | {"tables": victim_tables},
+            "tables_per_process": {"before_kill": owned, "after": owned_after},
+            "take_overs": taken,
+            "restores_given_up": given_up,
+            "commits_failed": failed_commits,  # in the first restart (every process alive)
+            "commit_failure_lines": logs.count(COMMIT_FAILED),
+        },
+    )
+    return await run.finish(report)
