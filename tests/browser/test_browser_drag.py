@@ -11,10 +11,11 @@ A drop is lost when it did not land on the pile aimed at: nothing happened, it w
 refused *Doesn't fit there*, or the card went to another pile.  A race is no lost drop:
 when someone else's card reached the aimed pile between the press and the release, the
 refusal must be the race's (*Beaten to it by …*).  Every tenth drag ends in the center's
-empty corner instead, where nothing may happen.  Per device at most 1 drop in 50 is lost,
-and the aimed pile never moves under the card (its box is the same at the release as at
-the press: its layout, transforms such as a pile's flash left out).  Figures before and
-after the fix: docs/benchmarks.md, "Drag and drop at a 12-seat table"."""
+empty corner instead: nothing is sent, and the card says *Not on a pile* (never nothing).
+Per device at most 1 drop in 50 is lost, and the aimed pile never moves under the card
+(its box is the same at the release as at the press: its layout, transforms such as a
+pile's flash left out).  Figures before and after the fix: docs/benchmarks.md, "Drag and
+drop at a 12-seat table"."""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ EMPTY_EVERY = 10
 RACE_WORDS = re.compile(r"Beaten to it|faster|got there first")
 TAKEN = ("Doesn't fit there", "That pile is complete")
 """What the page said before the fix when the aimed pile had been taken (a race, or not)."""
+OFF_PILE = "Not on a pile: let go over one"
+"""What a card let go where no pile is says."""
 STALL_S = 60
 """No time limit (a busy machine is slow), but this long without a drop ending fails."""
 
@@ -322,7 +325,7 @@ def judge(seen: dict[str, Any], pile: int | None, *, empty: bool, what: str) -> 
         return "ended", what
     acts, bubble = seen["acts"], seen["bubble"]
     if empty:
-        assert not acts and bubble is None, f"a drop in empty space did something: {acts} {bubble}"
+        assert not acts and bubble == OFF_PILE, f"a drop in empty space: sent {acts}, said {bubble!r}"
         return "empty", what
     if not acts:
         raced = pile is not None and any(
@@ -391,3 +394,4 @@ def test_drags_land_where_aimed_at_a_12_seat_table_on_a_desktop_and_a_phone(
         for race in person.races:
             assert "refused by the server" in race or RACE_WORDS.search(race), f"a race not told as one: {race}"
         assert person.shown, f"{person.device}: no pile started during any drag"
+        assert person.outcomes.get("empty"), f"{person.device}: no drop let go where no pile is"

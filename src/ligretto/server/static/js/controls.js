@@ -212,6 +212,19 @@ export class Controls {
     return null;
   }
 
+  /** Whether the pointer is over the dragged card's own place (the drag taken back). */
+  overOwnSlot(x, y, drag) {
+    const slot = document.elementFromPoint(x, y)?.closest(".own-card");
+    return Boolean(slot && slot.dataset.source === drag.source && Number(slot.dataset.position) === drag.position);
+  }
+
+  /** A card let go where no pile (or column) is: it comes back with words that say why. */
+  offPile(drag) {
+    if (!this.ready() || this.session.isPending(drag.source, drag.position)) return;
+    const card = this.cardAt(drag.source, drag.position);
+    if (card) this.board.refused({ source: drag.source, position: drag.position, card }, t("play.off_pile"), null);
+  }
+
   pointerUp(event) {
     const drag = this.drag;
     this.drag = null;
@@ -228,9 +241,15 @@ export class Controls {
     this.suppressClick = true;
     setTimeout(() => (this.suppressClick = false), 0);
     // The drop is judged against the center as it was held, then it may move.
-    const target = event.type === "pointercancel" ? null : this.dropTarget(event.clientX, event.clientY, drag.source);
+    const cancelled = event.type === "pointercancel";
+    const target = cancelled ? null : this.dropTarget(event.clientX, event.clientY, drag.source);
+    const home = !cancelled && this.overOwnSlot(event.clientX, event.clientY, drag);
     this.board.letGo();
-    if (!target) return;
+    if (!target) {
+      // Let go in a gap or beside the center: said, never nothing (unless put back in its place).
+      if (!cancelled && !home) this.offPile(drag);
+      return;
+    }
     if (target.classList.contains("pile")) {
       const pile = target.dataset.pile === "new" ? NEW_PILE : Number(target.dataset.pile);
       this.playOnto(drag.source, drag.position, pile, drag.tops);
