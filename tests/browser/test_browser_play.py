@@ -15,6 +15,7 @@ from browserkit import (
     center_of,
     fitting,
     host_table,
+    join_by_link,
     lose_a_race,
     play_keys_until_round_ends,
     press,
@@ -36,13 +37,6 @@ def slot_selector(source: str, position: int) -> str:
 
 def pile_selector(pile: int | None) -> str:
     return '[data-pile="new"]' if pile is None else f'.center [data-pile="{pile}"]'
-
-
-def join_by_link(page: Page, name: str) -> None:
-    """A fresh browser opens an invite link: it asks for a name, then takes a seat."""
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 ACTION_MS = 3000
