@@ -1,7 +1,8 @@
 """Fair judging as the browser takes part in it and shows it, against a real server: the
 page stamps its actions with the server's clock (even when its own clock is an hour off)
-and its pings echo the last pong; a race lost to a real WebSocket rival says who was
-faster and by how many ms, and a spectator sees the race; the host sets the table's
+and its pings echo the last pong; a race lost to a real WebSocket rival shows the card in
+flight toward the pile before the answer comes, settles it back when judged, and says who
+was faster and by how many ms, and a spectator sees the race; the host sets the table's
 judging and its wait for *Ready* (the create form, then the waiting room) and every page
 shows them; the words of every kind of race."""
 
@@ -141,6 +142,20 @@ def test_acts_are_stamped_with_the_servers_clock_and_pings_echo_the_last_pong(pa
     assert sum(1 for i, _ in pings if i > go) >= 3, "the pings stopped during play"
 
 
+LIFT = """async (card, pile) => {
+  // How far the card has moved toward the pile's centre, as a share of the way (0: not at
+  // all), once its transition has run, and whether it is marked in flight.
+  await Promise.all(card.getAnimations().map((a) => a.finished.catch(() => 0)));
+  const m = new DOMMatrix(getComputedStyle(card).transform);
+  const box = card.getBoundingClientRect();
+  const to = document.querySelector(`.center [data-pile="${pile}"]`).getBoundingClientRect();
+  const [x, y] = [box.left + box.width / 2 - m.e, box.top + box.height / 2 - m.f];  // where it lies
+  const [dx, dy] = [to.left + to.width / 2 - x, to.top + to.height / 2 - y];
+  return { pending: card.classList.contains('pending'), toward: (m.e * dx + m.f * dy) / (dx * dx + dy * dy) };
+}"""
+"""The lift of a card in flight toward ``pile`` (board.js ``afterRender``: 0.3 of the way)."""
+
+
 def play_message(play: Play) -> dict[str, Any]:
     source, position, card, pile = play
     return {"kind": "play", "source": source, "position": position, "pile": pile, "card": card}
@@ -214,13 +229,22 @@ def test_a_race_says_who_was_faster_by_how_much_to_the_loser_the_winner_and_a_sp
         assert applied["type"] == "ack" and applied["applied"] is True, applied
         alice.keyboard.press(key_of(source, position))
         refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
+        # The answer is held back: her card is shown in flight already, lifted toward the pile.
+        slot = f"row-{position}" if source == "row" else source
+        mine = alice.locator(f'.own [data-slot="{slot}"]')
+        lift = mine.evaluate(LIFT, pile)
+        assert lift["pending"] and 0.25 < lift["toward"] < 0.35, lift
         gate.release()
         assert refusal["reason"] == "does_not_fit" and refusal["by"] == bob.seat, refusal
         ms = refusal["by_ms"]
         assert isinstance(ms, int) and ms > 0, refusal  # she played after his card had landed
 
-        slot = f"row-{position}" if source == "row" else source
-        mine = alice.locator(f'.own [data-slot="{slot}"]')
+        # Judged: it settles back in its place, visibly refused.
+        expect(mine).to_have_class(re.compile(r"\brefused\b"))
+        settled = (
+            "(slot) => getComputedStyle(document.querySelector(`.own [data-slot='${slot}']`)).transform === 'none'"
+        )
+        alice.wait_for_function(settled, arg=slot)
         expect(mine.locator(".bubble")).to_have_text(f"Bob was {ms} ms faster")
         expect(mine).to_have_attribute("data-card", card)
         expect(alice.locator("#announce")).to_have_text(f"Bob was {ms} ms faster")
