@@ -55,7 +55,8 @@ READ_SHEET = """() => {
   const lines = (node) => {
     const texts = [];
     if (node.nodeType === Node.TEXT_NODE) texts.push(node);
-    else for (const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT); walk.nextNode();) texts.push(walk.currentNode);
+    const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    if (node.nodeType !== Node.TEXT_NODE) while (walk.nextNode()) texts.push(walk.currentNode);
     const tops = new Set();
     for (const text of texts) {
       const range = document.createRange();

@@ -13,12 +13,13 @@ the stalemate vote (the learner's, then the tutor's), and the match's totals (6 
 At each round's end the coach and the score sheet do not overlap (their boxes) and the
 sheet is on the screen; on a phone the header is one line during the round (the page's and
 the table's bars side by side), and on the 360x640 phone at the end the coach's words fold
-away with the keyboard, the whole score sheet below its head.  In English (on a 390x844 phone, from the lobby) it also makes
-wrong moves (a card that is not highlighted, the hand): a hint, and nothing changes.  The
-beginner aid is off by default; switched on (the table's help dialog) it marks exactly the
-own cards that fit a center pile as the board shows it, follows the events, and switched
-off again marks nothing.  Screenshots of every lesson from the race on at 390x844
-(English), of a lesson and the end at 1280x800 (German) and 360x640 (Finnish).
+away with the keyboard, the whole score sheet below its head. In English (on a 390x844
+phone, from the lobby) it also makes wrong moves (a card that is not highlighted, the
+hand): a hint, and nothing changes. The beginner aid is off by default; switched on (the
+table's help dialog) it marks exactly the own cards that fit a center pile as the board
+shows it, follows the events, and switched off again marks nothing. Screenshots of every
+lesson from the race on at 390x844 (English), of a lesson and the end at 1280x800 (German)
+and 360x640 (Finnish).
 """
 
 from __future__ import annotations
