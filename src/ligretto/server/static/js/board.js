@@ -3,7 +3,7 @@
 // animations: cards flying into the piles, refused plays returning, completed piles.
 
 import { backBadge, cardFace, cardName, emptySlot, handBack } from "./cards.js";
-import { fill, h, icon, reducedMotion, setChildren } from "./dom.js";
+import { cutInMiddle, fill, h, icon, reducedMotion, setChildren } from "./dom.js";
 import { language, listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { aidOn } from "./aid.js";
@@ -24,24 +24,6 @@ const HOLD_MAX_MS = 10000;
 function decoration(element) {
   element.setAttribute("aria-hidden", "true");
   return element;
-}
-
-/** How many characters of a name stay in view whatever its width: the end that tells
- *  "Smart bot 1" from "Smart bot 11" (a cut name reads "Smart b…t 11"). */
-const NAME_TAIL = 4;
-
-/**
- * A name that is cut in its middle, never at its end: the head shrinks with "…", the tail
- * (the last NAME_TAIL characters) always shows.  Both are text only; together their text
- * is the whole name.
- */
-function cutInMiddle(name) {
-  const letters = Array.from(name);
-  if (letters.length <= NAME_TAIL + 2) return [h("span", { class: "name-part name-tail" }, name)];
-  return [
-    h("span", { class: "name-part name-head" }, letters.slice(0, -NAME_TAIL).join("")),
-    h("span", { class: "name-part name-tail" }, letters.slice(-NAME_TAIL).join("")),
-  ];
 }
 
 /** The mark on a card or button whose action went without an answer (connection lost). */

@@ -5,7 +5,7 @@
 // can be put aside to look at the final board, and brought back.
 
 import { backBadge, backOfSeat } from "./cards.js";
-import { h, icon } from "./dom.js";
+import { cutInMiddle, h, icon } from "./dom.js";
 import { listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
@@ -39,13 +39,18 @@ function winnerMark() {
   return h("span", { class: "round-winner", title: label }, icon("sym-crown", "crown"), h("span", { class: "visually-hidden" }, label));
 }
 
-/** The player's cell: back, the name on one line (cut short with "…", whole in its title). */
+/**
+ * The player's cell: back, the name on one line, cut in its middle where it is too long
+ * ("Smart b…t 11": the end that tells two bots apart stays), whole in its title.  Its two
+ * parts are for the eye; screen readers hear the whole name.
+ */
 function playerCell(session, seat, { back = true, mark = false } = {}) {
   const name = session.nameOf(seat);
   return h("th", { scope: "row", class: "player" },
     h("span", { class: "player-cell" },
       back ? backBadge(session.backOf ? session.backOf(seat) : backOfSeat(seat)) : null,
-      h("span", { class: "sheet-name", title: name }, name),
+      h("span", { class: "sheet-name cut-name", title: name, "aria-hidden": "true" }, cutInMiddle(name)),
+      h("span", { class: "visually-hidden" }, name),
       mark ? winnerMark() : null,
     ),
   );

@@ -38,10 +38,10 @@ export async function shareInvite(code) {
   await copyInvite(code);
 }
 
-/** What the rule form shows of a table: its rules, seats, listing, replays and judging. */
+/** What the rule form shows of a table: its rules, seats, listing, replays, wait for *Ready* and judging. */
 function formValues(table) {
   return {
-    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays,
+    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays, ready_s: table.ready_s,
     arbitration: table.arbitration, window_ms: table.window_ms,
   };
 }
