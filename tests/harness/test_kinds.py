@@ -63,11 +63,11 @@ def test_nesting_and_oversize_messages_reach_past_the_message_limit_and_the_nest
 
 def test_no_phase_gets_the_message_that_is_right_in_it() -> None:
     # A turn or a vote while the round is played, ready or the host's next_round at the
-    # score sheet, start once the match is over (a rematch): each would be carried out.
+    # score sheet, start or ready once the match is over (a rematch): each would be carried out.
     right = {
         "playing": lambda m: isinstance(m, protocol.Act) and isinstance(m.action, protocol.TurnMsg | protocol.VoteMsg),
         "scoring": lambda m: isinstance(m, protocol.Ready | protocol.NextRound),
-        "over": lambda m: isinstance(m, protocol.Start),
+        "over": lambda m: isinstance(m, protocol.Start | protocol.Ready),
     }
     for phase, carried_out in right.items():
         rng = random.Random(f"kinds:right:{phase}")

@@ -4,8 +4,8 @@ the phase of the table they are sent at.
 Every message here must be refused by exactly one answer (an ``error`` or a refused
 ``ack``) and change nothing, in the phase it is sent in: the ``wrong_phase`` kind is the
 messages that are right in *other* phases (game actions where no round is playing, host
-commands once the match is on, ``ready`` and the host's ``next_round`` outside the score
-sheet, ``hello`` again), and
+commands once the match is on, ``ready`` outside the score sheet and the match's end (a
+rematch), the host's ``next_round`` outside the score sheet, ``hello`` again), and
 the host commands sent in the lobby, where the attacker is the host, all carry a value
 the server must refuse.  No message here is a valid ``ping`` (the harness's barrier) or
 a ``leave`` (valid in every phase).
@@ -219,8 +219,8 @@ def _wrong_phase(rng: random.Random, phase: str) -> Message:
         choices += [ready, next_round, rng.choice(_HOST)]
     elif phase == "scoring":
         choices += [act, rng.choice(_HOST)]
-    else:  # over: a rematch may start
-        choices += [act, ready, next_round, rng.choice(_HOST[1:])]
+    else:  # over: a rematch may start (the host's start, anyone's ready)
+        choices += [act, next_round, rng.choice(_HOST[1:])]
     return json.dumps(rng.choice(choices))
 
 

@@ -21,6 +21,7 @@ const APP_FILES = [
   "/i18n/it.json",
   "/i18n/pt.json",
   "/js/aid.js",
+  "/js/aims.js",
   "/js/apicall.js",
   "/js/board.js",
   "/js/cards.js",
