@@ -25,6 +25,7 @@ from ligretto.protocol.game import view_message as _view_message
 from ligretto.protocol.http import TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
+from ligretto.protocol.queue import Queued, Seated
 
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
@@ -183,7 +184,20 @@ class LobbyTables(_Server, tag="lobby"):
 
 
 ServerMessage = (
-    Welcome | TableState | Snapshot | Go | Events | Ack | Race | RoundOver | Reaction | Pong | Error | LobbyTables
+    Welcome
+    | TableState
+    | Snapshot
+    | Go
+    | Events
+    | Ack
+    | Race
+    | RoundOver
+    | Reaction
+    | Pong
+    | Error
+    | LobbyTables
+    | Queued
+    | Seated
 )
 SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Welcome,
@@ -198,6 +212,8 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Error,
     Pong,
     LobbyTables,
+    Queued,
+    Seated,
 )
 """Every server message, in the order of docs/protocol.md."""
 

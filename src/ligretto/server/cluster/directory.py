@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
+from ligretto.server.cluster.queue import Queue
 from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
@@ -97,6 +98,10 @@ class Directory:
         """A new table made by the least-loaded process: its answer, or ``None``: here
         (:class:`Unavailable`: the service cannot place one now; the client tries again)."""
         return None
+
+    def make_queue(self) -> Queue:
+        """The matchmaking queue: this process's own, in memory."""
+        return Queue()
 
     def keep_sheets(self, sheets: SheetWatchers) -> None:
         """Where the other processes' changes of sheets go: nowhere here (one process; its

@@ -35,6 +35,8 @@ from ligretto.protocol import Phase
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+from ligretto.server.cluster.queue import Queue
+from ligretto.server.cluster.redisqueue import RedisQueue
 from ligretto.server.cluster.renewer import Renewer
 from ligretto.server.cluster.sheetfeed import SheetFeed
 from ligretto.server.ops import logs, metrics
@@ -214,6 +216,10 @@ class RedisDirectory(Directory):
             await self.feed.leave()
         self.owned.clear()
         await self.redis.aclose()
+
+    def make_queue(self) -> Queue:
+        """The matchmaking queue of the whole service, in its Redis (``redisqueue.py``)."""
+        return RedisQueue(self.redis, self.me)
 
     # --- sheets -----------------------------------------------------------------------
 

@@ -1,0 +1,102 @@
+"""The matchmaking queue's tickets and where they wait: :class:`Queue`, one process on its
+own (in memory); ``redisqueue.RedisQueue`` is the same interface for a service of several
+processes sharing a Redis (``ligretto serve --redis``), as ``directory.py`` and
+``redisdirectory.py`` are for tables.
+
+A ticket is one entry of the queue: one person, or a party seated together, waiting for a
+table of ``seats`` seats and the rule preset ``preset``.  The process whose socket holds it
+is its *holder*: it alone tells its client how the wait goes.  Any process may seat a
+group (``web/matchmaker.py``): it takes the group's tickets with :meth:`Queue.take`, all or
+none, so two processes never seat one ticket twice, makes the table and hands each ticket
+its seats through :meth:`Queue.deliver`, which reaches the holder wherever it is."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+
+class Person(msgspec.Struct, array_like=True):
+    """One person of a ticket: the display name and the profile's public id (if any)."""
+
+    name: str
+    profile: str | None = None
+
+
+class Ticket(msgspec.Struct):
+    """One entry of the queue (a person or a party), as it waits."""
+
+    id: str
+    process: str
+    """The holder: the process whose socket waits for it."""
+    seats: int
+    preset: str
+    since: float
+    """When it joined (wall clock, the same on every process of the service)."""
+    rating: float
+    """Its people's conservative rating (``mu - 3 sigma``; a party's mean)."""
+    people: list[Person]
+
+    @property
+    def pool(self) -> tuple[int, str]:
+        """The kind of table it waits for: tickets of one pool are grouped together."""
+        return self.seats, self.preset
+
+
+Deliver = Callable[[str], None]
+"""Hands a text to a ticket's client (its socket's send)."""
+
+
+class Queue:
+    """The queue of one process (no ``--redis``): every ticket is its own."""
+
+    process = "local"
+
+    def __init__(self) -> None:
+        self.tickets: dict[str, Ticket] = {}
+        self.holders: dict[str, Deliver] = {}
+        """The tickets whose socket is on this process, and how to reach each."""
+
+    async def join(self, ticket: Ticket, deliver: Deliver) -> None:
+        """The ticket waits from now; texts for it go to ``deliver``."""
+        self.holders[ticket.id] = deliver
+        self.tickets[ticket.id] = ticket
+
+    async def leave(self, id: str) -> None:
+        """The ticket stops waiting (its client left, or was seated)."""
+        self.holders.pop(id, None)
+        self.tickets.pop(id, None)
+
+    async def waiting(self) -> list[Ticket]:
+        """Every ticket that waits, in the whole service."""
+        return list(self.tickets.values())
+
+    async def take(self, ids: list[str]) -> bool:
+        """Take these tickets out of the queue to seat them: all of them, or (one is gone
+        already, seated by another process or left) none."""
+        if not all(id in self.tickets for id in ids):
+            return False
+        for id in ids:
+            del self.tickets[id]
+        return True
+
+    async def deliver(self, id: str, text: str) -> None:
+        """Hand ``text`` to the ticket's client, on whichever process holds it."""
+        self.hand(id, text)
+
+    def hand(self, id: str, text: str) -> None:
+        """Hand ``text`` to a ticket held here (nothing if it is not)."""
+        deliver = self.holders.get(id)
+        if deliver is not None:
+            deliver(text)
+
+    def held(self) -> int:
+        """How many tickets this process's sockets hold."""
+        return len(self.holders)
+
+    async def start(self) -> None:
+        """Nothing to listen to: one process."""
+
+    async def stop(self) -> None:
+        """Nothing to release."""

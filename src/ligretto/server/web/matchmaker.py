@@ -1,0 +1,172 @@
+"""The matchmaking queue's driver: "Play with people" (docs/protocol.md "The queue").
+
+:class:`Matchmaker` turns a ``queue`` message into a ticket (the person's name, profile and
+conservative rating; a guest has the default rating) in the directory's queue
+(``server/cluster/queue.py``: this process's, or the service's in Redis), and looks at the
+queue every :data:`TICK_S` while this process holds tickets: it groups each pool
+(``grouping.py``), tells each ticket held here how its wait goes (``queued``, when it
+changes), and seats every ready group: it takes the group's tickets (all or none: no
+other process seats them too), makes a public rated table by the ordinary path
+(``Lobby.create``), takes a seat for each person (away until they come with its token),
+fills the empty seats with the calibrated bot nearest to the group's rating, deals, and
+hands each ticket its seat (``seated``).  Time is ``clock``'s (the wall clock: tickets
+of several processes compare their ``since``), and a test calls :meth:`tick` itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Callable
+
+from ligretto import protocol
+from ligretto.bots.spec import BotSpec
+from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.ratings import DEFAULT, bot_near
+from ligretto.server.cluster.grouping import Group, Waiting, groups
+from ligretto.server.cluster.queue import Deliver, Person, Queue, Ticket
+from ligretto.server.records import ratingstore
+from ligretto.server.table.timing import DEFAULT_GRACE_S
+from ligretto.server.web.lobby import Lobby
+
+log = logging.getLogger("ligretto.server")
+
+TICK_S = 0.25
+"""How often a process holding tickets looks at the queue."""
+FALLBACK_BOT = "smart:casual"
+"""The bot of the empty seats if no calibrated one is known (never, with ``BOT_RATINGS``)."""
+
+
+class Matchmaker:
+    """This process's side of the matchmaking queue (see the module's docstring)."""
+
+    def __init__(self, lobby: Lobby, queue: Queue, clock: Callable[[], float] = time.time) -> None:
+        self.lobby = lobby
+        self.queue = queue
+        self.clock = clock
+        self.told: dict[str, protocol.Queued] = {}
+        """What each ticket held here was last told of its wait."""
+        self.seated = 0
+        """Tables this process made from the queue (``/metrics``, tests)."""
+
+    def ticket(self, message: protocol.Queue) -> Ticket:
+        """The ticket a ``queue`` message asks for; :class:`~ligretto.protocol.ProtocolError`
+        if it cannot wait (a bad version, preset, name or profile)."""
+        if message.v != protocol.VERSION:
+            raise protocol.ProtocolError("bad_version", f"this server speaks protocol version {protocol.VERSION}")
+        if message.preset not in PRESETS:
+            raise protocol.ProtocolError("bad_rules", f"unknown preset {message.preset!r}: one of {', '.join(PRESETS)}")
+        rating = DEFAULT.conservative
+        profile = None
+        name = message.name
+        if message.profile is not None:
+            found = self.lobby.find_profile(message.profile)
+            if found is None:
+                raise protocol.ProtocolError("bad_profile", "no profile has this secret (deleted, or never made here)")
+            profile, profile_name = found
+            name = name or profile_name
+            store = self.lobby.store
+            assert store is not None  # profiles are found in a store only
+            rating = ratingstore.rating_of(store.db, profile)[0].conservative
+        person = Person(protocol.check_name(name), profile)
+        id = secrets.token_urlsafe(12)
+        return Ticket(id, self.queue.process, message.seats, message.preset, self.clock(), rating, [person])
+
+    async def join(self, ticket: Ticket, deliver: Deliver) -> None:
+        """The ticket waits from now (its first ``queued`` comes at the next look)."""
+        await self.queue.join(ticket, deliver)
+
+    async def leave(self, id: str) -> None:
+        """The ticket stops waiting (``unqueue``, or its socket closed)."""
+        self.told.pop(id, None)
+        await self.queue.leave(id)
+
+    async def run(self, tick_s: float = TICK_S) -> None:
+        """Look at the queue every ``tick_s`` while this process holds tickets, until cancelled."""
+        while True:
+            await asyncio.sleep(tick_s)
+            if self.queue.held():
+                try:
+                    await self.tick()
+                except Exception:  # Redis gone for a moment: the next look tries again
+                    log.exception("the matchmaking queue could not be read")
+
+    async def tick(self) -> None:
+        """One look: every pool grouped, ready groups seated, waits told."""
+        tickets = await self.queue.waiting()
+        now = self.clock()
+        pools: dict[tuple[int, str], list[Ticket]] = {}
+        for ticket in tickets:
+            pools.setdefault(ticket.pool, []).append(ticket)
+        by_id = {t.id: t for t in tickets}
+        countdown_s = self.lobby.settings.queue_countdown_s
+        for (seats, preset), pool in pools.items():
+            waiting = sum(len(t.people) for t in pool)
+            for group in groups([_waiting(t) for t in pool], seats, now, countdown_s):
+                if group.ready(now):
+                    await self._seat(group, by_id)
+                else:
+                    self._tell(group, seats, preset, waiting, now)
+
+    def _tell(self, group: Group, seats: int, preset: str, waiting: int, now: float) -> None:
+        """Each ticket of the group held here: its wait, if it changed."""
+        for member in group.tickets:
+            if member.id not in self.queue.holders:
+                continue
+            message = protocol.queued_message(seats, preset, group.people, waiting, group.starts_at - now)
+            last = self.told.get(member.id)
+            if last is not None and (last.people, last.waiting) == (message.people, message.waiting):
+                continue  # the client counts the countdown down itself
+            self.told[member.id] = message
+            self.queue.hand(member.id, protocol.wire(message))
+
+    async def _seat(self, group: Group, by_id: dict[str, Ticket]) -> None:
+        """Take the group's tickets and seat them at a new table (another process took
+        them first: nothing)."""
+        ids = [w.id for w in group.tickets]
+        if not await self.queue.take(ids):
+            return
+        tickets = [by_id[id] for id in ids]
+        try:
+            handed = await self._table_for(tickets, group)
+        except Exception:
+            log.exception("a table of the matchmaking queue could not be made: its tickets wait again")
+            for ticket in tickets:
+                if ticket.id in self.queue.holders:
+                    await self.queue.join(ticket, self.queue.holders[ticket.id])
+            return
+        for id, message in handed:
+            self.told.pop(id, None)
+            await self.queue.deliver(id, protocol.wire(message))
+        self.seated += 1
+
+    async def _table_for(self, tickets: list[Ticket], group: Group) -> list[tuple[str, protocol.Seated]]:
+        """A dealt table for the tickets: each person's seat, as the message for their ticket."""
+        seats, preset = tickets[0].pool
+        lobby = self.lobby
+        code = await lobby.reserve_code()
+        table = lobby.create(seats, RuleSet.preset(preset), True, DEFAULT_GRACE_S, rated=True, code=code)
+        handed = []
+        for ticket in tickets:
+            for person in ticket.people:
+                index, token = table.seat_away(person.name, person.profile)
+                handed.append((ticket.id, protocol.seated_message(code, index, token)))
+        people = [t.rating for t in tickets for _ in t.people]
+        bot = BotSpec.parse(bot_near(sum(people) / len(people)) or FALLBACK_BOT)
+        while table.free_seat() is not None:
+            table.seat_bot(bot)
+        table.start(table.host)
+        if lobby.store is not None:
+            lobby.store.commit()  # the seats' tokens are about to be handed out
+        log.info("queue: table %s for %d people and %d bots", code, len(people), seats - len(people))
+        return handed
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.queue.stop()
+
+
+def _waiting(ticket: Ticket) -> Waiting:
+    return Waiting(ticket.id, len(ticket.people), ticket.rating, ticket.since)

@@ -1,0 +1,114 @@
+"""The matchmaking queue end to end (issue 29, point 1): a REAL ``ligretto serve`` (its
+queue in memory) and REAL WebSocket clients of ``/ws/queue``, who then take the seat they
+were handed on ``/ws`` as any player does.  The server's queue countdown is short (1 s), so
+a lone player's table fills with bots within the test."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Client, ServerProcess
+
+from ligretto.ratings import BOT_RATINGS
+from realserver import TEST_RATE, running
+
+QUEUE_COUNTDOWN_S = 1.0
+
+
+@pytest.fixture(scope="module")
+def queue_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    folder = tmp_path_factory.mktemp("queue")
+    server = ServerProcess.in_folder(folder, queue_countdown_s=QUEUE_COUNTDOWN_S, **TEST_RATE)
+    with running(server) as process:
+        yield process
+
+
+async def queued(server: ServerProcess, label: str, seats: int, **more: Any) -> Client:
+    client = await server.client(label).connect("/ws/queue")
+    await client.send({"type": "queue", "v": 1, "seats": seats, "name": label, **more})
+    return client
+
+
+async def take_seat(server: ServerProcess, seated: dict[str, Any], label: str) -> Client:
+    """Come to the seat the queue handed out, with its token: a dealt round."""
+    player = await server.client(label).connect()
+    welcome = await player.hello(seated["code"], token=seated["token"])
+    assert welcome["type"] == "welcome" and welcome["seat"] == seated["seat"], welcome
+    await player.wait_for("snapshot")
+    return player
+
+
+def test_people_queued_together_land_at_one_dealt_table(queue_server: ServerProcess, arun: Any) -> None:
+    async def scenario() -> None:
+        ann = await queued(queue_server, "Ann", 2)
+        bob = await queued(queue_server, "Bob", 2)
+        seats = [await c.wait_for("seated", timeout=5.0) for c in (ann, bob)]
+        assert seats[0]["code"] == seats[1]["code"]
+        assert {s["seat"] for s in seats} == {0, 1}
+        players = [await take_seat(queue_server, s, n) for s, n in zip(seats, ("Ann", "Bob"), strict=True)]
+        table = players[0].table
+        assert table is not None and table["phase"] != "lobby"
+        assert [seat["name"] for seat in table["seats"]] == ["Ann", "Bob"]  # people, no bot
+        for client in (ann, bob, *players):
+            assert not client.problems
+            await client.close()
+
+    arun(scenario())
+
+
+def test_a_lone_player_waits_out_the_countdown_and_plays_bots_of_about_their_rating(
+    queue_server: ServerProcess, arun: Any
+) -> None:
+    async def scenario() -> None:
+        cleo = await queued(queue_server, "Cleo", 3)
+        waiting = await cleo.wait_for("queued")
+        assert waiting["people"] == 1 and waiting["seats"] == 3
+        assert 0 < waiting["starts_in"] <= QUEUE_COUNTDOWN_S
+        seated = await cleo.wait_for("seated", timeout=5.0)
+        player = await take_seat(queue_server, seated, "Cleo")
+        table = player.table
+        assert table is not None
+        names = [seat["name"] for seat in table["seats"]]
+        assert names[0] == "Cleo" and all("bot" in n for n in names[1:]), names
+        # a guest's conservative rating is 0: the nearest calibrated bot is a casual one
+        assert min(BOT_RATINGS, key=lambda s: abs(BOT_RATINGS[s].conservative)).endswith(":casual")
+        assert all(n.startswith(("Greedy", "Smart")) for n in names[1:])
+        await cleo.close()
+        await player.close()
+
+    arun(scenario())
+
+
+def test_leaving_the_queue_and_bad_requests_lose_nothing(queue_server: ServerProcess, arun: Any) -> None:
+    async def scenario() -> None:
+        dan = await queued(queue_server, "Dan", 4)
+        await dan.send({"type": "queue", "v": 1, "seats": 4, "name": "Dan"})
+        assert (await dan.wait_for("error"))["code"] == "already_queued"
+        await dan.send({"type": "unqueue"})
+        await dan.barrier()  # the unqueue is taken before the pong
+        eve = await queued(queue_server, "Eve", 4, preset="nosuch")
+        assert (await eve.wait_for("error"))["code"] == "bad_rules"
+        await eve.send({"type": "queue", "v": 1, "seats": 13, "name": "Eve"})
+        assert (await eve.wait_for("error", since=1))["code"] == "invalid"
+        await eve.send({"type": "queue", "v": 1, "seats": 2, "name": " "})
+        assert (await eve.wait_for("error", since=2))["code"] == "bad_name"
+        # Dan left: Eve and Fay make a table of two, Dan is handed nothing
+        await eve.send({"type": "queue", "v": 1, "seats": 4, "name": "Eve"})
+        fay = await queued(queue_server, "Fay", 4)
+        seats = [await c.wait_for("seated", timeout=5.0) for c in (eve, fay)]
+        assert seats[0]["code"] == seats[1]["code"]
+        player = await take_seat(queue_server, seats[0], "Eve")
+        table = player.table
+        assert table is not None
+        assert [seat["name"] for seat in table["seats"]][:2] == ["Eve", "Fay"]
+        assert "Dan" not in [seat["name"] for seat in table["seats"]]
+        assert not [m for m in await dan.barrier() if m["type"] == "seated"]
+        assert not [m for m in dan.messages if m["type"] == "seated"]
+        for client in (dan, eve, fay, player):
+            await client.close()
+
+    arun(scenario())
