@@ -56,8 +56,12 @@ class RedisQueue(Queue):
         self._listening: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Hear the texts for tickets held here."""
-        self._listening = asyncio.create_task(listen_forever(self.redis, keys.SEATED, self._hear))
+        """Hear the texts for tickets held here (from when Redis confirms the subscription,
+        waited for up to ``keys.ANSWER_S``)."""
+        subscribed = asyncio.Event()
+        self._listening = asyncio.create_task(listen_forever(self.redis, keys.SEATED, self._hear, subscribed.set))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(subscribed.wait(), keys.ANSWER_S)
 
     async def stop(self) -> None:
         """Take this process's tickets out (their sockets are closing) and stop listening."""

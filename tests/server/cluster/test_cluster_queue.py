@@ -1,0 +1,88 @@
+"""The matchmaking queue of a service (issue 29, point 1): the tickets in one REAL Redis.
+Players queued on different processes land at one table, each seated once; a group's
+tickets are taken by one process only (the Lua script), whichever asks first; a ticket
+whose process died leaves the queue."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import redis.asyncio
+from servicekit import ON_POSTGRESQL, Cluster
+
+from ligretto.server.cluster import keys
+from ligretto.server.cluster.queue import Person, Ticket
+from ligretto.server.cluster.redisqueue import RedisQueue
+
+
+def ticket(id: str, process: str, seats: int = 2) -> Ticket:
+    return Ticket(id, process, seats, "classic", time.time(), 0.0, [Person(id)])
+
+
+def test_two_processes_never_take_one_ticket_twice(redis_url: str, arun: Any) -> None:
+    async def scenario() -> None:
+        clients = [redis.asyncio.from_url(redis_url, decode_responses=True) for _ in range(2)]
+        await clients[0].delete(keys.QUEUE)
+        await clients[0].set(keys.process("p1"), "{}")  # both holders alive
+        await clients[0].set(keys.process("p2"), "{}")
+        one, two = RedisQueue(clients[0], "p1"), RedisQueue(clients[1], "p2")
+        handed: list[str] = []
+        for q in (one, two):
+            await q.start()
+        await one.join(ticket("a", "p1"), handed.append)
+        await two.join(ticket("b", "p2"), handed.append)
+        await one.join(ticket("c", "p1"), handed.append)
+        assert sorted(t.id for t in await two.waiting()) == ["a", "b", "c"]
+        # both take overlapping groups at once: one wins, the other takes nothing
+        won = await asyncio.gather(one.take(["a", "b"]), two.take(["b", "c"]))
+        assert sorted(won) == [False, True]
+        left = sorted(t.id for t in await one.waiting())
+        assert left == (["c"] if won[0] else ["a"])
+        # what one process has for a ticket the other holds reaches it through Redis
+        await one.deliver("b", "for b")
+        for _ in range(100):
+            if handed:
+                break
+            await asyncio.sleep(0.02)
+        assert handed == ["for b"]
+        # a ticket whose holder's heartbeat is gone is dropped by the next reader
+        await two.join(ticket("d", "p3"), handed.append)
+        assert "d" not in [t.id for t in await one.waiting()]
+        assert not await clients[0].hexists(keys.QUEUE, "d")
+        for q in (one, two):
+            await q.stop()
+        for client in clients:
+            await client.aclose()
+
+    arun(scenario())
+
+
+@ON_POSTGRESQL  # the subject is the queue in Redis, not the database
+def test_players_queued_on_two_processes_land_at_one_table(cluster: Cluster, arun: Any) -> None:
+    processes = cluster.start(2, queue_countdown_s=30.0)
+
+    async def scenario() -> None:
+        clients = []
+        for index, process in enumerate(processes):
+            client = await process.client(f"P{index}").connect("/ws/queue")
+            await client.send({"type": "queue", "v": 1, "seats": 2, "name": f"P{index}"})
+            clients.append(client)
+        seats = [await c.wait_for("seated", timeout=10.0) for c in clients]
+        assert seats[0]["code"] == seats[1]["code"] and {s["seat"] for s in seats} == {0, 1}
+        players = []
+        for index, (process, seat) in enumerate(zip(processes, seats, strict=True)):
+            player = await process.client(f"Player{index}").connect()  # relayed to the owner if need be
+            welcome = await player.hello(seat["code"], token=seat["token"])
+            assert welcome["type"] == "welcome" and welcome["seat"] == seat["seat"], welcome
+            await player.wait_for("snapshot")
+            players.append(player)
+        for client in clients:  # each seated once: nothing more came
+            await client.barrier()
+            assert [m["type"] for m in client.messages].count("seated") == 1
+        for client in (*clients, *players):
+            assert not client.problems
+            await client.close()
+
+    arun(scenario())
