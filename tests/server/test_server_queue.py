@@ -5,14 +5,12 @@ a lone player's table fills with bots within the test."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Client, ServerProcess
 
+from conftest import Client, ServerProcess
 from ligretto.ratings import BOT_RATINGS
 from realserver import TEST_RATE, running
 
