@@ -7,6 +7,7 @@ import { has, plural, t } from "./i18n.js";
 import { LEVELS, presetRules, rulesForm, rulesSummary } from "./rules.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 import { aidToggle } from "./aid.js";
+import { QueuePanel } from "./queue.js";
 
 /** The way in for newcomers: the tutorial's button, and the beginner aid's switch. */
 function learning() {
@@ -50,6 +51,7 @@ export class LobbyScreen {
     this.settings = { preset: "classic", options: {}, seats: 4, public: true };
     this.socket = null;
     this.closed = false;
+    this.queue = new QueuePanel(() => this.defaultName());
     this.connectList();
     this.render();
   }
@@ -74,6 +76,7 @@ export class LobbyScreen {
   close() {
     this.closed = true;
     if (this.socket) this.socket.close();
+    this.queue.close();
   }
 
   render() {
@@ -139,6 +142,7 @@ export class LobbyScreen {
           h("p", {}, t("lobby.intro")),
         ),
         this.playNowPanel(),
+        this.queue.render(),
         h("section", { class: "panel you" },
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
           h("p", { class: "profile-line" }, h("a", { href: "#/profile", id: "profile-link" }, t("lobby.profile"))),
@@ -195,14 +199,20 @@ export class LobbyScreen {
   /** Make a table with the bots seated that starts when this page joins, and go there.
    * Without a name the page plays as "Player" in its language (kept, as a typed name). */
   async playNow(level) {
-    const name = this.nameInput.value.trim() || t("lobby.play_now.default_name");
-    this.nameInput.value = name;
-    storage.setName(name);
+    this.defaultName();
     this.playNowButton.disabled = true;
     const body = { bots: Array(PLAY_NOW_BOTS).fill(`smart:${level}`), start: true };
     const code = await this.post(body);
     if (code) location.hash = `#/t/${code}`;
     else this.playNowButton.disabled = false;
+  }
+
+  /** The name typed, or "Player" in the page's language (kept, as a typed name). */
+  defaultName() {
+    const name = this.nameInput.value.trim() || t("lobby.play_now.default_name");
+    this.nameInput.value = name;
+    storage.setName(name);
+    return name;
   }
 
   checkName() {
