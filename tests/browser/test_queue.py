@@ -1,7 +1,8 @@
 """Play with people in the browser (issue 29, point 1): on a phone (360x640) and a desktop the lobby's
 button queues the page on ``/ws/queue``; it shows the wait and the countdown, Leave
 leaves; two pages queued for a table of two land at the same dealt table, each in its
-own seat (the token the queue handed out)."""
+own seat (the token the queue handed out); the lobby's line of who is playing now shows
+the one waiting."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ def test_two_pages_play_with_people_and_one_can_leave_first(pages: Any, shot: Ca
     bob = pages.open("/", context=pages.context(width=1280, height=800))
     bob.fill("#player-name", "Bob")
     assert no_horizontal_overflow(bob)
+    # who is playing now (point 2), live on the lobby socket: Ann is waiting
+    expect(bob.locator("#people-now")).to_contain_text("1 player waiting")
+    expect(bob.locator("#people-now")).to_contain_text("online")
     shot(bob, "lobby-1280x800")
     bob.select_option("#queue-seats", "2")
     bob.click("#queue-button")

@@ -1,6 +1,6 @@
 """The matchmaking queue end to end (issue 29, point 1): a REAL ``ligretto serve`` (its
 queue in memory) and REAL WebSocket clients of ``/ws/queue``, who then take the seat they
-were handed on ``/ws`` as any player does.  The server's queue countdown is short (1 s), so
+were handed on ``/ws`` as any player does.  The server's queue countdown is short (2.5 s), so
 a lone player's table fills with bots within the test."""
 
 from __future__ import annotations
@@ -10,28 +10,28 @@ from typing import Any
 
 import pytest
 
-from conftest import Client, ServerProcess
 from ligretto.ratings import BOT_RATINGS
 from realserver import TEST_RATE, running
 
-QUEUE_COUNTDOWN_S = 1.0
+QUEUE_COUNTDOWN_S = 2.5
 
 
 @pytest.fixture(scope="module")
-def queue_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def queue_server(tmp_path_factory: pytest.TempPathFactory, server_class: type[Any]) -> Iterator[Any]:
+    """The module's one server (the real server with the tests' WebSocket clients)."""
     folder = tmp_path_factory.mktemp("queue")
-    server = ServerProcess.in_folder(folder, queue_countdown_s=QUEUE_COUNTDOWN_S, **TEST_RATE)
+    server = server_class.in_folder(folder, queue_countdown_s=QUEUE_COUNTDOWN_S, **TEST_RATE)
     with running(server) as process:
         yield process
 
 
-async def queued(server: ServerProcess, label: str, seats: int, **more: Any) -> Client:
+async def queued(server: Any, label: str, seats: int, **more: Any) -> Any:
     client = await server.client(label).connect("/ws/queue")
     await client.send({"type": "queue", "v": 1, "seats": seats, "name": label, **more})
     return client
 
 
-async def take_seat(server: ServerProcess, seated: dict[str, Any], label: str) -> Client:
+async def take_seat(server: Any, seated: dict[str, Any], label: str) -> Any:
     """Come to the seat the queue handed out, with its token: a dealt round."""
     player = await server.client(label).connect()
     welcome = await player.hello(seated["code"], token=seated["token"])
@@ -40,7 +40,7 @@ async def take_seat(server: ServerProcess, seated: dict[str, Any], label: str) -
     return player
 
 
-def test_people_queued_together_land_at_one_dealt_table(queue_server: ServerProcess, arun: Any) -> None:
+def test_people_queued_together_land_at_one_dealt_table(queue_server: Any, arun: Any) -> None:
     async def scenario() -> None:
         ann = await queued(queue_server, "Ann", 2)
         bob = await queued(queue_server, "Bob", 2)
@@ -59,7 +59,7 @@ def test_people_queued_together_land_at_one_dealt_table(queue_server: ServerProc
 
 
 def test_a_lone_player_waits_out_the_countdown_and_plays_bots_of_about_their_rating(
-    queue_server: ServerProcess, arun: Any
+    queue_server: Any, arun: Any
 ) -> None:
     async def scenario() -> None:
         cleo = await queued(queue_server, "Cleo", 3)
@@ -81,7 +81,7 @@ def test_a_lone_player_waits_out_the_countdown_and_plays_bots_of_about_their_rat
     arun(scenario())
 
 
-def test_leaving_the_queue_and_bad_requests_lose_nothing(queue_server: ServerProcess, arun: Any) -> None:
+def test_leaving_the_queue_and_bad_requests_lose_nothing(queue_server: Any, arun: Any) -> None:
     async def scenario() -> None:
         dan = await queued(queue_server, "Dan", 4)
         await dan.send({"type": "queue", "v": 1, "seats": 4, "name": "Dan"})
@@ -107,6 +107,43 @@ def test_leaving_the_queue_and_bad_requests_lose_nothing(queue_server: ServerPro
         assert not [m for m in await dan.barrier() if m["type"] == "seated"]
         assert not [m for m in dan.messages if m["type"] == "seated"]
         for client in (dan, eve, fay, player):
+            await client.close()
+
+    arun(scenario())
+
+
+def test_who_is_playing_now_is_live_on_the_lobby_socket_and_the_api(queue_server: Any, arun: Any) -> None:
+    """Issue 29, point 2: the ``lobby`` message's ``now`` follows the queue and the tables
+    as they change (no client polls), and ``GET /api/now`` says the same."""
+
+    async def scenario() -> None:
+        watcher = await queue_server.client("lobby").connect("/ws/lobby")
+        first = await watcher.wait_for("lobby")
+        assert first["now"]["online"] >= 1  # the lobby socket itself
+        gus = await queued(queue_server, "Gus", 5)
+        await watcher.wait_for(lambda m: m["type"] == "lobby" and m["now"]["queued"] == 1)
+        status, now = queue_server.http("GET", "/api/now")
+        assert status == 200 and now["queued"] == 1 and now["online"] >= 2, now
+        await gus.send({"type": "unqueue"})
+        await watcher.wait_for(lambda m: m["type"] == "lobby" and m["now"]["queued"] == 0)
+
+        hal, ivy = await queued(queue_server, "Hal", 2), await queued(queue_server, "Ivy", 2)
+        seats = [await c.wait_for("seated", timeout=5.0) for c in (hal, ivy)]
+        players = [await take_seat(queue_server, s, n) for s, n in zip(seats, ("Hal", "Ivy"), strict=True)]
+        spectator = await queue_server.client("Spectator").watch(seats[0]["code"])
+        shown = await watcher.wait_for(
+            lambda m: (
+                m["type"] == "lobby"
+                and m["now"]["playing"] >= 2
+                and m["now"]["watching"] >= 1
+                and seats[0]["code"] in [t["code"] for t in m["tables"]]
+            ),  # a public table to watch
+            timeout=5.0,
+        )
+        assert shown["now"]["queued"] == 0
+        status, now = queue_server.http("GET", "/api/now")
+        assert now["playing"] >= 2 and now["watching"] >= 1
+        for client in (watcher, gus, hal, ivy, spectator, *players):
             await client.close()
 
     arun(scenario())

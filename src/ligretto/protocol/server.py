@@ -22,7 +22,7 @@ from ligretto.engine.views import RoundView
 from ligretto.protocol.errors import ProtocolError
 from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event_messages, score_lines, sheet_message
 from ligretto.protocol.game import view_message as _view_message
-from ligretto.protocol.http import TableList, TableSummary
+from ligretto.protocol.http import Now, TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import Queued, Seated
@@ -181,6 +181,8 @@ class LobbyTables(_Server, tag="lobby"):
 
     tables: list[TableSummary]
     total: int
+    now: Now
+    """Who is playing now, in the whole service (as ``GET /api/now``)."""
 
 
 ServerMessage = (
@@ -407,6 +409,6 @@ def error_message(code: str, message: str, id: str | int | None = None) -> Error
     return Error(code, message, id)
 
 
-def lobby_message(listing: TableList) -> LobbyTables:
-    """The lobby list (``Lobby.public_listing``) as the ``/ws/lobby`` message."""
-    return LobbyTables(listing.tables, listing.total)
+def lobby_message(listing: TableList, now: Now) -> LobbyTables:
+    """The lobby list (``Lobby.public_listing``) and who is playing now as the ``/ws/lobby`` message."""
+    return LobbyTables(listing.tables, listing.total, now)

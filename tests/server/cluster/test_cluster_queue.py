@@ -1,7 +1,8 @@
 """The matchmaking queue of a service (issue 29, point 1): the tickets in one REAL Redis.
 Players queued on different processes land at one table, each seated once; a group's
 tickets are taken by one process only (the Lua script), whichever asks first; a ticket
-whose process died leaves the queue."""
+whose process died leaves the queue.  Who is playing now (point 2) is the service's on
+every process's lobby socket."""
 
 from __future__ import annotations
 
@@ -29,11 +30,15 @@ def test_two_processes_never_take_one_ticket_twice(redis_url: str, arun: Any) ->
         await clients[0].set(keys.process("p2"), "{}")
         one, two = RedisQueue(clients[0], "p1"), RedisQueue(clients[1], "p2")
         handed: list[str] = []
+
+        def hand(text: str, last: bool) -> None:
+            handed.append(text)
+
         for q in (one, two):
             await q.start()
-        await one.join(ticket("a", "p1"), handed.append)
-        await two.join(ticket("b", "p2"), handed.append)
-        await one.join(ticket("c", "p1"), handed.append)
+        await one.join(ticket("a", "p1"), hand)
+        await two.join(ticket("b", "p2"), hand)
+        await one.join(ticket("c", "p1"), hand)
         assert sorted(t.id for t in await two.waiting()) == ["a", "b", "c"]
         # both take overlapping groups at once: one wins, the other takes nothing
         won = await asyncio.gather(one.take(["a", "b"]), two.take(["b", "c"]))
@@ -41,14 +46,15 @@ def test_two_processes_never_take_one_ticket_twice(redis_url: str, arun: Any) ->
         left = sorted(t.id for t in await one.waiting())
         assert left == (["c"] if won[0] else ["a"])
         # what one process has for a ticket the other holds reaches it through Redis
-        await one.deliver("b", "for b")
+        await one.deliver("b", "for b", last=True)
         for _ in range(100):
             if handed:
                 break
             await asyncio.sleep(0.02)
         assert handed == ["for b"]
+        assert two.held() == 0, "the last text lets the ticket go"
         # a ticket whose holder's heartbeat is gone is dropped by the next reader
-        await two.join(ticket("d", "p3"), handed.append)
+        await two.join(ticket("d", "p3"), hand)
         assert "d" not in [t.id for t in await one.waiting()]
         assert not await clients[0].hexists(keys.QUEUE, "d")
         for q in (one, two):
@@ -81,7 +87,12 @@ def test_players_queued_on_two_processes_land_at_one_table(cluster: Cluster, aru
         for client in clients:  # each seated once: nothing more came
             await client.barrier()
             assert [m["type"] for m in client.messages].count("seated") == 1
-        for client in (*clients, *players):
+        # who is playing now is the whole service's on either process's lobby (at least
+        # one of them is not the table's owner: its count has the other's people)
+        watchers = [await p.client(f"Lobby{i}").connect("/ws/lobby") for i, p in enumerate(processes)]
+        for watcher in watchers:
+            await watcher.wait_for(lambda m: m["type"] == "lobby" and m["now"]["playing"] == 2, timeout=10.0)
+        for client in (*clients, *players, *watchers):
             assert not client.problems
             await client.close()
 

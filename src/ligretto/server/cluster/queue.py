@@ -44,8 +44,8 @@ class Ticket(msgspec.Struct):
         return self.seats, self.preset
 
 
-Deliver = Callable[[str], None]
-"""Hands a text to a ticket's client (its socket's send)."""
+Deliver = Callable[[str, bool], None]
+"""Hands a text to a ticket's client (its socket's send); ``True``: the last, its seats."""
 
 
 class Queue:
@@ -81,15 +81,16 @@ class Queue:
             del self.tickets[id]
         return True
 
-    async def deliver(self, id: str, text: str) -> None:
-        """Hand ``text`` to the ticket's client, on whichever process holds it."""
-        self.hand(id, text)
+    async def deliver(self, id: str, text: str, last: bool = False) -> None:
+        """Hand ``text`` to the ticket's client, on whichever process holds it (``last``:
+        its seats; the ticket is done, its holder lets it go)."""
+        self.hand(id, text, last)
 
-    def hand(self, id: str, text: str) -> None:
+    def hand(self, id: str, text: str, last: bool = False) -> None:
         """Hand ``text`` to a ticket held here (nothing if it is not)."""
-        deliver = self.holders.get(id)
+        deliver = self.holders.pop(id, None) if last else self.holders.get(id)
         if deliver is not None:
-            deliver(text)
+            deliver(text, last)
 
     def held(self) -> int:
         """How many tickets this process's sockets hold."""

@@ -38,6 +38,7 @@ class Handed(msgspec.Struct, array_like=True):
 
     id: str
     text: str
+    last: bool = False
 
 
 _encode = msgspec.json.Encoder().encode
@@ -80,7 +81,7 @@ class RedisQueue(Queue):
         except msgspec.DecodeError:
             log.warning("not a queue message on %s: ignored", keys.SEATED)
             return
-        self.hand(handed.id, handed.text)
+        self.hand(handed.id, handed.text, handed.last)
 
     async def join(self, ticket: Ticket, deliver: Any) -> None:
         self.holders[ticket.id] = deliver
@@ -111,8 +112,8 @@ class RedisQueue(Queue):
     async def take(self, ids: list[str]) -> bool:
         return bool(await self._take(keys=[keys.QUEUE], args=ids))
 
-    async def deliver(self, id: str, text: str) -> None:
+    async def deliver(self, id: str, text: str, last: bool = False) -> None:
         if id in self.holders:
-            self.hand(id, text)
+            self.hand(id, text, last)
         else:
-            await self.redis.publish(keys.SEATED, _encode(Handed(id, text)))
+            await self.redis.publish(keys.SEATED, _encode(Handed(id, text, last)))

@@ -38,7 +38,7 @@ from ligretto.server.web.rules import emotes, presets, rules_page
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sheets import LiveSheets, sheet_routes
 from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
-from ligretto.server.web.tables import get_table, table_qr, tables
+from ligretto.server.web.tables import get_table, people_now, table_qr, tables
 from ligretto.server.web.tutorial import create_tutorial
 
 __all__ = ["STATIC", "create_app"]
@@ -88,6 +88,7 @@ def create_app(
         Route("/metrics", metrics_endpoint),
         Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/now", people_now),
         Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/profiles/claim/qr.svg", claim_qr, methods=["POST"]),
         Route("/api/tutorial", create_tutorial, methods=["POST"]),

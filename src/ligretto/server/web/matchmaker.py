@@ -139,7 +139,7 @@ class Matchmaker:
             return
         for id, message in handed:
             self.told.pop(id, None)
-            await self.queue.deliver(id, protocol.wire(message))
+            await self.queue.deliver(id, protocol.wire(message), last=True)
         self.seated += 1
 
     async def _table_for(self, tickets: list[Ticket], group: Group) -> list[tuple[str, protocol.Seated]]:

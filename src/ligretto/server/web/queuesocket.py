@@ -39,9 +39,10 @@ class _Waiter:
         self.ticket: str | None = None
         self.out: asyncio.Queue[str] = asyncio.Queue()
 
-    def deliver(self, text: str) -> None:
-        if '"type":"seated"' in text:
-            self.ticket = None  # seated: no longer in the queue
+    def deliver(self, text: str, last: bool = False) -> None:
+        """A text for the client; ``last``: its seats (the ticket is done)."""
+        if last:
+            self.ticket = None
         self.out.put_nowait(text)
 
     def error(self, code: str, text: str) -> None:

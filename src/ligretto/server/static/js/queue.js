@@ -25,7 +25,8 @@ export class QueuePanel {
     this.last = null;
   }
 
-  render() {
+  /** The panel; `nowLine`: the lobby's line of who is playing now, shown in it. */
+  render(nowLine) {
     this.seats = h("select", { id: "queue-seats" },
       QUEUE_SEATS.map((n) => h("option", { value: String(n), selected: n === QUEUE_SEATS_DEFAULT }, String(n))));
     this.button = h("button", { class: "primary big", id: "queue-button", onclick: () => this.join() }, t("queue.button"));
@@ -34,6 +35,7 @@ export class QueuePanel {
     return h("section", { class: "panel play-people", "aria-labelledby": "queue-title" },
       h("h2", { id: "queue-title" }, t("queue.title")),
       h("p", {}, t("queue.intro")),
+      nowLine,
       h("div", { class: "play-now-row" },
         h("div", { class: "field" }, h("label", { for: this.seats.id }, t("queue.seats")), this.seats),
         this.button,
