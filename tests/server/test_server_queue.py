@@ -147,3 +147,37 @@ def test_who_is_playing_now_is_live_on_the_lobby_socket_and_the_api(queue_server
             await client.close()
 
     arun(scenario())
+
+
+def test_a_party_of_friends_is_seated_together(queue_server: Any, arun: Any) -> None:
+    async def scenario() -> None:
+        ann = await queue_server.client("Ann").connect("/ws/queue")
+        await ann.send({"type": "party_make", "v": 1, "name": "Ann"})
+        code = (await ann.wait_for("party"))["code"]
+        bob = await queue_server.client("Bob").connect("/ws/queue")
+        await bob.send({"type": "party_join", "v": 1, "code": code, "name": "Bob"})
+        for friend in (ann, bob):
+            await friend.wait_for(lambda m: m["type"] == "party" and m["members"] == ["Ann", "Bob"])
+        cid = await queue_server.client("Cid").connect("/ws/queue")
+        await cid.send({"type": "party_join", "v": 1, "code": "nosuch", "name": "Cid"})
+        assert (await cid.wait_for("error"))["code"] == "no_party"
+        await bob.send({"type": "queue", "v": 1, "seats": 3, "name": "Bob"})  # the maker queues, not a member
+        assert (await bob.wait_for("error"))["code"] == "already_queued"
+        await ann.send({"type": "queue", "v": 1, "seats": 3, "name": "Ann"})
+        for friend in (ann, bob):
+            waiting = await friend.wait_for("queued")
+            assert (waiting["people"], waiting["seats"]) == (2, 3)
+        seats = [await f.wait_for("seated", timeout=10.0) for f in (ann, bob)]
+        assert seats[0]["code"] == seats[1]["code"] and seats[0]["seat"] != seats[1]["seat"]
+        player = await take_seat(queue_server, seats[1], "Bob")
+        table = player.table
+        assert table is not None
+        names = [seat["name"] for seat in table["seats"]]
+        assert names[:2] == ["Ann", "Bob"] and "bot" in names[2], names
+        await cid.send({"type": "party_join", "v": 1, "code": code, "name": "Cid"})  # seated: the party is no more
+        assert (await cid.wait_for("error", since=1))["code"] == "no_party"
+        for client in (ann, bob, cid, player):
+            assert not client.problems
+            await client.close()
+
+    arun(scenario())

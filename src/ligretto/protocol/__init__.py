@@ -159,6 +159,9 @@ from ligretto.protocol.names import (
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import (
     QUEUE_MESSAGES,
+    Party,
+    PartyJoin,
+    PartyMake,
     Queue,
     Queued,
     QueueMessage,
@@ -273,6 +276,9 @@ __all__ = [
     "NextRound",
     "Now",
     "Outgoing",
+    "Party",
+    "PartyJoin",
+    "PartyMake",
     "Phase",
     "PileCompletedMsg",
     "PileMsg",

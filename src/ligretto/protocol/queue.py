@@ -36,8 +36,26 @@ class Unqueue(_Client, tag="unqueue"):
     """Stop waiting (closing the socket does too)."""
 
 
-QueueMessage = Queue | Unqueue | Ping
-QUEUE_MESSAGES: tuple[type[msgspec.Struct], ...] = (Queue, Unqueue)
+class PartyMake(_Client, tag="party_make"):
+    """Make a party of friends seated together: its code comes back in ``party``; friends
+    join it with ``party_join``, and this socket's ``queue`` then queues them all."""
+
+    v: int
+    name: str | None = None
+    profile: str | None = None
+
+
+class PartyJoin(_Client, tag="party_join"):
+    """Join a friend's party by its code (before it queues)."""
+
+    v: int
+    code: Annotated[str, msgspec.Meta(max_length=64)]
+    name: str | None = None
+    profile: str | None = None
+
+
+QueueMessage = Queue | Unqueue | PartyMake | PartyJoin | Ping
+QUEUE_MESSAGES: tuple[type[msgspec.Struct], ...] = (Queue, Unqueue, PartyMake, PartyJoin)
 """Every message a client sends on ``/ws/queue`` (and ``ping``, a keepalive there)."""
 
 _decoder = msgspec.json.Decoder(QueueMessage)
@@ -83,6 +101,14 @@ class Seated(_Server, tag="seated"):
     code: str
     seat: int
     token: str
+
+
+class Party(_Server, tag="party"):
+    """A party's members now, in the order they came (the maker first), sent to each of
+    them whenever one comes or goes."""
+
+    code: str
+    members: list[str]
 
 
 def queued_message(seats: int, preset: str, people: int, waiting: int, starts_in: float) -> Queued:

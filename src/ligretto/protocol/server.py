@@ -25,7 +25,7 @@ from ligretto.protocol.game import view_message as _view_message
 from ligretto.protocol.http import Now, TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
-from ligretto.protocol.queue import Queued, Seated
+from ligretto.protocol.queue import Party, Queued, Seated
 
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
@@ -200,6 +200,7 @@ ServerMessage = (
     | LobbyTables
     | Queued
     | Seated
+    | Party
 )
 SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Welcome,
@@ -216,6 +217,7 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     LobbyTables,
     Queued,
     Seated,
+    Party,
 )
 """Every server message, in the order of docs/protocol.md."""
 

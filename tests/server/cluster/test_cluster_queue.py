@@ -1,7 +1,8 @@
 """The matchmaking queue of a service (issue 29, point 1): the tickets in one REAL Redis.
 Players queued on different processes land at one table, each seated once; a group's
 tickets are taken by one process only (the Lua script), whichever asks first; a ticket
-whose process died leaves the queue.  Who is playing now (point 2) is the service's on
+whose process died leaves the queue; a party made on one process and joined on another
+is seated together.  Who is playing now (point 2) is the service's on
 every process's lobby socket."""
 
 from __future__ import annotations
@@ -92,7 +93,18 @@ def test_players_queued_on_two_processes_land_at_one_table(cluster: Cluster, aru
         watchers = [await p.client(f"Lobby{i}").connect("/ws/lobby") for i, p in enumerate(processes)]
         for watcher in watchers:
             await watcher.wait_for(lambda m: m["type"] == "lobby" and m["now"]["playing"] == 2, timeout=10.0)
-        for client in (*clients, *players, *watchers):
+        # a party across processes: made on one, joined on the other, seated together
+        ann = await processes[0].client("Ann").connect("/ws/queue")
+        await ann.send({"type": "party_make", "v": 1, "name": "Ann"})
+        code = (await ann.wait_for("party"))["code"]
+        bob = await processes[1].client("Bob").connect("/ws/queue")
+        await bob.send({"type": "party_join", "v": 1, "code": code, "name": "Bob"})
+        for friend in (ann, bob):
+            await friend.wait_for(lambda m: m["type"] == "party" and m["members"] == ["Ann", "Bob"], timeout=10.0)
+        await ann.send({"type": "queue", "v": 1, "seats": 2, "name": "Ann"})
+        party_seats = [await f.wait_for("seated", timeout=10.0) for f in (ann, bob)]
+        assert party_seats[0]["code"] == party_seats[1]["code"] and {s["seat"] for s in party_seats} == {0, 1}
+        for client in (*clients, *players, *watchers, ann, bob):
             assert not client.problems
             await client.close()
 

@@ -18,10 +18,24 @@ import msgspec
 
 
 class Person(msgspec.Struct, array_like=True):
-    """One person of a ticket: the display name and the profile's public id (if any)."""
+    """One person of a ticket: the display name, the profile's public id (if any) and the
+    holder id of the person's own socket (where their seat goes; ``None``: the ticket's)."""
 
     name: str
     profile: str | None = None
+    holder: str | None = None
+
+
+class Member(msgspec.Struct, array_like=True):
+    """One person of a party before it queues: their socket's holder id, their name,
+    profile and conservative rating."""
+
+    holder: str
+    name: str
+    profile: str | None
+    rating: float
+    at: float
+    """When they joined (the maker first)."""
 
 
 class Ticket(msgspec.Struct):
@@ -37,6 +51,8 @@ class Ticket(msgspec.Struct):
     rating: float
     """Its people's conservative rating (``mu - 3 sigma``; a party's mean)."""
     people: list[Person]
+    party: str | None = None
+    """The code of the party it seats (``None``: one person)."""
 
     @property
     def pool(self) -> tuple[int, str]:
@@ -56,17 +72,58 @@ class Queue:
     def __init__(self) -> None:
         self.tickets: dict[str, Ticket] = {}
         self.holders: dict[str, Deliver] = {}
-        """The tickets whose socket is on this process, and how to reach each."""
+        """The sockets on this process that wait (a ticket's, a party member's) by holder
+        id, and how to reach each."""
+        self.parties: dict[str, dict[str, Member]] = {}
+
+    def hold(self, id: str, deliver: Deliver) -> None:
+        """Texts for the holder ``id`` (a ticket's or a party member's socket) go to ``deliver``."""
+        self.holders[id] = deliver
+
+    def release(self, id: str) -> None:
+        self.holders.pop(id, None)
 
     async def join(self, ticket: Ticket, deliver: Deliver) -> None:
         """The ticket waits from now; texts for it go to ``deliver``."""
-        self.holders[ticket.id] = deliver
+        self.hold(ticket.id, deliver)
         self.tickets[ticket.id] = ticket
 
     async def leave(self, id: str) -> None:
         """The ticket stops waiting (its client left, or was seated)."""
-        self.holders.pop(id, None)
+        self.release(id)
         self.tickets.pop(id, None)
+
+    # --- parties: friends seated together (the maker's ticket queues them all) --------
+
+    async def party_join(self, code: str, member: Member, make: bool = False) -> list[Member] | None:
+        """Add ``member`` to the party ``code`` (``make``: a new one); its members, or
+        ``None``: no such party."""
+        if make:
+            self.parties[code] = {}
+        party = self.parties.get(code)
+        if party is None:
+            return None
+        party[member.holder] = member
+        return list(party.values())
+
+    async def party_members(self, code: str) -> list[Member]:
+        return list(self.parties.get(code, {}).values())
+
+    async def party_leave(self, code: str, holder: str) -> list[Member]:
+        """``holder`` leaves the party; the members left."""
+        party = self.parties.get(code, {})
+        party.pop(holder, None)
+        if not party:
+            self.parties.pop(code, None)
+        return list(party.values())
+
+    async def party_queued(self, code: str) -> bool:
+        """Whether the party's ticket waits in the queue (it takes no one more then)."""
+        return any(t.party == code for t in await self.waiting())
+
+    async def party_end(self, code: str) -> None:
+        """The party was seated (or its maker left): it is no more."""
+        self.parties.pop(code, None)
 
     async def waiting(self) -> list[Ticket]:
         """Every ticket that waits, in the whole service."""

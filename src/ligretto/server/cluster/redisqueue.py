@@ -19,7 +19,7 @@ import msgspec
 
 from ligretto.server.cluster import keys
 from ligretto.server.cluster.lobbyfeed import listen_forever
-from ligretto.server.cluster.queue import Queue, Ticket
+from ligretto.server.cluster.queue import Member, Queue, Ticket
 
 log = logging.getLogger("ligretto.cluster")
 
@@ -33,6 +33,10 @@ return 1
 """Take the tickets ``ARGV`` out of the hash ``KEYS[1]``: all (1) or none (0)."""
 
 
+PARTY_S = 3600
+"""A party not seated within an hour is forgotten (its members' sockets are long closed)."""
+
+
 class Handed(msgspec.Struct, array_like=True):
     """A text for the holder of ticket ``id`` (on ``keys.SEATED``)."""
 
@@ -43,6 +47,7 @@ class Handed(msgspec.Struct, array_like=True):
 
 _encode = msgspec.json.Encoder().encode
 _ticket = msgspec.json.Decoder(Ticket).decode
+_member = msgspec.json.Decoder(Member).decode
 _handed = msgspec.json.Decoder(Handed).decode
 
 
@@ -84,12 +89,31 @@ class RedisQueue(Queue):
         self.hand(handed.id, handed.text, handed.last)
 
     async def join(self, ticket: Ticket, deliver: Any) -> None:
-        self.holders[ticket.id] = deliver
+        self.hold(ticket.id, deliver)
         await self.redis.hset(keys.QUEUE, ticket.id, _encode(ticket))
 
     async def leave(self, id: str) -> None:
-        self.holders.pop(id, None)
+        self.release(id)
         await self.redis.hdel(keys.QUEUE, id)
+
+    async def party_join(self, code: str, member: Member, make: bool = False) -> list[Member] | None:
+        key = keys.party(code)
+        if not make and not await self.redis.exists(key):
+            return None
+        await self.redis.hset(key, member.holder, _encode(member))
+        await self.redis.expire(key, PARTY_S)
+        return await self.party_members(code)
+
+    async def party_members(self, code: str) -> list[Member]:
+        members = [_member(text) for text in (await self.redis.hgetall(keys.party(code))).values()]
+        return sorted(members, key=lambda m: (m.at, m.holder))  # in the order they came
+
+    async def party_leave(self, code: str, holder: str) -> list[Member]:
+        await self.redis.hdel(keys.party(code), holder)
+        return await self.party_members(code)
+
+    async def party_end(self, code: str) -> None:
+        await self.redis.delete(keys.party(code))
 
     async def waiting(self) -> list[Ticket]:
         """Every ticket of the service whose holder is alive (the others are dropped)."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 import time
 from collections.abc import Callable
 
@@ -26,7 +25,7 @@ from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import PRESETS, RuleSet
 from ligretto.ratings import DEFAULT, bot_near
 from ligretto.server.cluster.grouping import Group, Waiting, groups
-from ligretto.server.cluster.queue import Deliver, Person, Queue, Ticket
+from ligretto.server.cluster.queue import Deliver, Member, Person, Queue, Ticket
 from ligretto.server.records import ratingstore
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
@@ -51,18 +50,16 @@ class Matchmaker:
         self.seated = 0
         """Tables this process made from the queue (``/metrics``, tests)."""
 
-    def ticket(self, message: protocol.Queue) -> Ticket:
-        """The ticket a ``queue`` message asks for; :class:`~ligretto.protocol.ProtocolError`
-        if it cannot wait (a bad version, preset, name or profile)."""
-        if message.v != protocol.VERSION:
+    def member(self, holder: str, v: int, name: str | None, secret: str | None) -> Member:
+        """One person as the queue knows them (their name, profile and conservative rating:
+        a guest has the default); :class:`~ligretto.protocol.ProtocolError` for a bad
+        version, name or profile."""
+        if v != protocol.VERSION:
             raise protocol.ProtocolError("bad_version", f"this server speaks protocol version {protocol.VERSION}")
-        if message.preset not in PRESETS:
-            raise protocol.ProtocolError("bad_rules", f"unknown preset {message.preset!r}: one of {', '.join(PRESETS)}")
         rating = DEFAULT.conservative
         profile = None
-        name = message.name
-        if message.profile is not None:
-            found = self.lobby.find_profile(message.profile)
+        if secret is not None:
+            found = self.lobby.find_profile(secret)
             if found is None:
                 raise protocol.ProtocolError("bad_profile", "no profile has this secret (deleted, or never made here)")
             profile, profile_name = found
@@ -70,9 +67,21 @@ class Matchmaker:
             store = self.lobby.store
             assert store is not None  # profiles are found in a store only
             rating = ratingstore.rating_of(store.db, profile)[0].conservative
-        person = Person(protocol.check_name(name), profile)
-        id = secrets.token_urlsafe(12)
-        return Ticket(id, self.queue.process, message.seats, message.preset, self.clock(), rating, [person])
+        return Member(holder, protocol.check_name(name), profile, rating, self.clock())
+
+    def ticket(self, message: protocol.Queue, holder: str, party: tuple[str, list[Member]] | None = None) -> Ticket:
+        """The ticket a ``queue`` message of the socket ``holder`` asks for (``party``: the
+        code and members of the party it queues); :class:`~ligretto.protocol.ProtocolError`
+        if it cannot wait (a bad version, preset, name or profile; a party too big)."""
+        if message.preset not in PRESETS:
+            raise protocol.ProtocolError("bad_rules", f"unknown preset {message.preset!r}: one of {', '.join(PRESETS)}")
+        members = [self.member(holder, message.v, message.name, message.profile)] if party is None else party[1]
+        if len(members) > message.seats:
+            raise protocol.ProtocolError("party_too_big", f"a party of {len(members)} needs a table of as many seats")
+        people = [Person(m.name, m.profile, m.holder) for m in members]
+        rating = sum(m.rating for m in members) / len(members)
+        code = None if party is None else party[0]
+        return Ticket(holder, self.queue.process, message.seats, message.preset, self.clock(), rating, people, code)
 
     async def join(self, ticket: Ticket, deliver: Deliver) -> None:
         """The ticket waits from now (its first ``queued`` comes at the next look)."""
@@ -82,6 +91,12 @@ class Matchmaker:
         """The ticket stops waiting (``unqueue``, or its socket closed)."""
         self.told.pop(id, None)
         await self.queue.leave(id)
+
+    async def tell_party(self, code: str, members: list[Member]) -> None:
+        """Every member of the party: who is in it now."""
+        text = protocol.wire(protocol.Party(code, [m.name for m in members]))
+        for member in members:
+            await self.queue.deliver(member.holder, text)
 
     async def run(self, tick_s: float = TICK_S) -> None:
         """Look at the queue every ``tick_s`` while this process holds tickets, until cancelled."""
@@ -102,25 +117,33 @@ class Matchmaker:
             pools.setdefault(ticket.pool, []).append(ticket)
         by_id = {t.id: t for t in tickets}
         countdown_s = self.lobby.settings.queue_countdown_s
-        for (seats, preset), pool in pools.items():
+        for (seats, _), pool in pools.items():
             waiting = sum(len(t.people) for t in pool)
             for group in groups([_waiting(t) for t in pool], seats, now, countdown_s):
                 if group.ready(now):
                     await self._seat(group, by_id)
                 else:
-                    self._tell(group, seats, preset, waiting, now)
+                    self._tell(group, by_id, waiting, now)
 
-    def _tell(self, group: Group, seats: int, preset: str, waiting: int, now: float) -> None:
-        """Each ticket of the group held here: its wait, if it changed."""
+    def _tell(self, group: Group, by_id: dict[str, Ticket], waiting: int, now: float) -> None:
+        """Each person of the group whose socket is here: the wait, if it changed."""
         for member in group.tickets:
-            if member.id not in self.queue.holders:
-                continue
-            message = protocol.queued_message(seats, preset, group.people, waiting, group.starts_at - now)
-            last = self.told.get(member.id)
-            if last is not None and (last.people, last.waiting) == (message.people, message.waiting):
-                continue  # the client counts the countdown down itself
-            self.told[member.id] = message
-            self.queue.hand(member.id, protocol.wire(message))
+            ticket = by_id[member.id]
+            message = protocol.queued_message(*ticket.pool, group.people, waiting, group.starts_at - now)
+            for person in ticket.people:
+                holder = person.holder or ticket.id
+                last = self.told.get(holder)
+                if holder not in self.queue.holders or (
+                    last is not None
+                    and (last.people, last.waiting)
+                    == (
+                        message.people,
+                        message.waiting,
+                    )
+                ):
+                    continue  # elsewhere; or told, and the client counts the countdown down itself
+                self.told[holder] = message
+                self.queue.hand(holder, protocol.wire(message))
 
     async def _seat(self, group: Group, by_id: dict[str, Ticket]) -> None:
         """Take the group's tickets and seat them at a new table (another process took
@@ -140,6 +163,9 @@ class Matchmaker:
         for id, message in handed:
             self.told.pop(id, None)
             await self.queue.deliver(id, protocol.wire(message), last=True)
+        for ticket in tickets:
+            if ticket.party is not None:
+                await self.queue.party_end(ticket.party)
         self.seated += 1
 
     async def _table_for(self, tickets: list[Ticket], group: Group) -> list[tuple[str, protocol.Seated]]:
@@ -152,7 +178,7 @@ class Matchmaker:
         for ticket in tickets:
             for person in ticket.people:
                 index, token = table.seat_away(person.name, person.profile)
-                handed.append((ticket.id, protocol.seated_message(code, index, token)))
+                handed.append((person.holder or ticket.id, protocol.seated_message(code, index, token)))
         people = [t.rating for t in tickets for _ in t.people]
         bot = BotSpec.parse(bot_near(sum(people) / len(people)) or FALLBACK_BOT)
         while table.free_seat() is not None:

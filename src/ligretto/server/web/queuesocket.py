@@ -11,12 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import protocol
 from ligretto.protocol import SILENT, ProtocolError
+from ligretto.server.cluster.queue import Queue
 from ligretto.server.ops import metrics
 from ligretto.server.web.admission import RateLimit
 from ligretto.server.web.lobby import Lobby
@@ -32,17 +34,28 @@ async def queue_endpoint(websocket: WebSocket) -> None:
 
 
 class _Waiter:
-    """One ``/ws/queue`` socket: its ticket (while it waits) and its texts on their way out."""
+    """One ``/ws/queue`` socket: its holder id, its ticket (while it waits), its party (if
+    it made or joined one) and its texts on their way out."""
 
     def __init__(self, maker: Matchmaker) -> None:
         self.maker = maker
+        self.id = secrets.token_urlsafe(12)
+        """This socket's holder id in the queue (its ticket's id too)."""
         self.ticket: str | None = None
+        self.party: str | None = None
+        self.made = False
+        """It made its party (and queues it)."""
         self.out: asyncio.Queue[str] = asyncio.Queue()
 
+    @property
+    def queue(self) -> Queue:
+        return self.maker.queue
+
     def deliver(self, text: str, last: bool = False) -> None:
-        """A text for the client; ``last``: its seats (the ticket is done)."""
+        """A text for the client; ``last``: its seat (its ticket and party are done)."""
         if last:
-            self.ticket = None
+            self.ticket = self.party = None
+            self.made = False
         self.out.put_nowait(text)
 
     def error(self, code: str, text: str) -> None:
@@ -54,23 +67,68 @@ class _Waiter:
             message = protocol.decode_queue(raw)
             if isinstance(message, protocol.Ping):  # a keepalive, and a barrier: answered in order
                 self.out.put_nowait(protocol.wire(protocol.pong_message(message.t, time.time())))
-                return
-            if isinstance(message, protocol.Unqueue):
+            elif isinstance(message, protocol.Unqueue):
                 await self.leave()
-                return
-            if self.ticket is not None:
-                raise ProtocolError("already_queued", "this connection waits in the queue already")
-            ticket = self.maker.ticket(message)
+            elif await self.busy():
+                raise ProtocolError("already_queued", "this connection waits in the queue (or a party) already")
+            elif isinstance(message, protocol.Queue):
+                await self.join(message)
+            elif self.party is not None:
+                raise ProtocolError("already_queued", "this connection has a party already")
+            else:
+                await self.join_party(message)
         except ProtocolError as error:
             self.error(error.code, error.message)
-            return
+
+    async def busy(self) -> bool:
+        """Waiting already: in the queue, or in a friend's party (which its maker queues)."""
+        if self.party is not None and not self.made:
+            members = await self.queue.party_members(self.party)
+            if self.id not in [m.holder for m in members]:  # its maker left: the party is no more
+                self.party = None
+                self.queue.release(self.id)
+        return self.ticket is not None or (self.party is not None and not self.made)
+
+    async def join(self, message: protocol.Queue) -> None:
+        """Queue this socket's person, or (its maker's) its whole party."""
+        party = None
+        if self.party is not None:
+            party = (self.party, await self.queue.party_members(self.party))
+        ticket = self.maker.ticket(message, self.id, party)
         self.ticket = ticket.id
         await self.maker.join(ticket, self.deliver)
 
+    async def join_party(self, message: protocol.PartyMake | protocol.PartyJoin) -> None:
+        """Make a party, or join one by its code (not once it is queued)."""
+        member = self.maker.member(self.id, message.v, message.name, message.profile)
+        making = isinstance(message, protocol.PartyMake)
+        code = message.code if isinstance(message, protocol.PartyJoin) else secrets.token_urlsafe(6)
+        if not making and await self.queue.party_queued(code):
+            raise ProtocolError("no_party", "that party is in the queue already: ask for a new one")
+        self.queue.hold(self.id, self.deliver)
+        members = await self.queue.party_join(code, member, make=making)
+        if members is None:
+            self.queue.release(self.id)
+            raise ProtocolError("no_party", "there is no party with that code")
+        self.party, self.made = code, making
+        await self.maker.tell_party(code, members)
+
     async def leave(self) -> None:
+        """Out of the queue (the ticket) and of the party (a maker's leaving ends it)."""
         if self.ticket is not None:
             ticket, self.ticket = self.ticket, None
             await self.maker.leave(ticket)
+        if self.party is not None:
+            code, self.party = self.party, None
+            self.queue.release(self.id)
+            if self.made:  # the others are told the party is no more (no members)
+                members = await self.queue.party_members(code)
+                await self.queue.party_end(code)
+                for member in members:
+                    await self.queue.deliver(member.holder, protocol.wire(protocol.Party(code, [])))
+            else:
+                await self.maker.tell_party(code, await self.queue.party_leave(code, self.id))
+            self.made = False
 
 
 async def _wait(lobby: Lobby, websocket: WebSocket) -> None:
