@@ -24,6 +24,8 @@ import websockets
 
 from ligretto import protocol
 
+KEEPALIVE_S = 2.0
+"""Seconds between a waiting client's pings."""
 SEED = 29
 """The arrivals' generator's seed (the same gaps every run)."""
 
@@ -47,7 +49,11 @@ async def arrive(ws_base: str, index: int, seats: int, timeout: float, figures: 
             await queue.send(
                 json.dumps({"type": "queue", "v": protocol.VERSION, "seats": seats, "name": f"Load {index}"})
             )
-            seated = await _until(queue, protocol.Seated, timeout)
+            keepalive = asyncio.create_task(_keep_alive(queue))
+            try:
+                seated = await _until(queue, protocol.Seated, timeout)
+            finally:
+                keepalive.cancel()
         async with websockets.connect(ws_base, open_timeout=timeout) as table:
             hello = {"type": "hello", "v": protocol.VERSION, "code": seated.code, "token": seated.token}
             await table.send(json.dumps(hello))
@@ -57,6 +63,13 @@ async def arrive(ws_base: str, index: int, seats: int, timeout: float, figures: 
             await table.send(json.dumps({"type": "leave"}))
     except (OSError, TimeoutError, websockets.ConnectionClosed, protocol.ProtocolError) as error:
         figures.errors.append(f"arrival {index}: {type(error).__name__}: {error}")
+
+
+async def _keep_alive(ws: Any) -> None:
+    """Ping while waiting, as the clients do (the server closes a socket silent for 6 s)."""
+    while True:
+        await asyncio.sleep(KEEPALIVE_S)
+        await ws.send(json.dumps({"type": "ping", "t": time.time()}))
 
 
 async def _until(ws: Any, kind: type[Any], timeout: float) -> Any:
