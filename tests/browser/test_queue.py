@@ -54,3 +54,28 @@ def test_two_pages_play_with_people_and_one_can_leave_first(pages: Any, shot: Ca
     expect(bob.locator(".board .own")).to_contain_text("Bob")
     expect(ann.locator(".opponents")).to_contain_text("Bob")
     shot(ann, "seated-360x640")
+
+
+def test_friends_make_a_party_and_are_seated_together(pages: Any, shot: Callable[..., Path]) -> None:
+    cat = pages.open("/", context=pages.context(width=360, height=640))
+    cat.fill("#player-name", "Cat")
+    cat.click("#party-make")
+    expect(cat.locator("#party-status")).to_contain_text("Cat.")
+    code = cat.input_value("#party-code")
+    assert code
+    dan = pages.open("/", context=pages.context(width=360, height=640))
+    dan.fill("#player-name", "Dan")
+    dan.fill("#party-code", code)
+    dan.click("#party-join")
+    for page in (cat, dan):
+        expect(page.locator("#party-status")).to_contain_text(f"Party {code}: Cat and Dan.")
+    expect(dan.locator("#queue-button")).to_be_disabled()  # the maker starts the wait
+    assert no_horizontal_overflow(cat)
+    shot(cat, "party-360x640")
+    cat.select_option("#queue-seats", "2")
+    cat.click("#queue-button")
+    for page in (cat, dan):
+        page.wait_for_url("**/#/t/*")
+        page.wait_for_selector("#countdown, .board.live")
+    assert cat.url.split("#/t/")[1] == dan.url.split("#/t/")[1]
+    expect(dan.locator(".board .own")).to_contain_text("Dan")
