@@ -181,3 +181,28 @@ def test_a_party_of_friends_is_seated_together(queue_server: Any, arun: Any) -> 
             await client.close()
 
     arun(scenario())
+
+
+def test_a_silent_or_flooding_queue_socket_is_closed_and_leaves_the_queue(server_with: Any, arun: Any) -> None:
+    """The production rate limit and a short silence: what ``/ws`` does, ``/ws/queue`` does."""
+    server = server_with(silence_s=1.0)
+
+    async def scenario() -> None:
+        quiet = server.client("Quiet", keepalive=None)
+        await quiet.connect("/ws/queue")
+        await quiet.send({"type": "queue", "v": 1, "seats": 4, "name": "Quiet"})
+        assert (await quiet.wait_for("queued"))["people"] == 1
+        assert await quiet.wait_closed() == 4002  # silent: closed, out of the queue
+        flood = await server.client("Flood").connect("/ws/queue")
+        await flood.send({"type": "queue", "v": 1, "seats": 4, "name": "Flood"})
+        await flood.wait_for("queued")
+        assert await flood.flood() == 1008
+        assert (await flood.wait_for("error"))["code"] == "rate_limited"
+        for _ in range(100):  # the socket's end takes its ticket out: polled, not slept on
+            status, now = server.http("GET", "/api/now")
+            if now["queued"] == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert status == 200 and now["queued"] == 0, now
+
+    arun(scenario())
