@@ -5,6 +5,7 @@ a lone player's table fills with bots within the test."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
