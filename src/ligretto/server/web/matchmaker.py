@@ -26,6 +26,7 @@ from ligretto.engine.rules import PRESETS, RuleSet
 from ligretto.ratings import DEFAULT, bot_near
 from ligretto.server.cluster.grouping import Group, Waiting, groups
 from ligretto.server.cluster.queue import Deliver, Member, Person, Queue, Ticket
+from ligretto.server.ops import logs
 from ligretto.server.records import ratingstore
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
@@ -105,8 +106,8 @@ class Matchmaker:
             if self.queue.held():
                 try:
                     await self.tick()
-                except Exception:  # Redis gone for a moment: the next look tries again
-                    log.exception("the matchmaking queue could not be read")
+                except Exception as error:  # Redis gone for a moment: the next look tries again
+                    logs.BACKENDS.log(log, "queue", logging.WARNING, "the matchmaking queue failed: %s", error)
 
     async def tick(self) -> None:
         """One look: every pool grouped, ready groups seated, waits told."""
@@ -154,8 +155,9 @@ class Matchmaker:
         tickets = [by_id[id] for id in ids]
         try:
             handed = await self._table_for(tickets, group)
-        except Exception:
-            log.exception("a table of the matchmaking queue could not be made: its tickets wait again")
+        except Exception as error:  # Redis gone (a code not reserved): they wait for the next look
+            text = "no table for the queue (%s): its tickets wait again"
+            logs.BACKENDS.log(log, "queue", logging.WARNING, text, error)
             for ticket in tickets:
                 if ticket.id in self.queue.holders:
                     await self.queue.join(ticket, self.queue.holders[ticket.id])
