@@ -1,8 +1,9 @@
-"""Ratings (ligretto.ratings): openskill's Plackett-Luce, the conservative value, the order."""
+"""Ratings (ligretto.ratings): openskill's Plackett-Luce, the conservative value, the order; seasons."""
 
 from __future__ import annotations
 
 import random
+from datetime import UTC, datetime
 
 import pytest
 from openskill.models import PlackettLuce
@@ -196,3 +197,50 @@ def test_places_among_some_players_are_1_based_again() -> None:
     assert rated == [2, 1, 2]
     with pytest.raises(RatingError, match="someone must be first"):
         rate([DEFAULT] * 3, full[1:])
+
+
+def _utc(*when: int) -> float:
+    return datetime(*when, tzinfo=UTC).timestamp()  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("when", "name"),
+    [
+        ((2026, 1, 1), "2026-Q1"),
+        ((2026, 3, 31, 23, 59, 59), "2026-Q1"),
+        ((2026, 4, 1), "2026-Q2"),
+        ((2026, 9, 30, 23, 59, 59), "2026-Q3"),
+        ((2026, 12, 31, 23, 59, 59), "2026-Q4"),
+        ((2027, 1, 1), "2027-Q1"),
+    ],
+)
+def test_a_season_is_a_calendar_quarter_in_utc(when: tuple[int, ...], name: str) -> None:
+    season = ratings.season_of(_utc(*when))
+    assert season.name == name
+    assert season.starts <= _utc(*when) < season.ends
+    assert ratings.season_named(name) == season
+    assert season.previous.ends == season.starts
+    assert ratings.season_of(season.ends).starts == season.ends
+
+
+def test_a_season_of_the_last_quarter_ends_at_the_new_year() -> None:
+    season = ratings.season_named("2026-Q4")
+    assert (season.starts, season.ends) == (_utc(2026, 10, 1), _utc(2027, 1, 1))
+    assert ratings.season_named("2026-Q1").previous.name == "2025-Q4"
+
+
+@pytest.mark.parametrize(
+    "name", ["2026-Q5", "2026-Q0", "2026Q4", "26-Q4", "２０２６-Q1", "0000-Q1", "2026-q4", " 2026-Q4", "all"]
+)
+def test_a_season_not_named_as_a_quarter_is_refused_clearly(name: str) -> None:
+    with pytest.raises(RatingError, match="a season is a year and a quarter such as 2026-Q4"):
+        ratings.season_named(name)
+
+
+def test_a_soft_reset_pulls_halfway_back_to_a_new_players_rating() -> None:
+    assert ratings.soft_reset(DEFAULT) == DEFAULT
+    strong = ratings.soft_reset(Rating(45.0, 2.0))
+    assert strong == Rating(DEFAULT.mu + 10.0, 2.0 + (DEFAULT.sigma - 2.0) / 2)
+    assert DEFAULT.conservative < strong.conservative < Rating(45.0, 2.0).conservative
+    weak = ratings.soft_reset(Rating(5.0, 3.0))
+    assert weak.mu == 15.0 and weak.sigma < DEFAULT.sigma

@@ -12,14 +12,21 @@ calibrated once by letting the bots play each other in the simulator
 (``python -m ligretto.sim.calibrate``, docs/ratings.md), so that :func:`nearest_bot` can
 say a player is "about as good as" a given bot.
 
-Pure: no I/O, no clock, no other part of ligretto.
+Ratings also run by **season**, a calendar quarter in UTC (:func:`season_of`): each
+season's rating starts from the one its player ended the last season with, pulled halfway
+back toward a new player's (:func:`soft_reset`), so a season's leaderboard is a fresh race
+that still starts from what is known.
+
+Pure: no I/O, no clock (times are given), no other part of ligretto.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from openskill.models import PlackettLuce
@@ -146,3 +153,57 @@ def bot_near(conservative: float) -> str | None:
         if gap < distance:
             best, distance = spec, gap
     return best
+
+
+SEASON_MONTHS = 3
+"""A season's length: a calendar quarter (January-March, April-June, ...), in UTC."""
+SOFT_RESET = 0.5
+"""How far a rating is pulled back toward :data:`DEFAULT` when a season starts: its
+``mu`` and its ``sigma`` each go this share of the way (0: kept, 1: a new player's)."""
+_SEASON_NAME = re.compile(r"(\d{4})-Q([1-4])")
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    """One season: its name (``"2026-Q4"``) and its bounds, seconds since the epoch
+    (``starts`` included, ``ends`` not)."""
+
+    name: str
+    starts: float
+    ends: float
+
+    @property
+    def previous(self) -> Season:
+        return season_of(self.starts - 1)
+
+
+def _quarter(year: int, quarter: int) -> Season:
+    month = 1 + (quarter - 1) * SEASON_MONTHS
+    starts = datetime(year, month, 1, tzinfo=UTC)
+    after = (year + 1, 1) if quarter == 4 else (year, month + SEASON_MONTHS)
+    ends = datetime(*after, 1, tzinfo=UTC)
+    return Season(f"{year:04d}-Q{quarter}", starts.timestamp(), ends.timestamp())
+
+
+def season_of(when: float) -> Season:
+    """The season a moment (seconds since the epoch) falls in."""
+    moment = datetime.fromtimestamp(when, tz=UTC)
+    return _quarter(moment.year, 1 + (moment.month - 1) // SEASON_MONTHS)
+
+
+def season_named(name: str) -> Season:
+    """The season called ``name`` (``"2026-Q4"``); anything else raises :class:`RatingError`."""
+    found = _SEASON_NAME.fullmatch(name) if name.isascii() else None
+    if found is None or not 1 <= int(found[1]) <= 9998:
+        raise RatingError(f"a season is a year and a quarter such as 2026-Q4, not {name!r}")
+    return _quarter(int(found[1]), int(found[2]))
+
+
+def soft_reset(rating: Rating) -> Rating:
+    """The rating a season starts from, given the one the last season ended with: its
+    ``mu`` and ``sigma`` each moved :data:`SOFT_RESET` of the way back to :data:`DEFAULT`'s
+    (a strong player starts ahead but less sure; a new player's rating stays as it is)."""
+    return Rating(
+        rating.mu + (DEFAULT.mu - rating.mu) * SOFT_RESET,
+        rating.sigma + (DEFAULT.sigma - rating.sigma) * SOFT_RESET,
+    )

@@ -108,6 +108,32 @@ READ_BOARD = """() => {
 }"""
 
 
+RECORD_FRAMES = """{
+  window.__frames = [];
+  window.__sent = [];
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => window.__frames.push(JSON.parse(event.data)));
+    }
+    send(data) {
+      window.__sent.push(JSON.parse(data));
+      return super.send(data);
+    }
+  };
+}"""
+"""An init script: every message the page's sockets receive is kept in ``window.__frames``
+and every one they send in ``window.__sent`` (as a person would not see them, but the test
+can then tell an applied play from a refused one, and which pile a play named)."""
+
+
+def frames(page: Page, kind: str) -> list[dict[str, Any]]:
+    """The messages of type ``kind`` the page received (it runs :data:`RECORD_FRAMES`)."""
+    found: list[dict[str, Any]] = page.evaluate("(kind) => window.__frames.filter((m) => m.type === kind)", kind)
+    return found
+
+
 def read_board(page: Page) -> dict[str, Any] | None:
     state: dict[str, Any] | None = page.evaluate(READ_BOARD)
     return state
@@ -306,6 +332,13 @@ def host_table(
         page.click("#add-bot")
         page.wait_for_function(f"document.querySelectorAll('#seats li[data-bot]').length === {count}")
     return code
+
+
+def join_by_link(page: Page, name: str) -> None:
+    """A fresh browser opens an invite link: it asks for a name, then takes a seat."""
+    page.fill("#prompt-name", name)
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".seat .badge.me")
 
 
 def start_match(host: Page, *others: Page) -> None:

@@ -81,12 +81,21 @@ class Pages:
         self.errors: list[str] = []
 
     def context(
-        self, *, width: int = 1280, height: int = 800, locale: str = "en-US", reduced_motion: bool = False
+        self,
+        *,
+        width: int = 1280,
+        height: int = 800,
+        locale: str = "en-US",
+        reduced_motion: bool = False,
+        touch: bool = False,
     ) -> BrowserContext:
+        """A fresh context; ``touch``: a phone (a touch screen, no mouse, a mobile viewport)."""
         context = self.browser.new_context(
             viewport={"width": width, "height": height},
             locale=locale,
             reduced_motion="reduce" if reduced_motion else "no-preference",
+            has_touch=touch,
+            is_mobile=touch,
         )
         context.set_default_timeout(15_000)
         self.contexts.append(context)

@@ -6,7 +6,9 @@ from a real game.
 Starts ``ligretto serve`` on a free port and opens Debian's Chromium twice: Ada at a
 1280x800 desktop hosts a table with two bots, Bo joins it by the invite link on a
 390x844 touch phone; both play a few seconds with the keyboard policy of the tests, and
-each screen is saved as a small palette PNG.
+each screen is saved as a small palette PNG.  The emote bar needs a colour emoji font
+(Debian's ``fonts-noto-color-emoji``; ``FONTCONFIG_FILE`` may point Chromium at one that is
+not installed): without one its buttons show empty boxes.
 """
 
 from __future__ import annotations

@@ -16,8 +16,16 @@ from typing import Any
 import pytest
 import redis
 import websockets.sync.client
-from browserkit import host_table, plays_on_once_back, press, read_board, shows_the_round_as_it_was, start_match
-from playwright.sync_api import Page, expect
+from browserkit import (
+    host_table,
+    join_by_link,
+    plays_on_once_back,
+    press,
+    read_board,
+    shows_the_round_as_it_was,
+    start_match,
+)
+from playwright.sync_api import expect
 
 from ligretto.server.cluster import keys
 from realserver import ServerProcess, running
@@ -45,12 +53,6 @@ def service(tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer)
 def server(service: list[ServerProcess]) -> ServerProcess:
     """The pages' server: the entrance."""
     return service[1]
-
-
-def join_by_link(page: Page, name: str) -> None:
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 def _process_id(process: ServerProcess) -> str:

@@ -250,11 +250,7 @@ def play_now_in_view(page: Page) -> None:
 
 def touch_context(pages: Any, code: str, token: str) -> BrowserContext:
     """A touch phone with the same seat token: it takes the seat over."""
-    context: BrowserContext = pages.browser.new_context(
-        viewport={"width": TOUCH[0], "height": TOUCH[1]}, has_touch=True, is_mobile=True, locale="en-US"
-    )
-    context.set_default_timeout(15_000)
-    pages.contexts.append(context)
+    context: BrowserContext = pages.context(width=TOUCH[0], height=TOUCH[1], touch=True)
     context.add_init_script(f"localStorage.setItem('ligretto.seat.{code}', {json.dumps(token)})")
     return context
 

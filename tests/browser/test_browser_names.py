@@ -1,9 +1,12 @@
 """Names are text in the browser too: people named like Rich markup or HTML show exactly
 as written (``textContent`` is the name, no element made of it) in the waiting room, on
-the board and on the score sheet.
+the board and on the score sheet.  And names that differ only at their end (bots: "Bot
+Schlau 2" … "Bot Schlau 12") are told apart at 12 seats on a 360x640 phone, in German and
+English, on the board and the score sheet: cut in the middle, never at the end.
 
-The host is the page; four people join over raw WebSockets, and everyone votes the round
-a stalemate at once, so the score sheet comes without a round to play out.
+In the first test the host is the page; four people join over raw WebSockets, and
+everyone votes the round a stalemate at once, so the score sheet comes without a round to
+play out.
 """
 
 from __future__ import annotations
@@ -70,3 +73,64 @@ def test_names_like_markup_or_html_show_as_written_in_the_waiting_room_on_the_bo
         page.keyboard.press("v")  # the last vote: a stalemate
         wait_round_over(page)
         assert names_in(page, "#score-sheet .sheet-name") == sorted([HOST, *GUESTS])
+
+
+CUT_NAMES = """(nodes) => nodes.map((node) => {
+  const cut = (e) => Boolean(e) && e.scrollWidth > e.clientWidth + 0.5;
+  const head = node.querySelector('.name-head');
+  const tail = node.querySelector('.name-tail');
+  const box = node.getBoundingClientRect();
+  const end = tail && tail.getBoundingClientRect();
+  return {
+    name: node.textContent,
+    tail: tail ? tail.textContent : '',
+    tailShown: Boolean(tail) && end.width > 0 && !cut(tail) && end.left >= box.left - 0.5
+      && end.right <= box.right + 0.5 && end.left >= 0 && end.right <= innerWidth + 0.5,
+    whole: !cut(head) && !cut(tail),
+  };
+})"""
+
+
+def cut_names(page: Page, selector: str, names: list[str], where: str) -> list[dict[str, Any]]:
+    """The names shown by ``selector``: each whole in the page's text, its last four
+    characters in view whatever its width (cut in the middle), so that no two read alike."""
+    found: list[dict[str, Any]] = page.eval_on_selector_all(selector, CUT_NAMES)
+    assert sorted(each["name"] for each in found) == sorted(names), where
+    for each in found:
+        assert (
+            each["tailShown"] and each["name"].endswith(each["tail"]) and len(each["tail"]) >= min(4, len(each["name"]))
+        ), (where, each)
+    assert len({each["tail"] for each in found}) == len(found), f"{where}: two names end alike: {found}"
+    return found
+
+
+def test_bots_of_twelve_seats_are_told_apart_on_the_board_and_the_sheet_in_german_and_english(
+    pages: Any, shot: Any
+) -> None:
+    """Eleven bots whose names differ only by their number ("Bot Schlau 2" … "Bot Schlau 12"
+    in German): on a 360x640 phone each opponent's chip and each line of the score sheet
+    shows the name's end, cut in its middle where it is too long; at 1280x800 every name is
+    whole.  The same sheet in English ("Smart bot 10" is no "Smart bo…")."""
+    page = pages.open("/", context=pages.context(width=360, height=640, locale="de-DE"))
+    host_table(page, "Ada", seats=12, rounds=2, bots=("smart:machine",) * 11)
+    page.click("#start-button")
+    german = [f"Bot Schlau {n}" for n in range(2, 13)]
+    english = [f"Smart bot {n}" for n in range(2, 13)]
+    # The board as it is dealt (machine bots may end the round a moment after the go).
+    page.wait_for_selector(".table-screen.in-round[data-phase='countdown'] .opponents .opponent")
+    cut_names(page, ".opponents .opp-name", german, "the board at 360x640")
+    shot(page, "board-de-360")
+    wait_round_over(page)
+    for lang, bots in (("de", german), ("en", english)):
+        page.select_option("#lang", lang)
+        page.wait_for_selector(f"html[lang='{lang}']")
+        page.set_viewport_size({"width": 360, "height": 640})
+        cut_names(page, "#score-sheet .sheet-name", ["Ada", *bots], f"the {lang} sheet at 360x640")
+        shot(page, f"sheet-{lang}-360")
+        page.set_viewport_size({"width": 1280, "height": 800})
+        shown = cut_names(page, "#score-sheet .sheet-name", ["Ada", *bots], f"the {lang} sheet at 1280x800")
+        assert all(each["whole"] for each in shown), shown
+        shot(page, f"sheet-{lang}-1280")
+    page.click("#show-board-button")
+    shown = cut_names(page, ".opponents .opp-name", english, "the board at 1280x800")
+    assert all(each["whole"] for each in shown), shown

@@ -15,6 +15,7 @@ from browserkit import (
     center_of,
     fitting,
     host_table,
+    join_by_link,
     lose_a_race,
     play_keys_until_round_ends,
     press,
@@ -36,13 +37,6 @@ def slot_selector(source: str, position: int) -> str:
 
 def pile_selector(pile: int | None) -> str:
     return '[data-pile="new"]' if pile is None else f'.center [data-pile="{pile}"]'
-
-
-def join_by_link(page: Page, name: str) -> None:
-    """A fresh browser opens an invite link: it asks for a name, then takes a seat."""
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 ACTION_MS = 3000
@@ -124,12 +118,16 @@ def test_two_people_and_a_bot_play_a_round_to_stop_and_see_the_same_table(
     in_center = sum(int(n) for n in re.findall(r"\+(\d+)", sheets[0]))
     assert in_center == sum(top for _, _, top in center_of(alice)), "every card in the center is someone's"
     expect(alice.locator("#match-result")).to_be_visible()  # one round: the match is over
-    expect(alice.locator("#rematch-button")).to_be_visible()  # the host may start a rematch
-    expect(bob.locator("#rematch-button")).to_have_count(0)
+    # Everyone says whether they want a rematch; the host may also start it at once.
+    expect(alice.locator("#rematch-button")).to_be_visible()
+    expect(alice.locator("#rematch-now-button")).to_be_visible()
+    expect(bob.locator("#rematch-now-button")).to_have_count(0)
     shot(alice, "alice-sheet")
     shot(bob, "bob-sheet")
-
-    alice.click("#rematch-button")
+    bob.click("#rematch-button")  # Bob wants one: Alice has the table's wait to say so
+    expect(bob.locator("#rematch-button")).to_have_count(0)
+    expect(alice.locator("#ready-wait")).to_contain_text("The rematch starts in")
+    alice.click("#rematch-button")  # and with her (the bot always wants one), it starts
     for page in (alice, bob):
         expect(page.locator("#round-number")).to_have_text("Round 1")
         page.wait_for_selector(".board.live")

@@ -11,8 +11,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browserkit import host_table, plays_on_once_back, press, read_board, shows_the_round_as_it_was, start_match
-from playwright.sync_api import Page, expect
+from browserkit import (
+    host_table,
+    join_by_link,
+    plays_on_once_back,
+    press,
+    read_board,
+    shows_the_round_as_it_was,
+    start_match,
+)
+from playwright.sync_api import expect
 
 from realserver import TEST_RATE, ServerProcess, running
 
@@ -22,12 +30,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """A server of this module's own: it is killed and started again."""
     with running(ServerProcess.in_folder(tmp_path_factory.mktemp("restart-server"), **TEST_RATE)) as process:
         yield process
-
-
-def join_by_link(page: Page, name: str) -> None:
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 def test_after_a_restart_the_page_counts_down_over_the_board_it_left(pages: Any, server: ServerProcess) -> None:

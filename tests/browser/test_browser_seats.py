@@ -7,20 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from browserkit import Gate, host_table, read_board, start_match
-from playwright.sync_api import Page, expect
+from browserkit import Gate, host_table, join_by_link, read_board, start_match
+from playwright.sync_api import expect
 
 FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 👩‍👩‍👧
 HEART = "\u2764\ufe0f"  # ❤️
 ENGLAND = "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "gbeng") + "\U000e007f"  # 🏴󠁧󠁢󠁥󠁮󠁧󠁿
 NAME = f"{FAMILY} {ENGLAND}{HEART * 19}"
 """24 characters as a person counts them; 51 code points, 61 UTF-16 units."""
-
-
-def join_by_link(page: Page, name: str) -> None:
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 def test_a_start_that_closes_a_gap_moves_the_page_to_its_new_seat_quietly(pages: Any) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browserkit import Gate, fitting, host_table, key_of, press, read_board, start_match, wait_settled
+from browserkit import Gate, fitting, host_table, join_by_link, key_of, press, read_board, start_match, wait_settled
 from playwright.sync_api import Page, expect
 
 LOST_WITHIN_MS = 3000
@@ -38,12 +38,6 @@ OPPONENT = """(seat) => {
     hand: area.querySelector('.hand-count').textContent,
   };
 }"""
-
-
-def join_by_link(page: Page, name: str) -> None:
-    page.fill("#prompt-name", name)
-    page.keyboard.press("Enter")
-    page.wait_for_selector(".seat .badge.me")
 
 
 def own_as_others_see_it(state: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """Fair judging as the browser takes part in it and shows it, against a real server: the
 page stamps its actions with the server's clock (even when its own clock is an hour off)
-and its pings echo the last pong; a race lost to a real WebSocket rival says who was
-faster and by how many ms, and a spectator sees the race; the host sets the table's
-judging in the waiting room and every page shows it; the words of every kind of race."""
+and its pings echo the last pong; a race lost to a real WebSocket rival shows the card in
+flight toward the pile before the answer comes, settles it back when judged, and says who
+was faster and by how many ms, and a spectator sees the race; the host sets the table's
+judging and its wait for *Ready* (the create form, then the waiting room) and every page
+shows them; the words of every kind of race."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from playwright.sync_api import Page, WebSocket, expect
 from wsrival import Rival
 
 from ligretto.engine.races import DEFAULT_WINDOW_MS, MAX_WINDOW_MS
+from ligretto.server.table.timing import MAX_READY_S, MIN_READY_S, READY_S
 
 SHIFT_S = 3600.25
 """How far ahead of the real time the page's clock runs in the clock-sync test."""
@@ -66,15 +69,17 @@ def join_by_invite(page: Page, name: str) -> None:
     page.wait_for_selector(".seat .badge.me")
 
 
-def create_table(page: Page, name: str, *, seats: int, window_ms: int | None = None) -> str:
-    """From the lobby page: a table of ``seats`` (one round), the judging window set in the
-    create form when given; its invite code once the waiting room shows."""
+def create_table(page: Page, name: str, *, seats: int, window_ms: int | None = None, ready_s: int | None = None) -> str:
+    """From the lobby page: a table of ``seats`` (one round), the judging window and the
+    wait for *Ready* set in the create form when given; its invite code once the waiting
+    room shows."""
     page.fill("#player-name", name)
     page.fill("#create-seats", str(seats))
     page.locator("#create-seats").dispatch_event("change")
-    if window_ms is not None:
-        page.fill("#create-window", str(window_ms))
-        page.locator("#create-window").dispatch_event("change")
+    for field, value in (("#create-window", window_ms), ("#create-ready", ready_s)):
+        if value is not None:
+            page.fill(field, str(value))
+            page.locator(field).dispatch_event("change")
     page.click(".create details.options summary")
     page.select_option("#create-match_end-kind", "rounds")
     page.fill("#create-match_end", "1")
@@ -135,6 +140,20 @@ def test_acts_are_stamped_with_the_servers_clock_and_pings_echo_the_last_pong(pa
         assert 0 <= ping["held"] <= 1.5, ping
     go = next(i for i, (d, m) in enumerate(ordered) if d == "received" and m["type"] == "go")
     assert sum(1 for i, _ in pings if i > go) >= 3, "the pings stopped during play"
+
+
+LIFT = """async (card, pile) => {
+  // How far the card has moved toward the pile's centre, as a share of the way (0: not at
+  // all), once its transition has run, and whether it is marked in flight.
+  await Promise.all(card.getAnimations().map((a) => a.finished.catch(() => 0)));
+  const m = new DOMMatrix(getComputedStyle(card).transform);
+  const box = card.getBoundingClientRect();
+  const to = document.querySelector(`.center [data-pile="${pile}"]`).getBoundingClientRect();
+  const [x, y] = [box.left + box.width / 2 - m.e, box.top + box.height / 2 - m.f];  // where it lies
+  const [dx, dy] = [to.left + to.width / 2 - x, to.top + to.height / 2 - y];
+  return { pending: card.classList.contains('pending'), toward: (m.e * dx + m.f * dy) / (dx * dx + dy * dy) };
+}"""
+"""The lift of a card in flight toward ``pile`` (board.js ``afterRender``: 0.3 of the way)."""
 
 
 def play_message(play: Play) -> dict[str, Any]:
@@ -210,13 +229,22 @@ def test_a_race_says_who_was_faster_by_how_much_to_the_loser_the_winner_and_a_sp
         assert applied["type"] == "ack" and applied["applied"] is True, applied
         alice.keyboard.press(key_of(source, position))
         refusal = gate.wait_seen(alice, lambda m: m.get("type") == "ack" and m.get("applied") is False)
+        # The answer is held back: her card is shown in flight already, lifted toward the pile.
+        slot = f"row-{position}" if source == "row" else source
+        mine = alice.locator(f'.own [data-slot="{slot}"]')
+        lift = mine.evaluate(LIFT, pile)
+        assert lift["pending"] and 0.25 < lift["toward"] < 0.35, lift
         gate.release()
         assert refusal["reason"] == "does_not_fit" and refusal["by"] == bob.seat, refusal
         ms = refusal["by_ms"]
         assert isinstance(ms, int) and ms > 0, refusal  # she played after his card had landed
 
-        slot = f"row-{position}" if source == "row" else source
-        mine = alice.locator(f'.own [data-slot="{slot}"]')
+        # Judged: it settles back in its place, visibly refused.
+        expect(mine).to_have_class(re.compile(r"\brefused\b"))
+        settled = (
+            "(slot) => getComputedStyle(document.querySelector(`.own [data-slot='${slot}']`)).transform === 'none'"
+        )
+        alice.wait_for_function(settled, arg=slot)
         expect(mine.locator(".bubble")).to_have_text(f"Bob was {ms} ms faster")
         expect(mine).to_have_attribute("data-card", card)
         expect(alice.locator("#announce")).to_have_text(f"Bob was {ms} ms faster")
@@ -245,23 +273,42 @@ def test_a_race_says_who_was_faster_by_how_much_to_the_loser_the_winner_and_a_sp
         bob.close()
 
 
-def test_the_host_sets_the_judging_and_every_page_shows_it(pages: Any) -> None:
+def test_the_host_sets_the_judging_and_the_wait_for_ready_and_every_page_shows_them(pages: Any) -> None:
     alice = pages.open("/")
     frames = Frames(alice)
-    code = create_table(alice, "Alice", seats=3, window_ms=150)  # the create form sends it
+    posted: list[dict[str, Any]] = []
+    alice.on("request", lambda r: posted.append(r.post_data_json) if r.url.endswith("/api/tables") else None)
+    # The wait's field keeps to the server's bounds (a number out of them becomes the bound).
+    assert alice.evaluate("() => import('/js/rules.js').then((m) => m.READY_S)") == {
+        "min": MIN_READY_S,
+        "max": MAX_READY_S,
+        "default": READY_S,
+    }
+    expect(alice.locator("#create-ready")).to_have_value(f"{READY_S:g}")
+    alice.fill("#create-ready", "2")
+    alice.locator("#create-ready").dispatch_event("change")
+    expect(alice.locator("#create-ready")).to_have_value(f"{MIN_READY_S:g}")
+    code = create_table(alice, "Alice", seats=3, window_ms=150, ready_s=45)  # the create form sends them
+    assert [(body["window_ms"], body["ready_s"]) for body in posted] == [(150, 45)], posted
     expect(alice.locator("#judging-summary")).to_have_text(
         "Fair judging: races are judged by when you played, not by your ping (window 150 ms)"
     )
     expect(alice.locator("#table-fair")).to_be_checked()
     expect(alice.locator("#table-window")).to_have_value("150")
+    expect(alice.locator("#table-ready")).to_have_value("45")
     bob = pages.open(f"/#/t/{code}")
     join_by_invite(bob, "Bob")
     expect(bob.locator("#judging-summary")).to_contain_text("(window 150 ms)")
+    expect(bob.locator("#view-ready")).to_have_value("45")
+    expect(bob.locator("#view-ready")).to_be_disabled()
 
-    # The host turns fair judging off and sets another window: sent with set_rules.
+    # The host turns fair judging off, sets another window and another wait: sent with set_rules.
     alice.click("#table-fair")
     alice.fill("#table-window", "120")
     alice.locator("#table-window").dispatch_event("change")
+    alice.fill("#table-ready", "90")
+    alice.locator("#table-ready").dispatch_event("change")
+    expect(bob.locator("#view-ready")).to_have_value("90")
     arrival = "Races are judged by arrival: the first play to reach the server wins"
     for page in (alice, bob):
         expect(page.locator("#judging-summary")).to_have_text(arrival)
@@ -271,9 +318,11 @@ def test_the_host_sets_the_judging_and_every_page_shows_it(pages: Any) -> None:
     expect(alice.locator("#table-window")).to_have_value("120")
     sent = frames.of("sent", "set_rules")
     assert sent and sent[-1]["arbitration"] == "arrival" and sent[-1]["window_ms"] == 120, sent
+    assert sent[-1]["ready_s"] == 90, sent
     tables = frames.of("received", "table")
     assert tables[-1]["arbitration"] == "arrival" and tables[-1]["window_ms"] == 120, tables[-1]
-    assert any(t["arbitration"] == "fair" and t["window_ms"] == 150 for t in tables)
+    assert tables[-1]["ready_s"] == 90, tables[-1]
+    assert any(t["arbitration"] == "fair" and t["window_ms"] == 150 and t["ready_s"] == 45 for t in tables)
 
 
 RACE_WORDS = """async () => {

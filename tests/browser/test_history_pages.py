@@ -16,6 +16,7 @@ import re
 import time
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from test_accessibility import describe, violations
 
 from ligretto import protocol
 from ligretto.engine.rules import RuleSet
+from ligretto.ratings import season_of
 from realserver import TEST_RATE, ServerProcess, running
 from storedrounds import Person, StoredRounds
 
@@ -88,6 +90,12 @@ def play_into(path: Path) -> dict[str, Any]:
         ladder = stored.table("LADDER", people, ["smart:casual"], rules=rules, seed=7300, countdown_s=1.0, rated=True)
         for _ in range(LADDER_MATCHES):
             stored.play(ladder)
+        # Last season's final standings: Ann and Bob led it (this season they have too few).
+        last = season_of(time.time()).previous.name
+        for name, mu, matches in (("Ann", 30.0, 6), ("Bob", 28.0, 5)):
+            stored.store.db.execute(
+                "INSERT INTO season_ratings VALUES (?, ?, 0, ?, 2.0, ?)", (last, ids[name], mu, matches)
+            )
     return {"ids": ids, "secrets": {name: secret for name, (_, secret) in made.items()}, "seen": seen}
 
 
@@ -105,6 +113,13 @@ def server(played: dict[str, Any]) -> Iterator[ServerProcess]:
     folder: Path = played["folder"]
     with running(ServerProcess(folder / "ligretto.db", folder / "server.log", **TEST_RATE)) as process:
         yield process
+
+
+def months(season: dict[str, Any]) -> str:
+    """A season's months as the page writes them in English ("Oct – Dec 2026")."""
+    starts = datetime.fromtimestamp(season["starts"], tz=UTC)
+    ends = datetime.fromtimestamp(season["ends"] - 1, tz=UTC)
+    return f"{starts:%b} – {ends:%b %Y}" if starts.year == ends.year else f"{starts:%b %Y} – {ends:%b %Y}"
 
 
 def api(server: ServerProcess, path: str) -> Any:
@@ -311,6 +326,28 @@ def test_the_leaderboard_orders_by_conservative_rating(
     page.wait_for_selector("#leaderboard-empty")
     page.select_option("#leaderboard-players", "")
     page.wait_for_selector("#leaderboard-table tbody tr")
+    # This season by default; last season's final standings; all time.
+    assert page.locator("#leaderboard-season option").all_inner_texts() == [
+        f"This season ({months(board['seasons'][0])})",
+        months(board["seasons"][1]),
+        "All time",
+    ]
+    assert page.inner_text("#leaderboard-table caption") == f"Overall · This season ({months(board['seasons'][0])})"
+    page.select_option("#leaderboard-season", board["seasons"][1]["name"])
+    page.wait_for_selector(".leaderboard-page[aria-busy='false'] #leaderboard-table")
+    assert page.eval_on_selector_all("#leaderboard-table tbody tr", "(all) => all.map((r) => r.dataset.id)") == [
+        ids["Ann"],
+        ids["Bob"],
+    ]
+    assert page.inner_text("#leaderboard-table caption").endswith(": final standings")
+    page.select_option("#leaderboard-season", "all")
+    page.wait_for_selector(".leaderboard-page[aria-busy='false'] #leaderboard-table")
+    everything = api(server, "/api/leaderboard?season=all")
+    assert page.eval_on_selector_all("#leaderboard-table tbody tr", "(all) => all.map((r) => r.dataset.id)") == [
+        e["id"] for e in everything["entries"]
+    ]
+    page.select_option("#leaderboard-season", "")
+    page.wait_for_selector(".leaderboard-page[aria-busy='false'] #leaderboard-table")
     first = board["entries"][0]
     page.click(f"#leaderboard-table tr[data-id='{first['id']}'] a")
     page.wait_for_selector("#history-stats .stats")

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from browserkit import (
+    RECORD_FRAMES,
     fitting,
+    frames,
     host_table,
     key_of,
     no_horizontal_overflow,
@@ -20,24 +22,6 @@ from browserkit import (
     read_board,
 )
 from playwright.sync_api import Page, Route, expect
-
-RECORD_FRAMES = """{
-  window.__frames = [];
-  const Native = window.WebSocket;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (event) => window.__frames.push(JSON.parse(event.data)));
-    }
-  };
-}"""
-"""Keeps every message the page's sockets receive in ``window.__frames`` (as a person
-would not see them, but the test can then tell an applied play from a refused one)."""
-
-
-def frames(page: Page, kind: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = page.evaluate("(kind) => window.__frames.filter((m) => m.type === kind)", kind)
-    return found
 
 
 def own_plays(page: Page) -> list[str]:

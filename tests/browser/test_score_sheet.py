@@ -49,14 +49,22 @@ MINUS = "\u2212"
 
 READ_SHEET = """() => {
   const panel = document.querySelector('.sheet-panel');
-  // The lines a text takes: its boxes' distinct line positions (an ellipsis adds a box on the
-  // same line; a vertical header's line is a column).
+  // The lines a text takes: its text boxes' distinct line positions (an ellipsis adds a box
+  // on the same line; a vertical header's line is a column; a name cut in its middle is
+  // two texts side by side).
   const lines = (node) => {
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    const element = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
-    const vertical = getComputedStyle(element).writingMode.startsWith('vertical');
-    return new Set([...range.getClientRects()].map((box) => Math.round(vertical ? box.left : box.top))).size;
+    const texts = [];
+    if (node.nodeType === Node.TEXT_NODE) texts.push(node);
+    const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    if (node.nodeType !== Node.TEXT_NODE) while (walk.nextNode()) texts.push(walk.currentNode);
+    const tops = new Set();
+    for (const text of texts) {
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      const vertical = getComputedStyle(text.parentElement).writingMode.startsWith('vertical');
+      for (const box of range.getClientRects()) tops.add(Math.round(vertical ? box.left : box.top));
+    }
+    return tops.size;
   };
   const texts = [];
   const walker = document.createTreeWalker(panel.querySelector('#score-sheet'), NodeFilter.SHOW_TEXT);

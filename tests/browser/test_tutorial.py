@@ -11,12 +11,15 @@ on the card, and still in the row), the learner's Stop and the round's scores as
 engine counts them (10 and -4), *Ready* for round 2, a deal where nobody can play ended by
 the stalemate vote (the learner's, then the tutor's), and the match's totals (6 and -8).
 At each round's end the coach and the score sheet do not overlap (their boxes) and the
-sheet is on the screen.  In English (on a 390x844 phone, from the lobby) it also makes
-wrong moves (a card that is not highlighted, the hand): a hint, and nothing changes.  The
-beginner aid is off by default; switched on (the table's help dialog) it marks exactly the
-own cards that fit a center pile as the board shows it, follows the events, and switched
-off again marks nothing.  Screenshots of every lesson from the race on at 390x844
-(English), of a lesson and the end at 1280x800 (German) and 360x640 (Finnish).
+sheet is on the screen; on a phone the header is one line during the round (the page's and
+the table's bars side by side), and on the 360x640 phone at the end the coach's words fold
+away with the keyboard, the whole score sheet below its head. In English (on a 390x844
+phone, from the lobby) it also makes wrong moves (a card that is not highlighted, the
+hand): a hint, and nothing changes. The beginner aid is off by default; switched on (the
+table's help dialog) it marks exactly the own cards that fit a center pile as the board
+shows it, follows the events, and switched off again marks nothing. Screenshots of every
+lesson from the race on at 390x844 (English), of a lesson and the end at 1280x800 (German)
+and 360x640 (Finnish).
 """
 
 from __future__ import annotations
@@ -167,6 +170,46 @@ def sheet_beside_the_coach(page: Page, lesson: str) -> None:
         assert panel["y"] <= ready["y"] and ready["y"] + ready["height"] <= panel["y"] + panel["height"], (ready, panel)
 
 
+def header_on_one_line(page: Page) -> None:
+    """On a phone during a round the page's header and the table's bar share one line, as
+    at any table, and the coach comes below it."""
+    bar, top, coach = box(page, ".table-bar"), box(page, ".topbar"), box(page, "#coach")
+    assert abs(bar["y"] - top["y"]) < 1 and bar["height"] < 40 and top["height"] < 40, (bar, top)
+    assert bar["x"] + bar["width"] <= top["x"] + 1 and top["x"] + top["width"] <= page.viewport_size["width"] + 1, (
+        bar,
+        top,
+    )
+    assert coach["y"] >= max(bar["y"] + bar["height"], top["y"] + top["height"]) - 1, (coach, bar, top)
+
+
+def coach_folds_away(page: Page, words: dict[str, str]) -> None:
+    """At the match's end the coach's words can be hidden with the keyboard (its button
+    keeps the focus), so that the whole score sheet is on a small phone's screen below the
+    coach's head; and shown again."""
+    toggle = page.locator("#coach-toggle")
+    tall = box(page, "#coach")["height"]
+    assert (
+        toggle.get_attribute("aria-expanded") == "true"
+        and toggle.get_attribute("aria-label") == words["tutorial.coach.hide"]
+    )
+    toggle.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#coach-text", state="hidden")
+    assert (
+        toggle.get_attribute("aria-expanded") == "false"
+        and toggle.get_attribute("aria-label") == words["tutorial.coach.show"]
+    )
+    assert page.evaluate("() => document.activeElement.id") == "coach-toggle"
+    wait_settled(page)
+    coach, sheet, panel = box(page, "#coach"), box(page, "#score-sheet"), box(page, ".sheet-panel")
+    assert coach["height"] < min(tall / 2, 100), (tall, coach)
+    assert coach["y"] + coach["height"] <= panel["y"], (coach, panel)
+    assert sheet["y"] >= 0 and sheet["y"] + sheet["height"] <= page.evaluate("() => innerHeight"), sheet
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#coach-text", state="visible")
+    assert toggle.get_attribute("aria-expanded") == "true"
+
+
 def race_is_lost(page: Page, words: dict[str, str]) -> None:
     """After the race: the learner's red 8 was beaten to the pile by the tutor's (its words
     on the card, a moment only), and stayed."""
@@ -226,6 +269,8 @@ def learn(
     page.wait_for_selector("#coach[data-step='one']", timeout=WAIT_MS)
     page.wait_for_selector(".board.live", timeout=WAIT_MS)
     page.evaluate(NOTE_TARGETS)
+    if page.evaluate("() => innerWidth") <= 600:
+        header_on_one_line(page)
     seen: list[str] = []
     while True:
         lesson = coach_step(page)
@@ -316,6 +361,10 @@ def test_a_learner_completes_the_tutorial_in_every_language(pages: Any, shot: Ca
         assert seen == LESSONS, (lang, seen)
         if lang != "en":
             shot(page, f"{lang}-match")
+        if lang == "fi":  # the small phone
+            coach_folds_away(page, texts(lang))
+            page.click("#coach-toggle")
+            shot(page, "fi-match-folded")
         if lang == "en":
             # Rematch deals the tutorial again: the coach starts over at the first step.
             page.click("#rematch-button")

@@ -8,7 +8,9 @@ and through ``static/js/mirror.js`` in Chromium; after every event message each 
 equal the engine's own view for the seat and for a spectator, and each must say the
 same about where each of the seat's cards goes
 (``targetPile`` / ``target_pile``: a pile, ``NEW_PILE`` for a 1, ``null``/``None`` for
-nowhere) and which row columns the stack and discard tops go on (expert).
+nowhere), onto which piles it may be dragged (``fitsPile`` over every pile, as
+``controls.js`` judges a drop / ``piles_for``) and which row columns the stack and
+discard tops go on (expert).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ CHROMIUM = "/usr/bin/chromium"
 
 REPLAY_JS = """
 async (streams) => {
-  const { NEW_PILE, applyEvents, fitsColumn, playableCards, targetPile } = await import("/js/mirror.js");
+  const { NEW_PILE, applyEvents, fitsColumn, fitsPile, playableCards, targetPile } = await import("/js/mirror.js");
   const canonical = (value) => JSON.stringify(value, (key, inner) =>
     inner && typeof inner === "object" && !Array.isArray(inner)
       ? Object.fromEntries(Object.keys(inner).sort().map((k) => [k, inner[k]]))
@@ -58,12 +60,17 @@ async (streams) => {
         }
         if (viewer === null) continue;
         const area = view.areas[stream.seat];
-        const targets = Object.fromEntries(playableCards(area).map(({ card }) => [card, targetPile(view, card)]));
+        const cards = playableCards(area).map(({ card }) => card);
+        const targets = Object.fromEntries(cards.map((card) => [card, targetPile(view, card)]));
+        // Where a drop may put it (controls.js, playOnto): a 1 on a new pile, else each pile it fits.
+        const piles = Object.fromEntries(cards.map((card) => [card, targets[card] === NEW_PILE
+          ? [NEW_PILE] : view.center.filter((pile) => fitsPile(card, pile)).map((pile) => pile.index)]));
         const tops = [area.stack_top, area.discard_top].filter(Boolean);
         const columns = Object.fromEntries(tops.map((card) => [card, area.row.map((c) => fitsColumn(card, c))]));
-        if (canonical(targets) !== canonical(step.targets) || canonical(columns) !== canonical(step.columns)) {
-          failures.push({ stream: stream.name, viewer, step: number, got: { targets, columns },
-                          expected: { targets: step.targets, columns: step.columns } });
+        const got = { targets, piles, columns };
+        const answers = { targets: step.targets, piles: step.piles, columns: step.columns };
+        if (canonical(got) !== canonical(answers)) {
+          failures.push({ stream: stream.name, viewer, step: number, got, expected: answers });
           break;
         }
       }
@@ -103,6 +110,7 @@ def with_answers(stream: Stream) -> dict[str, Any]:
         assert spectator.to_dict() == step["view"], stream.name
         area = mirror.areas[stream.seat]
         step["targets"] = {card: mirror.target_pile(card) for _, _, card in area.playable()}
+        step["piles"] = {card: mirror.piles_for(card) for _, _, card in area.playable()}
         step["columns"] = {
             card: [Mirror.goes_on(card, column) for column in area.row]
             for card in (area.stack_top, area.discard_top)
@@ -155,6 +163,7 @@ def test_mirror_js_and_the_python_model_follow_the_engine_event_by_event(browser
     payload = [with_answers(stream) for stream in recorded]
     assert any(None in step.get("targets", {}).values() for s in payload for step in s["steps"])
     assert any(NEW_PILE in step.get("targets", {}).values() for s in payload for step in s["steps"])
+    assert any(len(piles) > 1 for s in payload for step in s["steps"] for piles in step.get("piles", {}).values())
 
     page = browser.new_page()
     try:
@@ -224,3 +233,24 @@ def test_the_score_keepers_instant_checks_are_the_engines_bounds(browser: Browse
             refused_by_both += 1
             assert problem["seat"] == verdict.player, (entry, problem, verdict)
     assert refused_by_both == 2 * 3 * 3 + 3 * 3  # 3 negatives per count, and 3 over the stack
+
+
+AIMS_JS = """
+async () => {
+  const { AIMS_PER_S, FADE_DEFAULT_MS } = await import("/js/aims.js");
+  return [AIMS_PER_S, FADE_DEFAULT_MS];
+}
+"""
+
+
+def test_the_browsers_aim_rate_and_fade_are_the_protocols(browser: Browser) -> None:
+    """aims.js throttles and fades the aims (live presence) by the protocol's figures."""
+    from ligretto import protocol
+
+    page = browser.new_page()
+    try:
+        page.route(f"{ORIGIN}/**", serve_static)
+        page.goto(f"{ORIGIN}/conformance.html")
+        assert page.evaluate(AIMS_JS) == [protocol.AIMS_PER_S, protocol.AIM_FADE_S * 1000]
+    finally:
+        page.close()

@@ -162,7 +162,7 @@ def shown(app: Plain, profiles: dict[str, tuple[str, str]], sheet: str, tables: 
         ask(f"/api/profiles/{profile}/stats")
         for token in (token for match in matches["matches"] for token in match["replays"]):
             ask(f"/api/replays/{token}")
-    ask("/api/leaderboard")
+    ask("/api/leaderboard?season=all")  # of all time: a version before seasons had no season's
     ask(f"/api/sheets/{sheet}")
     for code in tables:
         ask(f"/api/tables/{code}")

@@ -48,7 +48,9 @@ def test_the_lobby_gets_no_host_command_it_would_carry_out() -> None:
             if isinstance(message, protocol.SetRules):
                 bad_seats = message.seats is not None and not 2 <= message.seats <= 12
                 bad_grace = message.grace_s is not None and not 0 <= message.grace_s <= 3600
-                assert bad_seats or bad_grace or message.preset != "classic" or message.options, (kind, message)
+                bad_ready = message.ready_s is not None and not 5 <= message.ready_s <= 600
+                bad = bad_seats or bad_grace or bad_ready
+                assert bad or message.preset != "classic" or message.options, (kind, message)
 
 
 def test_nesting_and_oversize_messages_reach_past_the_message_limit_and_the_nesting_within_it() -> None:
@@ -60,11 +62,11 @@ def test_nesting_and_oversize_messages_reach_past_the_message_limit_and_the_nest
 
 
 def test_no_phase_gets_the_message_that_is_right_in_it() -> None:
-    # A turn or a vote while the round is played, ready at the score sheet, start once the
-    # match is over (a rematch): each would be carried out.
+    # A turn or a vote while the round is played, ready or the host's next_round at the
+    # score sheet, start once the match is over (a rematch): each would be carried out.
     right = {
         "playing": lambda m: isinstance(m, protocol.Act) and isinstance(m.action, protocol.TurnMsg | protocol.VoteMsg),
-        "scoring": lambda m: isinstance(m, protocol.Ready),
+        "scoring": lambda m: isinstance(m, protocol.Ready | protocol.NextRound),
         "over": lambda m: isinstance(m, protocol.Start),
     }
     for phase, carried_out in right.items():
@@ -72,3 +74,11 @@ def test_no_phase_gets_the_message_that_is_right_in_it() -> None:
         for kind, make in KINDS.items():
             for _ in range(DRAWS):
                 assert not carried_out(_decoded(make(rng, phase))), (phase, kind)
+
+
+def test_every_phase_but_the_score_sheet_gets_the_hosts_next_round() -> None:
+    # next_round is right only on the score sheet: everywhere else it is a wrong-phase message.
+    for phase in PHASES:
+        rng = random.Random(f"kinds:next_round:{phase}")
+        drawn = [_decoded(KINDS["wrong_phase"](rng, phase)) for _ in range(DRAWS)]
+        assert any(isinstance(m, protocol.NextRound) for m in drawn) is (phase != "scoring"), phase

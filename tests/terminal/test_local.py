@@ -87,6 +87,13 @@ def test_local_play_supports_every_client_command() -> None:
     assert table.phase is Phase.PLAYING
     send({"type": "act", "id": 7, "action": {"kind": "turn"}})
     assert _last(received, "ack") == {"type": "ack", "id": 7, "applied": True}
+    errors = sum(m["type"] == "error" for m in received)
+    send({"type": "share_aim", "share": True})
+    send({"type": "aim", "source": "stack", "pile": "new"})
+    assert sum(m["type"] == "error" for m in received) == errors, "an aim was refused in local play"
+    shown = table.aims.shown[0]
+    assert (shown.source, shown.pile) == ("stack", "new"), "the aim was not taken"
+    assert not [m for m in received if m["type"] == "aimed"], "the person was sent their own aim"
     send({"type": "next_round"})
     assert _last(received, "error")["code"] == "not_scoring", "the host deals the next round on the score sheet only"
 

@@ -125,6 +125,16 @@ def test_a_refusal_names_who_was_faster_and_reactions_are_shown() -> None:
     assert model.notice == "Alice reacted \U0001f389" and model.notice_kind is Notice.INFO
     model.receive({"type": "reaction", "seat": 0, "emote": "\U0001f44d"})
     assert model.notice == "You reacted \U0001f44d"
+    # An opponent's aim (live presence): kept by the session, shown nowhere, covering nothing.
+    card = model.session.mirror.areas[1].row[0][-1]  # type: ignore[union-attr]
+    model.receive(
+        {"type": "aimed", "round": 1, "seq": 2, "seat": 1, "source": "row", "position": 0, "card": card, "pile": "new"}
+    )
+    assert model.notice == "You reacted \U0001f44d" and model.session.aims[1].card == card
+    model.receive(
+        {"type": "aimed", "round": 1, "seq": 2, "seat": 1, "source": None, "position": 0, "card": None, "pile": None}
+    )
+    assert model.session.aims == {} and model.notice == "You reacted \U0001f44d"
 
 
 def test_no_action_before_go_or_after_the_end() -> None:

@@ -293,7 +293,13 @@ def test_match_result_names_the_winners(arun: Callable[[Coroutine[Any, Any, Any]
         await until(pilot, lambda: app.model.winners == (0,), what="the person alone")
         assert "Match over: You win with 1 point. Enter: a rematch." in screen_text(app)
         await pilot.press("enter")
-        assert transport.sent[-1] == {"type": "start"}
+        assert transport.sent[-1] == {"type": "ready"}, "Alice wants a rematch"
+        seats = [{**seat, "ready": i in (0, 2)} for i, seat in enumerate(TABLE["seats"])]
+        transport.deliver({**tie, "winners": [0], "seats": seats, "ready_by": time.time() + 20.4})
+        want = ("Rematch wanted: waiting for the others. Rematch in 21 s.", "Enter: start it now.")
+        await until(pilot, lambda: all(w in " ".join(screen_text(app).split()) for w in want), what="the wait")
+        await pilot.press("enter")
+        assert transport.sent[-1] == {"type": "start"}, "the host starts it now"
 
     arun(run_app(MESSAGES, check))
 

@@ -16,8 +16,9 @@ sync is :mod:`ligretto.client.clocksync`'s.  What a session keeps:
 - the round: the snapshot's view in the one client-side round model,
   :class:`~ligretto.client.mirror.Mirror`, kept up to date by that round's ``events``
   (strict: every event checked against the view, each inconsistency noted in
-  :attr:`Session.problems`), the last ``seq``, the races this seat lost in it (``race``)
-  and the ``round_over`` that ended it;
+  :attr:`Session.problems`), the last ``seq``, the races this seat lost in it (``race``),
+  the others' aims shown now (``aimed``: :attr:`Session.aims`) and the ``round_over``
+  that ended it;
 - the acts in flight by id (:attr:`Session.pending`), each answered by its ``ack`` or an
   ``error`` with its id: :attr:`Session.answered` is the :class:`Answer` the last message
   received gave (``None``: it answered no act of this session).
@@ -47,6 +48,7 @@ from ligretto.protocol import (
     VERSION,
     Ack,
     ActionMsg,
+    Aimed,
     Error,
     Events,
     Go,
@@ -145,6 +147,10 @@ class Session:
     """The races for a pile this seat lost in the round (``race`` messages naming it)."""
     round_over: RoundOver | None = field(default=None, init=False)
     """The ``round_over`` of the round (``None`` while it is dealt or played)."""
+    aims: dict[int, Aimed] = field(default_factory=dict, init=False)
+    """The others' aims shown now (live presence), by seat: the last ``aimed`` of each
+    seat in this round that did not clear it; forgotten at ``round_over`` and a new round.
+    (How long one stays shown without news is the front end's: ``AIM_FADE_S``.)"""
     pending: dict[ActId, InFlight] = field(default_factory=dict, init=False)
     """The acts in flight by id."""
     answered: Answer | None = field(default=None, init=False)
@@ -248,6 +254,7 @@ class Session:
         if dealt != self._dealt:  # a new round (not the same one again, after a reconnection)
             self._dealt, self.seq, self.round_over = dealt, -1, None
             self.races_lost = []
+            self.aims = {}
 
     def _go(self, go: Go) -> None:
         self.phase = Phase.PLAYING
@@ -280,8 +287,17 @@ class Session:
         if race.loser == self.seat and race.round == self.round:
             self.races_lost.append(race)
 
+    def _aimed(self, aimed: Aimed) -> None:
+        if aimed.round != self.round or self.round_over is not None:
+            return
+        if aimed.source is None:
+            self.aims.pop(aimed.seat, None)
+        else:
+            self.aims[aimed.seat] = aimed
+
     def _round_over(self, over: RoundOver) -> None:
         self.round_over = over
+        self.aims = {}
         mirror = self.mirror
         if mirror is not None and mirror.ending is None:  # (its events say so first)
             mirror.ending, mirror.stopped_by = over.ending, over.stopped_by
@@ -296,6 +312,7 @@ _HANDLERS: dict[type, Callable[[Session, Any], None]] = {
     Ack: Session._ack,
     Error: Session._error,
     Race: Session._race,
+    Aimed: Session._aimed,
     RoundOver: Session._round_over,
 }
 

@@ -4,7 +4,8 @@ the phase of the table they are sent at.
 Every message here must be refused by exactly one answer (an ``error`` or a refused
 ``ack``) and change nothing, in the phase it is sent in: the ``wrong_phase`` kind is the
 messages that are right in *other* phases (game actions where no round is playing, host
-commands once the match is on, ``ready`` outside the score sheet, ``hello`` again), and
+commands once the match is on, ``ready`` and the host's ``next_round`` outside the score
+sheet, ``hello`` again), and
 the host commands sent in the lobby, where the attacker is the host, all carry a value
 the server must refuse.  No message here is a valid ``ping`` (the harness's barrier) or
 a ``leave`` (valid in every phase).
@@ -95,6 +96,8 @@ def _wrong_types(rng: random.Random, phase: str) -> Message:
                 {"type": "remove_seat", "seat": rng.choice(["0", 0.5, None, [0]])},
                 {"type": "set_rules", "seats": "2"},
                 {"type": "react", "emote": rng.choice([1, None, ["x"]])},
+                {"type": "aim", "source": rng.choice(["hand", 7, []]), "pile": rng.choice([1.5, "old", {}])},
+                {"type": "share_aim", "share": rng.choice(["yes", 1, None])},
             ]
         )
     )
@@ -117,6 +120,7 @@ def _huge_numbers(rng: random.Random, phase: str) -> Message:
             '{"type": "set_rules", "options": {"match_end": "rounds:DIGITS"}}',
             '{"type": "set_rules", "options": {"row_size": N}}',
             '{"type": "hello", "v": N, "code": "x"}',
+            '{"type": "aim", "source": "row", "position": N, "pile": N}',
         ]
     )
     return template.replace("BIG", big).replace("DIGITS", n.lstrip("-")).replace("N", n)
@@ -192,6 +196,8 @@ _LOBBY_HOST: list[dict[str, object]] = [
     {"type": "set_rules", "seats": 13},
     {"type": "set_rules", "grace_s": -1},
     {"type": "set_rules", "grace_s": 1e12},
+    {"type": "set_rules", "ready_s": 1},
+    {"type": "set_rules", "ready_s": 1e6},
     {"type": "react", "emote": "not an emote"},
 ]
 """The host's commands in the lobby, each with a value the server refuses."""
@@ -203,17 +209,18 @@ def _wrong_phase(rng: random.Random, phase: str) -> Message:
     act: dict[str, object] = {"type": "act", "id": rng.randrange(10**6), "action": rng.choice(_ACTIONS)}
     hello: dict[str, object] = {"type": "hello", "v": 1, "code": "ABCDEFGH", "name": "again"}
     ready: dict[str, object] = {"type": "ready"}
+    next_round: dict[str, object] = {"type": "next_round"}  # the host's, on the score sheet only
     choices: list[dict[str, object]] = [hello]
     if phase == "lobby":
-        choices += [act, ready, rng.choice(_LOBBY_HOST)]
+        choices += [act, ready, next_round, rng.choice(_LOBBY_HOST)]
     elif phase == "countdown":
-        choices += [act, ready, rng.choice(_HOST)]
+        choices += [act, ready, next_round, rng.choice(_HOST)]
     elif phase == "playing":
-        choices += [ready, rng.choice(_HOST)]
+        choices += [ready, next_round, rng.choice(_HOST)]
     elif phase == "scoring":
         choices += [act, rng.choice(_HOST)]
     else:  # over: a rematch may start
-        choices += [act, ready, rng.choice(_HOST[1:])]
+        choices += [act, ready, next_round, rng.choice(_HOST[1:])]
     return json.dumps(rng.choice(choices))
 
 

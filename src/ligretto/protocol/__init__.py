@@ -15,7 +15,7 @@ example with these structs.  By concern:
 - :mod:`~ligretto.protocol.http`: the HTTP API's bodies;
 - :mod:`~ligretto.protocol.phase`: a table's :class:`Phase`;
 - :mod:`~ligretto.protocol.names`: display names; :mod:`~ligretto.protocol.limits`:
-  version, sizes, heartbeat, emotes and the reaction limit.
+  version, sizes, heartbeat, emotes and the reaction limit, the aims' rate and fade.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ligretto.protocol.client import (
     Act,
     ActionMsg,
     AddBot,
+    Aim,
     ClientMessage,
     Hello,
     Leave,
@@ -40,6 +41,7 @@ from ligretto.protocol.client import (
     Ready,
     RemoveSeat,
     SetRules,
+    ShareAim,
     Start,
     TurnMsg,
     VoteMsg,
@@ -83,6 +85,7 @@ from ligretto.protocol.history import (
     MatchStats,
     ProfileStats,
     RatingMsg,
+    SeasonMsg,
 )
 from ligretto.protocol.http import (
     ClaimProfile,
@@ -131,6 +134,8 @@ from ligretto.protocol.keeper import (
     tally_of,
 )
 from ligretto.protocol.limits import (
+    AIM_FADE_S,
+    AIMS_PER_S,
     EMOTES,
     HELLO_S,
     KEEPALIVE_S,
@@ -175,6 +180,7 @@ from ligretto.protocol.replays import REPLAY_BODIES, ReplayEnd, ReplayPlayer, Re
 from ligretto.protocol.server import (
     SERVER_MESSAGES,
     Ack,
+    Aimed,
     Broadcast,
     Error,
     Events,
@@ -192,6 +198,7 @@ from ligretto.protocol.server import (
     TableState,
     Welcome,
     ack_message,
+    aimed_message,
     as_dict,
     decode_server,
     encode,
@@ -215,6 +222,8 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BOD
 
 __all__ = [
     "ACTION_MESSAGES",
+    "AIMS_PER_S",
+    "AIM_FADE_S",
     "CLIENT_MESSAGES",
     "EMOTES",
     "EVENT_MESSAGES",
@@ -243,6 +252,8 @@ __all__ = [
     "Act",
     "ActionMsg",
     "AddBot",
+    "Aim",
+    "Aimed",
     "AreaMsg",
     "BackMsg",
     "Broadcast",
@@ -319,11 +330,13 @@ __all__ = [
     "ScriptStep",
     "ScriptTurn",
     "ScriptVote",
+    "SeasonMsg",
     "SeatEntry",
     "SeatInfo",
     "Seated",
     "ServerMessage",
     "SetRules",
+    "ShareAim",
     "SheetBack",
     "SheetBody",
     "SheetChange",
@@ -351,6 +364,7 @@ __all__ = [
     "Welcome",
     "WithdrawMsg",
     "ack_message",
+    "aimed_message",
     "as_dict",
     "check_emote",
     "check_name",

@@ -14,7 +14,7 @@ import msgspec
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
 from ligretto.engine.cards import CARDS, parse_face
 from ligretto.protocol.errors import ProtocolError
-from ligretto.protocol.limits import MAX_CLOCK, MAX_HELD_S, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES
+from ligretto.protocol.limits import MAX_CLOCK, MAX_HELD_S, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_POSITION
 
 ClientId = Annotated[str, msgspec.Meta(max_length=MAX_ID_LENGTH)] | Annotated[int, msgspec.Meta(ge=-MAX_ID, le=MAX_ID)]
 """A client's own id of an ``act``: echoed in the ``ack``, so bounded (``MAX_ID_LENGTH``)."""
@@ -146,7 +146,34 @@ class React(_Client, tag="react"):
     emote: str
 
 
-ClientMessage = Hello | Act | Ping | Ready | NextRound | AddBot | RemoveSeat | SetRules | Start | Leave | React
+Position = Annotated[int, msgspec.Meta(ge=0, le=MAX_POSITION)]
+"""A row position or a center pile's index as an aim names it (the table checks the range)."""
+AimPile = Position | Literal["new"] | None
+"""Where an aim points: a center pile by index, ``"new"`` (a new pile), or nowhere."""
+
+
+class ShareAim(_Client, tag="share_aim"):
+    """A seated player's choice to show their aim to the others (live presence, off until
+    ``share`` is true).  Turned off, the aim they showed is cleared for everyone."""
+
+    share: bool
+
+
+class Aim(_Client, tag="aim"):
+    """Which of the sender's own face-up cards is selected (``source`` and, for the row,
+    ``position``; ``None``: nothing, the aim cleared) and the center pile it points at
+    (``pile``: its index, ``"new"`` or ``None``).  Only shown after ``share_aim``, at a
+    bounded rate; never an action: it changes no card and claims no pile.  Never a hand
+    card: the hand is face down."""
+
+    source: Literal["row", "stack", "discard"] | None = None
+    position: Position = 0
+    pile: AimPile = None
+
+
+ClientMessage = (
+    Hello | Act | Ping | Ready | NextRound | AddBot | RemoveSeat | SetRules | Start | Leave | React | ShareAim | Aim
+)
 CLIENT_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Hello,
     Act,
@@ -159,6 +186,8 @@ CLIENT_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Start,
     Leave,
     React,
+    ShareAim,
+    Aim,
 )
 """Every client message, in the order of docs/protocol.md."""
 ACTION_MESSAGES: tuple[type[msgspec.Struct], ...] = (PlayMsg, TurnMsg, PlaceMsg, VoteMsg, WithdrawMsg)

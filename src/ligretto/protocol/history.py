@@ -117,11 +117,24 @@ class LeaderboardEntry(_Body):
     matches: int
 
 
+class SeasonMsg(_Body):
+    """A season of ratings: its name (``2026-Q4``) and bounds (seconds since the epoch,
+    ``starts`` included, ``ends`` not)."""
+
+    name: str
+    starts: float
+    ends: float
+
+
 class Leaderboard(_Body):
-    """``GET /api/leaderboard?players=&page=``: one page, best conservative rating first;
-    only profiles with at least ``min_matches`` rated matches (overall, or of ``players``)."""
+    """``GET /api/leaderboard?players=&page=&season=``: one page, best conservative rating
+    first; only profiles with at least ``min_matches`` rated matches (overall, or of
+    ``players``; in ``season``, or ``"all"``: of all time); ``seasons``: the current season
+    and every past one with rated matches, newest first."""
 
     players: int | None
+    season: str
+    seasons: list[SeasonMsg]
     min_matches: int
     page: int
     pages: int

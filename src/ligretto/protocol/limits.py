@@ -1,6 +1,7 @@
 """The protocol's figures: its version, the size of a message, the heartbeat, the close
-codes, the emotes and how often a connection may send one, the length of a lobby list
-(docs/protocol.md, Heartbeats and Limits)."""
+codes, the emotes and how often a connection may send one, how often a seat's aim is
+relayed and how long it is shown, the length of a lobby list (docs/protocol.md,
+Heartbeats and Limits, ``aim``)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ MAX_ID = 2**53
 MAX_CLOCK = 1e15
 """The largest ``t`` of a ``ping`` in size: any clock in seconds or milliseconds since 1970
 fits, infinity does not (a ``pong`` could not carry it back)."""
+MAX_POSITION = 1000
+"""The largest row position a message may name (a table checks its own row's size)."""
 MAX_HELD_S = 60.0
 """The longest ``held`` of a ``ping``: a pong kept longer tells nothing of the round trip."""
 EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
@@ -52,6 +55,12 @@ EMOTES = ("\U0001f44d", "\U0001f62e", "\U0001f602", "\U0001f605", "\U0001f389")
 sweat smile, party popper.  A fixed list, so no client can send text to the table;
 the browser gets it from ``GET /api/emotes``."""
 REACTION_LIMITS = ((1, 1.0), (5, 10.0))
+AIMS_PER_S = 8
+"""At most this many aims of one seat are relayed a second (``aim``, live presence): the
+latest waits for its turn, the ones it replaced are never sent."""
+AIM_FADE_S = 3.0
+"""A client stops showing an opponent's aim after this long without news of it (a
+sender refreshes an aim it still holds within it)."""
 """At most 1 reaction a second and 5 in 10 seconds per connection: (count, seconds)."""
 
 

@@ -159,6 +159,22 @@ class Reaction(_Server, tag="reaction"):
     emote: str
 
 
+class Aimed(_Server, tag="aimed"):
+    """A seat's aim (live presence), to everyone else at the table: the face-up card it has
+    selected (``source``, ``position`` and the ``card`` as everyone sees it there; ``source``
+    ``None``: its aim is cleared) and the pile it points at (an index, ``"new"`` or
+    ``None``).  ``seq``: the round as it was after its action number ``seq`` (-1: as dealt),
+    as an ``events`` message's.  Never an action."""
+
+    round: int
+    seq: int
+    seat: int
+    source: Literal["row", "stack", "discard"] | None
+    position: int
+    card: str | None
+    pile: int | Literal["new"] | None
+
+
 class Pong(_Server, tag="pong"):
     """The answer to ``ping``: the client's ``t`` and the server's clock."""
 
@@ -195,6 +211,7 @@ ServerMessage = (
     | Race
     | RoundOver
     | Reaction
+    | Aimed
     | Pong
     | Error
     | LobbyTables
@@ -211,6 +228,7 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Ack,
     Race,
     Reaction,
+    Aimed,
     RoundOver,
     Error,
     Pong,
@@ -401,6 +419,13 @@ def round_over_message(
 
 def reaction_message(seat: int, emote: str) -> Reaction:
     return Reaction(seat, emote)
+
+
+def aimed_message(
+    *, round: int, seq: int, seat: int, source: str | None, position: int, card: str | None, pile: int | str | None
+) -> Aimed:
+    """A seat's aim as the table checked it (``source`` ``None``: cleared)."""
+    return Aimed(round, seq, seat, source, position, card, pile)  # type: ignore[arg-type]  # checked by the table
 
 
 def pong_message(t: float, server_t: float) -> Pong:

@@ -173,9 +173,9 @@ class TableModel:
         return max(0.0, self.start_at - (now + self.clock_offset))
 
     def ready_left(self, now: float) -> float | None:
-        """Seconds until the next round is dealt whoever is ready (``None``: nobody waits
-        for it yet); ``now`` is the local clock."""
-        if self.phase is not Phase.SCORING or self.ready_by is None:
+        """Seconds until the next round is dealt whoever is ready, or the rematch starts
+        with whoever wants one (``None``: nobody waits for it yet); ``now`` is the local clock."""
+        if self.phase not in (Phase.SCORING, Phase.OVER) or self.ready_by is None:
             return None
         return max(0.0, self.ready_by - (now + self.clock_offset))
 
@@ -389,13 +389,16 @@ class TableModel:
         return self.session.act(action)
 
     def ready(self) -> Message | None:
-        """After a round: ready for the next one; the host, once ready, deals it now (or,
-        for the host of a finished match, a rematch)."""
+        """After a round: ready for the next one; the host, once ready, deals it now.
+        After the match: wanting a rematch; the host, once wanting one, starts it now."""
         if self.phase is Phase.SCORING and self.seat is not None:
             if self.is_ready and self.is_host:
                 self.say("starting the next round")
                 return {"type": "next_round"}
             self.say("ready: waiting for the others")
+            return {"type": "ready"}
+        if self.phase is Phase.OVER and self.seat is not None and not self.is_ready:
+            self.say("rematch: waiting for the others")
             return {"type": "ready"}
         if self.phase in (Phase.LOBBY, Phase.OVER):
             return self.start()

@@ -106,14 +106,23 @@ def you_mark(model: TableModel, seat: int) -> str:
 def footer(model: TableModel, now: float) -> str:
     """What comes next: the next round (ready, or waiting for the others; once someone is
     ready, the seconds before it is dealt anyway, and for the host once ready, dealing it
-    now), or the match's result and the host's rematch; ``now``: the local clock."""
+    now), or the match's result and the rematch (wanted, or waiting for the others; the
+    seconds before it starts with whoever wants one; the host, once wanting one, starting it
+    now); ``now``: the local clock."""
     if model.phase is Phase.OVER and model.winners is not None:
         winners = sorted(model.winners, key=lambda seat: seat != model.seat)  # the viewer first: "You and Bo"
         names = ["You" if seat == model.seat else model.name(seat) for seat in winners]
         total = model.totals()[winners[0]]
         verb = "win" if len(winners) > 1 or winners[0] == model.seat else "wins"
         result = f"Match over: {together(names)} {verb} with {plural(total, 'point')}."
-        return result + (" Enter: a rematch." if model.is_host else "")
+        if model.seat is None:
+            return result
+        left = model.ready_left(now)
+        when = "" if left is None else f" Rematch in {math.ceil(left)} s."
+        if not model.is_ready:
+            return f"{result} Enter: a rematch.{when}"
+        host = " Enter: start it now." if model.is_host else ""
+        return f"{result} Rematch wanted: waiting for the others.{when}{host}"
     if model.phase is Phase.SCORING:
         left = model.ready_left(now)
         when = "" if left is None else f" Next round in {math.ceil(left)} s."

@@ -164,6 +164,13 @@ def card_mentions(message: Any) -> tuple[list[Card], list[str]]:
                         owned.append((event["player"], value))
                 else:
                     strays(value, f"events[{i}].{key}")
+    elif kind == "aimed":
+        for key, value in message.items():
+            if key == "card":
+                if value is not None:
+                    owned.append((message["seat"], value))
+            else:
+                strays(value, key)
     else:
         strays(message, kind or "?")
     return owned, stray
@@ -228,7 +235,8 @@ def hidden_cards_sent(db: Path | str, frames: Iterable[Frame]) -> HiddenScan:
     Where a frame belongs in its round: an ``events`` message is action number ``seq`` of
     round ``round`` of its table (the store files every action the engine was given, refused
     ones too, under that index), so it is judged against the round right after that action
-    -- exactly.  A ``snapshot`` carries only its round's number, so it is placed by its
+    -- exactly; an ``aimed`` message (live presence) names the round after its ``seq`` too.
+    A ``snapshot`` carries only its round's number, so it is placed by its
     shape: everything its view shows but the cards' names (the row columns' lengths, which
     tops are there, sizes, votes, the center's piles and backs).  Every card of a seat is
     face up or face down, and the shape says where each card lies, so a snapshot taken at
@@ -311,16 +319,20 @@ def _place(candidates: list[StoredRound], sents: list[_Sent]) -> None:
     events: dict[int, list[_Sent]] = defaultdict(list)
     snapshots: dict[str, list[_Sent]] = defaultdict(list)
     for sent in sents:
-        if sent.message["type"] == "events":
+        if sent.message["type"] in ("events", "aimed"):
             events[sent.message["seq"]].append(sent)
         else:
             snapshots[_shape(sent.message["view"])].append(sent)
     for stored in candidates:
         for index, game, result in stored.replay():
-            if result is not None and not isinstance(result, Applied):
-                continue  # the round is as it was: a snapshot fitting it fitted already
-            here = [s for s in events.get(index, ()) if s.message["by"] == _player(stored, index)]
-            if snapshots:
+            # (An aim may follow a refused action: its round is as it was, and so is its seq.)
+            here = [
+                s
+                for s in events.get(index, ())
+                if s.message["type"] == "aimed" or s.message["by"] == _player(stored, index)
+            ]
+            refused = result is not None and not isinstance(result, Applied)
+            if snapshots and not refused:  # refused: a snapshot fitting it fitted already
                 here += snapshots.get(_shape(view(game, None).to_dict()), [])
             if here:
                 public = public_cards(game)

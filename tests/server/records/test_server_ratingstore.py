@@ -1,5 +1,6 @@
 """Ratings applied after rated matches (bots with their fixed rating, people without a
-profile left out), equal to openskill's own Plackett-Luce computation; the leaderboard
+profile left out, a person who left last), equal to openskill's own Plackett-Luce
+computation, of all time and by season (each started from the last, softly reset); the leaderboard
 over HTTP from a real server on the same database, ordered by the conservative rating.
 Each test runs on an SQLite file and on a PostgreSQL database (``store_db``)."""
 
@@ -16,8 +17,17 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from ligretto.engine.rules import RuleSet
-from ligretto.ratings import DEFAULT, bot_rating
-from ligretto.server.records.ratingstore import LEADERBOARD_MIN_MATCHES, OVERALL, apply_match, rating_of
+from ligretto.protocol import Phase
+from ligretto.ratings import DEFAULT, Rating, bot_rating, season_named, season_of, soft_reset
+from ligretto.server.records.ratingstore import (
+    LEADERBOARD_MIN_MATCHES,
+    OVERALL,
+    apply_match,
+    leaderboard,
+    rating_of,
+    season_rating_of,
+    seasons,
+)
 from ligretto.server.records.store import Store
 from ligretto.server.table.table import Table
 from pgserver import PgServer, StoreDatabase
@@ -134,6 +144,15 @@ def test_the_leaderboard_orders_by_the_conservative_rating_after_enough_matches(
         assert [e["id"] for e in get(server, "/api/leaderboard?players=4")[1]["entries"]] == expected
         assert get(server, "/api/leaderboard?players=3")[1]["entries"] == []
         assert get(server, "/api/leaderboard?players=1")[1]["error"] == "bad_query"
+        # By default this season's; all of it was played this season, so of all time the same.
+        this_season = season_of(time.time()).name
+        assert (board["season"], board["seasons"][0]["name"]) == (this_season, this_season)
+        everything = get(server, "/api/leaderboard?season=all")[1]
+        assert everything["season"] == "all" and everything["entries"] == board["entries"]
+        assert get(server, f"/api/leaderboard?season={this_season}")[1]["entries"] == board["entries"]
+        assert get(server, "/api/leaderboard?season=1999-Q1")[1]["entries"] == []
+        status, refused = get(server, "/api/leaderboard?season=2026-Q5")
+        assert (status, refused["error"]) == (400, "bad_query") and "2026-Q4" in refused["message"]
         status, figures = get(server, f"/api/profiles/{ids[0]}/stats")
         assert figures["rating"]["matches"] == LEADERBOARD_MIN_MATCHES
         assert figures["rating"]["rating"] == ratings[ids[0]].conservative
@@ -148,8 +167,8 @@ def test_two_processes_rating_one_profile_at_once_lose_neither_match(postgres: P
     ann, _ = first.profiles.create("Ann", "sun")
     for code in ("ONE", "TWO"):
         first.db.execute(
-            "INSERT INTO matches (code, match, rules, size, rated, started, sheet, places) "
-            "VALUES (?, 1, '{}', 2, 1, 0, '{}', '[1, 2]')",
+            "INSERT INTO matches (code, match, rules, size, rated, started, ended, sheet, places) "
+            "VALUES (?, 1, '{}', 2, 1, 0, 1, '{}', '[1, 2]')",
             (code,),
         )
         first.db.execute(
@@ -189,3 +208,96 @@ def test_two_processes_rating_one_profile_at_once_lose_neither_match(postgres: P
     finally:
         first.close()
         second.close()
+
+
+def test_a_person_who_leaves_a_rated_match_counts_as_last(tmp_path: Path) -> None:
+    with StoredRounds(tmp_path / "ligretto.db") as stored:
+        store = stored.store
+        table, (ann, bob) = seated_table(stored, rated=True)
+        table.start(0)
+        table.leave(0)  # Ann gives her seat up; a stand-in plays it to the end
+        stored.scheduler.run_until(lambda: table.phase is Phase.OVER, limit_s=600)
+        assert table.match is not None
+        places: list[int] = table.match.sheet.to_dict()["places"]
+        store.commit()
+        model = PlackettLuce()
+        bot = bot_rating(BOT)
+        assert bot is not None
+        # Ann (last, whatever her stand-in scored), Bob and the bot take part.
+        assert relative([places[0], places[1], places[3]])[0] < 3, "her stand-in did better than last"
+        ranks = relative([len(places) + 1, places[1], places[3]])
+        assert ranks[0] == 3
+        rated = model.rate(
+            [[model.rating()], [model.rating()], [model.rating(mu=bot.mu, sigma=bot.sigma)]],
+            ranks=[float(rank) for rank in ranks],
+        )
+        for profile, expected in ((ann, rated[0][0]), (bob, rated[1][0])):
+            rating, matches = rating_of(store.db, profile)
+            assert (rating.mu, rating.sigma, matches) == (expected.mu, expected.sigma, 1)
+
+
+def rated_match(store: Store, code: str, ended: float, places: list[int], profiles: list[str]) -> None:
+    """A rated match of ``profiles`` that ended at ``ended`` with ``places``, filed as a
+    table files one, then rated."""
+    store.db.execute(
+        "INSERT INTO matches (code, match, rules, size, rated, started, ended, sheet, places) "
+        "VALUES (?, 1, '{}', ?, 1, ?, ?, '{}', ?)",
+        (code, len(profiles), ended - 600, ended, json.dumps(places)),
+    )
+    for seat, profile in enumerate(profiles):
+        store.db.execute(
+            "INSERT INTO match_players (code, match, seat, name, profile, bot) VALUES (?, 1, ?, ?, ?, NULL)",
+            (code, seat, f"P{seat}", profile),
+        )
+    apply_match(store.db, code, 1)
+
+
+def test_each_season_starts_from_the_last_softly_reset_and_keeps_its_final_standings(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ligretto.db")
+    try:
+        ids = [store.profiles.create(name, "sun")[0].id for name in ("Ann", "Bob", "Cy")]
+        summer, autumn = season_named("2026-Q3"), season_named("2026-Q4")
+        model = PlackettLuce()
+        expected = [model.rating() for _ in ids]
+        for n in range(LEADERBOARD_MIN_MATCHES):  # Ann always first: summer's standings
+            rated_match(store, f"S{n}", summer.starts + 3600 * (n + 1), [1, 2, 3], ids)
+            expected = [team[0] for team in model.rate([[r] for r in expected], ranks=[1.0, 2.0, 3.0])]
+        final = {p: season_rating_of(store.db, p, summer) for p in ids}
+        for profile, rating in zip(ids, expected, strict=True):
+            assert final[profile] == (Rating(rating.mu, rating.sigma), LEADERBOARD_MIN_MATCHES)
+            assert rating_of(store.db, profile) == final[profile], "one season so far: the same as of all time"
+        # Autumn: one match, Cy first.  Each starts from summer's rating, softly reset.
+        start = [soft_reset(final[p][0]) for p in ids]
+        assert season_rating_of(store.db, ids[0], autumn) == (start[0], 0)
+        rated_match(store, "A0", autumn.starts + 60, [3, 2, 1], ids)
+        now = model.rate([[model.rating(mu=r.mu, sigma=r.sigma)] for r in start], ranks=[3.0, 2.0, 1.0])
+        of_all_time = model.rate(
+            [[model.rating(mu=final[p][0].mu, sigma=final[p][0].sigma)] for p in ids], ranks=[3.0, 2.0, 1.0]
+        )
+        for i, profile in enumerate(ids):
+            assert season_rating_of(store.db, profile, autumn) == (Rating(now[i][0].mu, now[i][0].sigma), 1)
+            mu, sigma = of_all_time[i][0].mu, of_all_time[i][0].sigma
+            assert rating_of(store.db, profile) == (Rating(mu, sigma), LEADERBOARD_MIN_MATCHES + 1)
+            assert season_rating_of(store.db, profile, summer) == final[profile], "a past season never changes"
+        # Summer's leaderboard is its final standings; autumn's has nobody with 5 matches yet.
+        rows, total = leaderboard(store.db, season=summer)
+        assert ([r.profile for r in rows], total) == (ids, 3)
+        assert leaderboard(store.db, season=autumn) == ([], 0)
+        assert [r.matches for r in leaderboard(store.db)[0]] == [LEADERBOARD_MIN_MATCHES + 1] * 3
+        assert [s.name for s in seasons(store.db, autumn.starts + 60)] == ["2026-Q4", "2026-Q3"]
+        assert [s.name for s in seasons(store.db, season_named("2027-Q2").starts)] == ["2027-Q2", "2026-Q4", "2026-Q3"]
+        # Winter: a season skipped starts from the last one played, softly reset again.
+        spring = season_named("2027-Q2")
+        assert season_rating_of(store.db, ids[2], spring)[0] == soft_reset(
+            season_rating_of(store.db, ids[2], autumn)[0]
+        )
+        # A deleted profile leaves every season's leaderboard.
+        store.profiles.delete(store.profiles.create("Dee", "moon")[1])
+        secret = store.profiles.create("Eve", "moon")
+        rated_match(store, "E0", autumn.starts + 120, [1, 2], [secret[0].id, ids[0]])
+        store.profiles.delete(secret[1])
+        assert store.db.execute(
+            "SELECT COUNT(*) FROM season_ratings WHERE profile = ?", (secret[0].id,)
+        ).fetchone() == (0,)
+    finally:
+        store.close()

@@ -30,7 +30,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.protocol import Phase
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.table.table import Table
+from ligretto.server.table.table import Table, TableError
 from ligretto.testkit.scans import hidden_cards, public_cards
 
 
@@ -84,8 +84,19 @@ def _choose(game: Round, seat: int, rng: random.Random) -> Any:
     return rng.choices(others, weights)[0] if others else None
 
 
+def _aim(table: Table, seat: int, rng: random.Random) -> None:
+    """An aim at a random place of the seat's own (an empty one is refused ``bad_aim``)."""
+    source = rng.choice(["row", "stack", "discard", None])
+    pile = rng.choice([None, "new", 0, 1, 2])
+    try:
+        table.aim(seat, source, rng.randrange(5), pile if source else None)
+    except TableError as error:
+        assert error.code in ("bad_aim", "not_playing"), error
+
+
 def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: Any) -> list[Spy]:
-    """The match, in virtual time: the people act every 10 ms, the bots at their pace."""
+    """The match, in virtual time: the people act every 10 ms (Ann showing her aim, at
+    random places, in between), the bots at their pace."""
     rules = RuleSet.preset(preset).replace(match_end=f"rounds:{rounds}")
     scheduler = VirtualScheduler()
     table = Table(
@@ -104,6 +115,7 @@ def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: A
     table.add_bot(0, "smart:expert")
     table.add_bot(0, "greedy:expert")
     table.watch(spies["watcher"])
+    table.share_aim(0, True)
     table.start(0)
     rng = random.Random(seed)
     everyone = list(spies.values())
@@ -117,6 +129,7 @@ def _drive(preset: str, rounds: int, seed: int, mentions: Any, forbidden_keys: A
             bob_seat = table.seats[1]
             assert bob_seat is not None
             if table.phase is Phase.PLAYING and game is not None:
+                _aim(table, 0, rng)
                 action = _choose(game, 0, rng)
                 if action is not None:
                     table.act(0, action, client_id=f"ann-{len(game.log)}")
@@ -158,7 +171,8 @@ def test_no_table_message_carries_a_hidden_card(
     assert {"ann", "bob", "bob-back", "watcher"} <= labels, "the drop-out and return did not happen"
     watcher = next(spy for spy in spies if spy.label == "watcher")
     kinds = {m["type"] for m in watcher.messages}
-    assert {"welcome", "table", "snapshot", "go", "events", "round_over"} <= kinds
+    assert {"welcome", "table", "snapshot", "go", "events", "round_over", "aimed"} <= kinds
+    assert not any(m["type"] == "aimed" for m in spies[0].messages), "Ann was sent her own aim"
     overs = [m for m in watcher.messages if m["type"] == "round_over"]
     assert len(overs) == rounds and overs[-1]["match_over"] is True
     assert sum(spy.cards_checked for spy in spies) > 150, "too few cards checked to mean anything"

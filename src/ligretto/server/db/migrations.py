@@ -188,6 +188,21 @@ _ACTION_RANKS = (
     "ALTER TABLE actions ADD COLUMN ranked REAL",
 )
 
+_SEASONS = (
+    # Each season's ratings (``ratingstore``: a season is a quarter, ``ratings.season_of``);
+    # ``ratings`` keeps the ones of all time.  A past season's rows are its final standings.
+    """CREATE TABLE season_ratings (
+        season TEXT NOT NULL,
+        profile TEXT NOT NULL,
+        players INTEGER NOT NULL,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        matches INTEGER NOT NULL,
+        PRIMARY KEY (season, profile, players)
+    )""",
+    "CREATE INDEX season_ratings_by_profile ON season_ratings (profile, players, season)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -201,6 +216,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _FENCES,
     _SHEET_LINKS,
     _ACTION_RANKS,
+    _SEASONS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

@@ -157,6 +157,7 @@ class Profiles:
                 "UPDATE match_players SET name = ?, profile = NULL WHERE profile = ?", (DELETED_NAME, profile.id)
             )
             self.db.execute("DELETE FROM ratings WHERE profile = ?", (profile.id,))
+            self.db.execute("DELETE FROM season_ratings WHERE profile = ?", (profile.id,))
             self.db.execute("DELETE FROM profile_links WHERE profile = ?", (profile.id,))
 
     def link(self, secret: str | None) -> tuple[str, float]:

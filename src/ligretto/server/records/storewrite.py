@@ -80,10 +80,12 @@ def write(db: Database, batch: Batch) -> None:
 
 def match_over(db: Database, record: TableRecord) -> None:
     """The table's current match just ended (inside the commit's transaction, on ``db``):
-    its ratings are applied if the table is rated."""
+    its ratings are applied if the table is rated, a person who left it (gave the seat up:
+    ``leave``) counting as last."""
     if record.rated:
+        left = [i for i, seat in enumerate(record.seats) if seat is not None and seat.left]
         try:
-            ratingstore.apply_match(db, record.code, record.matches_played)
+            ratingstore.apply_match(db, record.code, record.matches_played, left)
         except RatingError:  # cannot happen with a table's places; the match stays unrated
             log.exception("match %s/%d not rated", record.code, record.matches_played)
 

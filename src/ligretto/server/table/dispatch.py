@@ -110,6 +110,10 @@ def dispatch(
         table.start(seat)
     elif isinstance(message, protocol.React):
         react(table, client, message, now())
+    elif isinstance(message, protocol.Aim):
+        table.aim(seat, message.source, message.position, message.pile)
+    elif isinstance(message, protocol.ShareAim):
+        table.share_aim(seat, message.share)
     elif isinstance(message, protocol.Leave) and seat is not None:
         table.leave(seat)
 

@@ -70,7 +70,7 @@ def table_message(
         ready_s=ready_s,
         round=0 if match is None else match.round_number,
         start_at=start_at,
-        ready_by=ready_by if phase is Phase.SCORING else None,
+        ready_by=ready_by if phase in (Phase.SCORING, Phase.OVER) else None,
         sheet=None if match is None else match.sheet,
         winners=match.winners() if over and match else None,
         arbitration=fairness.arbitration.value,
@@ -100,6 +100,10 @@ def taken_over() -> protocol.Error:
 
 def removed() -> protocol.Error:
     return protocol.error_message("removed", "the host removed you from the table")
+
+
+def no_rematch() -> protocol.Error:
+    return protocol.error_message("no_rematch", "the rematch started without you: you watch it")
 
 
 def closed() -> protocol.Error:
@@ -149,3 +153,20 @@ def round_over(
 
 def reaction(seat: int, emote: str) -> protocol.Reaction:
     return protocol.reaction_message(seat, emote)
+
+
+def aimed(
+    round_number: int,
+    seq: int,
+    seat: int,
+    *,
+    source: str | None,
+    position: int,
+    card: str | None,
+    pile: int | str | None,
+) -> protocol.Aimed:
+    """Seat ``seat``'s aim for the others: a face-up card of its own (``source`` ``None``:
+    cleared) and where it points, in the round as it was after action ``seq``."""
+    return protocol.aimed_message(
+        round=round_number, seq=seq, seat=seat, source=source, position=position, card=card, pile=pile
+    )

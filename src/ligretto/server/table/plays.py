@@ -56,6 +56,8 @@ class Plays:
     _: KW_ONLY
     log: ActionLog
     tutor: Tutor | None = None
+    moved: Callable[[int], None] = lambda index: None
+    """Told the seat of each applied action (its aim is cleared if its card moved)."""
 
     def act(
         self, index: int | None, action: Action, client_id: str | int | None, sent: float | None, delay: float
@@ -134,6 +136,7 @@ class Plays:
                 self.judge.placed(*place, pending.compensated)
             self._ack(index, pending.client_id, result)
             self.seating.broadcast(messages.events(rounds.round_number, count, index, result.events))
+            self.moved(index)
             if game.over:
                 rounds.round_over()
         waited = self.seating.clock() - pending.arrival if pending.held else 0.0

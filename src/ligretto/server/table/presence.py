@@ -105,8 +105,8 @@ class Presence:
     def grace_over(self, index: int) -> None:
         """The person of seat ``index`` stayed away the whole grace period: a stand-in plays."""
         phase = self.rounds.phase
-        if phase is Phase.LOBBY:
-            return
+        if phase in (Phase.LOBBY, Phase.OVER):
+            return  # no round to play (a person away from a match over wants no rematch)
         self.seating.stand_in(index)
         if phase is Phase.PLAYING:
             self.start_bot(index)
@@ -117,7 +117,7 @@ class Presence:
         """A person gives up their seat for good: in the lobby it frees; in a match a bot
         takes over and keeps it (the seat's token lets nobody back: ``bad_token``)."""
         phase = self.rounds.phase
-        if not self.seating.give_up(index, keep=phase is not Phase.LOBBY):
+        if not self.seating.give_up(index, keep=phase not in (Phase.LOBBY, Phase.OVER)):
             return
         if phase is Phase.PLAYING:
             self.start_bot(index)

@@ -49,7 +49,7 @@ class Resume:
             # The action that ended the round was stored, the round's end was not: score it now.
             rounds.round_over()
             return
-        if rounds.phase is Phase.SCORING and rounds.ready_by is not None:
+        if rounds.phase in (Phase.SCORING, Phase.OVER) and rounds.ready_by is not None:
             rounds.wait_for_ready()
             self.changed()
         if rounds.phase in (Phase.COUNTDOWN, Phase.PLAYING):

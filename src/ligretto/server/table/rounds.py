@@ -9,7 +9,11 @@ rematch once it is over; the taken seats are numbered 0..n-1 first), each round 
 at *go* (its bots start), ends when the engine says so (scored; the match may be over) and
 the next one is dealt once every seat is ready, or ``ready_s`` after the first person said
 *Ready* (the table's setting: those not ready yet are dealt in as usual), or when the host
-starts it once half of the people are ready (:meth:`Rounds.next_round`).  After a restart ``resume`` counts a
+starts it once half of the people are ready (:meth:`Rounds.next_round`).  Once the match
+is over, *Ready* says "a rematch": it starts as soon as every seat wants one (bots
+always do), or ``ready_s`` after the first person said so with the seats that want one,
+the others' people watching from then on (:meth:`Rounds.rematch`); the host may start it
+at once with every seat (``start``).  After a restart ``resume`` counts a
 restored round down again (:meth:`Rounds.count_down`; ``catching_up`` while it waits for
 its people).  It is given the seats, the settings, the judge and the timers, and tells the
 table what happened through :class:`RoundHooks`.
@@ -130,6 +134,10 @@ class Rounds:
         seating.check_host(by)
         if self.phase not in (Phase.LOBBY, Phase.OVER):
             raise TableError("started", "the match is already on")
+        self._start_match()
+
+    def _start_match(self) -> None:
+        seating = self.seating
         players = [i for i, seat in enumerate(seating.seats) if seat is not None]
         if len(players) < MIN_PLAYERS:
             raise TableError("too_few", "a match needs at least 2 players (add a bot?)")
@@ -197,9 +205,10 @@ class Rounds:
         game = self.game
         assert game is not None
         self.phase = Phase.OVER if self.match.over else Phase.SCORING
+        over = self.phase is Phase.OVER
         for seat in self.seating.seats:
-            if seat is not None:
-                seat.ready = not seat.human or seat.stand_in or not seat.connected
+            if seat is not None:  # a rematch: only who says so; the next round: who can
+                seat.ready = not seat.human or (not over and (seat.stand_in or not seat.connected))
         self.seating.broadcast(messages.round_over(self.match, game, scores, self.replay_token))
         self.hooks.changed()
 
@@ -210,7 +219,7 @@ class Rounds:
         ``ready_s`` after the first person said so."""
         if index is None:
             raise TableError("not_seated", "spectators are always ready")
-        if self.phase is not Phase.SCORING:
+        if self.phase not in (Phase.SCORING, Phase.OVER):
             raise TableError("not_scoring", "there is no round to get ready for")
         seat = self.seating.seats[index]
         assert seat is not None
@@ -244,6 +253,27 @@ class Rounds:
         self._ready_timer = None
         if self.phase is Phase.SCORING:
             self._begin_countdown()  # whoever is not ready yet is dealt in all the same
+        elif self.phase is Phase.OVER:
+            self.rematch()
+
+    def rematch(self) -> None:
+        """The match is over and the wait for a rematch too (or everyone wants one): it
+        starts with the seats that want one; the others are freed, their people watching
+        on (``no_rematch``).  Fewer than two wanting one, or no person: nothing starts, and
+        anyone may ask again."""
+        seating = self.seating
+        wanted = [seat for seat in seating.seats if seat is not None and seat.ready]
+        self._stop_waiting()
+        if len(wanted) < MIN_PLAYERS or not any(seat.human for seat in wanted):
+            for seat in seating.seats:
+                if seat is not None and seat.human:
+                    seat.ready = False
+            self.hooks.changed()
+            return
+        for index, seat in enumerate(seating.seats):
+            if seat is not None and not seat.ready:
+                seating.remove(index, messages.no_rematch())
+        self._start_match()
 
     def _stop_waiting(self) -> None:
         self.timers.cancel(self._ready_timer)
@@ -254,6 +284,8 @@ class Rounds:
         return all(seat is None or seat.ready for seat in self.seating.seats)
 
     def maybe_next_round(self) -> None:
-        """Deal the next round if every seat is ready for it."""
+        """Deal the next round (or start the rematch) if every seat is ready for it."""
         if self.phase is Phase.SCORING and self._everyone_ready():
             self._begin_countdown()
+        elif self.phase is Phase.OVER and self._everyone_ready():
+            self.rematch()

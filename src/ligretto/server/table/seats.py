@@ -93,6 +93,9 @@ class Seat:
     """A connection of this seat was closed for sending too fast (``rate_limited``): its
     token brings nobody back before this moment (the table's clock; :class:`CoolingDown`),
     so coming straight back does not refill the rate limit (docs/protocol.md, Limits)."""
+    shares_aim: bool = False
+    """The person's connection chose to show their aim to the others (``share_aim``; live
+    presence); a new connection (``rejoin``) starts without."""
     profile: str | None = None
     """The public id of the profile the person sat down with (``hello.profile``; ``None``:
     none).  Never shown to the other players: they see the display name only."""
@@ -208,11 +211,13 @@ class Seating:
 
     # --- listeners --------------------------------------------------------------------
 
-    def broadcast(self, message: protocol.ServerMessage) -> None:
-        """The same message to every player and spectator (encoded once for all)."""
+    def broadcast(self, message: protocol.ServerMessage, *, but: int | None = None) -> None:
+        """The same message to every player and spectator (encoded once for all); ``but``:
+        not to the connections of that seat."""
         shared = protocol.Broadcast(message)
         for listener in list(self.listeners):
-            listener.send(shared)
+            if but is None or listener.seat != but:
+                listener.send(shared)
 
     def send_to(self, index: int, message: protocol.Outgoing) -> None:
         """A message to every connection of seat ``index``."""
@@ -332,12 +337,16 @@ class Seating:
             self._pass_host()
         return True
 
-    def remove(self, index: int) -> None:
-        """The host removes whoever sits at ``index`` (their connections watch from now on)."""
+    def remove(self, index: int, why: protocol.Error | None = None) -> None:
+        """Whoever sits at ``index`` is removed (by the host; ``why``: else), their
+        connections told so and watching from now on; the host passes on if it was theirs."""
         for listener in [li for li in self.listeners if li.seat == index]:
-            listener.send(messages.removed())
+            listener.send(why or messages.removed())
             listener.seat = None
+        self.timers.cancel(self._grace.pop(index, None))
         self.seats[index] = None
+        if self.host == index:
+            self._pass_host()
 
     def resize(self, size: int) -> None:
         """``size`` seats (the ones cut off are free)."""

@@ -16,7 +16,8 @@ The table owns its parts, one module each, and wires them together (as boardgame
 ``Master`` holds its storage and transport): the seats and connections (``seats.Seating``),
 the settings and the host's commands (``host``), the match and its phases (``rounds``;
 ``protocol.Phase``), resuming after a restart (``resume``), the judge of races (``judging``),
-the plays (``plays``), people coming and going (``presence``), the real-time bots
+the plays (``plays``), the seats' aims shown to the others (``aims``: live presence),
+people coming and going (``presence``), the real-time bots
 (``bots``), what everyone may see (``views``, ``messages``), the records it hands its store
 (``record.Keeper``: the store never reads the table) and, at a tutorial, its tutor
 (``tutorial.Tutor``); the timers are the injected scheduler's (``clock``: tests run them in
@@ -41,6 +42,7 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
 from ligretto.protocol import Phase
 from ligretto.server.table import messages
+from ligretto.server.table.aims import Aims
 from ligretto.server.table.bots import TableBots
 from ligretto.server.table.clock import LoopScheduler, Scheduler, Timers
 from ligretto.server.table.host import Change, HostCommands, Settings
@@ -133,7 +135,8 @@ class Table:
         self.keeper = Keeper(store or NoStore(), seating=seating, settings=settings, rounds=rounds, judge=judge)
         self.views = Views(seating, settings, rounds, judge)
         self.bots = TableBots(code, scheduler, rounds.live_round, self.act)
-        self.plays = Plays(rounds, seating, judge, self.bots, log=self.keeper.logged, tutor=tutor)
+        self.aims = aims = Aims(seating, rounds, self.timers)
+        self.plays = Plays(rounds, seating, judge, self.bots, log=self.keeper.logged, tutor=tutor, moved=aims.moved)
         self.commands = HostCommands(seating, settings, judge, phase=lambda: rounds.phase, changed=self._changed)
         self.resumption = Resume(seating, rounds, settings, changed=self._changed)
         self.presence = Presence(
@@ -258,8 +261,11 @@ class Table:
         return self.seating.reserve(name, profile)
 
     def rejoin(self, listener: Listener, token: str) -> int:
-        """Come back to one's seat with its token (page reload, dropped connection)."""
-        return self.presence.rejoin(listener, token)
+        """Come back to one's seat with its token (page reload, dropped connection).  Its aim
+        is not shown until the new connection says it shares it (``share_aim``)."""
+        index = self.presence.rejoin(listener, token)
+        self.aims.share(index, False)
+        return index
 
     def watch(self, listener: Listener) -> None:
         self.presence.watch(listener)
@@ -334,6 +340,15 @@ class Table:
         store and changes nothing at the table."""
         self.seating.broadcast(messages.reaction(index, emote))
 
+    def share_aim(self, index: int | None, on: bool) -> None:
+        """Seat ``index`` shows its aim to the others from now on, or no longer (``aims``)."""
+        self.aims.share(index, on)
+
+    def aim(self, index: int | None, source: str | None, position: int, pile: int | str | None) -> None:
+        """Seat ``index``'s aim (live presence), relayed to the others at a bounded rate if
+        it shares it (``aims.Aims``).  Not a game action: not stored, judged or logged."""
+        self.aims.aim(index, source, position, pile)
+
     def resume(self, catch_up_s: float = CATCH_UP_S) -> None:
         """Carry on after a restart (``Resume.resume``)."""
         self.resumption.resume(catch_up_s)
@@ -350,6 +365,7 @@ class Table:
     def _round_ends(self) -> None:
         self.bots.stop_all()
         self.plays.answer_held()
+        self.aims.forget()
 
     # --- the wiring: parts reaching parts made after them -----------------------------
 
@@ -366,6 +382,7 @@ class Table:
         self.keeper.saved()
 
     def _dealt(self) -> None:
+        self.aims.forget()
         self.keeper.dealt()
 
     # --- the records the table hands its store ----------------------------------------

@@ -17,7 +17,7 @@ from ligretto import protocol
 from ligretto.engine.cards import MAX_PLAYERS, MIN_PLAYERS
 from ligretto.engine.rules import PRESETS
 from ligretto.engine.scoring import ScoreSheet
-from ligretto.ratings import Rating, nearest_bot
+from ligretto.ratings import Rating, RatingError, Season, nearest_bot, season_named, season_of
 from ligretto.server.records import history, ratingstore, stats
 from ligretto.server.records.history import MatchFilter, StoredMatch
 from ligretto.server.records.profiles import ProfileError
@@ -159,18 +159,39 @@ def rating_message(rating: Rating, matches: int) -> protocol.RatingMsg:
     return protocol.RatingMsg(rating.mu, rating.sigma, rating.conservative, matches, nearest_bot(rating))
 
 
+ALL_TIME = "all"
+"""The ``season`` of the leaderboard of all time."""
+
+
+def season_of_query(request: Request, now: float) -> Season | None:
+    """The ``season`` asked for (``2026-Q4``; none: the current one; ``all``: all time,
+    ``None``), else :class:`http.BadQuery`."""
+    name = request.query_params.get("season") or None
+    if name is None:
+        return season_of(now)
+    if name == ALL_TIME:
+        return None
+    try:
+        return season_named(name)
+    except RatingError as error:
+        raise http.BadQuery(f"{error} (or {ALL_TIME!r})") from None
+
+
 async def leaderboard(request: Request) -> Response:
-    """``GET /api/leaderboard?players=&page=``: the rated profiles, best first (overall,
-    or of one number of players), each with its rated matches."""
+    """``GET /api/leaderboard?players=&page=&season=``: the rated profiles, best first
+    (overall, or of one number of players; of a season, by default the current one, or of
+    all time), each with its rated matches; and the seasons there are."""
     store: Store | None = request.app.state.lobby.store
     if store is None:
         return http.answer(NO_STORE, 503)
+    now = store.profiles.clock()
     try:
         players = http.query_number(request, "players", MIN_PLAYERS, MAX_PLAYERS)
         page = http.query_number(request, "page", 1, MAX_PAGE) or 1
+        season = season_of_query(request, now)
     except http.BadQuery as error:
         return http.error(400, "bad_query", str(error))
-    rows, total = ratingstore.leaderboard(store.db, players or ratingstore.OVERALL, page)
+    rows, total = ratingstore.leaderboard(store.db, players or ratingstore.OVERALL, page, season=season)
     entries = [
         protocol.LeaderboardEntry(
             r.place, r.profile, r.name, r.symbol, r.rating.mu, r.rating.sigma, r.rating.conservative, r.matches
@@ -178,4 +199,16 @@ async def leaderboard(request: Request) -> Response:
         for r in rows
     ]
     pages = max(1, math.ceil(total / ratingstore.PAGE_SIZE))
-    return http.answer(protocol.Leaderboard(players, ratingstore.LEADERBOARD_MIN_MATCHES, page, pages, total, entries))
+    seasons = [protocol.SeasonMsg(s.name, s.starts, s.ends) for s in ratingstore.seasons(store.db, now)]
+    return http.answer(
+        protocol.Leaderboard(
+            players,
+            ALL_TIME if season is None else season.name,
+            seasons,
+            ratingstore.LEADERBOARD_MIN_MATCHES,
+            page,
+            pages,
+            total,
+            entries,
+        )
+    )

@@ -3,7 +3,7 @@
 // animations: cards flying into the piles, refused plays returning, completed piles.
 
 import { backBadge, cardFace, cardName, emptySlot, handBack } from "./cards.js";
-import { h, icon, reducedMotion, setChildren } from "./dom.js";
+import { cutInMiddle, fill, h, icon, reducedMotion, setChildren } from "./dom.js";
 import { language, listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { aidOn } from "./aid.js";
@@ -17,29 +17,13 @@ const REFUSAL_SHOWN_MS = 1800;
 const FLIGHT_MS = 320;
 const LOST_PILE_MS = 1000;
 const LOW_STACK = 3; // a stack count at or below this gets the warning look
+/** The longest a pressed card holds the center still (a press whose release never came). */
+const HOLD_MAX_MS = 10000;
 
 /** An element hidden from assistive technology (its words are elsewhere in the name). */
 function decoration(element) {
   element.setAttribute("aria-hidden", "true");
   return element;
-}
-
-/** How many characters of a name stay in view whatever its width: the end that tells
- *  "Smart bot 1" from "Smart bot 11" (a cut name reads "Smart b…t 11"). */
-const NAME_TAIL = 4;
-
-/**
- * A name that is cut in its middle, never at its end: the head shrinks with "…", the tail
- * (the last NAME_TAIL characters) always shows.  Both are text only; together their text
- * is the whole name.
- */
-function cutInMiddle(name) {
-  const letters = Array.from(name);
-  if (letters.length <= NAME_TAIL + 2) return [h("span", { class: "name-part name-tail" }, name)];
-  return [
-    h("span", { class: "name-part name-head" }, letters.slice(0, -NAME_TAIL).join("")),
-    h("span", { class: "name-part name-tail" }, letters.slice(-NAME_TAIL).join("")),
-  ];
 }
 
 /** The mark on a card or button whose action went without an answer (connection lost). */
@@ -58,6 +42,39 @@ export class Board {
     this.onRender = null; // called with the board's element after every drawing
     this.parts = new Map(); // part name -> {key, element}
     this.lang = null;
+    this.held = null; // {at, round} while a card is pressed or dragged: the center keeps still
+    this.heldBack = false; // the center has news it did not draw while held
+  }
+
+  // --- a card in the hand: the center keeps still ---------------------------------
+
+  /**
+   * A card is pressed (and perhaps dragged): until `letGo`, the center keeps its layout,
+   * so the pile under the card stays under it.  Its piles still show every card played
+   * onto them; a pile started meanwhile, and the re-centring and shrinking it brings,
+   * wait for the drop.
+   */
+  hold() {
+    this.held = { at: Date.now(), round: this.session.round };
+  }
+
+  /** The card is dropped (or the press was a click): the center shows what it held back. */
+  letGo() {
+    this.held = null;
+    if (!this.heldBack) return;
+    this.heldBack = false;
+    // After the click a press may still make: the card under the pointer stays the same element.
+    setTimeout(() => this.render(), 0);
+  }
+
+  /** Whether the center drawn now is to stay as it is (see `hold`). */
+  holding(view) {
+    const held = this.held;
+    const drawn = this.parts.get("center")?.element;
+    return Boolean(
+      held && drawn && Date.now() - held.at < HOLD_MAX_MS && held.round === this.session.round && view.ending === null &&
+        drawn.querySelectorAll(".pile[data-colour]").length <= view.center.length,
+    );
   }
 
   // --- rendering ------------------------------------------------------------------
@@ -108,9 +125,8 @@ export class Board {
       ),
     );
     const names = view.areas.map((area) => session.nameOf(area.seat));
-    const center = this.part("center", JSON.stringify([view.center, view.ending, view.stopped_by, names, session.seat]), () =>
-      this.center(view),
-    );
+    const centerKey = JSON.stringify([view.center, view.ending, view.stopped_by, names, session.seat]);
+    const center = this.holding(view) ? this.steadyCenter(view, centerKey) : this.part("center", centerKey, () => this.center(view));
     const parts = [opponents, center];
     if (own) {
       // A placement whose card left (or that no column takes any more) is over.
@@ -240,23 +256,39 @@ export class Board {
     );
   }
 
+  /**
+   * A center pile: its top card, marked complete at 10.  `element`: a pile of the held
+   * center, filled again in place (it keeps its marks: flash, lost, drop-hover).
+   */
+  pile(pile, element = h("div", { class: "pile" })) {
+    const complete = pile.top === 10;
+    const top = `${pile.colour[0]}${pile.top}`;
+    element.classList.toggle("complete", complete);
+    Object.assign(element.dataset, { pile: pile.index, colour: pile.colour, top: pile.top });
+    if (complete) element.dataset.complete = "true";
+    else delete element.dataset.complete;
+    element.setAttribute("aria-label", complete
+      ? t("pile.complete.label", { card: cardName(top) })
+      : plural("pile.label", pile.top, { card: cardName(top), count: pile.top }));
+    return fill(element,
+      cardFace(top, { size: "md" }),
+      complete ? h("span", { class: "pile-done" }, icon("sym-done", "done-icon"), t("pile.complete")) : null,
+    );
+  }
+
+  /** The held center (see `hold`), its piles' cards brought up to date in place. */
+  steadyCenter(view, key) {
+    const element = this.parts.get("center").element;
+    for (const shown of element.querySelectorAll(".pile[data-colour]")) {
+      const pile = view.center[Number(shown.dataset.pile)];
+      if (Number(shown.dataset.top) !== pile.top) this.pile(pile, shown);
+    }
+    if (key !== this.parts.get("center").key) this.heldBack = true;
+    return element;
+  }
+
   center(view) {
-    const piles = view.center.map((pile) => {
-      const complete = pile.top === 10;
-      const top = `${pile.colour[0]}${pile.top}`;
-      return h(
-        "div",
-        {
-          class: ["pile", complete ? "complete" : null],
-          dataset: { pile: pile.index, colour: pile.colour, top: pile.top, complete: complete ? "true" : null },
-          "aria-label": complete
-            ? t("pile.complete.label", { card: cardName(top) })
-            : plural("pile.label", pile.top, { card: cardName(top), count: pile.top }),
-        },
-        cardFace(top, { size: "md" }),
-        complete ? h("span", { class: "pile-done" }, icon("sym-done", "done-icon"), t("pile.complete")) : null,
-      );
-    });
+    const piles = view.center.map((pile) => this.pile(pile));
     // The cards shrink as piles come: 48 piles (12 players) still fit the screen.
     const section = h("section", { class: "center", "aria-label": t("board.center") },
       h("div", { class: "piles" },

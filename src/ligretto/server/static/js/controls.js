@@ -1,21 +1,26 @@
 // How a person plays: click or tap a card (it goes to a pile where it fits, or starts a
 // pile with a 1), drag it onto a chosen pile (or, in the expert variant, a stack or
-// discard card onto a row column), or the keyboard (keys.js).
+// discard card onto a row column), or the keyboard (keys.js).  While a card is pressed
+// the center keeps still (board.js, `hold`): the pile under it at the drop is the one
+// the person sees there, however many piles others start meanwhile.
 
 import { cardFace } from "./cards.js";
 import { h, toast, typing } from "./dom.js";
 import { t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 import { NEW_PILE, fitsColumn, fitsPile, targetPile, wirePile } from "./mirror.js";
+import { lostRaceText } from "./races.js";
 
 const DRAG_START_PX = 8;
 
 export class Controls {
-  /** hooks: {onReady(), onHelp(), canAct()} */
-  constructor(session, board, hooks) {
+  /** hooks: {onReady(), onHelp(), canAct()}; `aimer`: the dragged card's aim (aims.js's
+   * AimSender: sent only if the person shares it). */
+  constructor(session, board, hooks, aimer = { aim() {}, clear() {} }) {
     this.session = session;
     this.board = board;
     this.hooks = hooks;
+    this.aimer = aimer;
     this.drag = null;
     this.suppressClick = false;
     const root = board.root;
@@ -58,8 +63,12 @@ export class Controls {
     this.board.render();
   }
 
-  /** Drag and drop: play the card onto that pile (`NEW_PILE`: a new pile). */
-  playOnto(source, position, pile) {
+  /**
+   * Drag and drop: play the card onto that pile (`NEW_PILE`: a new pile).  `tops`: each
+   * pile's top number when the card was pressed; a card that fitted the pile then lost a
+   * race to it, and is refused with the race's words.
+   */
+  playOnto(source, position, pile, tops = []) {
     if (!this.ready()) return;
     const card = this.cardAt(source, position);
     if (!card || this.session.isPending(source, position)) return;
@@ -70,7 +79,15 @@ export class Controls {
         return;
       }
     } else if (!fitsPile(card, view.center[pile])) {
-      this.board.refused({ source, position, card }, t(view.center[pile].top === 10 ? "refused.complete" : "play.no_fit"), null);
+      const target = view.center[pile];
+      const before = tops[pile];
+      if (before !== undefined && fitsPile(card, { ...target, top: before })) {
+        const by = target.backs[before]; // the seat of the card that came first
+        const faster = { name: this.session.nameOf(by), mine: by === this.session.seat, ms: null };
+        this.board.refused({ source, position, card, pile }, lostRaceText(faster), null, { lost: true });
+        return;
+      }
+      this.board.refused({ source, position, card }, t(target.top === 10 ? "refused.complete" : "play.no_fit"), null);
       return;
     }
     this.session.play(source, position, wirePile(pile), card);
@@ -157,7 +174,9 @@ export class Controls {
       y: event.clientY,
       ghost: null,
       hover: null,
+      tops: this.session.view ? this.session.view.center.map((pile) => pile.top) : [],
     };
+    this.board.hold();
     document.addEventListener("pointermove", this.onMove);
     document.addEventListener("pointerup", this.onUp);
     document.addEventListener("pointercancel", this.onUp);
@@ -172,6 +191,7 @@ export class Controls {
       drag.ghost.setAttribute("aria-hidden", "true");
       document.body.append(drag.ghost);
       document.body.classList.add("dragging");
+      this.aimer.aim(drag.source, drag.position, null);
     }
     event.preventDefault();
     drag.ghost.style.transform = `translate(${event.clientX}px, ${event.clientY}px) translate(-50%, -50%) rotate(-4deg)`;
@@ -180,6 +200,8 @@ export class Controls {
       drag.hover?.classList.remove("drop-hover");
       over?.classList.add("drop-hover");
       drag.hover = over;
+      const pile = over?.classList.contains("pile") ? over.dataset.pile : null;
+      this.aimer.aim(drag.source, drag.position, pile === null || pile === "new" ? pile : Number(pile));
     }
   }
 
@@ -195,24 +217,48 @@ export class Controls {
     return null;
   }
 
+  /** Whether the pointer is over the dragged card's own place (the drag taken back). */
+  overOwnSlot(x, y, drag) {
+    const slot = document.elementFromPoint(x, y)?.closest(".own-card");
+    return Boolean(slot && slot.dataset.source === drag.source && Number(slot.dataset.position) === drag.position);
+  }
+
+  /** A card let go where no pile (or column) is: it comes back with words that say why. */
+  offPile(drag) {
+    if (!this.ready() || this.session.isPending(drag.source, drag.position)) return;
+    const card = this.cardAt(drag.source, drag.position);
+    if (card) this.board.refused({ source: drag.source, position: drag.position, card }, t("play.off_pile"), null);
+  }
+
   pointerUp(event) {
     const drag = this.drag;
     this.drag = null;
     document.removeEventListener("pointermove", this.onMove);
     document.removeEventListener("pointerup", this.onUp);
     document.removeEventListener("pointercancel", this.onUp);
-    if (!drag || !drag.ghost) return; // a plain click: the click handler plays it
+    if (!drag || !drag.ghost) {
+      this.board.letGo();
+      return; // a plain click: the click handler plays it
+    }
+    this.aimer.clear();
     drag.ghost.remove();
     document.body.classList.remove("dragging");
     drag.hover?.classList.remove("drop-hover");
     this.suppressClick = true;
     setTimeout(() => (this.suppressClick = false), 0);
-    if (event.type === "pointercancel") return;
-    const target = this.dropTarget(event.clientX, event.clientY, drag.source);
-    if (!target) return;
+    // The drop is judged against the center as it was held, then it may move.
+    const cancelled = event.type === "pointercancel";
+    const target = cancelled ? null : this.dropTarget(event.clientX, event.clientY, drag.source);
+    const home = !cancelled && this.overOwnSlot(event.clientX, event.clientY, drag);
+    this.board.letGo();
+    if (!target) {
+      // Let go in a gap or beside the center: said, never nothing (unless put back in its place).
+      if (!cancelled && !home) this.offPile(drag);
+      return;
+    }
     if (target.classList.contains("pile")) {
       const pile = target.dataset.pile === "new" ? NEW_PILE : Number(target.dataset.pile);
-      this.playOnto(drag.source, drag.position, pile);
+      this.playOnto(drag.source, drag.position, pile, drag.tops);
     } else if (target.dataset.column !== undefined) {
       this.placeOnto(drag.source, Number(target.dataset.column));
     }

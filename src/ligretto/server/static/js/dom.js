@@ -37,6 +37,26 @@ function append(element, children) {
   }
 }
 
+/** How many characters of a name stay in view whatever its width: the end that tells
+ *  "Smart bot 1" from "Smart bot 11" (a cut name reads "Smart b…t 11"). */
+const NAME_TAIL = 4;
+
+/**
+ * A name that is cut in its middle, never at its end: the head shrinks with "…", the tail
+ * (the last NAME_TAIL characters) always shows (app.css: .name-head, .name-tail, inside an
+ * element that is a flex box).  Both are text only; together their text is the whole name.
+ * The opponents' chips and the score sheet use it, each with the whole name for screen
+ * readers elsewhere (the parts are for the eye).
+ */
+export function cutInMiddle(name) {
+  const letters = Array.from(name);
+  if (letters.length <= NAME_TAIL + 2) return [h("span", { class: "name-part name-tail" }, name)];
+  return [
+    h("span", { class: "name-part name-head" }, letters.slice(0, -NAME_TAIL).join("")),
+    h("span", { class: "name-part name-tail" }, letters.slice(-NAME_TAIL).join("")),
+  ];
+}
+
 /** Replace an element's children (null, false and arrays allowed, as in h()). */
 export function fill(element, ...children) {
   element.replaceChildren();

@@ -86,23 +86,29 @@ export function rulesSummary(rules) {
   return parts.join(" · ");
 }
 
+/** The score sheet's wait for *Ready*, in seconds: its bounds and default, the server's
+ * (server/table/timing.py MIN_READY_S, MAX_READY_S, READY_S; pinned by
+ * tests/browser/test_fair_judging.py). */
+export const READY_S = { min: 5, max: 600, default: 30 };
+
 /** Who may watch a table's replays (the server's `replays`): anyone with the link, or its players. */
 const REPLAYS = ["link", "players"];
 const DEFAULT_REPLAYS = "link";
 
 /**
  * The rule form: preset, every option with its explanation, seat count, public, who may
- * watch the replays and the judging of races.  `values`: {rules, seats, public,
- * replays?, arbitration?, window_ms?}; `onChange(settings)` gets {preset, options, seats,
- * public, replays, arbitration, window_ms} whenever a control changes.
+ * watch the replays, the wait for *Ready* between rounds and the judging of races.
+ * `values`: {rules, seats, public, replays?, ready_s?, arbitration?, window_ms?};
+ * `onChange(settings)` gets {preset, options, seats, public, replays, ready_s,
+ * arbitration, window_ms} whenever a control changes.
  * Returns the element; it keeps its own state.
  * `only`: the names of the options to show (the others keep the preset's values), without
- * the table's own fields (seats, public, replays, judging): the score keeper's form.
+ * the table's own fields (seats, public, replays, the wait, judging): the score keeper's form.
  */
 export function rulesForm(values, { onChange = () => {}, disabled = false, idPrefix = "rules", only = null } = {}) {
   const state = {
     rules: { ...classicRules(), ...values.rules }, seats: values.seats, public: values.public,
-    replays: values.replays ?? DEFAULT_REPLAYS, ...judgingOf(values),
+    replays: values.replays ?? DEFAULT_REPLAYS, ready_s: values.ready_s ?? READY_S.default, ...judgingOf(values),
   };
   const id = (name) => `${idPrefix}-${name}`;
   const changed = () => onChange(settingsOf(state));
@@ -156,6 +162,18 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     changed();
   });
 
+  // Whole seconds within the server's bounds (a number it would refuse is never sent).
+  const ready = h("input", { type: "number", min: READY_S.min, max: READY_S.max, step: 1, inputmode: "numeric" });
+  ready.id = id("ready");
+  ready.disabled = disabled;
+  ready.setAttribute("aria-describedby", id("ready-help"));
+  ready.addEventListener("change", () => {
+    const number = Number.parseInt(ready.value, 10);
+    state.ready_s = Math.min(READY_S.max, Math.max(READY_S.min, Number.isNaN(number) ? READY_S.default : number));
+    ready.value = String(state.ready_s);
+    changed();
+  });
+
   const judging = judgingFields(state, { id, disabled, changed });
   const presetField = h(
     "div",
@@ -191,6 +209,13 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
       replays,
       h("small", { class: "help", id: id("replays-help") }, t("table.replays.help")),
     ),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: ready.id }, t("table.ready")),
+      ready,
+      h("small", { class: "help", id: id("ready-help") }, t("table.ready.help", { min: READY_S.min, max: READY_S.max })),
+    ),
     judging.element,
     h(
       "details",
@@ -213,6 +238,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     if (document.activeElement !== seats) seats.value = String(state.seats);
     isPublic.checked = Boolean(state.public);
     replays.value = state.replays;
+    if (document.activeElement !== ready) ready.value = String(state.ready_s);
     judging.show();
   }
 
@@ -222,6 +248,7 @@ export function rulesForm(values, { onChange = () => {}, disabled = false, idPre
     state.seats = next.seats;
     state.public = next.public;
     state.replays = next.replays ?? DEFAULT_REPLAYS;
+    state.ready_s = next.ready_s ?? READY_S.default;
     Object.assign(state, judgingOf(next));
     refreshControls();
   };
@@ -327,7 +354,7 @@ function settingsOf(state) {
     if (String(base[name]) !== String(state.rules[name])) options[name] = state.rules[name];
   }
   return {
-    preset, options, seats: state.seats, public: state.public, replays: state.replays,
+    preset, options, seats: state.seats, public: state.public, replays: state.replays, ready_s: state.ready_s,
     arbitration: state.arbitration, window_ms: state.window_ms,
   };
 }

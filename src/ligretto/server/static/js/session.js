@@ -18,7 +18,7 @@ const PENDING_TIMEOUT_MS = 10000;
  * compensated time), "race" (a race for a pile of this round decided: `winner`, `loser`,
  * `ms`), "not_sent" (`actions` that went without an answer or could not be sent),
  * "dropped" (`actions` cleared unanswered by a reconnection or the end of the round),
- * "round_over", "reaction", "error", "net", "welcome" (`renumbered`: the start moved this
+ * "round_over", "reaction", "aimed" (an opponent's aim in this round), "error", "net", "welcome" (`renumbered`: the start moved this
  * seat, not a (re)connection), "state".
  */
 export class TableSession {
@@ -119,6 +119,8 @@ export class TableSession {
           this.token = message.token;
           storage.setToken(this.code, message.token);
         }
+        // Live presence is the person's choice, told again on every connection.
+        if (message.seat !== null && !renumbered && storage.aimShared()) this.shareAim(true);
         this.emit("welcome", { ...message, renumbered });
         break;
       }
@@ -157,6 +159,9 @@ export class TableSession {
         break;
       case "reaction":
         this.emit("reaction", message);
+        break;
+      case "aimed":
+        if (message.round === this.round) this.emit("aimed", message);
         break;
       case "race":
         if (message.round === this.round) this.emit("race", message);
@@ -218,6 +223,7 @@ export class TableSession {
         this.emit("state");
         break;
       case "removed":
+      case "no_rematch":
         storage.forgetToken(this.code);
         this.token = null;
         this.seat = null;
@@ -307,6 +313,24 @@ export class TableSession {
   react(emote) {
     if (this.watching || this.seat === null) return false;
     return this.connection.send({ type: "react", emote });
+  }
+
+  /** Live presence: show this seat's aim to the others from now on, or no longer. */
+  shareAim(on) {
+    if (this.watching || this.seat === null) return false;
+    return this.connection.send({ type: "share_aim", share: Boolean(on) });
+  }
+
+  /** This seat's aim (`{source, position, pile}`; null: cleared); never an action. */
+  aim(target) {
+    if (this.watching || this.seat === null) return false;
+    const message = { type: "aim" };
+    if (target) {
+      message.source = target.source;
+      if (target.source === "row") message.position = target.position;
+      if (target.pile !== null && target.pile !== undefined) message.pile = target.pile;
+    }
+    return this.connection.send(message);
   }
 
   /** Clear the actions no answer can come for any more (a new connection, a new round):

@@ -5,7 +5,7 @@
 // can be put aside to look at the final board, and brought back.
 
 import { backBadge, backOfSeat } from "./cards.js";
-import { h, icon } from "./dom.js";
+import { cutInMiddle, h, icon } from "./dom.js";
 import { listOf, plural, t } from "./i18n.js";
 import { KEYS } from "./keys.js";
 
@@ -39,13 +39,18 @@ function winnerMark() {
   return h("span", { class: "round-winner", title: label }, icon("sym-crown", "crown"), h("span", { class: "visually-hidden" }, label));
 }
 
-/** The player's cell: back, the name on one line (cut short with "…", whole in its title). */
+/**
+ * The player's cell: back, the name on one line, cut in its middle where it is too long
+ * ("Smart b…t 11": the end that tells two bots apart stays), whole in its title.  Its two
+ * parts are for the eye; screen readers hear the whole name.
+ */
 function playerCell(session, seat, { back = true, mark = false } = {}) {
   const name = session.nameOf(seat);
   return h("th", { scope: "row", class: "player" },
     h("span", { class: "player-cell" },
       back ? backBadge(session.backOf ? session.backOf(seat) : backOfSeat(seat)) : null,
-      h("span", { class: "sheet-name", title: name }, name),
+      h("span", { class: "sheet-name cut-name", title: name, "aria-hidden": "true" }, cutInMiddle(name)),
+      h("span", { class: "visually-hidden" }, name),
       mark ? winnerMark() : null,
     ),
   );
@@ -176,12 +181,13 @@ function replayLink(session) {
 }
 
 /**
- * The time left before the next round is dealt whoever is ready (the table's `ready_by`,
- * on the server's clock, as the countdown's `start_at`), counted down; null while nobody
- * waits. Its timer stops once the element has left the page.
+ * The time left before the next round is dealt whoever is ready, or the rematch starts
+ * with whoever wants one (`over`) (the table's `ready_by`, on the server's clock, as the
+ * countdown's `start_at`), counted down; null while nobody waits. Its timer stops once
+ * the element has left the page.
  */
-function readyWait(session) {
-  const readyBy = session.table?.phase === "scoring" ? session.table.ready_by : null;
+function readyWait(session, over) {
+  const readyBy = ["scoring", "over"].includes(session.table?.phase) ? session.table.ready_by : null;
   if (typeof readyBy !== "number") return null;
   const element = h("p", { class: "ready-wait", id: "ready-wait", role: "timer" });
   let shown = false;
@@ -193,7 +199,7 @@ function readyWait(session) {
     }
     const left = Math.max(0, Math.ceil(readyBy - session.connection.serverNow()));
     element.dataset.left = String(left);
-    element.textContent = t("sheet.ready_by", { s: left });
+    element.textContent = t(over ? "match.rematch.by" : "sheet.ready_by", { s: left });
   };
   const timer = setInterval(tick, 250);
   tick();
@@ -202,17 +208,27 @@ function readyWait(session) {
 
 function footer(session, over, { onReady, onRematch, onNextRound }) {
   const toBoard = h("button", { class: "show-board", id: "show-board-button", type: "button" }, t("sheet.show_board"));
+  const wait = readyWait(session, over);
   if (over) {
+    // Everyone seated says whether they want a rematch (`ready`); it starts when every
+    // seat does or when the wait is over; the host may start it at once with every seat.
+    const mine = session.watching || session.seat === null ? null : session.table.seats[session.seat];
+    const rematchNow = session.isHost
+      ? h("button", { class: "big", id: "rematch-now-button", type: "button", onclick: onRematch }, t("match.rematch.now"))
+      : null;
     return h("div", { class: "sheet-footer" },
-      session.isHost
-        ? h("button", { class: "primary big", id: "rematch-button", onclick: onRematch }, t("match.rematch"))
-        : h("p", { class: "muted" }, t("match.rematch.wait")),
+      !mine
+        ? h("p", { class: "muted" }, t("match.rematch.watch"))
+        : mine.ready
+          ? wait ?? h("p", { class: "muted", id: "rematch-waiting" }, t("match.rematch.waiting"))
+          : h("button", { class: "primary big", id: "rematch-button", type: "button", onclick: onReady }, t("match.rematch")),
+      mine && !mine.ready ? wait : null,
       toBoard,
+      rematchNow,
       replayLink(session),
       h("a", { class: "button", href: "#/" }, t("match.lobby")),
     );
   }
-  const wait = readyWait(session);
   if (!session.watching && session.seat !== null) {
     const mine = session.table.seats[session.seat];
     // The host may deal the next round now (the server says whether enough are ready):

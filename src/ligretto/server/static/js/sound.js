@@ -109,6 +109,6 @@ export function muteButton() {
       button.setAttribute("aria-pressed", muted() ? "true" : "false");
       button.querySelector(".mute-icon").replaceWith(speaker(muted()));
     },
-  }, speaker(muted()), " ", t("sound.mute"));
+  }, speaker(muted()), " ", h("span", { class: "mute-label" }, t("sound.mute")));
   return button;
 }

@@ -1,5 +1,6 @@
 // What the browser keeps between visits: the display name, the language, the bots' level
-// of Play now, whether sounds are muted, whether the beginner aid is on, one seat token
+// of Play now, whether sounds are muted, whether the beginner aid is on, whether the
+// person shows their aim to the others (live presence, aims.js), one seat token
 // per table (it brings a reload or a dropped connection back to the same seat), and the
 // player's profile: its public id and its secret (profile.js; the secret is sent only to
 // the server, never shown), and the score keeper's sheets (keepapi.js: each sheet as last
@@ -47,6 +48,8 @@ export const storage = {
   setPlayNowLevel: (level) => write("play_now_level", level),
   aid: () => read("aid") === "on",
   setAid: (on) => write("aid", on ? "on" : null),
+  aimShared: () => read("aim") === "on",
+  setAimShared: (on) => write("aim", on ? "on" : null),
   profile: () => readProfile(),
   setProfile: ({ id, secret }) => write("profile", JSON.stringify({ id, secret })),
   forgetProfile: () => write("profile", null),

@@ -3,6 +3,7 @@
 // the score sheet and the match result.  It listens to the TableSession and draws what changed.
 
 import { aidToggle } from "./aid.js";
+import { AimMarks, AimSender, aimToggle } from "./aims.js";
 import { BANNER_MS, Board } from "./board.js";
 import { Controls, keyList } from "./controls.js";
 import { announce, h, setChildren, toast, typing } from "./dom.js";
@@ -25,10 +26,14 @@ export class TableScreen {
     this.onNet = onNet;
     this.session = new TableSession(code, { watch, name: storage.name() });
     this.board = new Board(this.session);
-    this.controls = new Controls(this.session, this.board, {});
+    this.aims = new AimMarks(this.session, this.board);
+    this.controls = new Controls(this.session, this.board, {}, new AimSender(this.session));
     this.reactions = new Reactions(this.session);
     this.races = new RaceNotes(this.session);
-    this.board.onRender = (root) => this.reactions.decorate(root);
+    this.board.onRender = (root) => {
+      this.reactions.decorate(root);
+      this.aims.draw(root);
+    };
     this.lastTick = null; // the countdown second last heard ("round:second")
     this.phase = null;
     // The screen's shell is built once: drawing again fills the bar and the stage but never
@@ -58,6 +63,8 @@ export class TableScreen {
     this.unsubscribe();
     this.session.close();
     this.races.close();
+    this.aims.close();
+    this.controls.aimer.clear();
     clearInterval(this.countdownTimer);
     clearTimeout(this.sheetTimer);
     document.removeEventListener("keydown", this.keydown);
@@ -81,6 +88,7 @@ export class TableScreen {
         this.tableChanged();
         break;
       case "snapshot":
+        this.aims.forget();
         this.renderStage();
         break;
       case "go":
@@ -112,6 +120,9 @@ export class TableScreen {
       case "reaction":
         this.reactions.received(detail);
         break;
+      case "aimed":
+        this.aims.received(detail);
+        break;
       case "race":
         this.races.received(detail);
         break;
@@ -123,6 +134,7 @@ export class TableScreen {
         this.dropped(detail);
         break;
       case "round_over":
+        this.aims.forget();
         break; // the table message that follows draws the score sheet
       case "state":
         this.render();
@@ -190,9 +202,12 @@ export class TableScreen {
 
   errorShown(message) {
     if (message.id !== undefined) return; // an act: shown with its card
-    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed"];
+    // An aim refused (its card moved, the round ended as it travelled) is not worth a word:
+    // only an aim can be refused not_playing without an id (an act has one).
+    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed", "no_rematch", "bad_aim", "not_sharing", "not_playing"];
     if (quiet.includes(message.code)) {
       if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
+      if (message.code === "no_rematch") toast(t("error.no_rematch"), "info", 4000);
       return;
     }
     toast(has(`error.${message.code}`) ? t(`error.${message.code}`) : message.message, "warn", 3500);
@@ -225,6 +240,7 @@ export class TableScreen {
       keyList(Boolean(this.session.table?.rules?.expert)),
       h("p", { class: "muted" }, t("keys.mouse")),
       aidToggle("help", () => this.board.render()),
+      this.session.watching ? null : aimToggle("help", (on) => this.session.shareAim(on)),
       h("form", { method: "dialog" }, h("button", { class: "primary", autofocus: true }, t("dialog.close"))),
     );
     dialog.addEventListener("close", () => dialog.remove());

@@ -62,6 +62,7 @@ export class TutorialScreen {
     this.lessons = []; // the script's steps and each round's end (lessonsOf)
     this.step = 0; // index of the lesson the learner is on
     this.over = null; // the last `round_over`: its scores and totals
+    this.folded = false; // the coach shows its head only (the learner hid the tips; a new lesson shows them)
     this.table = null;
     this.coach = h("section", { class: "coach", id: "coach", "aria-labelledby": "coach-title" });
     this.tableRoot = h("div", { class: "tutorial-table" });
@@ -250,28 +251,57 @@ export class TutorialScreen {
     });
   }
 
+  /** Hide the coach's words (its head stays, with the button that shows them again), so
+   *  that a phone shows the score sheet below it; or show them. */
+  fold(folded) {
+    this.folded = folded;
+    this.render();
+  }
+
   render(advanced = false) {
     if (this.closed) return;
+    if (advanced) this.folded = false; // a new lesson: its words show
+    const focused = document.activeElement?.id === "coach-toggle";
     const total = this.lessons.length;
     const lesson = this.current;
     const finished = Boolean(lesson && lesson.step === "match" && this.over?.match_over);
     const text = this.instruction();
     this.coach.dataset.step = this.script && lesson ? lesson.step : "start";
+    this.coach.classList.toggle("folded", this.folded);
+    // A small arrow beside the step's number (the head keeps one line on a phone); its
+    // words are its name and tooltip.
+    const words = t(this.folded ? "tutorial.coach.show" : "tutorial.coach.hide");
+    const toggle = h("button", {
+      type: "button",
+      class: "ghost small coach-toggle",
+      id: "coach-toggle",
+      title: words,
+      "aria-label": words,
+      "aria-expanded": this.folded ? "false" : "true",
+      "aria-controls": "coach-body",
+      onclick: () => this.fold(!this.folded),
+    }, h("span", { "aria-hidden": "true" }, this.folded ? "▾" : "▴"));
     fill(
       this.coach,
       h("div", { class: "coach-head" },
         h("h2", { id: "coach-title", class: "coach-title" }, t("tutorial.title")),
-        this.script ? h("span", { class: "pill", id: "coach-progress" }, t("tutorial.progress", { n: Math.min(this.step + 1, total), total })) : null,
+        h("span", { class: "coach-tools" },
+          this.script ? h("span", { class: "pill", id: "coach-progress" }, t("tutorial.progress", { n: Math.min(this.step + 1, total), total })) : null,
+          toggle,
+        ),
       ),
-      h("p", { class: "coach-text", id: "coach-text", role: "status" }, text),
-      finished ? h("p", { class: "coach-done" }, t("tutorial.done")) : null,
-      this.failed
-        ? h("div", { class: "coach-actions" }, h("a", { class: "button primary", href: "#/", id: "coach-lobby" }, t("nav.lobby")))
-        : null,
+      h("div", { id: "coach-body", class: "coach-body", hidden: this.folded },
+        h("p", { class: "coach-text", id: "coach-text", role: "status" }, text),
+        finished ? h("p", { class: "coach-done" }, t("tutorial.done")) : null,
+        this.failed
+          ? h("div", { class: "coach-actions" }, h("a", { class: "button primary", href: "#/", id: "coach-lobby" }, t("nav.lobby")))
+          : null,
+      ),
     );
     if (advanced && text) announce(text);
     this.highlight();
     if (this.table && !advanced) this.table.render();
+    if (focused) toggle.focus(); // all drawn anew: the keyboard's place stays on the button
     this.dock();
   }
 }

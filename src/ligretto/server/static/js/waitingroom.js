@@ -3,6 +3,7 @@
 // a guest's to read).  Part of the table screen (tableview.js), which draws it while the
 // table's phase is "lobby".
 
+import { aimToggle } from "./aims.js";
 import { backBadge, backOfSeat } from "./cards.js";
 import { fill, h, toast } from "./dom.js";
 import { has, t } from "./i18n.js";
@@ -37,10 +38,10 @@ export async function shareInvite(code) {
   await copyInvite(code);
 }
 
-/** What the rule form shows of a table: its rules, seats, listing, replays and judging. */
+/** What the rule form shows of a table: its rules, seats, listing, replays, wait for *Ready* and judging. */
 function formValues(table) {
   return {
-    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays,
+    rules: table.rules, seats: table.seats.length, public: table.public, replays: table.replays, ready_s: table.ready_s,
     arbitration: table.arbitration, window_ms: table.window_ms,
   };
 }
@@ -125,6 +126,8 @@ export class WaitingRoom {
             )
           : null,
         this.startBox,
+        // Live presence is each person's own choice (off until they switch it on).
+        this.session.watching ? null : aimToggle("waiting", (on) => this.session.shareAim(on)),
       ),
       h("section", { class: "panel" },
         h("h2", {}, t("waiting.rules")),
