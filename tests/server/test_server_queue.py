@@ -52,6 +52,7 @@ def test_people_queued_together_land_at_one_dealt_table(queue_server: Any, arun:
         table = players[0].table
         assert table is not None and table["phase"] != "lobby"
         assert [seat["name"] for seat in table["seats"]] == ["Ann", "Bob"]  # people, no bot
+        assert queue_server.metric("ligretto_queue_tables_total") >= 1
         for client in (ann, bob, *players):
             assert not client.problems
             await client.close()

@@ -26,7 +26,7 @@ from ligretto.engine.rules import PRESETS, RuleSet
 from ligretto.ratings import DEFAULT, bot_near
 from ligretto.server.cluster.grouping import Group, Waiting, groups
 from ligretto.server.cluster.queue import Deliver, Member, Person, Queue, Ticket
-from ligretto.server.ops import logs
+from ligretto.server.ops import logs, metrics
 from ligretto.server.records import ratingstore
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
@@ -49,7 +49,7 @@ class Matchmaker:
         self.told: dict[str, protocol.Queued] = {}
         """What each ticket held here was last told of its wait."""
         self.seated = 0
-        """Tables this process made from the queue (``/metrics``, tests)."""
+        """Tables this process made from the queue (also ``ligretto_queue_tables_total``)."""
 
     def member(self, holder: str, v: int, name: str | None, secret: str | None) -> Member:
         """One person as the queue knows them (their name, profile and conservative rating:
@@ -111,6 +111,7 @@ class Matchmaker:
 
     async def tick(self) -> None:
         """One look: every pool grouped, ready groups seated, waits told."""
+        metrics.QUEUE_WAITING.set(self.queue.held())
         tickets = await self.queue.waiting()
         now = self.clock()
         pools: dict[tuple[int, str], list[Ticket]] = {}
@@ -169,6 +170,7 @@ class Matchmaker:
             if ticket.party is not None:
                 await self.queue.party_end(ticket.party)
         self.seated += 1
+        metrics.QUEUE_TABLES.inc()
 
     async def _table_for(self, tickets: list[Ticket], group: Group) -> list[tuple[str, protocol.Seated]]:
         """A dealt table for the tickets: each person's seat, as the message for their ticket."""
