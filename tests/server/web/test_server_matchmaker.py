@@ -86,3 +86,23 @@ def test_a_lone_player_gets_the_bots_nearest_their_rating_when_the_countdown_end
         assert table.phase.value != "lobby", "dealt at once"
 
     arun(scenario())
+
+
+def test_one_profile_queued_from_two_devices_is_seated_twice_linked_once(arun: Run) -> None:
+    """The table refuses a profile in two seats (``profile_seated``): the second device's
+    seat is the person's but not linked to the profile, and both are seated (a refusal
+    here would put the tickets back at every look)."""
+    now = [1000.0]
+    lobby = Lobby(Settings(), scheduler=VirtualScheduler())
+    maker = Matchmaker(lobby, Queue(), clock=lambda: now[0])
+    phone, laptop = Socket(), Socket()
+
+    async def scenario() -> None:
+        for id, socket in (("phone", phone), ("laptop", laptop)):
+            await maker.join(Ticket(id, "local", 2, "classic", now[0], 0.0, [Person("Ann", "p1", id)]), socket)
+        await maker.tick()
+        assert [phone.texts[-1]["type"], laptop.texts[-1]["type"]] == ["seated", "seated"]
+        [table] = lobby.tables.values()
+        assert sorted(str(s.profile) for s in table.seats if s is not None) == ["None", "p1"]
+
+    arun(scenario())

@@ -138,6 +138,11 @@ class Queue:
             del self.tickets[id]
         return True
 
+    async def put_back(self, tickets: list[Ticket]) -> None:
+        """Tickets taken to be seated whose table could not be made: they wait again, as they were."""
+        for ticket in tickets:
+            self.tickets[ticket.id] = ticket
+
     async def deliver(self, id: str, text: str, last: bool = False) -> None:
         """Hand ``text`` to the ticket's client, on whichever process holds it (``last``:
         its seats; the ticket is done, its holder lets it go)."""

@@ -133,6 +133,9 @@ class RedisQueue(Queue):
             await self.redis.hdel(keys.QUEUE, *gone)
         return [t for t in tickets if t.process not in dead]
 
+    async def put_back(self, tickets: list[Ticket]) -> None:
+        await self.redis.hset(keys.QUEUE, mapping={t.id: _encode(t) for t in tickets})
+
     async def take(self, ids: list[str]) -> bool:
         return bool(await self._take(keys=[keys.QUEUE], args=ids))
 

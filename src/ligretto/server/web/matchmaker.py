@@ -135,14 +135,8 @@ class Matchmaker:
             for person in ticket.people:
                 holder = person.holder or ticket.id
                 last = self.told.get(holder)
-                if holder not in self.queue.holders or (
-                    last is not None
-                    and (last.people, last.waiting)
-                    == (
-                        message.people,
-                        message.waiting,
-                    )
-                ):
+                told = last is not None and (last.people, last.waiting) == (message.people, message.waiting)
+                if holder not in self.queue.holders or told:
                     continue  # elsewhere; or told, and the client counts the countdown down itself
                 self.told[holder] = message
                 self.queue.hand(holder, protocol.wire(message))
@@ -159,9 +153,7 @@ class Matchmaker:
         except Exception as error:  # Redis gone (a code not reserved): they wait for the next look
             text = "no table for the queue (%s): its tickets wait again"
             logs.BACKENDS.log(log, "queue", logging.WARNING, text, error)
-            for ticket in tickets:
-                if ticket.id in self.queue.holders:
-                    await self.queue.join(ticket, self.queue.holders[ticket.id])
+            await self.queue.put_back(tickets)
             return
         for id, message in handed:
             self.told.pop(id, None)
@@ -179,9 +171,13 @@ class Matchmaker:
         code = await lobby.reserve_code()
         table = lobby.create(seats, RuleSet.preset(preset), True, DEFAULT_GRACE_S, rated=True, code=code)
         handed = []
+        profiles: set[str] = set()
         for ticket in tickets:
             for person in ticket.people:
-                index, token = table.seat_away(person.name, person.profile)
+                # one profile queued from two devices: the second seat is not linked to it
+                profile = None if person.profile in profiles else person.profile
+                profiles.add(profile or "")
+                index, token = table.seat_away(person.name, profile)
                 handed.append((person.holder or ticket.id, protocol.seated_message(code, index, token)))
         people = [t.rating for t in tickets for _ in t.people]
         bot = BotSpec.parse(bot_near(sum(people) / len(people)) or FALLBACK_BOT)
