@@ -254,6 +254,16 @@ class Seating:
             self.host = free
         return free, token
 
+    def reserve(self, name: str, profile: str | None) -> tuple[int, str]:
+        """A free seat taken for the person ``name`` before they come (the matchmaking
+        queue seats them): away from now, until they come with its token (:meth:`reclaim`)."""
+        index, token = self.take(name, profile)
+        seat = self.seats[index]
+        assert seat is not None
+        seat.connected = False
+        seat.away_since = self.clock()
+        return index, token
+
     def seat_bot(self, spec: BotSpec) -> int:
         """A bot in the first free seat; returns its seat."""
         free = self.free_seat()

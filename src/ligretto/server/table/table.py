@@ -254,6 +254,12 @@ class Table:
         person's profile, kept with the seat (never shown to the others)."""
         return self.presence.join(listener, name, profile)
 
+    def seat_away(self, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat for a person who is not here yet (the matchmaking queue hands
+        them its token): its number and token.  Once the match starts, their grace period
+        runs until they come."""
+        return self.seating.reserve(name, profile)
+
     def rejoin(self, listener: Listener, token: str) -> int:
         """Come back to one's seat with its token (page reload, dropped connection).  Its aim
         is not shown until the new connection says it shares it (``share_aim``)."""
