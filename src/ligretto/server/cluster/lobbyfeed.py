@@ -126,6 +126,25 @@ class LobbyFeed:
         await listen_forever(self.redis, LOBBY, self.hear)
 
 
+ENDING_S = 0.1
+ENDING_TRIES = 20
+"""A stop waits ``ENDING_S`` for its cancelled tasks to end, cancelling those that go on
+again, at most ``ENDING_TRIES`` times (2 s in all)."""
+
+
+async def ended(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel ``tasks`` and wait for their end, cancelling again those that go on
+    (redis-py's pub/sub can swallow a cancel: a ``listen_forever`` would outlive the
+    client's close, subscribing again for ever, and hold up the event loop's end)."""
+    for _ in range(ENDING_TRIES):
+        going = [task for task in tasks if not task.done()]
+        if not going:
+            return
+        for task in going:
+            task.cancel()
+        await asyncio.wait(going, timeout=ENDING_S)
+
+
 async def listen_forever(
     redis: Any, channel: str, hear: Callable[[bytes | str], None], subscribed: Callable[[], None] | None = None
 ) -> None:

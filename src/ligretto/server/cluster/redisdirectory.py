@@ -34,7 +34,7 @@ from ligretto import protocol
 from ligretto.protocol import Phase
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable, added, own_people
-from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, ended, merged
 from ligretto.server.cluster.queue import Queue
 from ligretto.server.cluster.redisqueue import RedisQueue
 from ligretto.server.cluster.renewer import Renewer
@@ -45,10 +45,6 @@ if TYPE_CHECKING:
     from ligretto.server.table.table import Table
 
 log = logging.getLogger("ligretto.cluster")
-ENDING_S = 0.1
-ENDING_TRIES = 20
-"""A stop waits ``ENDING_S`` for its cancelled tasks to end, cancelling those that go on
-again, at most ``ENDING_TRIES`` times (2 s in all)."""
 
 BETWEEN_ROUNDS = frozenset({Phase.LOBBY, Phase.SCORING, Phase.OVER})
 """The phases in which a table may be handed over to rebalance the service: no round is on."""
@@ -206,7 +202,7 @@ class RedisDirectory(Directory):
         """After the store committed and closed: release every lease, so the others take
         the tables at once, and say goodbye."""
         self.leave()
-        await _ended(self._tasks)
+        await ended(self._tasks)
         await asyncio.to_thread(self.renewer.stop)  # no renewal after the release
         with contextlib.suppress(Exception):
             if self.owned:
@@ -604,16 +600,3 @@ class RedisDirectory(Directory):
                 logs.BACKENDS.log(
                     log, "redis", logging.WARNING, "could not publish the lobby (%s): trying again", error
                 )
-
-
-async def _ended(tasks: list[asyncio.Task[None]]) -> None:
-    """Wait for the end of the cancelled ``tasks``, cancelling again those that go on
-    (redis-py's pub/sub can swallow a cancel: its listener would outlive the client's
-    close, subscribing again for ever, and hold up the event loop's end)."""
-    for _ in range(ENDING_TRIES):
-        going = [task for task in tasks if not task.done()]
-        if not going:
-            return
-        for task in going:
-            task.cancel()
-        await asyncio.wait(going, timeout=ENDING_S)

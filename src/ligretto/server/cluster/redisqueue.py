@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from ligretto.server.cluster import keys
-from ligretto.server.cluster.lobbyfeed import listen_forever
+from ligretto.server.cluster.lobbyfeed import ended, listen_forever
 from ligretto.server.cluster.queue import Member, Queue, Ticket
 
 log = logging.getLogger("ligretto.cluster")
@@ -72,9 +72,7 @@ class RedisQueue(Queue):
     async def stop(self) -> None:
         """Take this process's tickets out (their sockets are closing) and stop listening."""
         if self._listening is not None:
-            self._listening.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listening
+            await ended([self._listening])  # a cancel redis-py swallowed would hang the stop
         with contextlib.suppress(Exception):
             if self.holders:
                 await self.redis.hdel(keys.QUEUE, *self.holders)
