@@ -45,6 +45,7 @@ from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
 from ligretto.server.records.sheetstore import SheetStore
 from ligretto.server.records.storewrite import Batch
+from ligretto.server.records.tournaments import Tournaments
 from ligretto.server.table.record import DealRecord, TableRecord
 from ligretto.server.table.table import Table
 from ligretto.server.table.timing import COUNTDOWN_S
@@ -125,6 +126,8 @@ class Store:
         """The database's profiles (written at once: they come from HTTP requests, not play)."""
         self.sheets = SheetStore(self.db)
         """The score keeper's sheets (written at once, as profiles)."""
+        self.tournaments = Tournaments(self.db)
+        """The tournaments (written at once, as profiles)."""
         self._records: dict[str, TableRecord] = {}
         """The last record each table handed over since the last commit (its settings,
         seats or phase changed), by code."""

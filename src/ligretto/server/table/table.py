@@ -290,6 +290,13 @@ class Table:
         """A bot in the first free seat (bots asked for when the table is made); its seat."""
         return self.commands.seat_bot(spec)
 
+    def reserve(self, name: str, profile: str | None = None) -> tuple[int, str]:
+        """A seat kept for a person who comes later with its token (a tournament's entrant):
+        its number and token (``Seating.reserve``)."""
+        index, token = self.seating.reserve(name, profile)
+        self._changed()
+        return index, token
+
     def remove_seat(self, by: int | None, index: int) -> None:
         self.commands.remove_seat(by, index)
 
@@ -303,6 +310,15 @@ class Table:
     def start(self, by: int | None) -> None:
         """Host: start the match, or a rematch once it is over."""
         self.rounds.start(by)
+
+    def begin(self) -> None:
+        """Start the match for whoever runs the table (a tournament), with no host."""
+        self.rounds.begin()
+
+    def keep_going(self) -> None:
+        """A tournament's table, on the score sheet: the next round comes without waiting
+        for a person (``Rounds.keep_going``)."""
+        self.rounds.keep_going()
 
     def ready(self, index: int | None) -> None:
         """A person is ready for the next round (``Rounds.ready``)."""
