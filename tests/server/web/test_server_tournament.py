@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from inprocess import AppServer
 
 from ligretto import protocol
 from ligretto.server.records.history import MatchFilter, matches_of
@@ -110,3 +111,66 @@ def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) ->
         assert all(str(stage_seed(SEED, n)) not in body for n in range(1, STAGES + 1))
     finally:
         store.close()
+
+
+def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp_path: Path) -> None:
+    """``/api/tournaments`` in process (Starlette's ``TestClient``): every refusal says why
+    and changes nothing; a person enters with a profile and takes the seat kept for them at
+    the first stage with the token ``…/seat`` gives."""
+    with AppServer(tmp_path) as server:
+        post = server.http
+        for body, code in [
+            ({"name": "Cup", "table_size": 1}, "bad_tournament"),
+            ({"name": "Cup", "stages": 13}, "bad_tournament"),
+            ({"name": "Cup", "preset": "nope"}, "bad_rules"),
+            ({"name": "Cup", "bots": ["smart:nope"]}, "bad_bot"),
+            ({"name": " "}, "bad_name"),
+            ({"name": "Cup", "seed": 1}, "invalid"),
+        ]:
+            status, answer = post("POST", "/api/tournaments", body)
+            assert (status, answer["error"]) == (400, code), body
+        assert post("GET", "/api/tournaments/nope")[1]["error"] == "no_tournament"
+        status, made = post("POST", "/api/tournaments", {"name": "Cup", "table_size": 3, "stages": 2})
+        assert status == 201
+        ident, host = made["id"], made["host"]
+        base = f"/api/tournaments/{ident}"
+        assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "too_few"
+        _, profile = post("POST", "/api/profiles", {"name": "Ann", "symbol": "sun"})
+        answer = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers={"Authorization": "Bearer bad"})
+        assert (answer.status_code, answer.json()["error"]) == (401, "bad_profile")
+        bearer = {"Authorization": f"Bearer {profile['secret']}"}
+        answer = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
+        assert answer.status_code == 201
+        ann = answer.json()
+        again = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
+        assert again.json()["error"] == "profile_entered"
+        status, bob = post("POST", f"{base}/entrants", {"name": "Bob"})
+        assert (status, bob["entrant"]) == (201, 1)
+        assert post("POST", f"{base}/seat", {"secret": ann["secret"]})[1]["error"] == "no_stage"
+        assert post("POST", f"{base}/start", {"host": ann["secret"]})[1]["error"] == "not_host"
+        status, open_ = post("GET", base)
+        assert (status, open_["state"], open_["played"], open_["standings"]) == (200, "open", [], [])
+        assert [e["profile"] for e in open_["entrants"]] == [profile["id"], None]
+        # started: two entrants at one table of 3, the third seat a bot's
+        status, started = post("POST", f"{base}/start", {"host": host})
+        assert (status, started["state"]) == (200, "playing")
+        assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "started"
+        assert post("POST", f"{base}/entrants", {"name": "Cid"})[1]["error"] == "started"
+        assert post("POST", f"{base}/seat", {"secret": "nope"})[1]["error"] == "not_entrant"
+        (stage,) = started["played"]
+        (table,) = stage["tables"]
+        assert sorted(table["seats"], key=str) == [0, 1, None]
+        status, seat = post("POST", f"{base}/seat", {"secret": ann["secret"]})
+        assert status == 200 and seat["code"] == table["code"] and table["seats"][seat["seat"]] == 0
+        with server.client.websocket_connect("/ws") as socket:
+            socket.send_json({"type": "hello", "v": 1, "code": seat["code"], "token": seat["token"]})
+            welcome = socket.receive_json()
+            assert (welcome["type"], welcome["seat"]) == ("welcome", seat["seat"])
+        assert post("GET", base)[1]["entrants"][1]["name"] == "Bob"
+        # the refused requests made nothing: one tournament, two entrants, one stage table
+        db = server.store.db
+        counts = [
+            db.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
+            for name in ("tournaments", "tournament_entrants", "tournament_tables")
+        ]
+        assert counts == [1, 2, 1]
