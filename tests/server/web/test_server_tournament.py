@@ -1,6 +1,8 @@
 """A tournament of duplicate deals end to end, in process on a virtual clock: 16 entrants
 (14 bots and two people with profiles, for whom stand-ins play) at tables of 4 through 3
-Swiss stages of real tables (``Director``, ``Lobby``, ``Table``) into a real SQLite store.
+Swiss stages of real tables (``Director``, ``Lobby``, ``Table``) into a real SQLite store,
+with a restart during the second stage (the tables restored from the store, the
+tournament carried on by a new director).
 Every table of a stage must have been dealt the same deals, the standings must equal a
 recomputation from the score sheets the history stored, and each person's history must
 show the tournament's matches; no answer names a deal's seed."""
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -16,6 +19,7 @@ import pytest
 from inprocess import AppServer
 
 from ligretto import protocol
+from ligretto.server.cluster.directory import Directory
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
 from ligretto.server.records.tournaments import TournamentRefusal
@@ -30,6 +34,9 @@ STAGES = 3
 
 
 async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
+    """The tournament played until its second stage is under way, the server restarted
+    (every table closed; a new lobby restores them from the store and a new director
+    carries on), then to its end."""
     scheduler = VirtualScheduler()
     lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
     director = Director(lobby, store.tournaments)
@@ -47,12 +54,31 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     await director.start(created.id, created.host)
     with pytest.raises(TournamentRefusal, match="has started"):
         director.join(created.id, "Cid", None)
-    while store.tournaments.get(created.id).ended is None:
-        assert scheduler.now() < 3600, "the tournament never ended"
-        scheduler.advance(5.0)
-        await director.settled()
+
+    def stage_two_begun() -> bool:
+        tables = store.tournaments.get(created.id).tables
+        return any(t.stage == 2 and lobby.tables[t.code].round_number >= 1 for t in tables)
+
+    await play_until(scheduler, director, stage_two_begun)
+    for table in lobby.tables.values():
+        table.close()
+    store.commit()
+    # the restart: the tables restored from the store, the tournament carried on
+    scheduler = VirtualScheduler()
+    lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
+    await Directory().start(lobby)
+    director = Director(lobby, store.tournaments)
+    await director.resume()
+    await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
     store.commit()
     return director, created.id, people
+
+
+async def play_until(scheduler: VirtualScheduler, director: Director, done: Callable[[], bool]) -> None:
+    while not done():
+        assert scheduler.now() < 3600, "the tournament is stuck"
+        scheduler.advance(1.0)
+        await director.settled()
 
 
 def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) -> None:

@@ -64,6 +64,8 @@ def create_app(
         app.state.database_probe = database_probe(store)
         lobby.directory.keep_sheets(LiveSheets(app.state.keeper))
         await lobby.directory.start(lobby)
+        if app.state.director is not None:
+            await app.state.director.resume()  # the tournaments whose tables were just restored
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
         chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]

@@ -12,7 +12,8 @@ after each round the next is dealt once everyone is ready or at the latest the t
 ``ready_s`` later (``Table.keep_going``: no person need be there); when its match is over
 its rounds' scores are recorded and, once every table of the stage is in, the next stage
 is paired from the standings; after the last, the tournament ends.
-The sweep leaves a stage table alone while its match is on (``Lobby.kept``).  The matches
+The sweep leaves a stage table alone while its match is on (``Lobby.kept``).  After a
+restart :meth:`Director.resume` carries every running tournament on.  The matches
 are filed in the history as every match is (a person's history shows them).
 """
 
@@ -33,7 +34,7 @@ from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
 from ligretto.tournament import MAX_ENTRANTS, Tournament
 
-__all__ = ["BYE_BOT", "Director", "Watcher", "details_of"]
+__all__ = ["BYE_BOT", "Director", "Watcher", "dealt_from", "details_of"]
 
 BYE_BOT = BotSpec("smart", "skilled")
 """The bot that fills a bye (a seat short at a table of the stage)."""
@@ -150,7 +151,7 @@ class Director:
             DEFAULT_GRACE_S,
             rated=False,
             code=code,
-            match_seeds=lambda _number: seed,
+            match_seeds=dealt_from(seed),
         )
         self.lobby.kept.add(code)
         for entrant in seats:
@@ -165,9 +166,7 @@ class Director:
 
     def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:
         def over() -> None:
-            task = asyncio.get_running_loop().create_task(self._table_over(ident, stage, number, table))
-            self.tasks.add(task)
-            task.add_done_callback(self.tasks.discard)
+            self._later(ident, (stage, number, table))
 
         def scored() -> None:
             # after the table has finished telling the round's end: the next round comes
@@ -182,10 +181,47 @@ class Director:
         self.lobby.kept.discard(table.code)
         rounds = [[line.score for line in scores] for scores in table.match.sheet.rounds]
         self.tournaments.record(ident, stage, number, rounds)
-        model = self.tournaments.get(ident).model()
-        if model.over:
+        if self.tournaments.get(ident).model().stage_complete(stage):
+            await self._next_stage_or_end(ident)
+
+    async def resume(self) -> None:
+        """After a restart (the lobby's tables restored from the store): every tournament
+        started and not over carries on.  Its stage tables here are watched again (dealt
+        from the stage's seed should one still be in its lobby), a match that ended while
+        no one watched is recorded, a score sheet is dealt on, and a stage found complete
+        (or a tournament started with no stage yet) is paired."""
+        for ident in self.tournaments.running():
+            stored = self.tournaments.get(ident)
+            model = stored.model()
+            if not model.stages or model.stage_complete(len(model.stages)):
+                self._later(ident, None)
+                continue
+            stage = model.stages[-1]
+            for table in stored.tables:
+                live = self.lobby.tables.get(table.code)
+                if table.stage != stage.number or table.rounds is not None or live is None:
+                    continue
+                live.match_seeds = dealt_from(stage.seed)
+                self.lobby.kept.add(live.code)
+                self._watch(ident, stage.number, table.number, live)
+                if live.phase is Phase.LOBBY:
+                    live.begin()
+                elif live.phase is Phase.OVER:
+                    self._later(ident, (stage.number, table.number, live))
+                elif live.phase is Phase.SCORING:
+                    live.keep_going()
+
+    def _later(self, ident: str, over: tuple[int, int, Table] | None) -> None:
+        """A task: a table's match over recorded (``over``), or the next stage paired."""
+        work = self._table_over(ident, *over) if over is not None else self._next_stage_or_end(ident)
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _next_stage_or_end(self, ident: str) -> None:
+        if self.tournaments.get(ident).model().over:
             self.tournaments.end(ident)
-        elif model.stage_complete(stage):
+        else:
             await self._next_stage(ident)
 
     async def settled(self) -> None:
@@ -195,6 +231,11 @@ class Director:
 
     def _lock(self, ident: str) -> asyncio.Lock:
         return self._locks.setdefault(ident, asyncio.Lock())
+
+
+def dealt_from(seed: int) -> Callable[[int], int]:
+    """A stage table's ``match_seeds``: its match (any match) dealt from the stage's seed."""
+    return lambda _number: seed
 
 
 def details_of(stored: StoredTournament) -> protocol.TournamentDetails:
