@@ -130,7 +130,7 @@ def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) ->
             theirs = {t.code for s in details.played for t in s.tables if entrant in t.seats}
             history = matches_of(db, MatchFilter(profile))
             assert {m.code for m in history} == theirs and len(theirs) == STAGES
-            assert all(m.ended is not None for m in history)
+            assert all(m.ended is not None and m.tournament == ident for m in history)
         # nothing is left pinned, and no answer names a deal's seed
         assert not director.lobby.kept
         body = protocol.encode(details).decode()
