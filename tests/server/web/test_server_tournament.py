@@ -14,7 +14,9 @@ import json
 from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 from inprocess import AppServer
 
@@ -72,6 +74,13 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
     store.commit()
     return director, created.id, people
+
+
+def typed(kind: type[msgspec.Struct], body: Any) -> msgspec.Struct:
+    """The answer read strictly by its protocol struct, which writes the same body back."""
+    value = msgspec.json.decode(json.dumps(body), type=kind)
+    assert json.loads(protocol.encode(value)) == body, f"{kind.__name__} writes another body than {body}"
+    return value
 
 
 async def play_until(scheduler: VirtualScheduler, director: Director, done: Callable[[], bool]) -> None:
@@ -157,7 +166,7 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
             assert (status, answer["error"]) == (400, code), body
         assert post("GET", "/api/tournaments/nope")[1]["error"] == "no_tournament"
         status, made = post("POST", "/api/tournaments", {"name": "Cup", "table_size": 3, "stages": 2})
-        assert status == 201
+        assert status == 201 and typed(protocol.TournamentCreated, made)
         ident, host = made["id"], made["host"]
         base = f"/api/tournaments/{ident}"
         assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "too_few"
@@ -168,6 +177,7 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
         answer = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
         assert answer.status_code == 201
         ann = answer.json()
+        assert typed(protocol.Entered, ann)
         again = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
         assert again.json()["error"] == "profile_entered"
         status, bob = post("POST", f"{base}/entrants", {"name": "Bob"})
@@ -179,7 +189,7 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
         assert [e["profile"] for e in open_["entrants"]] == [profile["id"], None]
         # started: two entrants at one table of 3, the third seat a bot's
         status, started = post("POST", f"{base}/start", {"host": host})
-        assert (status, started["state"]) == (200, "playing")
+        assert (status, started["state"]) == (200, "playing") and typed(protocol.TournamentDetails, started)
         assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "started"
         assert post("POST", f"{base}/entrants", {"name": "Cid"})[1]["error"] == "started"
         assert post("POST", f"{base}/seat", {"secret": "nope"})[1]["error"] == "not_entrant"
@@ -188,6 +198,7 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
         assert sorted(table["seats"], key=str) == [0, 1, None]
         status, seat = post("POST", f"{base}/seat", {"secret": ann["secret"]})
         assert status == 200 and seat["code"] == table["code"] and table["seats"][seat["seat"]] == 0
+        assert typed(protocol.TournamentSeat, seat)
         with server.client.websocket_connect("/ws") as socket:
             socket.send_json({"type": "hello", "v": 1, "code": seat["code"], "token": seat["token"]})
             welcome = socket.receive_json()
