@@ -140,10 +140,16 @@ def bot_rating(spec: str) -> Rating | None:
 def nearest_bot(rating: Rating) -> str | None:
     """The calibrated bot whose conservative value is nearest to ``rating``'s (on a tie,
     the first in :data:`BOT_RATINGS`): "about as good as a skilled bot"; None if none is."""
+    return bot_near(rating.conservative)
+
+
+def bot_near(conservative: float) -> str | None:
+    """The calibrated bot whose conservative value is nearest to ``conservative`` (a
+    table's people's mean: the matchmaking queue's bots for its empty seats)."""
     best: str | None = None
     distance = math.inf
     for spec, bot in BOT_RATINGS.items():
-        gap = abs(bot.conservative - rating.conservative)
+        gap = abs(bot.conservative - conservative)
         if gap < distance:
             best, distance = spec, gap
     return best

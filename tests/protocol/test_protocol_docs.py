@@ -31,6 +31,8 @@ from ligretto.engine.events import Reason
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 BLOCK = re.compile(r"^```json\n(.*?)^```", re.DOTALL | re.MULTILINE)
 CLIENT_TAGS = {cls.__struct_config__.tag: cls for cls in protocol.CLIENT_MESSAGES}
+QUEUE_TAGS = {cls.__struct_config__.tag: cls for cls in protocol.QUEUE_MESSAGES}
+"""The messages a client sends on ``/ws/queue`` (read by ``protocol.decode_queue``)."""
 SERVER_TAGS = {cls.__struct_config__.tag: cls for cls in protocol.SERVER_MESSAGES}
 FRAGMENTS: tuple[type[msgspec.Struct], ...] = (protocol.SeatEntry, protocol.SheetChange)
 """Parts of a message the document shows on their own."""
@@ -71,6 +73,8 @@ def read(example: dict[str, Any]) -> list[type[msgspec.Struct]]:
         if isinstance(message, protocol.Act):
             shown.append(type(message.action))
         return shown
+    if kind in QUEUE_TAGS:
+        return [type(protocol.decode_queue(text))]
     if kind in SERVER_TAGS:
         message = protocol.decode_server(text)
         again = json.loads(protocol.encode(message))
@@ -113,6 +117,7 @@ def test_every_struct_has_an_example_in_the_document() -> None:
         shown.update(read(unabbreviated(example)))
     every = (
         *protocol.CLIENT_MESSAGES,
+        *protocol.QUEUE_MESSAGES,
         *protocol.ACTION_MESSAGES,
         *protocol.SERVER_MESSAGES,
         *protocol.EVENT_MESSAGES,

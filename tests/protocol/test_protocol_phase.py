@@ -26,13 +26,16 @@ def test_the_server_table_s_phase_is_the_protocols() -> None:
     assert [phase.value for phase in Phase] == ["lobby", "countdown", "playing", "scoring", "over"]
 
 
+NOW = b'{"online": 1, "queued": 0, "playing": 0, "watching": 0}'
+
+
 @pytest.mark.parametrize("phase", list(Phase))
 def test_a_phase_goes_over_the_wire_as_its_string_and_comes_back_as_the_enum(phase: Phase) -> None:
     summary = protocol.table_summary(code="ABC", phase=phase, seats=[None, None], host=None, rules=RuleSet())
     assert summary.phase is Phase(phase.value)
     assert json.loads(protocol.encode(summary))["phase"] == phase.value
     body = protocol.encode(summary)
-    lobby = protocol.decode_server(b'{"type": "lobby", "tables": [' + body + b'], "total": 1}')
+    lobby = protocol.decode_server(b'{"type": "lobby", "tables": [' + body + b'], "total": 1, "now": ' + NOW + b"}")
     assert isinstance(lobby, protocol.LobbyTables) and lobby.tables[0].phase is Phase(phase.value)
     text = protocol.wire(protocol.table_message(phase=phase, **TABLE))
     assert json.loads(text)["phase"] == phase.value

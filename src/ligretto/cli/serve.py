@@ -7,7 +7,7 @@ import argparse
 
 from ligretto.cli.numbers import PORT, decimal, whole
 from ligretto.cli.options import Commands, UsageError
-from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES
+from ligretto.protocol.limits import HELLO_S, LOBBY_TABLES, QUEUE_COUNTDOWN_S
 from ligretto.server.table.timing import COUNTDOWN_S
 from ligretto.server.web import limits
 
@@ -57,6 +57,13 @@ def add_parser(commands: Commands) -> None:
         default=COUNTDOWN_S,
         help=f"seconds of countdown before a round (default {COUNTDOWN_S:g})",
     )
+    serve.add_argument(
+        "--queue-countdown",
+        type=decimal(),
+        default=QUEUE_COUNTDOWN_S,
+        help="seconds a table of the matchmaking queue waits for people at most before bots fill it"
+        f" (default {QUEUE_COUNTDOWN_S:g})",
+    )
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     serve.add_argument(
         "--redis",
@@ -98,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         args.port,
         args.db,
         countdown_s=args.countdown,
+        queue_countdown_s=args.queue_countdown,
         redis=args.redis,
         advertise=args.advertise,
         forwarded_allow_ips=args.forwarded_allow_ips,

@@ -39,7 +39,12 @@ def add_play_parser(commands: Commands) -> None:
 def add_server_parsers(commands: Commands) -> None:
     join = commands.add_parser("join", help="take a seat at a server table in the terminal")
     join.add_argument("url", help="the server, e.g. http://127.0.0.1:8000")
-    join.add_argument("--code", required=True, help="the table's invite code")
+    table = join.add_mutually_exclusive_group(required=True)
+    table.add_argument("--code", help="the table's invite code")
+    table.add_argument(
+        "--queue", action="store_true", help="play with people: wait in the server's queue for a table (--seats)"
+    )
+    join.add_argument("--seats", type=whole(2, 12), default=4, help="with --queue: players at the table, 2-12 (4)")
     join.add_argument("--name", required=True, help="your name at the table")
     join.add_argument("--bot", default="smart:skilled", metavar="SPEC", help="the bot the host's b key adds")
     join.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
@@ -74,6 +79,8 @@ def run_app(args: argparse.Namespace) -> int:
                 arbitration=args.arbitration,
                 window_ms=args.window,
             )
+        elif args.queue:
+            app = commands.queued_app(args.url, args.name, args.seats, bot=args.bot, lang=args.lang, symbol=args.symbol)
         else:
             app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang, symbol=args.symbol)
     except commands.ArgumentError as error:

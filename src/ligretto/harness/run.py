@@ -49,6 +49,7 @@ from ligretto.bots.reaction import LEVELS
 from ligretto.harness.client import Client, ClientSettings, Pacer, TableRun
 from ligretto.harness.figures import Figures, build_report, format_report
 from ligretto.harness.probes import Cpu, GcPauses, Memory, http, metrics, server_gc, server_latency
+from ligretto.harness.queueload import format_queue_report, run_queue_load
 
 MATCH_END = "rounds:1000"
 """So that no match ends during a test."""
@@ -336,6 +337,15 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--flood", type=int, default=0, help="also run this many flooding clients, each at a table of its own"
     )
+    parser.add_argument(
+        "--queue",
+        action="store_true",
+        help="instead: people arriving at the matchmaking queue (tables of --players; queueload.py)",
+    )
+    parser.add_argument("--arrivals", type=int, default=100, help="with --queue: people a minute (default 100)")
+    parser.add_argument(
+        "--queue-countdown", type=float, default=30.0, help="with --queue: the server's queue countdown (default 30)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -349,6 +359,8 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
     parser = build_parser(parser)
     try:
         args = parser.parse_args(argv)
+        if args.queue:
+            return _queue_load(args)
         report = on_uvloop(
             run_loadtest(
                 args.url,
@@ -378,6 +390,25 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     if report["server_memory"]["source"] is None and args.json:
         print(f"{parser.prog}: server memory unknown: pass --server-pid PID (same machine)", file=sys.stderr)
+    return 1 if report["errors"] else 0
+
+
+def _queue_load(args: argparse.Namespace) -> int:
+    """``--queue``: the arrivals' run (``queueload.py``); exit code 1 if anything failed."""
+    check_sizes(1, args.players, 0, duration=args.duration, arrivals=args.arrivals, timeout=args.timeout)
+    base, socket = server_urls(args.url)
+    on_uvloop(reach(base, args.timeout))
+    report = on_uvloop(
+        run_queue_load(
+            socket,
+            args.arrivals,
+            args.duration,
+            args.players,
+            countdown_s=args.queue_countdown,
+            timeout=args.timeout,
+        )
+    )
+    print(json.dumps(report, indent=2) if args.json else format_queue_report(report))
     return 1 if report["errors"] else 0
 
 

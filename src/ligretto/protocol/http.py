@@ -111,6 +111,18 @@ class TableList(_Body):
     total: int
 
 
+class Now(_Body):
+    """Who is playing now (``GET /api/now``, and in every ``lobby`` message), in the whole
+    service: open WebSockets (``online``: table, lobby and queue sockets alike), people
+    waiting in the matchmaking queue, connections seated at a table (``playing``) and
+    spectators' connections (``watching``)."""
+
+    online: int
+    queued: int
+    playing: int
+    watching: int
+
+
 class ScriptPlay(_Body, tag_field="kind", tag="play"):
     """A play of the tutorial's script, without its card (most are still hidden)."""
 
@@ -227,6 +239,7 @@ HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
     CreateTable,
     TableSummary,
     TableList,
+    Now,
     TableDetails,
     TutorialCreated,
     Presets,

@@ -89,3 +89,8 @@ class ReactionLimit:
                 return False
         self.sent.append(now)
         return True
+
+
+QUEUE_COUNTDOWN_S = 30.0
+"""How long the oldest ticket of a group in the matchmaking queue waits at most before its
+table starts with bots in the empty seats (``ligretto serve --queue-countdown``)."""

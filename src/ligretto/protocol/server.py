@@ -22,9 +22,10 @@ from ligretto.engine.views import RoundView
 from ligretto.protocol.errors import ProtocolError
 from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event_messages, score_lines, sheet_message
 from ligretto.protocol.game import view_message as _view_message
-from ligretto.protocol.http import TableList, TableSummary
+from ligretto.protocol.http import Now, TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
+from ligretto.protocol.queue import Party, Queued, Seated
 
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
@@ -196,6 +197,8 @@ class LobbyTables(_Server, tag="lobby"):
 
     tables: list[TableSummary]
     total: int
+    now: Now
+    """Who is playing now, in the whole service (as ``GET /api/now``)."""
 
 
 ServerMessage = (
@@ -212,6 +215,9 @@ ServerMessage = (
     | Pong
     | Error
     | LobbyTables
+    | Queued
+    | Seated
+    | Party
 )
 SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Welcome,
@@ -227,6 +233,9 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Error,
     Pong,
     LobbyTables,
+    Queued,
+    Seated,
+    Party,
 )
 """Every server message, in the order of docs/protocol.md."""
 
@@ -427,6 +436,6 @@ def error_message(code: str, message: str, id: str | int | None = None) -> Error
     return Error(code, message, id)
 
 
-def lobby_message(listing: TableList) -> LobbyTables:
-    """The lobby list (``Lobby.public_listing``) as the ``/ws/lobby`` message."""
-    return LobbyTables(listing.tables, listing.total)
+def lobby_message(listing: TableList, now: Now) -> LobbyTables:
+    """The lobby list (``Lobby.public_listing``) and who is playing now as the ``/ws/lobby`` message."""
+    return LobbyTables(listing.tables, listing.total, now)

@@ -1,7 +1,10 @@
 """``ligretto play`` and ``ligretto join``: check the arguments (for ``join``, that the
-server has the table), then run the app."""
+server has the table, or, with ``--queue``, a seat from the server's matchmaking queue),
+then run the app."""
 
 from __future__ import annotations
+
+import asyncio
 
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
 from ligretto.engine.races import Fairness
@@ -10,9 +13,10 @@ from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
 from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper
+from ligretto.terminal.queuewait import QueueRefused, wait_in_queue
 from ligretto.terminal.remote import RemoteTable, ws_url
 from ligretto.terminal.screens import RulebookError, rules_text
-from ligretto.terminal.serverapi import TABLE_S, ServerApi, UrlError, base_url
+from ligretto.terminal.serverapi import TABLE_S, ServerApi, Unavailable, UrlError, base_url
 
 
 class ArgumentError(ValueError):
@@ -67,3 +71,25 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: s
         raise ArgumentError(f"--code {code.strip()}: {server} has no table with that code")
     remote = RemoteTable(url, code.strip(), name, profiles=ProfileKeeper(url), symbol=symbol)
     return LigrettoApp(remote, lang=lang, bot=bot)
+
+
+def queued_app(url: str, name: str, seats: int, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
+    """``join --queue``: wait in the server's matchmaking queue for a table of ``seats``
+    (with the server's profile, whose rating counts), then the app of the seat it hands out."""
+    try:
+        ws_url(url)
+        name = check_name(name)
+        BotSpec.parse(bot)
+        rules_text(lang)
+    except (UrlError, ProtocolError, BotSpecError, RulebookError) as error:
+        raise ArgumentError(str(error)) from None
+    if symbol not in SYMBOLS:
+        raise ArgumentError(f"--symbol: a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
+    profile, _ = ProfileKeeper(url).for_join(name, symbol)
+    try:
+        seated = asyncio.run(wait_in_queue(url, name, seats, profile=profile))
+    except QueueRefused as error:
+        raise ArgumentError(f"--queue: {error}") from None
+    except OSError as error:
+        raise Unavailable(f"cannot reach {base_url(url)}: {error}") from None
+    return remote_app(url, seated.code, name, bot=bot, lang=lang, symbol=symbol)

@@ -163,7 +163,7 @@ def test_a_lobby_list_of_many_tables_stays_small() -> None:
         lobby.create(4, RuleSet(), public=True, grace_s=60.0)
     listing = lobby.public_listing()
     assert len(listing.tables) == protocol.LOBBY_TABLES and listing.total == 1000
-    assert len(protocol.wire(protocol.lobby_message(listing))) < 20_000
+    assert len(protocol.wire(protocol.lobby_message(listing, protocol.Now(0, 0, 0, 0)))) < 20_000
 
 
 def test_zero_lists_every_public_table() -> None:

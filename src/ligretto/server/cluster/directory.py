@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ligretto import protocol
+from ligretto.server.cluster.queue import Queue
 from ligretto.server.ops import metrics
 
 if TYPE_CHECKING:
@@ -100,6 +101,18 @@ class Directory:
         (:class:`Unavailable`: the service cannot place one now; the client tries again)."""
         return None
 
+    queue: Queue | None = None
+    """The matchmaking queue this directory made (:meth:`make_queue`)."""
+
+    def make_queue(self) -> Queue:
+        """The matchmaking queue: this process's own, in memory."""
+        self.queue = Queue()
+        return self.queue
+
+    def people(self, lobby: Lobby) -> protocol.Now:
+        """Who is playing now: this process's people (one process)."""
+        return own_people(lobby, self.queue)
+
     def keep_sheets(self, sheets: SheetWatchers) -> None:
         """Where the other processes' changes of sheets go: nowhere here (one process; its
         sheets' watchers are told by the process itself)."""
@@ -113,3 +126,27 @@ class Directory:
         (``cap``: at most so many; 0: all)."""
         shown = tables[:cap] if cap else tables
         return protocol.TableList([t.summary() for t in shown], len(tables))
+
+
+def own_people(lobby: Lobby, queue: Queue | None) -> protocol.Now:
+    """This process's people now: its open WebSockets, the tickets its queue sockets hold,
+    the seated and the watching connections of its tables."""
+    playing = watching = 0
+    for table in lobby.tables.values():
+        for listener in table.listeners:
+            if listener.seat is None:
+                watching += 1
+            else:
+                playing += 1
+    queued = 0 if queue is None else queue.held()
+    return protocol.Now(lobby.connections.count, queued, playing, watching)
+
+
+def added(counts: list[protocol.Now]) -> protocol.Now:
+    """Several processes' people, added up."""
+    return protocol.Now(
+        sum(c.online for c in counts),
+        sum(c.queued for c in counts),
+        sum(c.playing for c in counts),
+        sum(c.watching for c in counts),
+    )

@@ -46,3 +46,14 @@ def table(code: str) -> str:
 def process(id: str) -> str:
     """The key of a process's heartbeat: its id, address, tables and connections (JSON)."""
     return f"ligretto:process:{id}"
+
+
+QUEUE = "ligretto:queue"
+"""The hash of the matchmaking queue's tickets: id -> the ticket (JSON, ``queue.Ticket``)."""
+SEATED = "ligretto:queue:seated"
+"""The pub/sub channel of texts for a queue ticket's holder (its seats, ``redisqueue.py``)."""
+
+
+def party(code: str) -> str:
+    """The key of a matchmaking party: holder id -> its member (JSON, ``queue.Member``)."""
+    return f"ligretto:party:{code}"

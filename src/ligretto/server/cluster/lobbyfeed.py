@@ -36,6 +36,8 @@ class Word(msgspec.Struct):
     process: str
     tables: list[Entry]
     leaving: bool = False
+    people: protocol.Now | None = None
+    """Who is playing on that process now (``directory.own_people``)."""
 
 
 _encode = msgspec.json.Encoder().encode
@@ -64,7 +66,9 @@ class LobbyFeed:
         """Called when another process says it is leaving."""
         self.heard: dict[str, tuple[float, list[Entry]]] = {}
         """Each other process's last word and when it came."""
-        self._said: list[Entry] | None = None
+        self.people: dict[str, protocol.Now] = {}
+        """Each other process's people, from its last word."""
+        self._said: tuple[list[Entry], protocol.Now | None] | None = None
         self._said_at = 0.0
 
     def hear(self, data: bytes | str) -> None:
@@ -78,10 +82,13 @@ class LobbyFeed:
             return
         if word.leaving:
             self.heard.pop(word.process, None)
+            self.people.pop(word.process, None)
             if self.on_leaving is not None:
                 self.on_leaving()
             return
         self.heard[word.process] = (self.clock(), word.tables)
+        if word.people is not None:
+            self.people[word.process] = word.people
 
     async def leave(self) -> None:
         """Say this process is leaving (its leases are released)."""
@@ -89,21 +96,30 @@ class LobbyFeed:
 
     def others(self, own: set[str]) -> list[Entry]:
         """The other processes' public tables (not those this one owns now), the silent ones left out."""
-        now = self.clock()
-        for process in [p for p, (at, _) in self.heard.items() if now - at > HEARD_S]:
-            del self.heard[process]
+        self._forget_silent()
         latest: dict[str, Entry] = {}  # a table taken over from a process not yet silent: its new owner's word
         for _, entries in sorted(self.heard.values(), key=lambda heard: heard[0]):
             latest.update((e.summary.code, e) for e in entries if e.summary.code not in own)
         return list(latest.values())
 
-    async def say(self, entries: list[Entry]) -> None:
-        """Publish this process's public tables if they changed (or ``RENEW_S`` passed)."""
+    def others_people(self) -> list[protocol.Now]:
+        """The other processes' people now (the silent ones left out)."""
+        self._forget_silent()
+        return [self.people[p] for p in self.heard if p in self.people]
+
+    def _forget_silent(self) -> None:
         now = self.clock()
-        if entries == self._said and now - self._said_at < RENEW_S:
+        for process in [p for p, (at, _) in self.heard.items() if now - at > HEARD_S]:
+            del self.heard[process]
+            self.people.pop(process, None)
+
+    async def say(self, entries: list[Entry], people: protocol.Now | None = None) -> None:
+        """Publish this process's public tables and people if they changed (or ``RENEW_S`` passed)."""
+        now = self.clock()
+        if (entries, people) == self._said and now - self._said_at < RENEW_S:
             return
-        await self.redis.publish(LOBBY, _encode(Word(self.process, entries)))
-        self._said, self._said_at = entries, now
+        await self.redis.publish(LOBBY, _encode(Word(self.process, entries, people=people)))
+        self._said, self._said_at = (entries, people), now
 
     async def listen(self) -> None:
         """Hear the channel until cancelled (subscribed again after a lost connection)."""

@@ -33,8 +33,10 @@ from starlette.responses import Response
 from ligretto import protocol
 from ligretto.protocol import Phase
 from ligretto.server.cluster import failover, keys, relay
-from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable
+from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable, added, own_people
 from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, merged
+from ligretto.server.cluster.queue import Queue
+from ligretto.server.cluster.redisqueue import RedisQueue
 from ligretto.server.cluster.renewer import Renewer
 from ligretto.server.cluster.sheetfeed import SheetFeed
 from ligretto.server.ops import logs, metrics
@@ -214,6 +216,15 @@ class RedisDirectory(Directory):
             await self.feed.leave()
         self.owned.clear()
         await self.redis.aclose()
+
+    def make_queue(self) -> Queue:
+        """The matchmaking queue of the whole service, in its Redis (``redisqueue.py``)."""
+        self.queue = RedisQueue(self.redis, self.me)
+        return self.queue
+
+    def people(self, lobby: Lobby) -> protocol.Now:
+        """Who is playing now in the whole service: this process's and the others' last words."""
+        return added([own_people(lobby, self.queue), *self.feed.others_people()])
 
     # --- sheets -----------------------------------------------------------------------
 
@@ -585,7 +596,8 @@ class RedisDirectory(Directory):
             assert self.lobby is not None
             public = [t for t in self.lobby.tables.values() if t.public and not t.closed]
             try:
-                await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public])
+                people = own_people(self.lobby, self.queue)
+                await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public], people)
             except asyncio.CancelledError:
                 raise
             except Exception as error:

@@ -122,6 +122,14 @@ HOLDS = Histogram(
 RACES = Counter(
     "ligretto_races", "Races for a pile decided (a play refused because another card took its place)", registry=REGISTRY
 )
+QUEUE_WAITING = Gauge(
+    "ligretto_queue_waiting",
+    "Sockets of this process waiting in the matchmaking queue or in a party",
+    registry=REGISTRY,
+)
+QUEUE_TABLES = Counter(
+    "ligretto_queue_tables", "Tables this process dealt from the matchmaking queue", registry=REGISTRY
+)
 LOBBY_LISTINGS = Counter(
     "ligretto_lobby_listings",
     "Times the public tables were listed (the lobby feed's ticks and new sockets, GET /api/tables)",

@@ -45,6 +45,7 @@ const APP_FILES = [
   "/js/mirror.js",
   "/js/profile.js",
   "/js/profilepage.js",
+  "/js/queue.js",
   "/js/races.js",
   "/js/reactions.js",
   "/js/replay.js",

@@ -255,15 +255,14 @@ class Seating:
         return free, token
 
     def reserve(self, name: str, profile: str | None) -> tuple[int, str]:
-        """A free seat kept for the person ``name``, who is not here yet (a tournament's
-        entrant comes with the token): its number and token.  Away from the start, so a
-        match started without them has a stand-in after the grace period."""
-        free = self.free_seat()
-        if free is None:
-            raise TableError("full", FULL)
-        token = new_token()
-        self.seats[free] = Seat(name, token, connected=False, away_since=self.clock(), profile=profile)
-        return free, token
+        """A free seat taken for the person ``name`` before they come (the matchmaking
+        queue seats them): away from now, until they come with its token (:meth:`reclaim`)."""
+        index, token = self.take(name, profile)
+        seat = self.seats[index]
+        assert seat is not None
+        seat.connected = False
+        seat.away_since = self.clock()
+        return index, token
 
     def seat_bot(self, spec: BotSpec) -> int:
         """A bot in the first free seat; returns its seat."""

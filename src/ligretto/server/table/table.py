@@ -254,6 +254,12 @@ class Table:
         person's profile, kept with the seat (never shown to the others)."""
         return self.presence.join(listener, name, profile)
 
+    def seat_away(self, name: str, profile: str | None = None) -> tuple[int, str]:
+        """Take a free seat for a person who is not here yet (the matchmaking queue, a
+        tournament's stage: each hands them its token): its number and token.  Once the match starts, their grace period
+        runs until they come."""
+        return self.seating.reserve(name, profile)
+
     def rejoin(self, listener: Listener, token: str) -> int:
         """Come back to one's seat with its token (page reload, dropped connection).  Its aim
         is not shown until the new connection says it shares it (``share_aim``)."""
@@ -289,13 +295,6 @@ class Table:
     def seat_bot(self, spec: BotSpec) -> int:
         """A bot in the first free seat (bots asked for when the table is made); its seat."""
         return self.commands.seat_bot(spec)
-
-    def reserve(self, name: str, profile: str | None = None) -> tuple[int, str]:
-        """A seat kept for a person who comes later with its token (a tournament's entrant):
-        its number and token (``Seating.reserve``)."""
-        index, token = self.seating.reserve(name, profile)
-        self._changed()
-        return index, token
 
     def remove_seat(self, by: int | None, index: int) -> None:
         self.commands.remove_seat(by, index)

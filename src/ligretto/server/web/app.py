@@ -32,13 +32,15 @@ from ligretto.server.web.director import Director
 from ligretto.server.web.health import database_probe, healthz, metrics_endpoint, readyz
 from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
 from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.matchmaker import Matchmaker
 from ligretto.server.web.profiles import claim_profile, claim_qr, create_profile, link_profile, my_profile
+from ligretto.server.web.queuesocket import queue_endpoint
 from ligretto.server.web.replays import replay_file, replay_round
 from ligretto.server.web.rules import emotes, presets, rules_page
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sheets import LiveSheets, sheet_routes
 from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
-from ligretto.server.web.tables import get_table, table_qr, tables
+from ligretto.server.web.tables import get_table, people_now, table_qr, tables
 from ligretto.server.web.tournaments import tournament_routes
 from ligretto.server.web.tutorial import create_tutorial
 
@@ -68,10 +70,14 @@ def create_app(
             await app.state.director.resume()  # the tournaments whose tables were just restored
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
+        app.state.matchmaker = matchmaker = Matchmaker(lobby, lobby.directory.make_queue())
+        await matchmaker.queue.start()
         chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]
+        chores.append(asyncio.create_task(matchmaker.run()))
         yield
         for chore in chores:
             chore.cancel()
+        await matchmaker.stop()
         lobby.directory.leave()
         COLLECTOR.uninstall()
         for table in lobby.tables.values():
@@ -88,6 +94,7 @@ def create_app(
         Route("/metrics", metrics_endpoint),
         Route("/api/tables", tables, methods=["GET", "POST"]),
         Route("/api/tables/{code}", get_table),
+        Route("/api/now", people_now),
         Route("/api/tables/{code}/qr.svg", table_qr),
         Route("/api/profiles/claim/qr.svg", claim_qr, methods=["POST"]),
         Route("/api/tutorial", create_tutorial, methods=["POST"]),
@@ -107,6 +114,7 @@ def create_app(
         *tournament_routes(),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
+        WebSocketRoute("/ws/queue", queue_endpoint),
     ]
     app = Starlette(
         routes=routes,

@@ -5,7 +5,7 @@ them end and pairs the next stage.
 A stage's tables are real public tables of the lobby (spectators welcome), each dealt
 from the stage's one match seed (``Table(match_seeds=...)``), so every table of a stage
 plays the same deals.  Their seats are the pairing's: a bot entrant plays as itself, a
-bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.reserve``:
+bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.seat_away``:
 they take it with the token ``POST /api/tournaments/{id}/seat`` gives; a stand-in plays
 it until they come).  The director watches each table as a spectator (:class:`Watcher`):
 after each round the next is dealt once everyone is ready or at the latest the table's
@@ -161,7 +161,7 @@ class Director:
             elif who.bot is not None:
                 table.seat_bot(BotSpec.parse(who.bot))
             else:
-                table.reserve(who.name, who.profile)
+                table.seat_away(who.name, who.profile)
         return table
 
     def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:

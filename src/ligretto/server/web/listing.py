@@ -1,6 +1,6 @@
 """The live list of public tables that ``/ws/lobby`` streams, made once for every socket.
 
-:class:`LiveListing` lists the tables (``Lobby.public_listing``) every :data:`PERIOD_S`
+:class:`LiveListing` lists the tables and who is playing (``Lobby.lobby_message``) every :data:`PERIOD_S`
 while anyone watches, and when a socket opens; only when the list changed does it encode
 the ``lobby`` message, once, and hand the same text to every :class:`Viewer`.  An idle
 lobby sends nothing, and a thousand open lobby sockets cost one listing a tick, not a
@@ -108,15 +108,15 @@ class LiveListing:
     """The lobby list for every open ``/ws/lobby`` socket."""
 
     def __init__(
-        self, listing: Callable[[], protocol.TableList], scheduler: Scheduler, period_s: float = PERIOD_S
+        self, listing: Callable[[], protocol.LobbyTables], scheduler: Scheduler, period_s: float = PERIOD_S
     ) -> None:
-        """``listing``: the list as it is now (``Lobby.public_listing``)."""
+        """``listing``: the ``lobby`` message as it is now (``Lobby.lobby_message``: the list and who is playing)."""
         self.listing = listing
         self.scheduler = scheduler
         self.period_s = period_s
         self.viewers: dict[Viewer, None] = {}
         """The open sockets, in the order they opened."""
-        self.last: protocol.TableList | None = None
+        self.last: protocol.LobbyTables | None = None
         self.text = ""
         """``last`` as the ``lobby`` message, encoded once for every viewer."""
         self.looks = 0
@@ -154,7 +154,7 @@ class LiveListing:
         if listing == self.last:
             return False
         self.last = listing
-        self.text = protocol.wire(protocol.lobby_message(listing))
+        self.text = protocol.wire(listing)
         for viewer in list(self.viewers):
             viewer.write(self.text)
         return True

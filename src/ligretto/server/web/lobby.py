@@ -57,7 +57,7 @@ class Lobby:
         self.kept: set[str] = set()
         """Codes of tables the sweep leaves alone: a tournament's, while their match is on
         (bots alone may play it)."""
-        self.live_list = LiveListing(self.public_listing, scheduler or LoopScheduler())
+        self.live_list = LiveListing(self.lobby_message, scheduler or LoopScheduler())
         """The list of public tables every ``/ws/lobby`` socket is sent (``listing.py``)."""
 
     def find_profile(self, secret: str) -> tuple[str, str] | None:
@@ -148,6 +148,14 @@ class Lobby:
         newest_first = public[::-1]  # tables are kept in the order they were made
         newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
         return self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
+
+    def people(self) -> protocol.Now:
+        """Who is playing now, in the whole service (``GET /api/now``)."""
+        return self.directory.people(self)
+
+    def lobby_message(self) -> protocol.LobbyTables:
+        """What every ``/ws/lobby`` socket is sent: the public tables and who is playing now."""
+        return protocol.lobby_message(self.public_listing(), self.people())
 
     def sweep(self) -> list[str]:
         """Close and drop the abandoned tables (``Table.abandoned``, in any phase: a match

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ligretto.protocol import HELLO_S, LOBBY_TABLES, SILENCE_S
+from ligretto.protocol.limits import QUEUE_COUNTDOWN_S
 from ligretto.server.table.timing import ABANDONED_S, CATCH_UP_S, COUNTDOWN_S, DESERTED_S
 from ligretto.server.web import limits
 
@@ -18,6 +19,9 @@ class Settings:
     port: int = 8000
     db: str = "ligretto.db"
     countdown_s: float = COUNTDOWN_S
+    queue_countdown_s: float = QUEUE_COUNTDOWN_S
+    """Seconds the oldest of a group in the matchmaking queue waits at most before its
+    table starts with bots in the empty seats (``server/cluster/grouping.py``)."""
     rate_per_s: float = 20.0
     """Sustained messages per second a connection may send."""
     burst: int = 40

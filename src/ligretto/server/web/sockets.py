@@ -117,7 +117,7 @@ async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
         await websocket.close(code=protocol.TRY_AGAIN, reason=refusal.code)
 
 
-async def _admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
+async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
     """Admit a WebSocket under the lobby's connection caps (else refuse it before the
     upgrade), accept it and ``serve`` it until it closes; its place is given back after."""
     lobby: Lobby = websocket.app.state.lobby
@@ -135,7 +135,7 @@ async def _admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Aw
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
     """``/ws``: one client's connection to a table."""
-    await _admitted(websocket, _serve)
+    await admitted(websocket, _serve)
 
 
 async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
@@ -275,7 +275,7 @@ async def lobby_endpoint(websocket: WebSocket) -> None:
     if refusal is not None:
         await refuse(websocket, refusal)
         return
-    await _admitted(websocket, _stream_lobby)
+    await admitted(websocket, _stream_lobby)
 
 
 async def _stream_lobby(lobby: Lobby, websocket: WebSocket) -> None:

@@ -1,5 +1,5 @@
 """The HTTP API of tables (docs/protocol.md): ``/api/tables`` (create, list), one table's
-details and its invite QR code.  Bodies in and out are protocol structs."""
+details and its invite QR code, and who is playing now (``/api/now``).  Bodies in and out are protocol structs."""
 
 from __future__ import annotations
 
@@ -72,6 +72,12 @@ def _bots_for(spec: protocol.CreateTable) -> list[BotSpec]:
 async def list_tables(request: Request) -> Response:
     """The lobby list: the public tables, capped (``Lobby.public_listing``)."""
     return http.answer(request.app.state.lobby.public_listing())
+
+
+async def people_now(request: Request) -> Response:
+    """``GET /api/now``: who is playing now in the whole service (``Lobby.people``; the
+    lobby's sockets are sent the same in every ``lobby`` message, no polling needed)."""
+    return http.answer(request.app.state.lobby.people())
 
 
 async def tables(request: Request) -> Response:

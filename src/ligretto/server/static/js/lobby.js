@@ -1,5 +1,6 @@
 // The lobby: Play now, your name, the score keeper for a game on a real table, create a
-// table, join one by code or invite link, and the live list of public tables (over /ws/lobby).
+// table, join one by code or invite link, and the live list of public tables with who is
+// playing now (over /ws/lobby).
 
 import { wsUrl } from "./connection.js";
 import { h, toast } from "./dom.js";
@@ -7,6 +8,7 @@ import { has, plural, t } from "./i18n.js";
 import { LEVELS, presetRules, rulesForm, rulesSummary } from "./rules.js";
 import { NAME_INPUT_MAX, storage } from "./storage.js";
 import { aidToggle } from "./aid.js";
+import { QueuePanel } from "./queue.js";
 
 /** The way in for newcomers: the tutorial's button, and the beginner aid's switch. */
 function learning() {
@@ -45,11 +47,14 @@ export class LobbyScreen {
   constructor(root) {
     this.root = root;
     this.tables = null;
+    /** Who is playing now (the lobby message's `now`). */
+    this.now = null;
     /** How many public tables there are: the list shows the first few (Limits, lobby_tables). */
     this.total = 0;
     this.settings = { preset: "classic", options: {}, seats: 4, public: true };
     this.socket = null;
     this.closed = false;
+    this.queue = new QueuePanel(() => this.defaultName());
     this.connectList();
     this.render();
   }
@@ -63,7 +68,9 @@ export class LobbyScreen {
       if (message.type === "lobby") {
         this.tables = message.tables;
         this.total = message.total;
+        this.now = message.now;
         this.renderList();
+        this.renderNow();
       }
     });
     socket.addEventListener("close", () => {
@@ -74,6 +81,7 @@ export class LobbyScreen {
   close() {
     this.closed = true;
     if (this.socket) this.socket.close();
+    this.queue.close();
   }
 
   render() {
@@ -130,6 +138,7 @@ export class LobbyScreen {
     );
 
     this.list = h("div", { id: "public-tables", class: "table-list", "aria-live": "polite" });
+    this.nowLine = h("p", { id: "people-now", class: "muted people-now" });
     this.root.replaceChildren(
       h("div", { class: "lobby" },
         // A newcomer's first screen, a phone's included: what the game is, then Play now
@@ -139,6 +148,7 @@ export class LobbyScreen {
           h("p", {}, t("lobby.intro")),
         ),
         this.playNowPanel(),
+        this.queue.render(this.nowLine),
         h("section", { class: "panel you" },
           h("div", { class: "field" }, h("label", { for: nameInput.id }, t("lobby.name")), nameInput),
           h("p", { class: "profile-line" }, h("a", { href: "#/profile", id: "profile-link" }, t("lobby.profile"))),
@@ -164,6 +174,7 @@ export class LobbyScreen {
       ),
     );
     this.renderList();
+    this.renderNow();
   }
 
   // --- play now ------------------------------------------------------------------
@@ -196,14 +207,20 @@ export class LobbyScreen {
   /** Make a table with the bots seated that starts when this page joins, and go there.
    * Without a name the page plays as "Player" in its language (kept, as a typed name). */
   async playNow(level) {
-    const name = this.nameInput.value.trim() || t("lobby.play_now.default_name");
-    this.nameInput.value = name;
-    storage.setName(name);
+    this.defaultName();
     this.playNowButton.disabled = true;
     const body = { bots: Array(PLAY_NOW_BOTS).fill(`smart:${level}`), start: true };
     const code = await this.post(body);
     if (code) location.hash = `#/t/${code}`;
     else this.playNowButton.disabled = false;
+  }
+
+  /** The name typed, or "Player" in the page's language (kept, as a typed name). */
+  defaultName() {
+    const name = this.nameInput.value.trim() || t("lobby.play_now.default_name");
+    this.nameInput.value = name;
+    storage.setName(name);
+    return name;
   }
 
   checkName() {
@@ -243,6 +260,18 @@ export class LobbyScreen {
       return null;
     }
     return answer.code;
+  }
+
+  /** Who is playing now, in one line (the lobby message's `now`, live over /ws/lobby). */
+  renderNow() {
+    const now = this.now;
+    if (!this.nowLine || !now) return;
+    this.nowLine.textContent = [
+      plural("now.online", now.online, { count: now.online }),
+      plural("now.queued", now.queued, { count: now.queued }),
+      plural("now.playing", now.playing, { count: now.playing }),
+      plural("now.watching", now.watching, { count: now.watching }),
+    ].join(" · ");
   }
 
   renderList() {

@@ -1,0 +1,31 @@
+"""``ligretto loadtest --queue`` against a real server (its queue countdown 1 s): every
+arrival is seated and sees its dealt round, and the figures add up (the people the tables
+seated are the arrivals; their share of the seats is people over the tables' seats)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ligretto.harness.run import main
+from realserver import TEST_RATE, ServerProcess, running
+
+
+def test_arrivals_at_the_queue_are_dealt_and_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = ServerProcess.in_folder(tmp_path, queue_countdown_s=1.0, **TEST_RATE)
+    with running(server):
+        argv = ["--queue", "--url", server.url, "--arrivals", "300", "--duration", "3", "--players", "3"]
+        code = main([*argv, "--queue-countdown", "1", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["errors"] == []
+    assert report["arrived"] >= 5 and report["dealt"] == report["arrived"]
+    assert report["tables"] >= report["arrived"] / 3
+    assert round(report["people_share_of_seats"] * report["tables"] * 3) == report["dealt"]
+    assert 0 < report["median_to_dealt_s"] <= report["p90_to_dealt_s"] <= report["max_to_dealt_s"] < 1.0 + 10.0
+
+
+def test_bad_arrivals_are_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--queue", "--arrivals", "0"]) == 2
+    assert capsys.readouterr().err.strip().endswith("--arrivals must be more than 0, not 0")
