@@ -21,6 +21,7 @@ from ligretto.tournament import (
     pair,
     repeats,
     replay,
+    restore,
     stage_seed,
 )
 
@@ -49,6 +50,22 @@ def test_sixteen_entrants_in_tables_of_four_never_meet_twice_in_three_stages(see
             assert not pairs & seen, f"stage {stage.number} table {table.number} repeats {pairs & seen}"
             seen |= pairs
     assert len(seen) == 3 * 4 * 6
+
+
+def test_sixty_four_entrants_at_tables_of_four_meet_nobody_twice_in_six_stages() -> None:
+    """Past the bounded search, the greedy seats and the swaps that follow still find
+    stages without a repeat where the first pairings leave room for them."""
+    tournament = Tournament(64, 4, 6, seed=1)
+    play_out(tournament, random.Random(1))
+    pairs = [
+        frozenset((a, b))
+        for stage in tournament.stages
+        for table in stage.tables
+        for a in table.entrants
+        for b in table.entrants
+        if a < b
+    ]
+    assert len(pairs) == len(set(pairs)) == 6 * 16 * 6
 
 
 def test_every_table_of_a_stage_has_the_stage_s_seed_and_stages_differ() -> None:
@@ -139,6 +156,8 @@ def test_refusals_say_why_and_change_nothing() -> None:
     with pytest.raises(TournamentError, match="recorded already"):
         tournament.record(1, 1, [(1, 2, 3)])
     assert tournament.results == {(1, 1): ((1, 2, 3),)}
+    with pytest.raises(TournamentError, match="every entrant once"):
+        restore(6, 3, 2, 0, played=[[(0, 1, 2), (3, 4, 4)]], results={})
 
 
 @settings(max_examples=60, deadline=None)
@@ -178,6 +197,10 @@ def test_any_tournament_seats_everyone_once_a_stage_and_replays_exactly(
     )
     assert again.stages == tournament.stages
     assert again.standings() == tournament.standings()
+    # and from its stored seats and results, without pairing again
+    played = [[table.seats for table in stage.tables] for stage in tournament.stages]
+    stored = restore(entrants, table_size, stages, seed, played=played, results=tournament.results)
+    assert stored.stages == tournament.stages and stored.standings() == tournament.standings()
 
 
 @settings(max_examples=60, deadline=None)

@@ -13,6 +13,7 @@ from .plan import (
     Tournament,
     TournamentError,
     replay,
+    restore,
     stage_seed,
 )
 from .swiss import capacities, pair, repeats
@@ -31,6 +32,7 @@ __all__ = [
     "pair",
     "repeats",
     "replay",
+    "restore",
     "seat_means",
     "stage_seed",
 ]

@@ -18,14 +18,15 @@ Standings (:meth:`Tournament.standings`) order the entrants by
 4. then the entrant's number (who joined first).
 
 Pure and deterministic: the same entrants, seed and results give the same stages and
-standings, so a stored tournament is restored by replaying its results in order.
+standings (:func:`replay` pairs a tournament again from its results alone); a stored one
+is rebuilt from its stages' seats and results without pairing again (:func:`restore`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -191,4 +192,31 @@ def replay(entrants: int, table_size: int, stages: int, seed: int, results: Sequ
             raise TournamentError(f"stage {number} has {len(stage.tables)} tables, not {len(matches)}")
         for table, rounds in zip(stage.tables, matches, strict=True):
             tournament.record(number, table.number, rounds)
+    return tournament
+
+
+def restore(
+    entrants: int,
+    table_size: int,
+    stages: int,
+    seed: int,
+    *,
+    played: Sequence[Sequence[Sequence[int | None]]],
+    results: Mapping[tuple[int, int], Rounds],
+) -> Tournament:
+    """A tournament as stored: its stages' seats as they were paired (``played[stage][table]``,
+    the entrant per seat) and the results recorded so far (``(stage, table)``: rounds),
+    without pairing again (:func:`replay` pairs again, and must give the same seats)."""
+    tournament = Tournament(entrants, table_size, stages, seed)
+    if len(played) > stages:
+        raise TournamentError(f"{len(played)} stages stored, {stages} at most")
+    for number, tables in enumerate(played, 1):
+        seats = [tuple(table) for table in tables]
+        seated = sorted(entrant for table in seats for entrant in table if entrant is not None)
+        if seated != list(range(entrants)) or any(len(table) != table_size for table in seats):
+            raise TournamentError(f"stage {number} does not seat every entrant once at tables of {table_size}")
+        tables_of = tuple(StageTable(index, table) for index, table in enumerate(seats, 1))
+        tournament.stages.append(Stage(number, stage_seed(seed, number), tables_of))
+    for (stage, table), rounds in sorted(results.items()):
+        tournament.record(stage, table, rounds)
     return tournament

@@ -2,11 +2,13 @@
 
 A stage's tables are filled one after another.  Each table opens with the best-placed
 entrant not yet seated, then takes the next best who has not shared a table with anyone
-already at it.  When no such pairing of the whole stage exists, the search allows one
-repeated pair of table-mates, then two, ...; it is bounded (:data:`SEARCH_BUDGET`), and
-past its bound the seats go greedily to whoever repeats fewest.  Seats short of the
-table size are *byes*, filled by bots: at most one a table, from the bottom table up, so
-no table is mostly bots and the leaders play full tables.
+already at it, backtracking when a later table cannot be filled so (a search bounded by
+:data:`SEARCH_BUDGET` steps).  When it finds no such pairing, the seats go greedily to
+whoever repeats fewest, and then two entrants of different tables swap while a swap
+lowers the number of repeated pairs (the nearest tables first, so that tables stay
+groups of similar standing).  Seats short of the table size are *byes*, filled by bots:
+spread over the tables as evenly as they go, from the bottom table up, so the leaders
+play full tables.
 
 Pure and deterministic: the order given is the only source of choice.
 """
@@ -18,12 +20,14 @@ from collections.abc import Mapping, Sequence, Set
 
 SEARCH_BUDGET = 20_000
 """Steps the search for a pairing without repeat table-mates may take before the greedy
-fallback (fewest repeats) is used instead: keeps a pairing instant at any size."""
+fallback (fewest repeats, then swaps) is used instead: keeps a pairing quick at any size."""
+SWAP_ROUNDS = 200
+"""At most this many improving swaps after the greedy fallback."""
 
 
 def capacities(entrants: int, table_size: int) -> list[int]:
     """How many entrants sit at each table: tables of ``table_size``, the missing seats
-    (byes) spread one a table from the last table up.
+    (byes) spread one a table from the last table up (round again if there are more).
 
     >>> capacities(10, 4)
     [4, 3, 3]
@@ -52,50 +56,47 @@ def pair(order: Sequence[int], table_size: int, met: Mapping[int, Set[int]]) -> 
     whom in earlier stages.
     """
     sizes = capacities(len(order), table_size)
-    budget = [SEARCH_BUDGET]
-    allowed = 0
-    while budget[0] > 0:
-        found = _with_repeats_at_most(allowed, list(order), sizes, met, budget)
-        if found is not None:
-            return found
-        allowed += 1
-    return _fewest_repeats(list(order), sizes, met)
+    found = _without_repeats(list(order), sizes, met)
+    if found is not None:
+        return found
+    tables = _fewest_repeats(list(order), sizes, met)
+    _swap_down(tables, met)
+    rank = {entrant: place for place, entrant in enumerate(order)}
+    return [sorted(table, key=rank.__getitem__) for table in tables]
 
 
-def _with_repeats_at_most(
-    allowed: int, order: list[int], sizes: list[int], met: Mapping[int, Set[int]], budget: list[int]
-) -> list[list[int]] | None:
-    """A pairing with at most ``allowed`` repeat pairs, trying the best-placed choices
-    first; ``None`` when there is none or the search ran out of steps (``budget[0]``,
-    shared between the calls of one pairing)."""
+def _without_repeats(order: list[int], sizes: list[int], met: Mapping[int, Set[int]]) -> list[list[int]] | None:
+    """A pairing where nobody meets anyone twice, trying the best-placed choices first;
+    ``None`` when there is none or the search ran out of steps."""
     tables: list[list[int]] = [[] for _ in sizes]
     rank = {entrant: place for place, entrant in enumerate(order)}
     free = list(order)
+    steps = 0
 
-    def fill(table: int, spare: int) -> bool:
+    def fill(table: int) -> bool:
+        nonlocal steps
         if table == len(sizes):
             return True
         seated = tables[table]
         if len(seated) == sizes[table]:
-            return fill(table + 1, spare)
+            return fill(table + 1)
         # a new table opens with the best free entrant (any other choice only permutes tables)
         candidates = free[:1] if not seated else list(free)
         for entrant in candidates:
-            budget[0] -= 1
-            if budget[0] <= 0:
+            steps += 1
+            if steps > SEARCH_BUDGET:
                 return False
-            cost = sum(1 for other in seated if other in met.get(entrant, ()))
-            if cost > spare:
+            if any(other in met.get(entrant, ()) for other in seated):
                 continue
             seated.append(entrant)
             free.remove(entrant)
-            if fill(table, spare - cost):
+            if fill(table):
                 return True
             insort(free, entrant, key=rank.__getitem__)
             seated.pop()
         return False
 
-    return tables if fill(0, allowed) else None
+    return tables if fill(0) else None
 
 
 def _fewest_repeats(order: list[int], sizes: list[int], met: Mapping[int, Set[int]]) -> list[list[int]]:
@@ -110,3 +111,37 @@ def _fewest_repeats(order: list[int], sizes: list[int], met: Mapping[int, Set[in
             seated.append(best)
         tables.append(seated)
     return tables
+
+
+def _swap_down(tables: list[list[int]], met: Mapping[int, Set[int]]) -> None:
+    """Swap two entrants of different tables while that lowers the repeated pairs: the
+    first such swap found, nearest tables first (at most :data:`SWAP_ROUNDS` swaps)."""
+
+    for _ in range(SWAP_ROUNDS):
+        swap = _first_better_swap(tables, met)
+        if swap is None:
+            return
+        i, a, j, b = swap
+        tables[i][tables[i].index(a)] = b
+        tables[j][tables[j].index(b)] = a
+
+
+def _first_better_swap(tables: list[list[int]], met: Mapping[int, Set[int]]) -> tuple[int, int, int, int] | None:
+    """(table, entrant, other table, entrant) of the first swap that lowers the repeats."""
+    costs = [repeats(table, met) for table in tables]
+    for distance in range(1, len(tables)):
+        for i in range(len(tables) - distance):
+            j = i + distance
+            if costs[i] == 0 and costs[j] == 0:
+                continue
+            for a in tables[i]:
+                for b in tables[j]:
+                    after = _cost(tables[i], a, b, met) + _cost(tables[j], b, a, met)
+                    if after < costs[i] + costs[j]:
+                        return i, a, j, b
+    return None
+
+
+def _cost(table: list[int], out: int, into: int, met: Mapping[int, Set[int]]) -> int:
+    """The repeated pairs of ``table`` with ``into`` in the place of ``out``."""
+    return repeats([into if entrant == out else entrant for entrant in table], met)

@@ -29,7 +29,7 @@ from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.web.director import Director, details_of
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
-from ligretto.tournament import duplicate_scores, stage_seed
+from ligretto.tournament import duplicate_scores, replay, stage_seed
 
 SEED = 2929
 STAGES = 3
@@ -98,6 +98,12 @@ def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) ->
         details = details_of(stored)
         db = store.db
         assert details.state == "over" and len(details.played) == STAGES
+        # the stored seats are the pairings the seed and the results give again
+        results = [[t.rounds or () for t in stored.tables if t.stage == n] for n in range(1, STAGES + 1)]
+        again = replay(16, 4, STAGES, SEED, results)
+        assert [[t.seats for t in s.tables] for s in again.stages] == [
+            [tuple(t.seats) for t in s.tables] for s in details.played
+        ]
         # every table of a stage was dealt the same deals: the stage's match seed, round by round
         for stage in details.played:
             codes = [table.code for table in stage.tables]

@@ -208,8 +208,8 @@ _TOURNAMENTS = (
     # ``ligretto.tournament``'s, rebuilt from these rows): the settings and seed, the host's
     # secret as a SHA-256; the entrants in the order they joined (a person's secret as a
     # SHA-256, a bot's spec); each stage's tables, each a real table (``code``) whose one
-    # match (``matches`` row ``(code, 1)``) is the tournament's, and its rounds' scores per
-    # seat once it is over (NULL before).
+    # match (``matches`` row ``(code, 1)``) is the tournament's, the entrant in each seat
+    # (JSON, ``null`` a bye's bot) and its rounds' scores per seat once it is over (NULL before).
     """CREATE TABLE tournaments (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -236,6 +236,7 @@ _TOURNAMENTS = (
         stage INTEGER NOT NULL,
         number INTEGER NOT NULL,
         code TEXT NOT NULL,
+        seats TEXT NOT NULL,
         rounds TEXT,
         PRIMARY KEY (tournament, stage, number)
     )""",

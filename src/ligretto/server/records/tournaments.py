@@ -1,11 +1,12 @@
 """Tournaments of duplicate deals in the store (``tournaments``, ``tournament_entrants``,
 ``tournament_tables``; schema step 14 of ``migrations``): the one place of their SQL.
 
-What is stored is what cannot be recomputed: the settings and seed, the entrants in the
-order they joined, and each stage's tables (their codes, and each table's rounds' scores
-per seat once its match is over).  The pairings and standings follow from those by
-``ligretto.tournament.replay`` (:meth:`StoredTournament.model`), so a restarted server
-finds a tournament as it was.  Each stage table is a real table whose first match is
+What is stored: the settings and seed, the entrants in the order they joined, and each
+stage's tables (their codes, the entrant in each seat as paired, and each table's rounds'
+scores per seat once its match is over).  The standings follow from those
+(``ligretto.tournament.restore``, :meth:`StoredTournament.model`: no pairing again, which
+at 256 entrants would cost the event loop most of a second), so a restarted server finds
+a tournament as it was.  Each stage table is a real table whose first match is
 filed in the history as any other: a person's history shows it, and
 :meth:`Tournaments.of_code` names the tournament it belonged to.
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from ligretto.server.db.database import Database
 from ligretto.server.records.profiles import secret_hash
-from ligretto.tournament import MAX_ENTRANTS, Tournament, replay
+from ligretto.tournament import MAX_ENTRANTS, Stage, Tournament, restore
 
 __all__ = ["StoredEntrant", "StoredTable", "StoredTournament", "TournamentRefusal", "Tournaments"]
 
@@ -55,11 +56,13 @@ class StoredEntrant:
 
 @dataclass(frozen=True, slots=True)
 class StoredTable:
-    """A stage's table: its code and, once its match is over, each round's scores per seat."""
+    """A stage's table: its code, the entrant in each seat (``None``: a bye's bot) and,
+    once its match is over, each round's scores per seat."""
 
     stage: int
     number: int
     code: str
+    seats: tuple[int | None, ...]
     rounds: tuple[tuple[int, ...], ...] | None
 
 
@@ -78,18 +81,11 @@ class StoredTournament:
     tables: tuple[StoredTable, ...]
 
     def model(self) -> Tournament:
-        """The tournament's pairings and standings, rebuilt from its stored results: every
-        complete stage replayed, and the stage being played paired (its results so far recorded)."""
+        """The tournament's stages as paired and its results so far: its standings."""
         stages = sorted({table.stage for table in self.tables})
-        complete = [s for s in stages if all(t.rounds is not None for t in self.tables if t.stage == s)]
-        results = [[t.rounds or () for t in self.tables if t.stage == s] for s in complete]
-        model = replay(len(self.entrants), self.table_size, self.stages, self.seed, results)
-        for stage in stages[len(complete) :]:
-            model.next_stage()
-            for table in self.tables:
-                if table.stage == stage and table.rounds is not None:
-                    model.record(stage, table.number, table.rounds)
-        return model
+        played = [[t.seats for t in self.tables if t.stage == stage] for stage in stages]
+        results = {(t.stage, t.number): t.rounds for t in self.tables if t.rounds is not None}
+        return restore(len(self.entrants), self.table_size, self.stages, self.seed, played=played, results=results)
 
 
 class Tournaments:
@@ -159,12 +155,15 @@ class Tournaments:
                 raise TournamentRefusal("too_few", "a tournament needs at least 2 entrants", 409)
             self.db.execute("UPDATE tournaments SET started = ? WHERE id = ?", (self.clock(), ident))
 
-    def add_stage(self, ident: str, stage: int, codes: Sequence[str]) -> None:
-        """The tables of ``stage``, in order (table ``n`` is ``codes[n - 1]``)."""
+    def add_stage(self, ident: str, stage: Stage, codes: Sequence[str]) -> None:
+        """The tables of ``stage`` as paired, in order (table ``n`` is ``codes[n - 1]``)."""
         with self.db.transaction(immediate=True):
             self.db.executemany(
-                "INSERT INTO tournament_tables (tournament, stage, number, code) VALUES (?, ?, ?, ?)",
-                [(ident, stage, number, code) for number, code in enumerate(codes, 1)],
+                "INSERT INTO tournament_tables (tournament, stage, number, code, seats) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (ident, stage.number, table.number, code, json.dumps(list(table.seats)))
+                    for table, code in zip(stage.tables, codes, strict=True)
+                ],
             )
 
     def record(self, ident: str, stage: int, number: int, rounds: Sequence[Sequence[int]]) -> bool:
@@ -201,9 +200,16 @@ class Tournaments:
             )
         )
         tables = tuple(
-            StoredTable(stage, number, code, None if rounds is None else tuple(map(tuple, json.loads(rounds))))
-            for stage, number, code, rounds in self.db.execute(
-                "SELECT stage, number, code, rounds FROM tournament_tables WHERE tournament = ? ORDER BY stage, number",
+            StoredTable(
+                stage,
+                number,
+                code,
+                tuple(json.loads(seats)),
+                None if rounds is None else tuple(map(tuple, json.loads(rounds))),
+            )
+            for stage, number, code, seats, rounds in self.db.execute(
+                "SELECT stage, number, code, seats, rounds FROM tournament_tables WHERE tournament = ? "
+                "ORDER BY stage, number",
                 (ident,),
             )
         )

@@ -136,7 +136,7 @@ class Director:
                 return
             stage = model.next_stage()
             tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
-            self.tournaments.add_stage(ident, stage.number, [table.code for table in tables])
+            self.tournaments.add_stage(ident, stage, [table.code for table in tables])
             for number, table in enumerate(tables, 1):
                 self._watch(ident, stage.number, number, table)
                 table.begin()
