@@ -39,6 +39,7 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     page.fill("#tournament-name", "Phone cup")
     page.select_option("#tournament-size", "3")
     page.select_option("#tournament-stages", "2")
+    page.select_option("#tournament-pairing", "mixed")
     page.select_option("#tournament-bots", "5")
     page.select_option("#tournament-level", "machine")
     page.click("#tournament-create")
@@ -56,7 +57,8 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     page.wait_for_selector("#tournament-standings")
     # the first stage: two tables of three, every entrant at one, a watch link each
     api = get(server, f"/api/tournaments/{ident}")
-    assert api["state"] in ("playing", "over")
+    assert api["state"] in ("playing", "over") and api["pairing"] == "mixed"
+    expect(page.locator("#tournament-pairing-line")).to_have_text(words("en", "tournament.pairing.mixed"))
     (stage,) = [s for s in api["played"] if s["number"] == 1]
     codes = [t["code"] for t in stage["tables"]]
     section = page.locator('.tournament-stage[data-stage="1"]')

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import ligretto.tournament
 from ligretto.tournament import (
+    Pairing,
     Tournament,
     TournamentError,
     capacities,
@@ -133,6 +134,20 @@ def test_later_stages_pair_by_standing() -> None:
     # any table of 4 repeats two pairs here; the top four (two from each table) do no worse
     assert second.tables[0].seats == tuple(order[:4])
     assert second.tables[1].seats == tuple(order[4:])
+
+
+def test_mixed_pairing_follows_the_seed_alone_and_swiss_the_standings() -> None:
+    """Mixed: the stages follow from the seed alone (any results give the same tables);
+    Swiss: from the standings too."""
+    mixed = [Tournament(16, 4, 4, seed=7, pairing=Pairing.MIXED) for _ in range(2)]
+    swiss = [Tournament(16, 4, 4, seed=7) for _ in range(2)]
+    for results, tournaments in enumerate(zip(mixed, swiss, strict=True)):
+        for tournament in tournaments:
+            play_out(tournament, random.Random(results))
+    assert mixed[0].stages == mixed[1].stages
+    assert swiss[0].stages != swiss[1].stages
+    assert mixed[0].stages[0] == swiss[0].stages[0]  # the first stage: shuffled from the seed either way
+    assert [line.entrant for line in mixed[0].standings()] != [line.entrant for line in mixed[1].standings()]
 
 
 def test_refusals_say_why_and_change_nothing() -> None:

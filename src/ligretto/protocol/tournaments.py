@@ -19,12 +19,14 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True):
 
 class CreateTournament(_Body):
     """The body of ``POST /api/tournaments``: its name, tables of ``table_size`` seats,
-    ``stages`` Swiss stages (one match each), the rules (a preset and options, as a
-    table's), and ``bots`` entered at once (``strategy:level`` each)."""
+    ``stages`` stages (one match each), paired ``swiss`` (by standing) or ``mixed`` (as
+    many new table-mates as can be), the rules (a preset and options, as a table's), and
+    ``bots`` entered at once (``strategy:level`` each)."""
 
     name: str
     table_size: int = 4
     stages: int = 3
+    pairing: Literal["swiss", "mixed"] = "swiss"
     preset: str = "classic"
     options: dict[str, str | int | bool] = {}
     bots: list[str] = []
@@ -128,6 +130,7 @@ class TournamentDetails(_Body):
     state: Literal["open", "playing", "over"]
     table_size: int
     stages: int
+    pairing: Literal["swiss", "mixed"]
     rules: dict[str, str | int | bool]
     entrants: list[EntrantLine]
     standings: list[StandingLine]

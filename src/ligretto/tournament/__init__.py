@@ -1,4 +1,4 @@
-"""Tournaments of duplicate deals (issue 29): Swiss pairing into tables, every table of a
+"""Tournaments of duplicate deals (issue 29): Swiss (or mixed) pairing into tables, every table of a
 stage dealt the same deals, standings by duplicate score.  Pure: no I/O, no clock, no
 global random; only the standard library.
 """
@@ -7,6 +7,7 @@ from .duplicate import Rounds, duplicate_scores, seat_means
 from .plan import (
     MAX_ENTRANTS,
     MAX_STAGES,
+    Pairing,
     Stage,
     StageTable,
     Standing,
@@ -21,6 +22,7 @@ from .swiss import capacities, pair, repeats
 __all__ = [
     "MAX_ENTRANTS",
     "MAX_STAGES",
+    "Pairing",
     "Rounds",
     "Stage",
     "StageTable",

@@ -1,10 +1,13 @@
-"""A tournament of duplicate deals: entrants, stages of Swiss-paired tables, standings.
+"""A tournament of duplicate deals: entrants, stages of paired tables, standings.
 
 A :class:`Tournament` is its entrants (numbered ``0 .. N-1`` in the order they joined;
 whether each is a person or a bot is not its business), a table size, a number of
-stages and a seed.  Each stage (:meth:`Tournament.next_stage`) pairs the entrants into
-tables by their current standing (:func:`~ligretto.tournament.swiss.pair`; the first
-stage in an order shuffled from the seed) and gives every table of the stage the same
+stages, a seed and a way of pairing (:class:`Pairing`).  Each stage
+(:meth:`Tournament.next_stage`) pairs the entrants into tables
+(:func:`~ligretto.tournament.swiss.pair`) in an order: Swiss (the default), by their
+current standing, so that players of a like standing meet; mixed, in an order shuffled
+from the seed for each stage, so that everyone meets as many others as the stages allow
+(the first stage is shuffled from the seed either way); and it gives every table of the stage the same
 match seed (:func:`stage_seed`), so every table is dealt the same deals.  A table's seats
 are its entrants best-placed first, then the bots filling its byes (``None``).  Once
 every table of a stage has its match recorded (:meth:`Tournament.record`), the next
@@ -28,6 +31,7 @@ import hashlib
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 
 from .duplicate import Rounds, duplicate_scores
@@ -35,6 +39,15 @@ from .swiss import capacities, pair
 
 MAX_ENTRANTS = 256
 MAX_STAGES = 12
+
+
+class Pairing(StrEnum):
+    """How a stage's tables are filled: the order :func:`~ligretto.tournament.swiss.pair` takes."""
+
+    SWISS = "swiss"
+    """By the standings: the leaders meet, and so on down."""
+    MIXED = "mixed"
+    """In an order shuffled from the seed each stage: as many new table-mates as can be."""
 
 
 class TournamentError(ValueError):
@@ -84,7 +97,9 @@ class Standing:
 class Tournament:
     """The stages and results of one tournament (see the module's docstring)."""
 
-    def __init__(self, entrants: int, table_size: int, stages: int, seed: int) -> None:
+    def __init__(
+        self, entrants: int, table_size: int, stages: int, seed: int, *, pairing: Pairing = Pairing.SWISS
+    ) -> None:
         if not 2 <= entrants <= MAX_ENTRANTS:
             raise TournamentError(f"a tournament has 2-{MAX_ENTRANTS} entrants, not {entrants}")
         if not 1 <= stages <= MAX_STAGES:
@@ -94,6 +109,7 @@ class Tournament:
         self.table_size = table_size
         self.stage_count = stages
         self.seed = seed
+        self.pairing = Pairing(pairing)
         self.stages: list[Stage] = []
         self.results: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
 
@@ -108,15 +124,17 @@ class Tournament:
         return len(self.stages) == self.stage_count and self.stage_complete(self.stage_count)
 
     def next_stage(self) -> Stage:
-        """Pair the next stage by the standings so far (the first from the seed)."""
+        """Pair the next stage: by the standings so far (Swiss) or in a shuffled order
+        (mixed); the first stage in an order shuffled from the seed."""
         if self.stages and not self.stage_complete(len(self.stages)):
             raise TournamentError(f"stage {len(self.stages)} is still being played")
         if len(self.stages) == self.stage_count:
             raise TournamentError("every stage has been played")
         number = len(self.stages) + 1
-        if number == 1:
+        if number == 1 or self.pairing is Pairing.MIXED:
             order = list(range(self.entrants))
-            random.Random(f"ligretto:tournament:{self.seed}:order").shuffle(order)
+            key = "" if number == 1 else f":{number}"
+            random.Random(f"ligretto:tournament:{self.seed}:order{key}").shuffle(order)
         else:
             order = [line.entrant for line in self.standings()]
         tables = pair(order, self.table_size, self.met())
@@ -182,10 +200,18 @@ class Tournament:
         ]
 
 
-def replay(entrants: int, table_size: int, stages: int, seed: int, results: Sequence[Sequence[Rounds]]) -> Tournament:
+def replay(
+    entrants: int,
+    table_size: int,
+    stages: int,
+    seed: int,
+    results: Sequence[Sequence[Rounds]],
+    *,
+    pairing: Pairing = Pairing.SWISS,
+) -> Tournament:
     """A tournament rebuilt from its results, stage by stage (``results[stage][table]``):
-    the stored form is the entrants, the settings and the rounds, the pairings follow."""
-    tournament = Tournament(entrants, table_size, stages, seed)
+    from the entrants, the settings and the rounds, the pairings follow."""
+    tournament = Tournament(entrants, table_size, stages, seed, pairing=pairing)
     for number, matches in enumerate(results, 1):
         stage = tournament.next_stage()
         if len(matches) != len(stage.tables):
@@ -203,11 +229,12 @@ def restore(
     *,
     played: Sequence[Sequence[Sequence[int | None]]],
     results: Mapping[tuple[int, int], Rounds],
+    pairing: Pairing = Pairing.SWISS,
 ) -> Tournament:
     """A tournament as stored: its stages' seats as they were paired (``played[stage][table]``,
     the entrant per seat) and the results recorded so far (``(stage, table)``: rounds),
     without pairing again (:func:`replay` pairs again, and must give the same seats)."""
-    tournament = Tournament(entrants, table_size, stages, seed)
+    tournament = Tournament(entrants, table_size, stages, seed, pairing=pairing)
     if len(played) > stages:
         raise TournamentError(f"{len(played)} stages stored, {stages} at most")
     for number, tables in enumerate(played, 1):

@@ -205,7 +205,8 @@ _SEASONS = (
 
 _TOURNAMENTS = (
     # Tournaments of duplicate deals (``records.tournaments``; the pairing and standings are
-    # ``ligretto.tournament``'s, rebuilt from these rows): the settings and seed, the host's
+    # ``ligretto.tournament``'s, rebuilt from these rows): the settings (``pairing``: swiss
+    # or mixed) and seed, the host's
     # secret as a SHA-256; the entrants in the order they joined (a person's secret as a
     # SHA-256, a bot's spec); each stage's tables, each a real table (``code``) whose one
     # match (``matches`` row ``(code, 1)``) is the tournament's, the entrant in each seat
@@ -217,6 +218,7 @@ _TOURNAMENTS = (
         rules TEXT NOT NULL,
         table_size INTEGER NOT NULL,
         stages INTEGER NOT NULL,
+        pairing TEXT NOT NULL,
         seed INTEGER NOT NULL,
         created REAL NOT NULL,
         started REAL,

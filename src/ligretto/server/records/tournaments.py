@@ -25,7 +25,7 @@ from typing import Any
 
 from ligretto.server.db.database import Database
 from ligretto.server.records.profiles import secret_hash
-from ligretto.tournament import MAX_ENTRANTS, Stage, Tournament, restore
+from ligretto.tournament import MAX_ENTRANTS, Pairing, Stage, Tournament, restore
 
 __all__ = ["StoredEntrant", "StoredTable", "StoredTournament", "TournamentRefusal", "Tournaments"]
 
@@ -73,6 +73,7 @@ class StoredTournament:
     rules: dict[str, Any]
     table_size: int
     stages: int
+    pairing: Pairing
     seed: int
     created: float
     started: float | None
@@ -85,7 +86,15 @@ class StoredTournament:
         stages = sorted({table.stage for table in self.tables})
         played = [[t.seats for t in self.tables if t.stage == stage] for stage in stages]
         results = {(t.stage, t.number): t.rounds for t in self.tables if t.rounds is not None}
-        return restore(len(self.entrants), self.table_size, self.stages, self.seed, played=played, results=results)
+        return restore(
+            len(self.entrants),
+            self.table_size,
+            self.stages,
+            self.seed,
+            played=played,
+            results=results,
+            pairing=self.pairing,
+        )
 
 
 class Tournaments:
@@ -97,16 +106,35 @@ class Tournaments:
 
     # --- writing ----------------------------------------------------------------------
 
-    def create(self, name: str, rules: dict[str, Any], table_size: int, stages: int, seed: int) -> tuple[str, str]:
+    def create(
+        self,
+        name: str,
+        rules: dict[str, Any],
+        table_size: int,
+        stages: int,
+        *,
+        seed: int,
+        pairing: Pairing = Pairing.SWISS,
+    ) -> tuple[str, str]:
         """A new tournament (checked by ``Tournament`` once it has entrants): its id and
         the host's secret (given once: only its hash is kept)."""
         Tournament(MAX_ENTRANTS, table_size, stages, seed)  # table size and stages checked now
         ident, secret = secrets.token_urlsafe(9), secrets.token_urlsafe(32)
         with self.db.transaction(immediate=True):
             self.db.execute(
-                "INSERT INTO tournaments (id, name, host, rules, table_size, stages, seed, created) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (ident, name, secret_hash(secret), json.dumps(rules), table_size, stages, seed, self.clock()),
+                "INSERT INTO tournaments (id, name, host, rules, table_size, stages, pairing, seed, created) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    ident,
+                    name,
+                    secret_hash(secret),
+                    json.dumps(rules),
+                    table_size,
+                    stages,
+                    str(pairing),
+                    seed,
+                    self.clock(),
+                ),
             )
         return ident, secret
 
@@ -187,7 +215,8 @@ class Tournaments:
     def get(self, ident: str) -> StoredTournament:
         """The tournament ``ident`` as stored (``TournamentRefusal`` ``no_tournament`` else)."""
         row = self.db.execute(
-            "SELECT id, name, rules, table_size, stages, seed, created, started, ended FROM tournaments WHERE id = ?",
+            "SELECT id, name, rules, table_size, stages, pairing, seed, created, started, ended FROM tournaments "
+            "WHERE id = ?",
             (ident,),
         ).fetchone()
         if row is None:
@@ -213,9 +242,20 @@ class Tournaments:
                 (ident,),
             )
         )
-        ident, name, rules, size, stages, seed, created, started, ended = row
+        ident, name, rules, size, stages, pairing, seed, created, started, ended = row
         return StoredTournament(
-            ident, name, json.loads(rules), size, stages, seed, created, started, ended, entrants, tables
+            ident,
+            name,
+            json.loads(rules),
+            size,
+            stages,
+            Pairing(pairing),
+            seed,
+            created,
+            started,
+            ended,
+            entrants,
+            tables,
         )
 
     def entrant_of(self, ident: str, secret: str) -> int | None:

@@ -32,7 +32,7 @@ from ligretto.server.records.tournaments import StoredTournament, TournamentRefu
 from ligretto.server.table.table import Table
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
-from ligretto.tournament import MAX_ENTRANTS, Tournament
+from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament
 
 __all__ = ["BYE_BOT", "Director", "Watcher", "dealt_from", "details_of"]
 
@@ -86,8 +86,9 @@ class Director:
             bots = [BotSpec.parse(text) for text in spec.bots]
         except BotSpecError as error:
             raise TournamentRefusal("bad_bot", str(error)) from None
+        seed = secrets.randbits(62) if seed is None else seed
         ident, host = self.tournaments.create(
-            name, rules.to_dict(), spec.table_size, spec.stages, secrets.randbits(62) if seed is None else seed
+            name, rules.to_dict(), spec.table_size, spec.stages, seed=seed, pairing=Pairing(spec.pairing)
         )
         for number, bot in enumerate(bots, 1):
             self.tournaments.join(ident, f"{bot.strategy.capitalize()} bot {number}", bot=str(bot))
@@ -272,6 +273,7 @@ def details_of(stored: StoredTournament) -> protocol.TournamentDetails:
         state,
         stored.table_size,
         stored.stages,
+        "mixed" if stored.pairing is Pairing.MIXED else "swiss",
         stored.rules,
         entrants,
         standings,

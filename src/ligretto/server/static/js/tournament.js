@@ -1,5 +1,5 @@
 // Tournaments of duplicate deals (docs/protocol.md "Tournaments"): #/tournament makes one
-// (its name, tables of N seats, stages, rules, bots entered at once), #/tournament/ID is
+// (its name, tables of N seats, stages, Swiss or mixed pairing, rules, bots entered at once), #/tournament/ID is
 // one: entering it (with this browser's profile, so its matches go in the history), the
 // host's Start, the standings by duplicate score, and each stage's tables with a link to
 // watch each (#/w/CODE) and, for an entrant, to play their own (the seat's token from
@@ -16,6 +16,7 @@ import { NAME_INPUT_MAX, storage } from "./storage.js";
 const REFRESH_MS = 4000;
 const SIZES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 const STAGES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const PAIRINGS = ["swiss", "mixed"];
 const BOTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 16, 20, 24, 32];
 
 /** A refusal in words: the page's own text for its code, else the server's message. */
@@ -52,6 +53,8 @@ export class TournamentCreateScreen {
           h("input", { id: "tournament-name", maxlength: NAME_INPUT_MAX, required: true, autocomplete: "off" }),
           h("label", { for: "tournament-size" }, t("tournament.table_size")), select("tournament-size", SIZES, 4),
           h("label", { for: "tournament-stages" }, t("tournament.stages")), select("tournament-stages", STAGES, 3),
+          h("label", { for: "tournament-pairing" }, t("tournament.pairing")),
+          h("select", { id: "tournament-pairing" }, PAIRINGS.map((way) => h("option", { value: way }, t(`tournament.pairing.${way}`)))),
           h("label", { for: "tournament-bots" }, t("tournament.bots")), select("tournament-bots", BOTS, 0),
           h("label", { for: "tournament-level" }, t("tournament.bot_level")),
           h("select", { id: "tournament-level" }, LEVELS.map((level) => h("option", { value: level, selected: level === "skilled" }, t(`level.${level}`)))),
@@ -71,6 +74,7 @@ export class TournamentCreateScreen {
     const bots = Array.from({ length: Number(value("tournament-bots")) }, () => `smart:${value("tournament-level")}`);
     const body = {
       name: value("tournament-name"), table_size: Number(value("tournament-size")), stages: Number(value("tournament-stages")),
+      pairing: value("tournament-pairing"),
       preset: this.settings.preset || "classic", options: this.settings.options, bots,
     };
     try {
@@ -133,6 +137,7 @@ export class TournamentScreen {
         h("p", { id: "tournament-state" }, t(`tournament.state.${data.state}`, {
           entrants: data.entrants.length, stages: data.stages, size: data.table_size, played: data.played.length,
         })),
+        h("p", { class: "help", id: "tournament-pairing-line" }, t(`tournament.pairing.${data.pairing}`)),
         this.actions(data),
         h("p", { class: "error", role: "alert", id: "tournament-error" }, this.error ? refusal(this.error) : ""),
       ),
