@@ -80,8 +80,10 @@ def _without_repeats(order: list[int], sizes: list[int], met: Mapping[int, Set[i
         seated = tables[table]
         if len(seated) == sizes[table]:
             return fill(table + 1)
-        # a new table opens with the best free entrant (any other choice only permutes tables)
-        candidates = free[:1] if not seated else list(free)
+        # a new table opens with the best free entrant (any other choice only permutes
+        # tables); its other seats are taken in standing order (any other order only
+        # permutes the same table), so each set of table-mates is tried once
+        candidates = free[:1] if not seated else [e for e in free if rank[e] > rank[seated[-1]]]
         for entrant in candidates:
             steps += 1
             if steps > SEARCH_BUDGET:
@@ -114,8 +116,9 @@ def _fewest_repeats(order: list[int], sizes: list[int], met: Mapping[int, Set[in
 
 
 def _swap_down(tables: list[list[int]], met: Mapping[int, Set[int]]) -> None:
-    """Swap two entrants of different tables while that lowers the repeated pairs: the
-    first such swap found, nearest tables first (at most :data:`SWAP_ROUNDS` swaps)."""
+    """Swap two entrants of different tables (not the one each table opened with) while
+    that lowers the repeated pairs: the first such swap found, nearest tables first (at
+    most :data:`SWAP_ROUNDS` swaps)."""
 
     for _ in range(SWAP_ROUNDS):
         swap = _first_better_swap(tables, met)
@@ -134,8 +137,8 @@ def _first_better_swap(tables: list[list[int]], met: Mapping[int, Set[int]]) -> 
             j = i + distance
             if costs[i] == 0 and costs[j] == 0:
                 continue
-            for a in tables[i]:
-                for b in tables[j]:
+            for a in tables[i][1:]:  # each table's opener stays: the leaders stay at the top tables
+                for b in tables[j][1:]:
                     after = _cost(tables[i], a, b, met) + _cost(tables[j], b, a, met)
                     if after < costs[i] + costs[j]:
                         return i, a, j, b
