@@ -39,9 +39,9 @@ _OUTSIDE: dict[str, frozenset[str]] = {
     "ops": frozenset(),
     "table": frozenset({"engine", "bots", "protocol"}),
     "db": frozenset(),
-    "records": frozenset({"engine", "protocol", "ratings", "replay"}),
+    "records": frozenset({"engine", "protocol", "ratings", "replay", "tournament"}),
     "cluster": frozenset({"protocol"}),
-    "web": frozenset({"engine", "bots", "protocol", "rulebook", "ratings", "replay"}),
+    "web": frozenset({"engine", "bots", "protocol", "rulebook", "ratings", "replay", "tournament"}),
 }
 
 MAY_IMPORT: dict[str, frozenset[str]] = {
@@ -87,6 +87,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "demo": frozenset({"engine", "bots"}),
     "bench": frozenset({"engine", "bots", "sim"}),
     "ratings": frozenset(),
+    "tournament": frozenset(),
 }
 """Which parts of ligretto each part may import; a part is a subpackage, a top-level
 module, or one layer of the server (``server.table``: the folder ``server/table``)."""

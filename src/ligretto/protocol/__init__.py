@@ -13,6 +13,7 @@ example with these structs.  By concern:
   :func:`decode_server` (for clients and tests);
 - :mod:`~ligretto.protocol.game`: the round on the wire: views, events, scores, sheet;
 - :mod:`~ligretto.protocol.http`: the HTTP API's bodies;
+- :mod:`~ligretto.protocol.tournaments`: the tournaments' HTTP bodies;
 - :mod:`~ligretto.protocol.phase`: a table's :class:`Phase`;
 - :mod:`~ligretto.protocol.names`: display names; :mod:`~ligretto.protocol.limits`:
   version, sizes, heartbeat, emotes and the reaction limit, the aims' rate and fade.
@@ -216,8 +217,28 @@ from ligretto.protocol.server import (
     welcome_message,
     wire,
 )
+from ligretto.protocol.tournaments import (
+    TOURNAMENT_BODIES,
+    CreateTournament,
+    Entered,
+    EntrantLine,
+    EntrantSecret,
+    HostSecret,
+    JoinTournament,
+    StageLine,
+    StageTableLine,
+    StandingLine,
+    TournamentCreated,
+    TournamentDetails,
+    TournamentSeat,
+)
 
-HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (*_http.HTTP_BODIES, *REPLAY_BODIES, *KEEPER_BODIES)
+HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
+    *_http.HTTP_BODIES,
+    *REPLAY_BODIES,
+    *KEEPER_BODIES,
+    *TOURNAMENT_BODIES,
+)
 """The JSON bodies docs/protocol.md shows in examples (errors are shown in a table)."""
 
 __all__ = [
@@ -246,6 +267,7 @@ __all__ = [
     "SILENT",
     "STALLED",
     "TAG_SEQUENCE",
+    "TOURNAMENT_BODIES",
     "TRY_AGAIN",
     "VERSION",
     "Ack",
@@ -264,8 +286,12 @@ __all__ = [
     "CreateProfile",
     "CreateSheet",
     "CreateTable",
+    "CreateTournament",
     "CreateTutorial",
     "Emotes",
+    "Entered",
+    "EntrantLine",
+    "EntrantSecret",
     "Error",
     "EventMsg",
     "Events",
@@ -274,7 +300,9 @@ __all__ = [
     "HandTurnedMsg",
     "Health",
     "Hello",
+    "HostSecret",
     "HttpError",
+    "JoinTournament",
     "KeptRound",
     "Leaderboard",
     "LeaderboardEntry",
@@ -346,11 +374,17 @@ __all__ = [
     "SheetPlayer",
     "SheetRound",
     "Snapshot",
+    "StageLine",
+    "StageTableLine",
+    "StandingLine",
     "Start",
     "TableDetails",
     "TableList",
     "TableState",
     "TableSummary",
+    "TournamentCreated",
+    "TournamentDetails",
+    "TournamentSeat",
     "TurnMsg",
     "TutorialCreated",
     "UndoChange",

@@ -47,6 +47,9 @@ class MatchEntry(_Body):
     kind: Literal["online", "table"] = "online"
     """``online``: played on this server; ``table``: played with real cards, scored with
     the score keeper (never rated; no replays)."""
+    tournament: str | None = None
+    """The id of the tournament this match was a stage table's (``#/tournament/ID``;
+    ``GET /api/tournaments/{id}``); ``None``: no tournament's."""
 
 
 class MatchHistory(_Body):

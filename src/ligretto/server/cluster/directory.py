@@ -30,6 +30,8 @@ class Lobby(Protocol):
     store: Any
     settings: Any
     connections: Any
+    scheduler: Any
+    """The tables' scheduler (``None``: the running loop's)."""
 
 
 class SheetWatchers(Protocol):
@@ -59,7 +61,7 @@ class Directory:
     async def start(self, lobby: Lobby) -> None:
         """Restore every unfinished table of the store (they are all this process's)."""
         if lobby.store is not None:
-            for table in lobby.store.load_tables(countdown_s=lobby.settings.countdown_s):
+            for table in lobby.store.load_tables(countdown_s=lobby.settings.countdown_s, scheduler=lobby.scheduler):
                 lobby.tables[table.code] = table
                 table.resume(lobby.settings.catch_up_s)
             metrics.OPEN_TABLES.set(len(lobby.tables))

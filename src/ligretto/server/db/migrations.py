@@ -203,6 +203,48 @@ _SEASONS = (
     "CREATE INDEX season_ratings_by_profile ON season_ratings (profile, players, season)",
 )
 
+_TOURNAMENTS = (
+    # Tournaments of duplicate deals (``records.tournaments``; the pairing and standings are
+    # ``ligretto.tournament``'s, rebuilt from these rows): the settings (``pairing``: swiss
+    # or mixed) and seed, the host's
+    # secret as a SHA-256; the entrants in the order they joined (a person's secret as a
+    # SHA-256, a bot's spec); each stage's tables, each a real table (``code``) whose one
+    # match (``matches`` row ``(code, 1)``) is the tournament's, the entrant in each seat
+    # (JSON, ``null`` a bye's bot) and its rounds' scores per seat once it is over (NULL before).
+    """CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        host TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        table_size INTEGER NOT NULL,
+        stages INTEGER NOT NULL,
+        pairing TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        created REAL NOT NULL,
+        started REAL,
+        ended REAL
+    )""",
+    """CREATE TABLE tournament_entrants (
+        tournament TEXT NOT NULL,
+        entrant INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        profile TEXT,
+        bot TEXT,
+        secret TEXT,
+        PRIMARY KEY (tournament, entrant)
+    )""",
+    """CREATE TABLE tournament_tables (
+        tournament TEXT NOT NULL,
+        stage INTEGER NOT NULL,
+        number INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        seats TEXT NOT NULL,
+        rounds TEXT,
+        PRIMARY KEY (tournament, stage, number)
+    )""",
+    "CREATE UNIQUE INDEX tournament_tables_by_code ON tournament_tables (code)",
+)
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _TODAY,
     _ACTION_TIMES,
@@ -217,6 +259,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     _SHEET_LINKS,
     _ACTION_RANKS,
     _SEASONS,
+    _TOURNAMENTS,
 )
 """Step ``n`` (1-based) brings a file from version ``n - 1`` to ``n``."""
 

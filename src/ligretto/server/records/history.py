@@ -192,6 +192,8 @@ class StoredMatch:
     players: tuple[StoredPlayer, ...]
     kind: str = "online"
     """``online`` (played on this server) or ``table`` (with real cards, the score keeper's)."""
+    tournament: str | None = None
+    """The id of the tournament whose stage table played it (``None``: none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +251,16 @@ def _match(db: Database, row: tuple[Any, ...]) -> StoredMatch:
         None if places is None else json.loads(places),
         tuple(StoredPlayer(*player) for player in players),
         kind,
+        _tournament_of(db, code, match),
     )
+
+
+def _tournament_of(db: Database, code: str, match: int) -> str | None:
+    """A stage table's first match is its tournament's (``records.tournaments``)."""
+    if match != 1:
+        return None
+    found = db.execute("SELECT tournament FROM tournament_tables WHERE code = ?", (code,)).fetchone()
+    return None if found is None else str(found[0])
 
 
 @dataclass(frozen=True, slots=True)

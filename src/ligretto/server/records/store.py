@@ -45,6 +45,8 @@ from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
 from ligretto.server.records.sheetstore import SheetStore
 from ligretto.server.records.storewrite import Batch
+from ligretto.server.records.tournaments import Tournaments
+from ligretto.server.table.clock import Scheduler
 from ligretto.server.table.record import DealRecord, TableRecord
 from ligretto.server.table.table import Table
 from ligretto.server.table.timing import COUNTDOWN_S
@@ -125,6 +127,8 @@ class Store:
         """The database's profiles (written at once: they come from HTTP requests, not play)."""
         self.sheets = SheetStore(self.db)
         """The score keeper's sheets (written at once, as profiles)."""
+        self.tournaments = Tournaments(self.db)
+        """The tournaments (written at once, as profiles)."""
         self._records: dict[str, TableRecord] = {}
         """The last record each table handed over since the last commit (its settings,
         seats or phase changed), by code."""
@@ -290,12 +294,13 @@ class Store:
 
     # --- restoring --------------------------------------------------------------------
 
-    def load_tables(self, countdown_s: float = COUNTDOWN_S) -> list[Table]:
+    def load_tables(self, countdown_s: float = COUNTDOWN_S, scheduler: Scheduler | None = None) -> list[Table]:
         """Every table in the database that was not dropped, rebuilt by ``Table.restore`` from
         its record and the actions of its current round (the one process of a server that
-        owns every table: with several, each takes its tables by :meth:`load_table`)."""
+        owns every table: with several, each takes its tables by :meth:`load_table`), on
+        ``scheduler`` (default: the running loop's)."""
         rows = self.db.execute("SELECT code, config FROM tables ORDER BY updated").fetchall()
-        restored = (self._restore(TableRecord.from_json(code, config), countdown_s) for code, config in rows)
+        restored = (self._restore(TableRecord.from_json(code, config), countdown_s, scheduler) for code, config in rows)
         return [table for table in restored if table is not None]
 
     def load_table(self, code: str, countdown_s: float = COUNTDOWN_S) -> Table | None:
@@ -305,14 +310,16 @@ class Store:
         record = self.table_record(code)
         return None if record is None else self._restore(record, countdown_s)
 
-    def _restore(self, record: TableRecord, countdown_s: float) -> Table | None:
+    def _restore(self, record: TableRecord, countdown_s: float, scheduler: Scheduler | None = None) -> Table | None:
         if record.dropped:
             return None
         code = record.code
         actions = self._actions_of(code, record.matches_played, record.round)
         token = self._share_of(code, record.matches_played, record.round)
         try:
-            return Table.restore(record, actions, store=self, countdown_s=countdown_s, replay_token=token)
+            return Table.restore(
+                record, actions, store=self, countdown_s=countdown_s, scheduler=scheduler, replay_token=token
+            )
         except RuleError as error:  # stored before a rule got its bounds (rounds:10^20)
             log.warning("table %s not restored: its rules are no longer allowed (%s)", code, error)
             return None

@@ -57,6 +57,7 @@ const APP_FILES = [
   "/js/sound.js",
   "/js/storage.js",
   "/js/tableview.js",
+  "/js/tournament.js",
   "/js/tutorial.js",
   "/js/waitingroom.js",
 ];

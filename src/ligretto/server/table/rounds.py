@@ -136,6 +136,13 @@ class Rounds:
             raise TableError("started", "the match is already on")
         self._start_match()
 
+    def begin(self) -> None:
+        """Start the match on behalf of whoever runs the table (a tournament's stage): no
+        host is asked."""
+        if self.phase is not Phase.LOBBY:
+            raise TableError("started", "the match is already on")
+        self._start_match()
+
     def _start_match(self) -> None:
         seating = self.seating
         players = [i for i, seat in enumerate(seating.seats) if seat is not None]
@@ -241,6 +248,18 @@ class Rounds:
         if ready < needed:
             raise TableError("too_few_ready", f"wait until {needed} of the {len(people)} players are ready")
         self._begin_countdown()
+
+    def keep_going(self) -> None:
+        """On the score sheet of a table run for others (a tournament's, where bots alone
+        may sit): the next round is dealt once everyone is ready, and at the latest
+        ``ready_s`` from now, as if a person had said *Ready*."""
+        if self.phase is not Phase.SCORING:
+            return
+        if self._everyone_ready():
+            self._begin_countdown()
+        elif self.ready_by is None:
+            self.wait_for_ready()
+            self.hooks.changed()
 
     def wait_for_ready(self) -> None:
         """The others have ``ready_s`` from now (the first person is ready, or the table

@@ -255,8 +255,8 @@ class Table:
         return self.presence.join(listener, name, profile)
 
     def seat_away(self, name: str, profile: str | None = None) -> tuple[int, str]:
-        """Take a free seat for a person who is not here yet (the matchmaking queue hands
-        them its token): its number and token.  Once the match starts, their grace period
+        """Take a free seat for a person who is not here yet (the matchmaking queue, a
+        tournament's stage: each hands them its token): its number and token.  Once the match starts, their grace period
         runs until they come."""
         return self.seating.reserve(name, profile)
 
@@ -309,6 +309,15 @@ class Table:
     def start(self, by: int | None) -> None:
         """Host: start the match, or a rematch once it is over."""
         self.rounds.start(by)
+
+    def begin(self) -> None:
+        """Start the match for whoever runs the table (a tournament), with no host."""
+        self.rounds.begin()
+
+    def keep_going(self) -> None:
+        """A tournament's table, on the score sheet: the next round comes without waiting
+        for a person (``Rounds.keep_going``)."""
+        self.rounds.keep_going()
 
     def ready(self, index: int | None) -> None:
         """A person is ready for the next round (``Rounds.ready``)."""

@@ -1,10 +1,11 @@
 """The ASGI application: ``create_app`` assembles the routes of the HTTP API
 (one module per resource: ``tables``, ``tutorial``, ``profiles``, ``history``, ``replays``,
-``sheets``, ``rules``, ``health``) and ``sockets.py`` (WebSockets) around one :class:`~ligretto.server.web.lobby.Lobby`,
-restores the store's unfinished tables on start, and serves the static browser client
-where no route answers (``clientfiles.py``: an unknown ``/api/`` address, a method a route
-does not take and a failed answer are the API's JSON errors; no redirect names the
-``Host`` header).
+``sheets``, ``tournaments``, ``rules``, ``health``) and ``sockets.py`` (WebSockets) around
+one :class:`~ligretto.server.web.lobby.Lobby` (and its tournaments' ``Director``), restores
+the store's unfinished tables on start, and serves the static browser client where no
+route answers (``clientfiles.py``: an unknown ``/api/`` address, a method a route does
+not take and a failed answer are the API's JSON errors; no redirect names the ``Host``
+header).
 
 Every message to a client passes the lobby's :class:`~ligretto.server.web.outbox.Outbox`,
 which releases it once the store has committed what happened before it.
@@ -27,6 +28,7 @@ from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.keeper import Keeper
 from ligretto.server.web import http
 from ligretto.server.web.clientfiles import ClientFiles, failed, not_routed, refused
+from ligretto.server.web.director import Director
 from ligretto.server.web.health import database_probe, healthz, metrics_endpoint, readyz
 from ligretto.server.web.history import leaderboard, profile_matches, profile_stats
 from ligretto.server.web.lobby import Lobby
@@ -39,6 +41,7 @@ from ligretto.server.web.settings import Settings
 from ligretto.server.web.sheets import LiveSheets, sheet_routes
 from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
 from ligretto.server.web.tables import get_table, people_now, table_qr, tables
+from ligretto.server.web.tournaments import tournament_routes
 from ligretto.server.web.tutorial import create_tutorial
 
 __all__ = ["STATIC", "create_app"]
@@ -59,9 +62,12 @@ def create_app(
         lobby = Lobby(settings, store, directory=directory)
         app.state.lobby = lobby
         app.state.keeper = Keeper(None if store is None else store.sheets)
+        app.state.director = None if store is None else Director(lobby, store.tournaments)
         app.state.database_probe = database_probe(store)
         lobby.directory.keep_sheets(LiveSheets(app.state.keeper))
         await lobby.directory.start(lobby)
+        if app.state.director is not None:
+            await app.state.director.resume()  # the tournaments whose tables were just restored
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
         app.state.matchmaker = matchmaker = Matchmaker(lobby, lobby.directory.make_queue())
@@ -105,6 +111,7 @@ def create_app(
         Route("/api/emotes", emotes),
         Route("/api/rules/{lang}", rules_page),
         *sheet_routes(),
+        *tournament_routes(),
         WebSocketRoute("/ws", websocket_endpoint),
         WebSocketRoute("/ws/lobby", lobby_endpoint),
         WebSocketRoute("/ws/queue", queue_endpoint),

@@ -56,6 +56,7 @@ def _entry(match: StoredMatch, shown: Callable[[str], bool], replays: list[str] 
         match.places,
         replays,
         "table" if match.kind == "table" else "online",
+        match.tournament,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from ligretto import protocol
@@ -53,6 +54,9 @@ class Lobby:
         self.quota = TableQuota(settings.tables_per_minute)
         self.profile_quota = TableQuota(settings.tables_per_minute, what="profiles")
         """New profiles from one address: as many a minute as tables."""
+        self.kept: set[str] = set()
+        """Codes of tables the sweep leaves alone: a tournament's, while their match is on
+        (bots alone may play it)."""
         self.live_list = LiveListing(self.lobby_message, scheduler or LoopScheduler())
         """The list of public tables every ``/ws/lobby`` socket is sent (``listing.py``)."""
 
@@ -95,8 +99,10 @@ class Lobby:
         replays: Replays = Replays.LINK,
         ready_s: float = READY_S,
         code: str | None = None,
+        match_seeds: Callable[[int], int] | None = None,
     ) -> Table:
-        """A new table (``code``: the one :meth:`reserve_code` gave; default a free one)."""
+        """A new table (``code``: the one :meth:`reserve_code` gave; default a free one;
+        ``match_seeds``: its matches' seeds, by default random)."""
         code = code or self._free_code()
         table = Table(
             code,
@@ -111,6 +117,7 @@ class Lobby:
             store=self.store,
             countdown_s=self.settings.countdown_s,
             scheduler=self.scheduler,
+            match_seeds=match_seeds,
         )
         self.tables[code] = table
         if self.store is not None:
@@ -157,7 +164,7 @@ class Lobby:
         gone = []
         for table in list(self.tables.values()):
             because = table.abandoned(self.settings.abandoned_s, self.settings.deserted_s)
-            if because is None:
+            if because is None or table.code in self.kept:
                 continue
             table.drop(because)
             gone.append(table)

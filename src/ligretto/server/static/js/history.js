@@ -254,6 +254,9 @@ export class HistoryPage {
         match.ended === null ? [" · ", t("history.abandoned")] : null,
         match.kind === "table" && match.code
           ? [" · ", h("a", { href: `#/keep/${encodeURIComponent(match.code)}`, class: "history-sheet-link" }, t("history.open_sheet"))]
+          : null,
+        match.tournament
+          ? [" · ", h("a", { href: `#/tournament/${encodeURIComponent(match.tournament)}`, class: "history-tournament-link" }, t("history.tournament"))]
           : null),
       h("ol", { class: "history-places", "aria-label": t("match.places") },
         order.map((player) => h("li", { class: player.seat === me ? "me" : null, dataset: { seat: player.seat, place: places[player.seat] ?? "" } },

@@ -163,6 +163,7 @@ export class LobbyScreen {
           h("h2", { id: "create-title" }, t("lobby.create")),
           form,
           h("button", { class: "primary big", id: "create-button", onclick: () => this.create() }, t("lobby.create.button")),
+          h("p", { class: "tournament-line" }, h("a", { href: "#/tournament", id: "tournament-link" }, t("lobby.tournament"))),
         ),
         h("section", { class: "panel join", "aria-labelledby": "join-title" },
           h("h2", { id: "join-title" }, t("lobby.join.title")),

@@ -3,7 +3,8 @@
 // #/claim/CODE (take a profile from another device), #/history/ID (a profile's matches
 // and statistics; #/history: this browser's own profile), #/leaderboard,
 // #/replay/TOKEN (a round's replay, by its share token), #/keep (the score keeper for a
-// game on a real table) and #/keep/CODE (a sheet of it).  An invite link may also be /?t=CODE.
+// game on a real table) and #/keep/CODE (a sheet of it), #/tournament (make a tournament)
+// and #/tournament/ID (one: standings, stages, tables).  An invite link may also be /?t=CODE.
 // The header holds the language picker and the connection badge.  Start-up loads the
 // texts and the rule options, and makes or checks the profile (profile.js), before the
 // first screen.
@@ -21,6 +22,7 @@ import { loadRuleOptions } from "./rules.js";
 import { ReplayScreen } from "./replay.js";
 import { RulesPage } from "./rulespage.js";
 import { TableScreen } from "./tableview.js";
+import { TournamentCreateScreen, TournamentScreen } from "./tournament.js";
 import { TutorialScreen } from "./tutorial.js";
 
 const PROFILE_WAIT_MS = 3000;
@@ -43,6 +45,8 @@ function route() {
   const profile = hash.match(/^#\/history(?:\/([A-Za-z0-9_-]+))?$/);
   if (profile) return { name: "history", profile: profile[1] || null };
   if (hash.startsWith("#/leaderboard")) return { name: "leaderboard" };
+  const tournament = hash.match(/^#\/tournament(?:\/([A-Za-z0-9_-]+))?$/);
+  if (tournament) return tournament[1] ? { name: "tournament", id: tournament[1] } : { name: "tournaments" };
   if (hash.startsWith("#/rules")) return { name: "rules" };
   if (hash.startsWith("#/learn")) return { name: "learn" };
   return { name: "lobby" };
@@ -73,6 +77,10 @@ function open() {
     screen = new HistoryPage(app, where.profile);
   } else if (where.name === "leaderboard") {
     screen = new LeaderboardPage(app);
+  } else if (where.name === "tournament") {
+    screen = new TournamentScreen(app, where.id);
+  } else if (where.name === "tournaments") {
+    screen = new TournamentCreateScreen(app);
   } else if (where.name === "replay") {
     screen = new ReplayScreen(app, where.token);
   } else if (where.name === "rules") {

@@ -4,7 +4,8 @@
 // per table (it brings a reload or a dropped connection back to the same seat), and the
 // player's profile: its public id and its secret (profile.js; the secret is sent only to
 // the server, never shown), and the score keeper's sheets (keepapi.js: each sheet as last
-// seen, its entries waiting to sync and an unresolved conflict; the sheets of this browser).
+// seen, its entries waiting to sync and an unresolved conflict; the sheets of this browser),
+// and the secrets of the tournaments this browser hosts or entered (tournament.js).
 
 const PREFIX = "ligretto.";
 
@@ -57,6 +58,10 @@ export const storage = {
   keepSheet: (code, kept) => write(`keep-${code}`, JSON.stringify(kept)),
   keptSheets: () => readJson("keep-sheets") || [],
   setKeptSheets: (list) => write("keep-sheets", JSON.stringify(list)),
+  tournamentHost: (id) => read(`tournament-host.${id}`),
+  setTournamentHost: (id, secret) => write(`tournament-host.${id}`, secret),
+  tournamentEntrant: (id) => readJson(`tournament-entrant.${id}`),
+  setTournamentEntrant: (id, entered) => write(`tournament-entrant.${id}`, JSON.stringify(entered)),
 };
 
 /** A kept JSON value, or null (none, or unreadable). */

@@ -1,0 +1,286 @@
+"""The director of a server's tournaments (``ligretto.tournament``, stored by
+``records.tournaments``): it makes each stage's tables, starts their matches, watches
+them end and pairs the next stage.
+
+A stage's tables are real public tables of the lobby (spectators welcome), each dealt
+from the stage's one match seed (``Table(match_seeds=...)``), so every table of a stage
+plays the same deals.  Their seats are the pairing's: a bot entrant plays as itself, a
+bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.seat_away``:
+they take it with the token ``POST /api/tournaments/{id}/seat`` gives; a stand-in plays
+it until they come).  The director watches each table as a spectator (:class:`Watcher`):
+after each round the next is dealt once everyone is ready or at the latest the table's
+``ready_s`` later (``Table.keep_going``: no person need be there); when its match is over
+its rounds' scores are recorded and, once every table of the stage is in, the next stage
+is paired from the standings; after the last, the tournament ends.
+The sweep leaves a stage table alone while its match is on (``Lobby.kept``).  After a
+restart :meth:`Director.resume` carries every running tournament on.  The matches
+are filed in the history as every match is (a person's history shows them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from typing import Literal
+
+from ligretto import protocol
+from ligretto.bots.spec import BotSpec, BotSpecError
+from ligretto.engine.rules import RuleSet
+from ligretto.protocol import Phase
+from ligretto.server.records.tournaments import StoredTournament, TournamentRefusal, Tournaments
+from ligretto.server.table.table import Table
+from ligretto.server.table.timing import DEFAULT_GRACE_S
+from ligretto.server.web.lobby import Lobby
+from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament
+
+__all__ = ["BYE_BOT", "Director", "Watcher", "dealt_from", "details_of"]
+
+BYE_BOT = BotSpec("smart", "skilled")
+"""The bot that fills a bye (a seat short at a table of the stage)."""
+
+
+class Watcher:
+    """The director's window on a stage table: a spectator that calls ``scored`` after
+    each round but the last and ``over`` when the table says its match is over (the
+    ``round_over`` of its last round)."""
+
+    seat: int | None = None
+
+    def __init__(self, scored: Callable[[], None], over: Callable[[], None]) -> None:
+        self.scored = scored
+        self.over = over
+
+    def send(self, message: protocol.Outgoing) -> None:
+        inner = message.message if isinstance(message, protocol.Broadcast) else message
+        if isinstance(inner, protocol.RoundOver):
+            (self.over if inner.match_over else self.scored)()
+
+    def detach(self) -> None:
+        """Nothing to close: the director watches in process."""
+
+
+class Director:
+    """The tournaments of one lobby (see the module's docstring)."""
+
+    def __init__(self, lobby: Lobby, tournaments: Tournaments) -> None:
+        self.lobby = lobby
+        self.tournaments = tournaments
+        self.tasks: set[asyncio.Task[None]] = set()
+        """Matches over being recorded (and the next stage paired), one task each."""
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # --- the host's and the entrants' requests ----------------------------------------
+
+    def create(self, spec: protocol.CreateTournament, seed: int | None = None) -> protocol.TournamentCreated:
+        """A new tournament with its bot entrants (``seed``: its pairings' and deals'; by
+        default a random one).  Bad rules, bots or settings: ``TournamentRefusal``."""
+        name = protocol.check_name(spec.name)
+        try:
+            Tournament(MAX_ENTRANTS, spec.table_size, spec.stages, 0)  # the table size and stages
+        except ValueError as error:
+            raise TournamentRefusal("bad_tournament", str(error)) from None
+        rules = RuleSet.preset(spec.preset).replace(**spec.options)  # RuleError: the caller's 400
+        rules.row_length(spec.table_size)  # a table size the rules can deal (RuleError too)
+        try:
+            bots = [BotSpec.parse(text) for text in spec.bots]
+        except BotSpecError as error:
+            raise TournamentRefusal("bad_bot", str(error)) from None
+        seed = secrets.randbits(62) if seed is None else seed
+        ident, host = self.tournaments.create(
+            name, rules.to_dict(), spec.table_size, spec.stages, seed=seed, pairing=Pairing(spec.pairing)
+        )
+        for number, bot in enumerate(bots, 1):
+            self.tournaments.join(ident, f"{bot.strategy.capitalize()} bot {number}", bot=str(bot))
+        return protocol.TournamentCreated(ident, host)
+
+    def join(self, ident: str, name: str, profile: str | None) -> protocol.Entered:
+        """A person enters (``profile``: the id of their profile, or ``None``)."""
+        entrant, secret = self.tournaments.join(ident, protocol.check_name(name), profile)
+        assert secret is not None
+        return protocol.Entered(entrant, secret)
+
+    async def start(self, ident: str, host: str) -> None:
+        """The host starts the tournament: its first stage is paired and dealt."""
+        self.tournaments.start(ident, host)
+        await self._next_stage(ident)
+
+    def seat_of(self, ident: str, secret: str) -> protocol.TournamentSeat:
+        """The entrant's seat at the stage being played, and its token."""
+        entrant = self.tournaments.entrant_of(ident, secret)
+        if entrant is None:
+            raise TournamentRefusal("not_entrant", "that is no entrant's secret of this tournament", 403)
+        stored = self.tournaments.get(ident)
+        model = stored.model()
+        if not model.stages or model.over:
+            raise TournamentRefusal("no_stage", "no stage is being played", 409)
+        stage = model.stages[-1]
+        for table in stage.tables:
+            if entrant in table.seats:
+                code = next(t.code for t in stored.tables if (t.stage, t.number) == (stage.number, table.number))
+                live = self.lobby.tables.get(code)
+                seat = table.seats.index(entrant)
+                person = None if live is None else live.seats[seat]
+                if person is None:
+                    raise TournamentRefusal("no_stage", "the table of your stage is not here", 409)
+                return protocol.TournamentSeat(code, seat, person.token)
+        raise TournamentRefusal("no_stage", "no stage is being played", 409)  # pragma: no cover - paired everyone
+
+    # --- the stages -------------------------------------------------------------------
+
+    async def _next_stage(self, ident: str) -> None:
+        """Pair the next stage and deal its tables (once: under the tournament's lock)."""
+        async with self._lock(ident):
+            stored = self.tournaments.get(ident)
+            model = stored.model()
+            if model.over or (model.stages and not model.stage_complete(len(model.stages))):
+                return
+            stage = model.next_stage()
+            tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
+            self.tournaments.add_stage(ident, stage, [table.code for table in tables])
+            for number, table in enumerate(tables, 1):
+                self._watch(ident, stage.number, number, table)
+                table.begin()
+
+    async def _table(self, stored: StoredTournament, seed: int, seats: tuple[int | None, ...]) -> Table:
+        """A stage table: public, unrated, dealt from ``seed``, its seats the pairing's."""
+        code = await self.lobby.reserve_code()
+        table = self.lobby.create(
+            stored.table_size,
+            RuleSet.from_dict(stored.rules),
+            True,
+            DEFAULT_GRACE_S,
+            rated=False,
+            code=code,
+            match_seeds=dealt_from(seed),
+        )
+        self.lobby.kept.add(code)
+        for entrant in seats:
+            who = None if entrant is None else stored.entrants[entrant]
+            if who is None:
+                table.seat_bot(BYE_BOT)
+            elif who.bot is not None:
+                table.seat_bot(BotSpec.parse(who.bot))
+            else:
+                table.seat_away(who.name, who.profile)
+        return table
+
+    def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:
+        def over() -> None:
+            self._later(ident, (stage, number, table))
+
+        def scored() -> None:
+            # after the table has finished telling the round's end: the next round comes
+            # once everyone is ready, at the latest ``ready_s`` later (bots alone may sit)
+            table.timers.later(0.0, table.keep_going)
+
+        table.watch(Watcher(scored, over))
+
+    async def _table_over(self, ident: str, stage: int, number: int, table: Table) -> None:
+        """A stage table's match is over: its scores recorded; the stage's last pairs the next."""
+        assert table.match is not None and table.phase is Phase.OVER
+        self.lobby.kept.discard(table.code)
+        rounds = [[line.score for line in scores] for scores in table.match.sheet.rounds]
+        self.tournaments.record(ident, stage, number, rounds)
+        if self.tournaments.get(ident).model().stage_complete(stage):
+            await self._next_stage_or_end(ident)
+
+    async def resume(self) -> None:
+        """After a restart (the lobby's tables restored from the store): every tournament
+        started and not over carries on.  Its stage tables here are watched again (dealt
+        from the stage's seed should one still be in its lobby), a match that ended while
+        no one watched is recorded, a score sheet is dealt on, and a stage found complete
+        (or a tournament started with no stage yet) is paired."""
+        for ident in self.tournaments.running():
+            stored = self.tournaments.get(ident)
+            model = stored.model()
+            if not model.stages or model.stage_complete(len(model.stages)):
+                self._later(ident, None)
+                continue
+            stage = model.stages[-1]
+            for table in stored.tables:
+                live = self.lobby.tables.get(table.code)
+                if table.stage != stage.number or table.rounds is not None or live is None:
+                    continue
+                live.match_seeds = dealt_from(stage.seed)
+                self.lobby.kept.add(live.code)
+                self._watch(ident, stage.number, table.number, live)
+                if live.phase is Phase.LOBBY:
+                    live.begin()
+                elif live.phase is Phase.OVER:
+                    self._later(ident, (stage.number, table.number, live))
+                elif live.phase is Phase.SCORING:
+                    live.keep_going()
+
+    def _later(self, ident: str, over: tuple[int, int, Table] | None) -> None:
+        """A task: a table's match over recorded (``over``), or the next stage paired."""
+        work = self._table_over(ident, *over) if over is not None else self._next_stage_or_end(ident)
+        task = asyncio.get_running_loop().create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _next_stage_or_end(self, ident: str) -> None:
+        if self.tournaments.get(ident).model().over:
+            self.tournaments.end(ident)
+        else:
+            await self._next_stage(ident)
+
+    async def settled(self) -> None:
+        """Wait until every match over has been recorded (and its next stage paired)."""
+        while self.tasks:
+            await asyncio.gather(*list(self.tasks))
+
+    def _lock(self, ident: str) -> asyncio.Lock:
+        return self._locks.setdefault(ident, asyncio.Lock())
+
+
+def dealt_from(seed: int) -> Callable[[int], int]:
+    """A stage table's ``match_seeds``: its match (any match) dealt from the stage's seed."""
+    return lambda _number: seed
+
+
+def details_of(stored: StoredTournament) -> protocol.TournamentDetails:
+    """``GET /api/tournaments/{id}``'s body: no seed, no card."""
+    model = stored.model()
+    state: Literal["open", "playing", "over"] = (
+        "open" if stored.started is None else "over" if stored.ended is not None else "playing"
+    )
+    entrants = [protocol.EntrantLine(e.entrant, e.name, e.profile, e.bot) for e in stored.entrants]
+    standings = [
+        protocol.StandingLine(s.place, s.entrant, round(float(s.duplicate), 3), s.points, s.rounds_won, s.rounds)
+        for s in (model.standings() if model.stages else [])
+    ]
+    codes = {(t.stage, t.number): t for t in stored.tables}
+    played = [
+        protocol.StageLine(
+            stage.number,
+            model.stage_complete(stage.number),
+            [
+                protocol.StageTableLine(
+                    table.number,
+                    codes[stage.number, table.number].code,
+                    list(table.seats),
+                    _rounds(model, stage.number, table.number),
+                )
+                for table in stage.tables
+            ],
+        )
+        for stage in model.stages
+    ]
+    return protocol.TournamentDetails(
+        stored.id,
+        stored.name,
+        state,
+        stored.table_size,
+        stored.stages,
+        "mixed" if stored.pairing is Pairing.MIXED else "swiss",
+        stored.rules,
+        entrants,
+        standings,
+        played,
+    )
+
+
+def _rounds(model: Tournament, stage: int, number: int) -> list[list[int]] | None:
+    found = model.results.get((stage, number))
+    return None if found is None else [list(line) for line in found]

@@ -1,0 +1,40 @@
+"""Tournaments of duplicate deals (issue 29): Swiss (or mixed) pairing into tables, every table of a
+stage dealt the same deals, standings by duplicate score.  Pure: no I/O, no clock, no
+global random; only the standard library.
+"""
+
+from .duplicate import Rounds, duplicate_scores, seat_means
+from .plan import (
+    MAX_ENTRANTS,
+    MAX_STAGES,
+    Pairing,
+    Stage,
+    StageTable,
+    Standing,
+    Tournament,
+    TournamentError,
+    replay,
+    restore,
+    stage_seed,
+)
+from .swiss import capacities, pair, repeats
+
+__all__ = [
+    "MAX_ENTRANTS",
+    "MAX_STAGES",
+    "Pairing",
+    "Rounds",
+    "Stage",
+    "StageTable",
+    "Standing",
+    "Tournament",
+    "TournamentError",
+    "capacities",
+    "duplicate_scores",
+    "pair",
+    "repeats",
+    "replay",
+    "restore",
+    "seat_means",
+    "stage_seed",
+]

@@ -1,0 +1,219 @@
+"""A tournament of duplicate deals end to end, in process on a virtual clock: 16 entrants
+(14 bots and two people with profiles, for whom stand-ins play) at tables of 4 through 3
+Swiss stages of real tables (``Director``, ``Lobby``, ``Table``) into a real SQLite store,
+with a restart during the second stage (the tables restored from the store, the
+tournament carried on by a new director).
+Every table of a stage must have been dealt the same deals, the standings must equal a
+recomputation from the score sheets the history stored, and each person's history must
+show the tournament's matches; no answer names a deal's seed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from inprocess import AppServer
+
+from ligretto import protocol
+from ligretto.server.cluster.directory import Directory
+from ligretto.server.records.history import MatchFilter, matches_of
+from ligretto.server.records.store import Store
+from ligretto.server.records.tournaments import TournamentRefusal
+from ligretto.server.table.clock import VirtualScheduler
+from ligretto.server.web.director import Director, details_of
+from ligretto.server.web.lobby import Lobby
+from ligretto.server.web.settings import Settings
+from ligretto.tournament import duplicate_scores, replay, stage_seed
+
+SEED = 2929
+STAGES = 3
+
+
+async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
+    """The tournament played until its second stage is under way, the server restarted
+    (every table closed; a new lobby restores them from the store and a new director
+    carries on), then to its end."""
+    scheduler = VirtualScheduler()
+    lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
+    director = Director(lobby, store.tournaments)
+    spec = protocol.CreateTournament(
+        "Duplicate cup", table_size=4, stages=STAGES, options={"match_end": "rounds:2"}, bots=["smart:machine"] * 14
+    )
+    created = director.create(spec, seed=SEED)
+    people = {}
+    for name in ("Ann", "Bob"):
+        profile, _secret = store.profiles.create(name, "sun")
+        people[name] = profile.id
+        director.join(created.id, name, profile.id)
+    with pytest.raises(TournamentRefusal, match="only the host"):
+        await director.start(created.id, "not the secret")
+    await director.start(created.id, created.host)
+    with pytest.raises(TournamentRefusal, match="has started"):
+        director.join(created.id, "Cid", None)
+
+    def stage_two_begun() -> bool:
+        tables = store.tournaments.get(created.id).tables
+        return any(t.stage == 2 and lobby.tables[t.code].round_number >= 1 for t in tables)
+
+    await play_until(scheduler, director, stage_two_begun)
+    for table in lobby.tables.values():
+        table.close()
+    store.commit()
+    # the restart: the tables restored from the store, the tournament carried on
+    scheduler = VirtualScheduler()
+    lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
+    await Directory().start(lobby)
+    director = Director(lobby, store.tournaments)
+    await director.resume()
+    await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
+    store.commit()
+    return director, created.id, people
+
+
+def typed(kind: type[msgspec.Struct], body: Any) -> msgspec.Struct:
+    """The answer read strictly by its protocol struct, which writes the same body back."""
+    value = msgspec.json.decode(json.dumps(body), type=kind)
+    assert json.loads(protocol.encode(value)) == body, f"{kind.__name__} writes another body than {body}"
+    return value
+
+
+async def play_until(scheduler: VirtualScheduler, director: Director, done: Callable[[], bool]) -> None:
+    while not done():
+        assert scheduler.now() < 3600, "the tournament is stuck"
+        scheduler.advance(1.0)
+        await director.settled()
+
+
+def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "ligretto.db"))
+    try:
+        director, ident, people = asyncio.run(run_tournament(store))
+        stored = store.tournaments.get(ident)
+        details = details_of(stored)
+        db = store.db
+        assert details.state == "over" and len(details.played) == STAGES
+        # the stored seats are the pairings the seed and the results give again
+        results = [[t.rounds or () for t in stored.tables if t.stage == n] for n in range(1, STAGES + 1)]
+        again = replay(16, 4, STAGES, SEED, results)
+        assert [[t.seats for t in s.tables] for s in again.stages] == [
+            [tuple(t.seats) for t in s.tables] for s in details.played
+        ]
+        # every table of a stage was dealt the same deals: the stage's match seed, round by round
+        for stage in details.played:
+            codes = [table.code for table in stage.tables]
+            assert len(codes) == 4 and stage.over
+            seeds = {
+                code: db.execute(
+                    "SELECT number, seed FROM rounds WHERE code = ? AND match = 1 ORDER BY number", (code,)
+                ).fetchall()
+                for code in codes
+            }
+            assert [len(rows) for rows in seeds.values()] == [2, 2, 2, 2]
+            assert len({tuple(rows) for rows in seeds.values()}) == 1, seeds
+            assert sorted(e for t in stage.tables for e in t.seats if e is not None) == list(range(16))
+        # the standings: recomputed from the score sheets the history filed for each table
+        duplicate = {entrant: Fraction(0) for entrant in range(16)}
+        points = dict.fromkeys(range(16), 0)
+        for stage in details.played:
+            sheets = []
+            for table in stage.tables:
+                (sheet,) = db.execute(
+                    "SELECT sheet FROM matches WHERE code = ? AND match = 1", (table.code,)
+                ).fetchone()
+                sheets.append([[line["score"] for line in row["lines"]] for row in json.loads(sheet)["rounds"]])
+                assert table.rounds == sheets[-1]
+            for table, scores, rounds in zip(stage.tables, duplicate_scores(sheets), sheets, strict=True):
+                for seat, entrant in enumerate(table.seats):
+                    assert entrant is not None
+                    duplicate[entrant] += scores[seat]
+                    points[entrant] += sum(row[seat] for row in rounds)
+        assert {line.entrant: line.duplicate for line in details.standings} == {
+            e: round(float(d), 3) for e, d in duplicate.items()
+        }
+        assert {line.entrant: line.points for line in details.standings} == points
+        by_standing = sorted(range(16), key=lambda e: (-duplicate[e], -points[e]))
+        assert [line.duplicate for line in details.standings] == [round(float(duplicate[e]), 3) for e in by_standing]
+        # each person's history: the three matches of the tables they sat at
+        for name, profile in people.items():
+            entrant = next(e.entrant for e in details.entrants if e.name == name)
+            theirs = {t.code for s in details.played for t in s.tables if entrant in t.seats}
+            history = matches_of(db, MatchFilter(profile))
+            assert {m.code for m in history} == theirs and len(theirs) == STAGES
+            assert all(m.ended is not None and m.tournament == ident for m in history)
+        # nothing is left pinned, and no answer names a deal's seed
+        assert not director.lobby.kept
+        body = protocol.encode(details).decode()
+        assert all(str(stage_seed(SEED, n)) not in body for n in range(1, STAGES + 1))
+    finally:
+        store.close()
+
+
+def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp_path: Path) -> None:
+    """``/api/tournaments`` in process (Starlette's ``TestClient``): every refusal says why
+    and changes nothing; a person enters with a profile and takes the seat kept for them at
+    the first stage with the token ``…/seat`` gives."""
+    with AppServer(tmp_path) as server:
+        post = server.http
+        for body, code in [
+            ({"name": "Cup", "table_size": 1}, "bad_tournament"),
+            ({"name": "Cup", "stages": 13}, "bad_tournament"),
+            ({"name": "Cup", "preset": "nope"}, "bad_rules"),
+            ({"name": "Cup", "bots": ["smart:nope"]}, "bad_bot"),
+            ({"name": " "}, "bad_name"),
+            ({"name": "Cup", "seed": 1}, "invalid"),
+        ]:
+            status, answer = post("POST", "/api/tournaments", body)
+            assert (status, answer["error"]) == (400, code), body
+        assert post("GET", "/api/tournaments/nope")[1]["error"] == "no_tournament"
+        status, made = post("POST", "/api/tournaments", {"name": "Cup", "table_size": 3, "stages": 2})
+        assert status == 201 and typed(protocol.TournamentCreated, made)
+        ident, host = made["id"], made["host"]
+        base = f"/api/tournaments/{ident}"
+        assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "too_few"
+        _, profile = post("POST", "/api/profiles", {"name": "Ann", "symbol": "sun"})
+        answer = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers={"Authorization": "Bearer bad"})
+        assert (answer.status_code, answer.json()["error"]) == (401, "bad_profile")
+        bearer = {"Authorization": f"Bearer {profile['secret']}"}
+        answer = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
+        assert answer.status_code == 201
+        ann = answer.json()
+        assert typed(protocol.Entered, ann)
+        again = server.client.post(f"{base}/entrants", json={"name": "Ann"}, headers=bearer)
+        assert again.json()["error"] == "profile_entered"
+        status, bob = post("POST", f"{base}/entrants", {"name": "Bob"})
+        assert (status, bob["entrant"]) == (201, 1)
+        assert post("POST", f"{base}/seat", {"secret": ann["secret"]})[1]["error"] == "no_stage"
+        assert post("POST", f"{base}/start", {"host": ann["secret"]})[1]["error"] == "not_host"
+        status, open_ = post("GET", base)
+        assert (status, open_["state"], open_["played"], open_["standings"]) == (200, "open", [], [])
+        assert [e["profile"] for e in open_["entrants"]] == [profile["id"], None]
+        # started: two entrants at one table of 3, the third seat a bot's
+        status, started = post("POST", f"{base}/start", {"host": host})
+        assert (status, started["state"]) == (200, "playing") and typed(protocol.TournamentDetails, started)
+        assert post("POST", f"{base}/start", {"host": host})[1]["error"] == "started"
+        assert post("POST", f"{base}/entrants", {"name": "Cid"})[1]["error"] == "started"
+        assert post("POST", f"{base}/seat", {"secret": "nope"})[1]["error"] == "not_entrant"
+        (stage,) = started["played"]
+        (table,) = stage["tables"]
+        assert sorted(table["seats"], key=str) == [0, 1, None]
+        status, seat = post("POST", f"{base}/seat", {"secret": ann["secret"]})
+        assert status == 200 and seat["code"] == table["code"] and table["seats"][seat["seat"]] == 0
+        assert typed(protocol.TournamentSeat, seat)
+        with server.client.websocket_connect("/ws") as socket:
+            socket.send_json({"type": "hello", "v": 1, "code": seat["code"], "token": seat["token"]})
+            welcome = socket.receive_json()
+            assert (welcome["type"], welcome["seat"]) == ("welcome", seat["seat"])
+        assert post("GET", base)[1]["entrants"][1]["name"] == "Bob"
+        # the refused requests made nothing: one tournament, two entrants, one stage table
+        db = server.store.db
+        counts = [
+            db.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
+            for name in ("tournaments", "tournament_entrants", "tournament_tables")
+        ]
+        assert counts == [1, 2, 1]
