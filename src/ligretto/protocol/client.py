@@ -7,7 +7,7 @@ table.  ``docs/protocol.md`` shows every message.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
@@ -197,22 +197,27 @@ _decoder = msgspec.json.Decoder(ClientMessage)
 
 def decode(raw: bytes | str) -> ClientMessage:
     """Validate one client message; :class:`ProtocolError` says what is wrong."""
+    return decoded(_decoder, raw)
+
+
+T = TypeVar("T")
+
+
+def decoded(decoder: msgspec.json.Decoder[T], raw: bytes | str) -> T:
+    """One message of a socket validated by ``decoder`` (its union of messages): too
+    large, malformed, of an unknown type or invalid is a :class:`ProtocolError` that says so."""
     size = len(raw.encode() if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes, this one has {size}")
     try:
-        return _decoder.decode(raw)
+        return decoder.decode(raw)
     except msgspec.ValidationError as error:
         text = str(error)
         if "Invalid value" in text and "`$.type`" in text:
-            return _unknown_type(text)
+            raise ProtocolError("unknown_type", f"unknown message type ({text})") from None
         raise ProtocolError("invalid", f"invalid message: {text}") from None
     except msgspec.DecodeError as error:
         raise ProtocolError("malformed", f"malformed JSON: {error}") from None
-
-
-def _unknown_type(text: str) -> ClientMessage:
-    raise ProtocolError("unknown_type", f"unknown message type ({text})")
 
 
 def to_action(seat: int, message: ActionMsg) -> Action:

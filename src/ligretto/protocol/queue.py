@@ -9,9 +9,7 @@ from typing import Annotated
 
 import msgspec
 
-from ligretto.protocol.client import Ping
-from ligretto.protocol.errors import ProtocolError
-from ligretto.protocol.limits import MAX_MESSAGE_BYTES
+from ligretto.protocol.client import Ping, decoded
 
 Seats = Annotated[int, msgspec.Meta(ge=2, le=12)]
 
@@ -63,18 +61,7 @@ _decoder = msgspec.json.Decoder(QueueMessage)
 
 def decode_queue(raw: bytes | str) -> QueueMessage:
     """Validate one ``/ws/queue`` message; :class:`ProtocolError` says what is wrong."""
-    size = len(raw.encode() if isinstance(raw, str) else raw)
-    if size > MAX_MESSAGE_BYTES:
-        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes, this one has {size}")
-    try:
-        return _decoder.decode(raw)
-    except msgspec.ValidationError as error:
-        text = str(error)
-        if "Invalid value" in text and "`$.type`" in text:
-            raise ProtocolError("unknown_type", f"unknown message type ({text})") from None
-        raise ProtocolError("invalid", f"invalid message: {text}") from None
-    except msgspec.DecodeError as error:
-        raise ProtocolError("malformed", f"malformed JSON: {error}") from None
+    return decoded(_decoder, raw)
 
 
 class _Server(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):
