@@ -103,12 +103,8 @@ async def run_redis_down(
     run = ServiceRun(folder, processes, seed, cpus, pg, **settings)
     try:
         await run.start()
-        await run.seat(tables, players)
-        placed = await run.owned()
-        take_overs = await run.metric("ligretto_take_overs_total")
-        handed = await run.metric("ligretto_handed_over_total")
-        run.mark("before")
-        await asyncio.sleep(settle_s)
+        opened = await run.opening(tables, players, settle_s)
+        placed, take_overs, handed = opened.placed, opened.take_overs, opened.handed
         # Stopped, and started again empty on the same port.
         run.mark("stopped")
         await asyncio.to_thread(run.redis.stop)

@@ -83,6 +83,17 @@ class ServiceTable:
         return [*self.players, *([self.spectator] if self.spectator is not None else [])]
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """A service's tables as a scenario begins (:meth:`ServiceRun.opening`)."""
+
+    placed: dict[str, int]
+    """The tables each process has."""
+    take_overs: float
+    handed: float
+    """``ligretto_take_overs_total`` and ``ligretto_handed_over_total`` over the processes."""
+
+
 class ServiceRun(Watcher):
     """A private service, its tables of rejoining clients, and what they saw."""
 
@@ -275,6 +286,19 @@ class ServiceRun(Watcher):
             p.url: int(body.get("tables", -1)) if isinstance(body, dict) else -1
             for p, (_, body) in zip(live, answers, strict=True)
         }
+
+    async def opening(self, tables: int, players: int, settle_s: float) -> Opening:
+        """``tables`` tables seated and playing (:meth:`seat`), where they are and the
+        take-overs and hand-overs so far; then the window ``before``, ``settle_s`` long."""
+        await self.seat(tables, players)
+        opened = Opening(
+            await self.owned(),
+            await self.metric("ligretto_take_overs_total"),
+            await self.metric("ligretto_handed_over_total"),
+        )
+        self.mark("before")
+        await asyncio.sleep(settle_s)
+        return opened
 
     # --- the end ---------------------------------------------------------------------------
 

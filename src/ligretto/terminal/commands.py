@@ -49,10 +49,9 @@ def local_app(
     return LigrettoApp(LocalGame(rules, specs, name=name, seed=seed, fairness=fairness), lang=lang)
 
 
-def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
-    """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds;
-    ``symbol``: the back symbol of the server's profile if the join makes one.  A server
-    that does not answer within ``TABLE_S`` is ``serverapi.Unavailable``."""
+def _checked_seat(url: str, name: str, *, bot: str, lang: str, symbol: str) -> str:
+    """What a seat at a server's table is asked with, checked (``ArgumentError`` says what
+    is wrong): the server's URL, the bot, the language, the back symbol; the name, as checked."""
     try:
         ws_url(url)
         name = check_name(name)
@@ -60,10 +59,18 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: s
         rules_text(lang)
     except (UrlError, ProtocolError, BotSpecError, RulebookError) as error:
         raise ArgumentError(str(error)) from None
-    if not code.strip():
-        raise ArgumentError("--code: the table's invite code is required")
     if symbol not in SYMBOLS:
         raise ArgumentError(f"--symbol: a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
+    return name
+
+
+def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
+    """The app of a seat at a server table; ``bot`` is what the host's ``b`` key adds;
+    ``symbol``: the back symbol of the server's profile if the join makes one.  A server
+    that does not answer within ``TABLE_S`` is ``serverapi.Unavailable``."""
+    name = _checked_seat(url, name, bot=bot, lang=lang, symbol=symbol)
+    if not code.strip():
+        raise ArgumentError("--code: the table's invite code is required")
     # The server is asked for the table before the app starts (a bounded wait): one that is
     # not running, or a code it does not know, is said at once, not by a client retrying.
     server = base_url(url)
@@ -76,15 +83,7 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: s
 def queued_app(url: str, name: str, seats: int, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
     """``join --queue``: wait in the server's matchmaking queue for a table of ``seats``
     (with the server's profile, whose rating counts), then the app of the seat it hands out."""
-    try:
-        ws_url(url)
-        name = check_name(name)
-        BotSpec.parse(bot)
-        rules_text(lang)
-    except (UrlError, ProtocolError, BotSpecError, RulebookError) as error:
-        raise ArgumentError(str(error)) from None
-    if symbol not in SYMBOLS:
-        raise ArgumentError(f"--symbol: a back symbol is one of {', '.join(SYMBOLS)}, not {symbol!r}")
+    name = _checked_seat(url, name, bot=bot, lang=lang, symbol=symbol)
     profile, _ = ProfileKeeper(url).for_join(name, symbol)
     try:
         seated = asyncio.run(wait_in_queue(url, name, seats, profile=profile))
