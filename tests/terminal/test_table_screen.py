@@ -6,7 +6,6 @@ show that every card can be told by its symbol and number on a monochrome termin
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -145,12 +144,24 @@ SITE = "http://127.0.0.1:8000"
 TOKEN = "Zk3hQ0m1dYpW2b7xV9aR4g"
 
 
+class Clock:
+    """The app's wall clock, moved by the test alone (countdowns are drawn against it)."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def run_app(
-    messages: list[dict[str, Any]], check: Callable[[LigrettoApp, Replay, Any], Coroutine[Any, Any, None]]
+    messages: list[dict[str, Any]],
+    check: Callable[[LigrettoApp, Replay, Any], Coroutine[Any, Any, None]],
+    clock: Clock | None = None,
 ) -> Any:
     async def scenario() -> None:
         transport = Replay(copy.deepcopy(messages), site=SITE)
-        app = LigrettoApp(transport)
+        app = LigrettoApp(transport, clock=clock or Clock())
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: app.model.view is not None, what="the snapshot")
             await check(app, transport, pilot)
@@ -187,6 +198,7 @@ def test_the_table_shows_every_card_with_its_symbol(arun: Callable[[Coroutine[An
 
 
 def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    clock = Clock()
     scoring = {
         **TABLE,
         "phase": "scoring",
@@ -259,17 +271,19 @@ def test_stop_banner_then_score_sheet_with_running_totals(arun: Callable[[Corout
         # again deals the next round now.
         ready = copy.deepcopy(scoring)
         ready["seats"][0]["ready"] = True
-        ready["ready_by"] = time.time() + 20.3  # no pong yet: the server's clock is taken as ours
+        ready["ready_by"] = clock.now + 20.3  # no pong yet: the server's clock is taken as ours
         transport.deliver(ready)
         await until(pilot, lambda: "Ready. Next round in 21 s. Enter: start it now." in screen_text(app), what="21 s")
+        clock.now += 1.0
         await until(pilot, lambda: "Ready. Next round in 20 s. Enter: start it now." in screen_text(app), what="20 s")
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "next_round"}
 
-    arun(run_app(MESSAGES, check))
+    arun(run_app(MESSAGES, check, clock))
 
 
 def test_match_result_names_the_winners(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    clock = Clock()
     over = {**TABLE, "phase": "over", "winners": [2]}
     # A tie of the person (Alice, seat 0) and Bob at 1 point; the client came back on the
     # sheet, so the replay's token comes in the table message alone.
@@ -295,13 +309,13 @@ def test_match_result_names_the_winners(arun: Callable[[Coroutine[Any, Any, Any]
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "ready"}, "Alice wants a rematch"
         seats = [{**seat, "ready": i in (0, 2)} for i, seat in enumerate(TABLE["seats"])]
-        transport.deliver({**tie, "winners": [0], "seats": seats, "ready_by": time.time() + 20.4})
+        transport.deliver({**tie, "winners": [0], "seats": seats, "ready_by": clock.now + 20.4})
         want = ("Rematch wanted: waiting for the others. Rematch in 21 s.", "Enter: start it now.")
         await until(pilot, lambda: all(w in " ".join(screen_text(app).split()) for w in want), what="the wait")
         await pilot.press("enter")
         assert transport.sent[-1] == {"type": "start"}, "the host starts it now"
 
-    arun(run_app(MESSAGES, check))
+    arun(run_app(MESSAGES, check, clock))
 
 
 def test_expert_columns_show_the_cards_under_the_exposed_one(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
@@ -54,9 +55,18 @@ class LigrettoApp(App[None]):
     """
     BINDINGS = keys.bindings()
 
-    def __init__(self, transport: Transport, *, lang: str = DEFAULT_LANG, bot: str = "smart:skilled") -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        lang: str = DEFAULT_LANG,
+        bot: str = "smart:skilled",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         super().__init__()
         self.transport = transport
+        self.clock = clock
+        """The wall clock (seconds since the epoch) that countdowns are drawn against."""
         self.model = TableModel(session=transport.session, site=transport.site)
         self.lang = lang
         self.bot = bot
@@ -93,7 +103,7 @@ class LigrettoApp(App[None]):
 
     def deliver(self, message: dict[str, Any]) -> None:
         """The transport's callback: queue the message for the app (never handled inline)."""
-        self.post_message(ServerMessage(message, time.time()))
+        self.post_message(ServerMessage(message, self.clock()))
 
     def on_server_message(self, event: ServerMessage) -> None:
         self.model.receive(event.data, event.arrived)
@@ -107,10 +117,10 @@ class LigrettoApp(App[None]):
 
     def tick(self) -> None:
         if self.model.phase is Phase.COUNTDOWN:
-            self.query_one(StatusLine).show(self.model, time.time())
+            self.query_one(StatusLine).show(self.model, self.clock())
         elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
             for sheet in self.query(ScoreSheetView):  # (none while the app closes)
-                sheet.show(self.model, time.time())
+                sheet.show(self.model, self.clock())
 
     def redraw(self, size: Size | None = None) -> None:
         """Draw the table for the terminal's ``size`` (``None``: the app's)."""
@@ -125,7 +135,7 @@ class LigrettoApp(App[None]):
         self.query_one("#own").display = not lobby and not sheet  # the sheet has the own line
         size = size or self.size
         self.screen.set_class(layout.compact(len(self.model.people), size.width, size.height), layout.COMPACT)
-        now = time.time()
+        now = self.clock()
         for widget in self.query(TableWidget):
             widget.show(self.model, now)
 
@@ -135,7 +145,7 @@ class LigrettoApp(App[None]):
         """Send what the model made of a key (nothing: it already said why on the status line)."""
         if message is not None:
             self.transport.send(message)
-        self.query_one(StatusLine).show(self.model, time.time())
+        self.query_one(StatusLine).show(self.model, self.clock())
 
     def action_row(self, position: int) -> None:
         if self.placing is not None:
