@@ -63,6 +63,8 @@ from realserver import free_port
 from redisserver import RedisServer
 
 SYSTEMD_ANALYZE = "/usr/bin/systemd-analyze"
+READY_S = 10.0
+"""How long an app may take to answer /readyz with every check ok."""
 
 
 @dataclass
@@ -141,10 +143,19 @@ def test_the_proxy_spreads_requests_over_both_apps(stack: Stack) -> None:
 
 
 def test_each_app_is_ready_with_its_database_and_redis(stack: Stack) -> None:
-    """The compose commands give each app PostgreSQL and Redis: /readyz checks both."""
+    """The compose commands give each app PostgreSQL and Redis: /readyz checks both.  (On a
+    loaded machine one check may miss its 1 s: readiness is asked again for a few seconds,
+    as a load balancer does, and every answer names the same three checks.)"""
     for app in stack.apps.values():
-        status, body = app.http("GET", "/readyz")
-        assert status == 200, body
+        answers = []
+        deadline = time.monotonic() + READY_S
+        while not answers or (answers[-1][0] != 200 and time.monotonic() < deadline):
+            answers.append(app.http("GET", "/readyz"))
+            if answers[-1][0] != 200:
+                time.sleep(0.5)
+        assert all(set(body["checks"]) == {"loop", "database", "redis"} for _, body in answers), answers
+        status, body = answers[-1]
+        assert status == 200, answers
         assert body["checks"] == {"loop": "ok", "database": "ok", "redis": "ok"}, body
 
 

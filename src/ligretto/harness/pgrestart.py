@@ -34,6 +34,8 @@ from ligretto.harness.scenario import ScenarioReport
 from ligretto.harness.service import ServiceRun
 from ligretto.testkit.pgserver import PgServer
 
+TAKE_OVERS = "ligretto_take_overs_total"
+"""The processes' count of tables taken over from another."""
 ERRORS = "ligretto_backend_errors_total"
 """The processes' count of failed database (and Redis) calls, by ``backend``."""
 WRITING_AGAIN = "writing to "
@@ -42,6 +44,8 @@ COMMIT_FAILED = "could not write to "
 """The start of the store's (sampled) log line of a failed commit."""
 RECOMMIT_S = 10.0
 """How long the victim has to commit again after the last restart."""
+TAKE_OVER_S = 30.0
+"""How long the others have to take the victim's tables over (a wrong answer each if not)."""
 
 
 async def _restart(run: ServiceRun, mode: str) -> dict[str, Any]:
@@ -74,6 +78,17 @@ async def _kill_after_commit(run: ServiceRun, victim: int, seen: int, errors_bef
     }
 
 
+async def _taken_over(run: ServiceRun, before: float, tables: int, timeout: float) -> bool:
+    """Wait until the live processes have taken ``tables`` tables over since ``before``
+    (their ``ligretto_take_overs_total``), for at most ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while await run.metric(TAKE_OVERS) - before < tables:
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.1)
+    return True
+
+
 async def run_postgres_restart(
     folder: Path,
     *,
@@ -93,7 +108,6 @@ async def run_postgres_restart(
         await run.start()
         await run.seat(tables, players)
         errors = await run.metric(ERRORS, backend="database")
-        take_overs = await run.metric("ligretto_take_overs_total")
         run.mark("before")
         await asyncio.sleep(settle_s)
         restarts = [await _restart(run, "fast")]
@@ -105,12 +119,17 @@ async def run_postgres_restart(
         victim_tables = owned.get(run.processes[victim].url, 0)
         seen = len(run.processes[victim].log_text())
         victim_errors = await asyncio.to_thread(run.processes[victim].metric, ERRORS, backend="database")
+        others = [p for i, p in enumerate(run.processes) if i != victim and i not in run.stopped]
+        others_taken = sum([await asyncio.to_thread(p.metric, TAKE_OVERS) for p in others])
         restarts.append(await _restart(run, "immediate"))
         kill = await _kill_after_commit(run, victim, seen, victim_errors)
         run.mark("after_kill")
+        # Its tables are taken over once their leases run out: wait for that (its clients
+        # may not even have seen their sockets close yet), then for every client to be back.
+        await _taken_over(run, others_taken, victim_tables, TAKE_OVER_S)
         await until(lambda: all(t.dropped_at is None for t in run.tables.values()), 30.0)
         await asyncio.sleep(settle_s)
-        taken = int(await run.metric("ligretto_take_overs_total") - take_overs)
+        taken = int(await run.metric(TAKE_OVERS) - others_taken)
         owned_after = await run.owned()
     except BaseException:
         await run.abort()
