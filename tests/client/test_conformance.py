@@ -16,6 +16,7 @@ discard tops go on (expert).
 from __future__ import annotations
 
 import copy
+import json
 import mimetypes
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,7 +35,10 @@ ORIGIN = "http://ligretto.test"
 CHROMIUM = "/usr/bin/chromium"
 
 REPLAY_JS = """
-async (streams) => {
+async (recorded) => {
+  // The streams come as one JSON text: Playwright's own serialization of ~7 MB of
+  // arguments takes seconds, JSON.parse milliseconds.
+  const streams = JSON.parse(recorded);
   const { NEW_PILE, applyEvents, fitsColumn, fitsPile, playableCards, targetPile } = await import("/js/mirror.js");
   const canonical = (value) => JSON.stringify(value, (key, inner) =>
     inner && typeof inner === "object" && !Array.isArray(inner)
@@ -169,7 +173,7 @@ def test_mirror_js_and_the_python_model_follow_the_engine_event_by_event(browser
     try:
         page.route(f"{ORIGIN}/**", serve_static)
         page.goto(f"{ORIGIN}/conformance.html")
-        result = page.evaluate(REPLAY_JS, payload)
+        result = page.evaluate(REPLAY_JS, json.dumps(payload))
     finally:
         page.close()
     assert result["newPile"] == NEW_PILE
