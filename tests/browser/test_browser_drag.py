@@ -12,7 +12,7 @@ refused *Doesn't fit there*, or the card went to another pile.  A race is no los
 when someone else's card reached the aimed pile between the press and the release, the
 refusal must be the race's (*Beaten to it by …*).  Every tenth drag ends in the center's
 empty corner instead: nothing is sent, and the card says *Not on a pile* (never nothing).
-Per device at most 1 drop in 50 is lost, and the aimed pile never moves under the card
+Per device at most 1 drop in 50 is lost (25 drops per device in the suite: none), and the aimed pile never moves under the card
 (its box is the same at the release as at the press: its layout, transforms such as a
 pile's flash left out).  Figures before and after the fix: docs/benchmarks.md, "Drag and
 drop at a 12-seat table"."""
@@ -20,6 +20,7 @@ drop at a 12-seat table"."""
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import re
 import time
@@ -36,8 +37,11 @@ from ligretto.client.mirror import number
 
 BOTS = ("smart:expert",) * 10
 """Fast bots: at 12 seats piles start every second or so early in a round."""
-DROPS = 50
-"""Aimed drops per device (races included; drops the round's end overtook not)."""
+DROPS = int(os.environ.get("LIGRETTO_DRAG_DROPS", "25"))
+"""Aimed drops per device (races included; drops the round's end overtook not): 25 in the
+suite, 50 or more for the figures of docs/benchmarks.md (``LIGRETTO_DRAG_DROPS=50``)."""
+ONE_IN = 50
+"""At most one drop in this many may be lost (none of the suite's 25)."""
 DRAG_MS = (320, 460)
 STEPS = 3
 EMPTY_EVERY = 10
@@ -389,7 +393,7 @@ def test_drags_land_where_aimed_at_a_12_seat_table_on_a_desktop_and_a_phone(
         print(f"\n{person.device}: {person.outcomes} in {elapsed:.1f} s; lost {person.lost}; moved {person.moved}")
         print(f"{person.device} races: {person.races}")
     for person in people:
-        assert len(person.lost) <= person.aimed // DROPS, f"{person.device}: lost {person.lost}"
+        assert len(person.lost) <= person.aimed // ONE_IN, f"{person.device}: lost {person.lost}"
         assert not person.moved, f"{person.device}: the aimed pile moved under the card: {person.moved}"
         for race in person.races:
             assert "refused by the server" in race or RACE_WORDS.search(race), f"a race not told as one: {race}"
