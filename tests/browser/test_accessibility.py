@@ -392,9 +392,20 @@ now) while the tour goes on."""
 # --- axe ----------------------------------------------------------------------------------
 
 
+RUN_AXE = """async ([within, options]) => {
+  const results = await axe.run(within ?? document, options);
+  return results.violations;
+}"""
+"""axe.run as axe-playwright-python runs it, returning its violations alone."""
+
+
 def violations(page: Page, within: str | None = None) -> list[dict[str, Any]]:
-    """axe-core's violations on the page, or only within the elements of a selector."""
-    found: list[dict[str, Any]] = AXE.run(page, context=within, options=AXE_OPTIONS).response["violations"]
+    """axe-core's violations on the page, or only within the elements of a selector.
+    axe-core (its ~0.5 MB script) goes into a page once, not before every check: the
+    client's screens are one document, changed in place."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.axe_script)
+    found: list[dict[str, Any]] = page.evaluate(RUN_AXE, [within, AXE_OPTIONS])
     return found
 
 

@@ -12,10 +12,10 @@ refused *Doesn't fit there*, or the card went to another pile.  A race is no los
 when someone else's card reached the aimed pile between the press and the release, the
 refusal must be the race's (*Beaten to it by …*).  Every tenth drag ends in the center's
 empty corner instead: nothing is sent, and the card says *Not on a pile* (never nothing).
-Per device at most 1 drop in 50 is lost (25 drops per device in the suite: none), and the aimed pile never moves under the card
-(its box is the same at the release as at the press: its layout, transforms such as a
-pile's flash left out).  Figures before and after the fix: docs/benchmarks.md, "Drag and
-drop at a 12-seat table"."""
+Per device at most 1 drop in 50 is lost (of the suite's 25 drops per device: none), and
+the aimed pile never moves under the card (its box is the same at the release as at the
+press: its layout, transforms such as a pile's flash left out).  Figures before and after
+the fix: docs/benchmarks.md, "Drag and drop at a 12-seat table"."""
 
 from __future__ import annotations
 
