@@ -73,6 +73,7 @@ SHARING = (
     "tests/harness/",
     "tests/deploy/",
     "tests/sim/test_onray.py",
+    "tests/test_simulate_cli.py",  # its Ray head (``ray start``) once, not on each worker
     "tests/cli/test_errors.py",
 )
 """Where a module's tests share what is dear to make (a real server, a browser, a Ray
