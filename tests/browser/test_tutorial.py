@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browserkit import fitting, read_board, wait_settled
+from browserkit import RECORD_FRAMES, fitting, read_board, wait_settled
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
@@ -67,11 +67,30 @@ def coach_step(page: Page) -> str:
 
 
 def wait_step_after(page: Page, step: str) -> None:
-    page.wait_for_function(
-        "(step) => { const c = document.querySelector('#coach'); return c && c.dataset.step !== step; }",
-        arg=step,
-        timeout=WAIT_MS,
-    )
+    """Until the coach has gone on from ``step``; if it does not, the failure says what the
+    page sent and received meanwhile, and what it shows (the learner would be stuck)."""
+    try:
+        page.wait_for_function(
+            "(step) => { const c = document.querySelector('#coach'); return c && c.dataset.step !== step; }",
+            arg=step,
+            timeout=WAIT_MS,
+        )
+    except PlaywrightTimeoutError:
+        seen = page.evaluate(STUCK)
+        raise AssertionError(f"the coach stayed at {step!r} for {WAIT_MS} ms: {json.dumps(seen)}") from None
+
+
+STUCK = """() => ({
+  sent: (window.__sent || []).slice(-4),
+  received: (window.__frames || []).slice(-8),
+  bubbles: (window.bubbles || []).slice(-4),
+  toasts: [...document.querySelectorAll('.toast')].map((e) => e.textContent),
+  pending: document.querySelector('.board')?.dataset.pending,
+  live: Boolean(document.querySelector('.board.live')),
+  targets: [...document.querySelectorAll('.tutorial-target')].map((e) => e.dataset.slot || e.id || e.className),
+})"""
+"""What a stuck lesson's failure shows: the last messages each way, the refusals' words, the
+board's state and what is highlighted."""
 
 
 def fit_marks(page: Page) -> set[tuple[str, int]]:
@@ -357,6 +376,7 @@ def test_a_learner_completes_the_tutorial_in_every_language(pages: Any, shot: Ca
         # The small phone's learner asked for less motion (no flights, no pulsing highlight,
         # which Chromium would otherwise paint every frame): its one screenshot is the end.
         context = pages.context(width=width, height=height, locale=locale, reduced_motion=lang == "fi")
+        context.add_init_script(RECORD_FRAMES)  # said if a lesson gets stuck
         sent: list[str] | None = None
         if lang == "en":
             page = pages.open("/", context=context)
