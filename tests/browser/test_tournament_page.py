@@ -2,7 +2,8 @@
 "Tournaments"): on a phone, a host follows the lobby's link and makes a tournament with bots (#/tournament), enters it
 and starts it (#/tournament/ID); the first stage's tables are listed with a link to watch
 each, the standings appear, and *Play my table* takes the seat kept for the entrant (a
-``welcome`` at that seat); in German the same page has the German words; neither width
+``welcome`` at that seat), while watching the stage's other table is refused her (it is
+dealt her cards); in German the same page has the German words; neither width
 overflows sideways, the page names no seed and axe-core finds nothing (as
 tests/browser/test_accessibility.py runs it)."""
 
@@ -81,6 +82,10 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     assert page.evaluate(f"() => localStorage.getItem('ligretto.seat.{code}')")
     page.wait_for_selector(".table-screen[data-phase]")
     expect(page.locator(".table-screen")).not_to_have_attribute("data-phase", "")
+    # the other table of her stage is dealt her cards: watching it, she is told why she may not
+    other = next(t["code"] for s in played if s["number"] == 1 for t in s["tables"] if t["code"] != code)
+    page.goto(f"{server.url}/#/w/{other}")
+    expect(page.get_by_role("alert")).to_have_text(words("en", "error.own_stage"))
     # the same page in German, at desktop width
     german = pages.open(f"/#/tournament/{ident}", locale="de-DE")
     expect(german.locator("#tournament-standings-title")).to_have_text(words("de", "tournament.standings"))

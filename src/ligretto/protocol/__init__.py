@@ -218,6 +218,7 @@ from ligretto.protocol.server import (
     wire,
 )
 from ligretto.protocol.tournaments import (
+    OWN_STAGE,
     TOURNAMENT_BODIES,
     CreateTournament,
     Entered,
@@ -228,9 +229,11 @@ from ligretto.protocol.tournaments import (
     StageLine,
     StageTableLine,
     StandingLine,
+    TableTournament,
     TournamentCreated,
     TournamentDetails,
     TournamentSeat,
+    own_stage,
 )
 
 HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
@@ -260,6 +263,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "MOVED",
     "NO_HELLO",
+    "OWN_STAGE",
     "QUEUE_MESSAGES",
     "REACTION_LIMITS",
     "SERVER_MESSAGES",
@@ -382,6 +386,7 @@ __all__ = [
     "TableList",
     "TableState",
     "TableSummary",
+    "TableTournament",
     "TournamentCreated",
     "TournamentDetails",
     "TournamentSeat",
@@ -413,6 +418,7 @@ __all__ = [
     "events_message",
     "go_message",
     "lobby_message",
+    "own_stage",
     "pong_message",
     "presets_body",
     "queued_message",

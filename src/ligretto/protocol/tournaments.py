@@ -9,6 +9,8 @@ from typing import Literal
 
 import msgspec
 
+from ligretto.protocol.errors import ProtocolError
+
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True):
     pass
@@ -135,6 +137,33 @@ class TournamentDetails(_Body):
     entrants: list[EntrantLine]
     standings: list[StandingLine]
     played: list[StageLine]
+
+
+# --- at the tables and in the lobby ------------------------------------------------------
+
+
+class TableTournament(_Body):
+    """In a stage table's ``table`` message: the tournament it is a table of (its id, for
+    ``#/tournament/ID``; its name) and which of its ``stages`` it plays (``stage``)."""
+
+    id: str
+    name: str
+    stage: int
+    stages: int
+
+
+OWN_STAGE = "own_stage"
+"""The error of a ``hello`` that would watch another table of the stage its sender plays."""
+
+
+def own_stage() -> ProtocolError:
+    """The refusal of an entrant's ``watch`` of another table of the stage they are
+    playing, until every table of the stage is over: they are all dealt the same cards."""
+    return ProtocolError(
+        OWN_STAGE,
+        "you play in this stage of the tournament: its other tables are dealt your cards, "
+        "so you may watch them once every table of the stage is over",
+    )
 
 
 TOURNAMENT_BODIES: tuple[type[msgspec.Struct], ...] = (

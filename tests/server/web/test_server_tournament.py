@@ -21,12 +21,13 @@ import pytest
 from inprocess import AppServer
 
 from ligretto import protocol
+from ligretto.protocol import ProtocolError
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
 from ligretto.server.records.tournaments import TournamentRefusal
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.web.director import Director, details_of
+from ligretto.server.web.director import Director, Watcher, details_of
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
 from ligretto.tournament import duplicate_scores, replay, stage_seed
@@ -62,6 +63,7 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
         return any(t.stage == 2 and lobby.tables[t.code].round_number >= 1 for t in tables)
 
     await play_until(scheduler, director, stage_two_begun)
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
     for table in lobby.tables.values():
         table.close()
     store.commit()
@@ -71,9 +73,28 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     await Directory().start(lobby)
     director = Director(lobby, store.tournaments)
     await director.resume()
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
     await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
+    kept_out(lobby, store, created.id, people["Ann"], on=None)
     store.commit()
     return director, created.id, people
+
+
+def kept_out(lobby: Lobby, store: Store, ident: str, profile: str, on: int | None) -> None:
+    """The entrant of ``profile`` may not watch the other tables of the stage ``on`` (one
+    being played; ``None``: none is), and may watch every table of the stages over."""
+    for table in store.tournaments.get(ident).tables:
+        live = lobby.tables[table.code]
+        assert live.tournament is not None and live.tournament.stage == table.stage
+        theirs = any(seat is not None and seat.profile == profile for seat in live.seats)
+        spectator = Watcher(lambda: None, lambda: None)
+        if table.stage == on and not theirs:
+            with pytest.raises(ProtocolError, match="you play in this stage"):
+                live.watch(spectator, profile)
+            assert spectator not in live.listeners
+        else:
+            live.watch(spectator, profile)
+            assert spectator in live.listeners
 
 
 def typed(kind: type[msgspec.Struct], body: Any) -> msgspec.Struct:

@@ -7,7 +7,9 @@ from the stage's one match seed (``Table(match_seeds=...)``), so every table of 
 plays the same deals.  Their seats are the pairing's: a bot entrant plays as itself, a
 bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.seat_away``:
 they take it with the token ``POST /api/tournaments/{id}/seat`` gives; a stand-in plays
-it until they come).  The director watches each table as a spectator (:class:`Watcher`):
+it until they come).  Each table names its tournament and stage (``Table.in_tournament``)
+and keeps the entrants of the stage's other tables from watching it until every table of
+the stage is over: it is dealt their cards.  The director watches each table as a spectator (:class:`Watcher`):
 after each round the next is dealt once everyone is ready or at the latest the table's
 ``ready_s`` later (``Table.keep_going``: no person need be there); when its match is over
 its rounds' scores are recorded and, once every table of the stage is in, the next stage
@@ -29,7 +31,7 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
 from ligretto.server.records.tournaments import StoredTournament, TournamentRefusal, Tournaments
-from ligretto.server.table.table import Table
+from ligretto.server.table.table import Seat, Table
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
 from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament
@@ -137,8 +139,10 @@ class Director:
                 return
             stage = model.next_stage()
             tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
-            self.tournaments.add_stage(ident, stage, [table.code for table in tables])
+            codes = [table.code for table in tables]
+            self.tournaments.add_stage(ident, stage, codes)
             for number, table in enumerate(tables, 1):
+                self._tag(stored, stage.number, codes, table)
                 self._watch(ident, stage.number, number, table)
                 table.begin()
 
@@ -165,6 +169,28 @@ class Director:
                 table.seat_away(who.name, who.profile)
         return table
 
+    def _tag(self, stored: StoredTournament, stage: int, codes: list[str], table: Table) -> None:
+        """Name the tournament and stage at a stage table, and keep the entrants of the
+        stage's other tables from watching it while the stage is on (``Table.watch``)."""
+        siblings = [code for code in codes if code != table.code]
+
+        def peeks(profile: str | None, token: str | None) -> bool:
+            def theirs(seat: Seat | None) -> bool:
+                if seat is None or not seat.human:
+                    return False
+                return (profile is not None and seat.profile == profile) or (token is not None and seat.token == token)
+
+            if profile is None and token is None:
+                return False
+            stage_tables = [found for code in codes if (found := self.lobby.tables.get(code)) is not None]
+            if all(found.phase is Phase.OVER for found in stage_tables):
+                return False  # the stage is over: its deals are no secret to its entrants now
+            others = [found for code in siblings if (found := self.lobby.tables.get(code)) is not None]
+            return any(theirs(seat) for other in others for seat in other.seats)
+
+        tag = protocol.TableTournament(stored.id, stored.name, stage, stored.stages)
+        table.in_tournament(tag, peeks)
+
     def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:
         def over() -> None:
             self._later(ident, (stage, number, table))
@@ -187,13 +213,18 @@ class Director:
 
     async def resume(self) -> None:
         """After a restart (the lobby's tables restored from the store): every tournament
-        started and not over carries on.  Its stage tables here are watched again (dealt
+        started and not over carries on.  Its tables here name it again (``_tag``), those
+        of the stage being played are watched again (dealt
         from the stage's seed should one still be in its lobby), a match that ended while
         no one watched is recorded, a score sheet is dealt on, and a stage found complete
         (or a tournament started with no stage yet) is paired."""
         for ident in self.tournaments.running():
             stored = self.tournaments.get(ident)
             model = stored.model()
+            for table in stored.tables:
+                if (live := self.lobby.tables.get(table.code)) is not None:
+                    codes = [other.code for other in stored.tables if other.stage == table.stage]
+                    self._tag(stored, table.stage, codes, live)
             if not model.stages or model.stage_complete(len(model.stages)):
                 self._later(ident, None)
                 continue

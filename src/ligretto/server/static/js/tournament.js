@@ -199,6 +199,9 @@ export class TournamentScreen {
   async join() {
     const name = this.root.querySelector("#tournament-my-name").value;
     try {
+      // With a profile (made now if this browser has none): its matches go in its history,
+      // and its tables' hellos say who it is (an entrant watches no other table of its stage).
+      if (!profiles.secret()) await profiles.ensure(name);
       const entered = await apiCall("POST", `${this.base}/entrants`, { body: { name }, secret: profiles.secret() });
       storage.setName(name);
       storage.setTournamentEntrant(this.id, entered);
