@@ -1,10 +1,11 @@
 """The tournament pages in a real browser against a real server (docs/clients.md,
-"Tournaments"): on a phone, a host follows the lobby's link and makes a tournament with bots (#/tournament), enters it
-and starts it (#/tournament/ID); the first stage's tables are listed with a link to watch
-each, the standings appear, and *Play my table* takes the seat kept for the entrant (a
-``welcome`` at that seat), while watching the stage's other table is refused her (it is
-dealt her cards); in German the same page has the German words; neither width
-overflows sideways, the page names no seed and axe-core finds nothing (as
+"Tournaments"): on a phone, a host follows the lobby's link and makes a tournament with
+bots (#/tournament), enters it and starts it (#/tournament/ID); the first stage's tables
+are listed with a link to watch each, the standings appear, and *Play my table* takes the
+seat kept for the entrant (a ``welcome`` at that seat), while watching the stage's other
+table is refused her (it is dealt her cards); in German the lobby lists the tournament
+once, not its tables, and links to the same page, which has the German words; neither
+width overflows sideways, the page names no seed and axe-core finds nothing (as
 tests/browser/test_accessibility.py runs it)."""
 
 from __future__ import annotations
@@ -86,8 +87,18 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     other = next(t["code"] for s in played if s["number"] == 1 for t in s["tables"] if t["code"] != code)
     page.goto(f"{server.url}/#/w/{other}")
     expect(page.get_by_role("alert")).to_have_text(words("en", "error.own_stage"))
-    # the same page in German, at desktop width
-    german = pages.open(f"/#/tournament/{ident}", locale="de-DE")
+    # in German, at desktop width: the lobby lists the tournament once (none of its tables),
+    # and its link opens the same page
+    german = pages.open("/", locale="de-DE")
+    entry = german.locator(f'#lobby-tournaments li[data-tournament="{ident}"]')
+    stage_words = words("de", "lobby.tournament.stage").format(stage=1, stages=2)
+    expect(entry).to_contain_text("Phone cup")
+    expect(entry).to_contain_text(stage_words)
+    for stage_table in codes:
+        expect(german.locator(f'#public-tables li[data-code="{stage_table}"]')).to_have_count(0)
+    shot(german, "lobby-de-1280", full_page=True)
+    entry.locator("a").click()
+    german.wait_for_url(f"**/#/tournament/{ident}")
     expect(german.locator("#tournament-standings-title")).to_have_text(words("de", "tournament.standings"))
     expect(german.locator(".tournament-stage").first).to_be_visible()
     width, view = no_horizontal_overflow(german)

@@ -26,7 +26,7 @@ from ligretto.protocol.http import Now, TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import Party, Queued, Seated
-from ligretto.protocol.tournaments import TableTournament
+from ligretto.protocol.tournaments import LobbyTournament, TableTournament
 
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
@@ -202,6 +202,8 @@ class LobbyTables(_Server, tag="lobby"):
     total: int
     now: Now
     """Who is playing now, in the whole service (as ``GET /api/now``)."""
+    tournaments: list[LobbyTournament] = []
+    """The tournaments being played, once each (as ``GET /api/tables``)."""
 
 
 ServerMessage = (
@@ -443,4 +445,4 @@ def error_message(code: str, message: str, id: str | int | None = None) -> Error
 
 def lobby_message(listing: TableList, now: Now) -> LobbyTables:
     """The lobby list (``Lobby.public_listing``) and who is playing now as the ``/ws/lobby`` message."""
-    return LobbyTables(listing.tables, listing.total, now)
+    return LobbyTables(listing.tables, listing.total, now, listing.tournaments)

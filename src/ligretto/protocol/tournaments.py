@@ -152,6 +152,18 @@ class TableTournament(_Body):
     stages: int
 
 
+class LobbyTournament(_Body):
+    """A tournament being played, as the lobby lists it (once, in place of its stage
+    tables, which only its page lists): its id (``#/tournament/ID``), name, the stage being
+    played of its ``stages``, and how many tables play that stage."""
+
+    id: str
+    name: str
+    stage: int
+    stages: int
+    tables: int
+
+
 OWN_STAGE = "own_stage"
 """The error of a ``hello`` that would watch another table of the stage its sender plays."""
 

@@ -3,7 +3,8 @@ profiles at two tables of two, the first stage on (nobody has come yet, so it st
 their stand-ins wait for the grace period).  An entrant may not watch the other table of
 the stage they play, by their profile or by their seat token (``own_stage``), and the
 refusal loses nothing: the same connection then watches their own table; a spectator who
-is no entrant watches either table."""
+is no entrant watches either table.  The lobby's list (``GET /api/tables`` and
+``/ws/lobby``) shows the tournament once and none of its tables."""
 
 from __future__ import annotations
 
@@ -86,5 +87,29 @@ def test_an_entrant_may_not_watch_another_table_of_their_stage(server: Any, arun
         for client in (watcher, player):
             assert not client.problems, client.problems
             await client.close()
+
+    arun(scenario())
+
+
+def test_the_lobby_lists_the_tournament_once_and_not_its_tables(server: Any, arun: Any) -> None:
+    status, table = server.http("POST", "/api/tables", {"public": True})
+    assert status == 201, table
+    details, _people = stage_on(server)
+    codes = {t["code"] for s in details["played"] for t in s["tables"]}
+    line = {"id": details["id"], "name": "Peek cup", "stage": 1, "stages": 2, "tables": 2}
+    status, listed = server.http("GET", "/api/tables")
+    assert status == 200
+    assert line in listed["tournaments"]
+    shown = {t["code"] for t in listed["tables"]}
+    assert table["code"] in shown and not shown & codes
+    assert listed["total"] == len(shown)
+
+    async def scenario() -> None:
+        lobby = server.client("lobby", keepalive=None)
+        await lobby.connect("/ws/lobby")
+        message = await lobby.wait_for("lobby")
+        assert line in message["tournaments"] and message["total"] == listed["total"]
+        assert {t["code"] for t in message["tables"]} == shown
+        await lobby.close()
 
     arun(scenario())

@@ -590,7 +590,7 @@ class RedisDirectory(Directory):
         while True:
             await asyncio.sleep(keys.FEED_S)
             assert self.lobby is not None
-            public = [t for t in self.lobby.tables.values() if t.public and not t.closed]
+            public = [t for t in self.lobby.tables.values() if t.listed]
             try:
                 people = own_people(self.lobby, self.queue)
                 await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public], people)

@@ -289,6 +289,12 @@ class Table:
         self.peeks = peeks
 
     @property
+    def listed(self) -> bool:
+        """Whether the lobby's list shows it: public, open, and no tournament's stage
+        table (the list shows the tournament once instead)."""
+        return self.settings.public and not self.closed and self.views.tournament is None
+
+    @property
     def tournament(self) -> protocol.TableTournament | None:
         """The tournament and stage of a stage table (``None``: any other table)."""
         return self.views.tournament
