@@ -2,7 +2,8 @@
 "Tournaments"): on a phone, a host follows the lobby's link and makes a tournament with
 bots (#/tournament), enters it and starts it (#/tournament/ID); the first stage's tables
 are listed with a link to watch each, the standings appear, and *Play my table* takes the
-seat kept for the entrant (a ``welcome`` at that seat), while watching the stage's other
+seat kept for the entrant (a ``welcome`` at that seat; its bar links back to the
+tournament, as a spectator's does), while watching the stage's other
 table is refused her (it is dealt her cards); in German the lobby lists the tournament
 once, not its tables, and links to the same page, which has the German words; neither
 width overflows sideways, the page names no seed and axe-core finds nothing (as
@@ -83,6 +84,9 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     assert page.evaluate(f"() => localStorage.getItem('ligretto.seat.{code}')")
     page.wait_for_selector(".table-screen[data-phase]")
     expect(page.locator(".table-screen")).not_to_have_attribute("data-phase", "")
+    back = page.locator("#tournament-back")  # the way back to the tournament (hidden on a phone in a round)
+    expect(back).to_have_text(words("en", "table.tournament").format(name="Phone cup", stage=1))
+    expect(back).to_have_attribute("href", f"#/tournament/{ident}")
     # the other table of her stage is dealt her cards: watching it, she is told why she may not
     other = next(t["code"] for s in played if s["number"] == 1 for t in s["tables"] if t["code"] != code)
     page.goto(f"{server.url}/#/w/{other}")
@@ -104,3 +108,11 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     width, view = no_horizontal_overflow(german)
     assert width <= view
     shot(german, "de-1280")
+    # a spectator at the same width: the table's bar links back to the tournament
+    german.goto(f"{server.url}/#/w/{code}")
+    back = german.locator("#tournament-back")
+    expect(back).to_have_text(words("de", "table.tournament").format(name="Phone cup", stage=1))
+    expect(back).to_be_visible()
+    width, view = no_horizontal_overflow(german)
+    assert width <= view
+    shot(german, "table-de-1280")

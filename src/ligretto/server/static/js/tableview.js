@@ -261,6 +261,12 @@ export class TableScreen {
     const session = this.session;
     const table = session.table;
     const parts = [h("h1", { class: "table-title" }, t("table.title", { code: this.code }))];
+    if (table?.tournament) {
+      // A tournament's stage table: the way back to its standings and tables.
+      const { id, name, stage } = table.tournament;
+      parts.push(h("a", { class: "bar-tournament", id: "tournament-back", href: `#/tournament/${encodeURIComponent(id)}` },
+        t("table.tournament", { name, stage })));
+    }
     if (table) {
       parts.push(h("span", { class: "muted bar-rules" }, rulesSummary(table.rules)));
       if (table.round) parts.push(h("span", { class: "pill", id: "round-number" }, t("table.round", { n: table.round })));
