@@ -33,7 +33,7 @@ def knockout_stages(entrants: int, table_size: int) -> int:
     """The stages of a knockout of ``entrants`` at tables of ``table_size``, the final included.
 
     >>> knockout_stages(16, 4), knockout_stages(16, 2), knockout_stages(4, 4)
-    (3, 5, 1)
+    (3, 4, 1)
     """
     stages, left = 1, entrants
     while left > table_size:
