@@ -30,7 +30,7 @@ from ligretto.server.table.clock import VirtualScheduler
 from ligretto.server.web.director import Director, Watcher, details_of
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
-from ligretto.tournament import duplicate_scores, replay, stage_seed
+from ligretto.tournament import duplicate_scores, going_on, replay, stage_seed
 
 SEED = 2929
 STAGES = 3
@@ -238,3 +238,61 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
             for name in ("tournaments", "tournament_entrants", "tournament_tables")
         ]
         assert counts == [1, 2, 1]
+
+
+def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_path: Path) -> None:
+    """Eight bots and Ann (a stand-in plays for her) at tables of 3: the top half of each
+    table goes on (three tables of 3, two of 3, two of 2, then the final of 2 and a bye);
+    the standings say who went out
+    at which stage, and Ann, once out, is told so when she asks for her seat."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def knockout() -> tuple[str, int, list[tuple[int, str]]]:
+        scheduler = VirtualScheduler()
+        lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
+        director = Director(lobby, store.tournaments)
+        spec = protocol.CreateTournament(
+            "Knockout cup",
+            table_size=3,
+            pairing="knockout",
+            options={"match_end": "rounds:1"},
+            bots=["smart:machine"] * 8,
+        )
+        created = director.create(spec, seed=SEED)
+        profile, _ = store.profiles.create("Ann", "sun")
+        ann = director.join(created.id, "Ann", profile.id)
+        assert details_of(store.tournaments.get(created.id)).stages == 4  # 9 at 3 tables, 6 at 2, 4 at 2, the final
+        await director.start(created.id, created.host)
+        refusals = []
+        while store.tournaments.get(created.id).ended is None:
+            assert scheduler.now() < 3600, "the knockout is stuck"
+            scheduler.advance(1.0)
+            await director.settled()
+            stages = details_of(store.tournaments.get(created.id)).played
+            tags = [lobby.tables[t.code].tournament for s in stages for t in s.tables]
+            assert {(tag.stage, tag.stages) for tag in tags if tag is not None} == {(s.number, 4) for s in stages}
+            assert None not in tags
+            if not any(ann.entrant in t.seats for t in stages[-1].tables) and not refusals:
+                with pytest.raises(TournamentRefusal) as refused:
+                    director.seat_of(created.id, ann.secret)
+                refusals.append((refused.value.status, refused.value.code))
+        return created.id, ann.entrant, refusals
+
+    try:
+        ident, ann, refusals = asyncio.run(knockout())
+        stored = store.tournaments.get(ident)
+        details = details_of(stored)
+        assert details.state == "over" and details.pairing == "knockout"
+        assert [len(stage.tables) for stage in details.played] == [3, 2, 2, 1]
+        model = stored.model()
+        for earlier, later in zip(details.played, details.played[1:], strict=False):
+            kept = set()
+            for table, ranking in zip(earlier.tables, model.rankings(earlier.number), strict=True):
+                assert table.rounds is not None and sorted(ranking) == sorted(e for e in table.seats if e is not None)
+                kept |= set(ranking[: going_on(len(ranking))])
+            assert {e for t in later.tables for e in t.seats if e is not None} == kept
+        assert [line.out for line in details.standings] == [None, 4, 3, 3, 2, 2, 1, 1, 1]
+        out = next(line.out for line in details.standings if line.entrant == ann)
+        assert refusals == ([] if out in (None, 4) else [(409, "knocked_out")])
+    finally:
+        store.close()
