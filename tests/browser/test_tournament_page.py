@@ -3,11 +3,11 @@
 bots (#/tournament), enters it and starts it (#/tournament/ID); the first stage's tables
 are listed with a link to watch each, the standings appear, and *Play my table* takes the
 seat kept for the entrant (a ``welcome`` at that seat; its bar links back to the
-tournament, as a spectator's does), while watching the stage's other
-table is refused her (it is dealt her cards); in German the lobby lists the tournament
-once, not its tables, and links to the same page, which has the German words; neither
-width overflows sideways, the page names no seed and axe-core finds nothing (as
-tests/browser/test_accessibility.py runs it)."""
+tournament, as a spectator's does), while watching the stage's other table is refused her
+(it is dealt her cards); in German the lobby lists the tournament once, not its tables,
+and links to the same page, which has the German words; a knockout's page shows who went
+out at stage 1; neither width overflows sideways, the page names no seed and axe-core
+finds nothing (as tests/browser/test_accessibility.py runs it)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def get(server: Any, path: str) -> Any:
 
 
 def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any, server: Any, shot: Any) -> None:
+    # a knockout of four bots at tables of two, started now: its bracket is looked at last
+    _, cup = server.http(
+        "POST",
+        "/api/tournaments",
+        {
+            "name": "KO cup",
+            "table_size": 2,
+            "pairing": "knockout",
+            "options": {"match_end": "rounds:1"},
+            "bots": ["smart:machine"] * 4,
+        },
+    )
+    assert server.http("POST", f"/api/tournaments/{cup['id']}/start", {"host": cup["host"]})[0] == 200
     context = pages.context(width=360, height=640, touch=True)
     page = pages.open("/", context=context)
     page.click("#tournament-link")
@@ -116,3 +129,15 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     width, view = no_horizontal_overflow(german)
     assert width <= view
     shot(german, "table-de-1280")
+    # the knockout's page: two stages (four at two tables, then the final), and once the
+    # first is over its bracket says who went out at stage 1
+    german.goto(f"{server.url}/#/tournament/{cup['id']}")
+    expect(german.locator("#tournament-pairing-line")).to_have_text(words("de", "tournament.pairing.knockout"))
+    out = german.locator("#tournament-standings td.out")
+    expect(out).to_have_count(4)
+    expect(german.locator('#tournament-standings td.out[data-out="1"]')).to_have_count(2, timeout=20_000)
+    expect(german.locator('#tournament-standings td.out[data-out="1"]').first).to_have_text(
+        words("de", "tournament.out.at").format(n=1)
+    )
+    assert get(server, f"/api/tournaments/{cup['id']}")["stages"] == 2
+    shot(german, "knockout-de-1280")
