@@ -244,7 +244,8 @@ def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_p
     """Eight bots and Ann (a stand-in plays for her) at tables of 3: the top half of each
     table goes on (three tables of 3, two of 3, two of 2, then the final of 2 and a bye);
     the standings say who went out
-    at which stage, and Ann, once out, is told so when she asks for her seat."""
+    at which stage, and Ann, once out, is told so when she asks for her seat.  The lobby
+    lists the tournament once while it is on, at its stage, and none of its tables."""
     store = Store(str(tmp_path / "ligretto.db"))
 
     async def knockout() -> tuple[str, int, list[tuple[int, str]]]:
@@ -272,10 +273,17 @@ def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_p
             tags = [lobby.tables[t.code].tournament for s in stages for t in s.tables]
             assert {(tag.stage, tag.stages) for tag in tags if tag is not None} == {(s.number, 4) for s in stages}
             assert None not in tags
+            # the lobby lists it once, at the stage being played, while it is on (none of its tables)
+            assert lobby.public_listing().tables == []
+            if store.tournaments.get(created.id).ended is None:
+                (line,) = lobby.tournaments_played()
+                assert (line.id, line.stage, line.stages) == (created.id, len(stages), 4)
+                assert line.tables == len(stages[-1].tables)
             if not any(ann.entrant in t.seats for t in stages[-1].tables) and not refusals:
                 with pytest.raises(TournamentRefusal) as refused:
                     director.seat_of(created.id, ann.secret)
                 refusals.append((refused.value.status, refused.value.code))
+        assert lobby.tournaments_played() == []  # over: no longer listed
         return created.id, ann.entrant, refusals
 
     try:
