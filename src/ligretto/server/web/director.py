@@ -9,8 +9,8 @@ bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.seat
 they take it with the token ``POST /api/tournaments/{id}/seat`` gives; a stand-in plays
 it until they come).  Each table names its tournament and stage (``Table.in_tournament``)
 and keeps the entrants of the stage's other tables from watching it until every table of
-the stage is over: it is dealt their cards.  The director watches each table as a spectator (:class:`Watcher`):
-after each round the next is dealt once everyone is ready or at the latest the table's
+the stage is over: it is dealt their cards.  The director watches each table as a
+spectator (:class:`Watcher`): after each round the next is dealt once everyone is ready or at the latest the table's
 ``ready_s`` later (``Table.keep_going``: no person need be there); when its match is over
 its rounds' scores are recorded and, once every table of the stage is in, the next stage
 is paired from the standings; after the last, the tournament ends.
@@ -217,10 +217,10 @@ class Director:
     async def resume(self) -> None:
         """After a restart (the lobby's tables restored from the store): every tournament
         started and not over carries on.  Its tables here name it again (``_tag``), those
-        of the stage being played are watched again (dealt
-        from the stage's seed should one still be in its lobby), a match that ended while
-        no one watched is recorded, a score sheet is dealt on, and a stage found complete
-        (or a tournament started with no stage yet) is paired."""
+        of the stage being played are watched again (dealt from the stage's seed should one
+        still be in its lobby), a match that ended while no one watched is recorded, a score
+        sheet is dealt on, and a stage found complete (or a tournament started with no stage
+        yet) is paired."""
         for ident in self.tournaments.running():
             stored = self.tournaments.get(ident)
             model = stored.model()
