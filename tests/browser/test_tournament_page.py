@@ -121,6 +121,18 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     width, view = no_horizontal_overflow(german)
     assert width <= view
     shot(german, "de-1280")
+    # the knockout's page: two stages (four at two tables, then the final), and once the
+    # first is over its bracket says who went out at stage 1
+    german.goto(f"{server.url}/#/tournament/{cup['id']}")
+    expect(german.locator("#tournament-pairing-line")).to_have_text(words("de", "tournament.pairing.knockout"))
+    out = german.locator("#tournament-standings .knockout-out")
+    expect(out).to_have_count(4)
+    expect(german.locator('#tournament-standings .knockout-out[data-out="1"]')).to_have_count(2, timeout=20_000)
+    expect(german.locator('#tournament-standings .knockout-out[data-out="1"]').first).to_have_text(
+        words("de", "tournament.out.at").format(n=1)
+    )
+    assert get(server, f"/api/tournaments/{cup['id']}")["stages"] == 2
+    shot(german, "knockout-de-1280")
     # a spectator at the same width: the table's bar links back to the tournament
     german.goto(f"{server.url}/#/w/{code}")
     back = german.locator("#tournament-back")
@@ -129,15 +141,3 @@ def test_a_host_makes_enters_starts_and_plays_a_tournament_on_a_phone(pages: Any
     width, view = no_horizontal_overflow(german)
     assert width <= view
     shot(german, "table-de-1280")
-    # the knockout's page: two stages (four at two tables, then the final), and once the
-    # first is over its bracket says who went out at stage 1
-    german.goto(f"{server.url}/#/tournament/{cup['id']}")
-    expect(german.locator("#tournament-pairing-line")).to_have_text(words("de", "tournament.pairing.knockout"))
-    out = german.locator("#tournament-standings td.out")
-    expect(out).to_have_count(4)
-    expect(german.locator('#tournament-standings td.out[data-out="1"]')).to_have_count(2, timeout=20_000)
-    expect(german.locator('#tournament-standings td.out[data-out="1"]').first).to_have_text(
-        words("de", "tournament.out.at").format(n=1)
-    )
-    assert get(server, f"/api/tournaments/{cup['id']}")["stages"] == 2
-    shot(german, "knockout-de-1280")

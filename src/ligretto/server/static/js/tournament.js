@@ -178,7 +178,8 @@ export class TournamentScreen {
   standings(data, name) {
     const head = (text, cls = null) => h("th", { scope: "col", class: cls }, text);
     const knockout = data.pairing === "knockout";
-    // A knockout's bracket: the stage each entrant went out at, the winner once it is over.
+    // A knockout's bracket, under each name (no column more on a phone): the stage each
+    // entrant went out at, still in, or the winner once it is over.
     const out = (line) => (line.out !== null ? t("tournament.out.at", { n: line.out })
       : t(data.state === "over" ? "tournament.out.winner" : "tournament.out.in"));
     return h("section", { class: "panel", "aria-labelledby": "tournament-standings-title" },
@@ -187,14 +188,13 @@ export class TournamentScreen {
       h("div", { class: "sheet-scroll", tabindex: "0" },
         h("table", { class: "sheet tournament-standings", id: "tournament-standings" },
           h("thead", {}, h("tr", {}, head(t("sheet.place"), "place"), head(t("sheet.player"), "player"),
-            head(t("tournament.duplicate"), "num"), head(t("tournament.points"), "num"),
-            knockout ? head(t("tournament.out"), "out") : null)),
+            head(t("tournament.duplicate"), "num"), head(t("tournament.points"), "num"))),
           h("tbody", {}, data.standings.map((line) => h("tr", { class: line.entrant === this.mine() ? "me" : null, dataset: { entrant: line.entrant } },
             h("td", { class: "place" }, String(line.place)),
-            h("th", { scope: "row", class: "player" }, name(line.entrant)),
+            h("th", { scope: "row", class: "player" }, name(line.entrant),
+              knockout ? h("span", { class: "knockout-out", dataset: { out: line.out ?? "" } }, out(line)) : null),
             h("td", { class: "num" }, (line.duplicate > 0 ? "+" : "") + line.duplicate.toLocaleString()),
-            h("td", { class: "num" }, String(line.points)),
-            knockout ? h("td", { class: "out", dataset: { out: line.out ?? "" } }, out(line)) : null))))));
+            h("td", { class: "num" }, String(line.points))))))));
   }
 
   stage(stage, name) {
