@@ -150,7 +150,7 @@ class Lobby:
         newest_first = public[::-1]  # tables are kept in the order they were made
         newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
         listing = self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
-        return msgspec.structs.replace(listing, tournaments=self.tournaments_played())
+        return msgspec.structs.replace(listing, tournaments=self.directory.tournaments(self.tournaments_played()))
 
     def tournaments_played(self) -> list[protocol.LobbyTournament]:
         """The tournaments this process's stage tables play (newest first), once each, at
