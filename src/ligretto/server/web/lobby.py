@@ -144,7 +144,8 @@ class Lobby:
     def public_listing(self) -> protocol.TableList:
         """The public tables that are open, at most ``Settings.lobby_tables`` of them:
         those still waiting for players (in their lobby, with a free seat) first, the
-        newest first in each group; and how many there are in all."""
+        newest first in each group; and how many there are in all.  A tournament's stage
+        tables are not among them: the tournaments being played are listed once each."""
         metrics.LOBBY_LISTINGS.inc()
         public = [t for t in self.tables.values() if t.listed]
         newest_first = public[::-1]  # tables are kept in the order they were made
