@@ -96,6 +96,7 @@ def test_the_table_message_shows_seats_rules_and_sheet() -> None:
         "type",
         *["code", "phase", "seats", "host", "rules", "public", "grace_s", "ready_s", "round", "start_at"],
         *["ready_by", "sheet", "winners", "arbitration", "window_ms", "rated", "match", "replays", "replay"],
+        "tournament",
     ]
     assert data["ready_s"] == 30.0 and isinstance(data["ready_s"], float) and data["ready_by"] is None
     assert data["replays"] == "link", "by default anyone with a replay's link may watch it"

@@ -388,16 +388,24 @@ def test_help_screen_lists_every_key_and_the_rules(arun: Callable[[Coroutine[Any
 
 
 def test_a_spectator_sees_the_races(arun: Callable[[Coroutine[Any, Any, Any]], Any]) -> None:
+    """At a tournament's stage table: its title names the tournament and stage, and the
+    score sheet links the tournament's page."""
     watching = copy.deepcopy(MESSAGES)
     watching[0] = {"type": "welcome", "v": 1, "code": "I7XLKMYrXIU", "seat": None, "token": None}
+    tournament = {"id": "uv4fjGVC7nSl", "name": "Friday cup", "stage": 2, "stages": 3}
+    watching[1] = {**TABLE, "tournament": tournament}
     watching[2] = {"type": "snapshot", "view": {**VIEW, "viewer": None}, "round": 2}
 
     async def check(app: LigrettoApp, transport: Replay, pilot: Any) -> None:
         assert transport.deliver is not None
+        assert "tournament Friday cup, stage 2 of 3 · round 2 of 3" in screen_text(app).splitlines()[0]
         transport.deliver({"type": "race", "round": 2, "pile": 2, "winner": 0, "loser": 1, "ms": 12})
         await until(pilot, lambda: "beat" in app.model.notice, what="the race")
         assert "Alice beat Bob to pile 3 by 12 ms" in screen_text(app)
         assert "You are watching this table." in screen_text(app)
+        transport.deliver({**watching[1], "phase": "scoring"})
+        await until(pilot, lambda: app.model.phase is Phase.SCORING, what="scoring")
+        assert f"The tournament's standings: {SITE}/#/tournament/uv4fjGVC7nSl" in screen_text(app)
 
     arun(run_app(watching, check))
 

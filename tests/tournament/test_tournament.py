@@ -19,11 +19,14 @@ from ligretto.tournament import (
     TournamentError,
     capacities,
     duplicate_scores,
+    going_on,
+    knockout_stages,
     pair,
     repeats,
     replay,
     restore,
     stage_seed,
+    table_ranking,
 )
 
 
@@ -267,3 +270,74 @@ def test_the_core_imports_only_the_standard_library() -> None:
                 continue
             for name in names:
                 assert name.partition(".")[0] in sys.stdlib_module_names, f"{path.name} imports {name}"
+
+
+def test_a_knockout_keeps_the_top_half_of_each_table_until_one_table_plays_the_final() -> None:
+    tournament = Tournament(16, 4, 3, 29, pairing=Pairing.KNOCKOUT)
+    assert tournament.stage_count == knockout_stages(16, 4) == 3  # 16 at 4 tables, 8 at 2, the final of 4
+    rng = random.Random(7)
+    went_on: list[set[int]] = []
+    while not tournament.over:
+        stage = tournament.next_stage()
+        seated = {e for table in stage.tables for e in table.entrants}
+        assert seated == (set(range(16)) if stage.number == 1 else went_on[-1])
+        assert tournament.still_in() == seated
+        for table in stage.tables:
+            tournament.record(stage.number, table.number, [[rng.randint(-10, 20) for _ in table.seats]] * 2)
+        # the top half of each table by the stage's duplicate score, then points, goes on
+        matches = [tournament.results[stage.number, t.number] for t in stage.tables]
+        kept = set()
+        for table, rounds, scores in zip(stage.tables, matches, duplicate_scores(matches), strict=True):
+            by_result = sorted(
+                table.entrants,
+                key=lambda e: (-scores[table.seats.index(e)], -sum(r[table.seats.index(e)] for r in rounds), e),
+            )
+            assert table_ranking(table.seats, rounds, scores) == by_result
+            kept |= set(by_result[:2])
+        went_on.append(kept)
+    assert [len(stage.tables) for stage in tournament.stages] == [4, 2, 1]
+    final = tournament.stages[-1].tables[0]
+    (winner,) = tournament.still_in()
+    final_rounds = tournament.results[3, 1]
+    assert winner == max(final.entrants, key=lambda e: (sum(r[final.seats.index(e)] for r in final_rounds), -e))
+    standings = tournament.standings()
+    # the bracket: who went out at which stage; the standings by the stage reached
+    assert [line.out for line in standings] == [None, 3, 3, 3, 2, 2, 2, 2, *[1] * 8]
+    assert standings[0].entrant == winner
+    assert [line.entrant for line in standings[:4]] == table_ranking(
+        final.seats, final_rounds, duplicate_scores([final_rounds])[0]
+    )
+    assert tournament.knocked_out() == {line.entrant: line.out for line in standings if line.out is not None}
+    with pytest.raises(TournamentError, match="every stage"):
+        tournament.next_stage()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    entrants=st.integers(2, 40),
+    table_size=st.integers(2, 6),
+    seed=st.integers(0, 2**63 - 1),
+    results_seed=st.integers(0, 1000),
+)
+def test_any_knockout_ends_with_one_winner_and_replays_exactly(
+    entrants: int, table_size: int, seed: int, results_seed: int
+) -> None:
+    tournament = Tournament(entrants, table_size, 1, seed, pairing=Pairing.KNOCKOUT)
+    play_out(tournament, random.Random(results_seed))
+    assert len(tournament.stages) == knockout_stages(entrants, table_size) <= 12
+    assert len(tournament.stages[-1].tables) == 1
+    for earlier, later in zip(tournament.stages, tournament.stages[1:], strict=False):
+        before = [e for table in earlier.tables for e in table.entrants]
+        after = sorted(e for table in later.tables for e in table.entrants)
+        assert len(after) == sum(going_on(len(table.entrants)) for table in earlier.tables) < len(before)
+        assert set(after) < set(before)
+    standings = tournament.standings()
+    assert [line.out for line in standings].count(None) == 1 and standings[0].out is None
+    outs = [line.out for line in standings[1:]]
+    assert outs == sorted(outs, reverse=True)  # who lasted longer stands higher
+    results = [[tournament.results[s.number, t.number] for t in s.tables] for s in tournament.stages]
+    again = replay(entrants, table_size, 1, seed, results, pairing=Pairing.KNOCKOUT)
+    assert again.stages == tournament.stages and again.standings() == standings
+    played = [[table.seats for table in stage.tables] for stage in tournament.stages]
+    stored = restore(entrants, table_size, 3, seed, played=played, results=tournament.results, pairing=Pairing.KNOCKOUT)
+    assert stored.stages == tournament.stages and stored.standings() == standings

@@ -218,6 +218,7 @@ from ligretto.protocol.server import (
     wire,
 )
 from ligretto.protocol.tournaments import (
+    OWN_STAGE,
     TOURNAMENT_BODIES,
     CreateTournament,
     Entered,
@@ -225,12 +226,15 @@ from ligretto.protocol.tournaments import (
     EntrantSecret,
     HostSecret,
     JoinTournament,
+    LobbyTournament,
     StageLine,
     StageTableLine,
     StandingLine,
+    TableTournament,
     TournamentCreated,
     TournamentDetails,
     TournamentSeat,
+    own_stage,
 )
 
 HTTP_BODIES: tuple[type[msgspec.Struct], ...] = (
@@ -260,6 +264,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "MOVED",
     "NO_HELLO",
+    "OWN_STAGE",
     "QUEUE_MESSAGES",
     "REACTION_LIMITS",
     "SERVER_MESSAGES",
@@ -308,6 +313,7 @@ __all__ = [
     "LeaderboardEntry",
     "Leave",
     "LobbyTables",
+    "LobbyTournament",
     "MatchEntry",
     "MatchHistory",
     "MatchPlayer",
@@ -382,6 +388,7 @@ __all__ = [
     "TableList",
     "TableState",
     "TableSummary",
+    "TableTournament",
     "TournamentCreated",
     "TournamentDetails",
     "TournamentSeat",
@@ -413,6 +420,7 @@ __all__ = [
     "events_message",
     "go_message",
     "lobby_message",
+    "own_stage",
     "pong_message",
     "presets_body",
     "queued_message",

@@ -12,6 +12,7 @@ from ligretto.engine.actions import Action, Play, Turn, Vote
 from ligretto.engine.rules import OPTIONS, PRESETS, RuleSet
 from ligretto.protocol.history import HISTORY_BODIES
 from ligretto.protocol.phase import Phase
+from ligretto.protocol.tournaments import LobbyTournament
 
 # --- requests ----------------------------------------------------------------------------
 
@@ -105,10 +106,12 @@ class TableDetails(_Body):
 
 class TableList(_Body):
     """``GET /api/tables``: the public tables, at most ``LOBBY_TABLES`` of them (those
-    waiting for players first, newest first), and how many there are in all."""
+    waiting for players first, newest first), and how many there are in all; and the
+    tournaments being played, once each (their stage tables are not in ``tables``)."""
 
     tables: list[TableSummary]
     total: int
+    tournaments: list[LobbyTournament] = []
 
 
 class Now(_Body):

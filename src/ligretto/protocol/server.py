@@ -26,6 +26,7 @@ from ligretto.protocol.http import Now, TableList, TableSummary
 from ligretto.protocol.limits import VERSION
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import Party, Queued, Seated
+from ligretto.protocol.tournaments import LobbyTournament, TableTournament
 
 Rules = dict[str, str | int | bool]
 """A rule set as ``RuleSet.to_dict`` writes it: every option by name."""
@@ -86,6 +87,8 @@ class TableState(_Server, tag="table"):
     """Between rounds and after the match (``scoring``, ``over``): the share token of the
     round just scored, as its ``round_over`` told it (so a page loaded again on the score
     sheet still links its replay); ``None`` while a round is dealt or played."""
+    tournament: TableTournament | None = None
+    """A tournament's stage table: which tournament and stage (``None``: any other table)."""
 
 
 class Snapshot(_Server, tag="snapshot"):
@@ -199,6 +202,8 @@ class LobbyTables(_Server, tag="lobby"):
     total: int
     now: Now
     """Who is playing now, in the whole service (as ``GET /api/now``)."""
+    tournaments: list[LobbyTournament] = []
+    """The tournaments being played, once each (as ``GET /api/tables``)."""
 
 
 ServerMessage = (
@@ -344,6 +349,7 @@ def table_message(
     replay: str | None = None,
     ready_s: float,
     ready_by: float | None = None,
+    tournament: TableTournament | None = None,
 ) -> TableState:
     """The ``table`` message: seats, rules, phase, the score sheet."""
     return TableState(
@@ -366,6 +372,7 @@ def table_message(
         match=match,
         replays=str(replays),  # type: ignore[arg-type]  # a Replays value
         replay=replay,
+        tournament=tournament,
     )
 
 
@@ -438,4 +445,4 @@ def error_message(code: str, message: str, id: str | int | None = None) -> Error
 
 def lobby_message(listing: TableList, now: Now) -> LobbyTables:
     """The lobby list (``Lobby.public_listing``) and who is playing now as the ``/ws/lobby`` message."""
-    return LobbyTables(listing.tables, listing.total, now)
+    return LobbyTables(listing.tables, listing.total, now, listing.tournaments)

@@ -9,6 +9,8 @@ from typing import Literal
 
 import msgspec
 
+from ligretto.protocol.errors import ProtocolError
+
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True):
     pass
@@ -19,14 +21,16 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True):
 
 class CreateTournament(_Body):
     """The body of ``POST /api/tournaments``: its name, tables of ``table_size`` seats,
-    ``stages`` stages (one match each), paired ``swiss`` (by standing) or ``mixed`` (as
-    many new table-mates as can be), the rules (a preset and options, as a table's), and
+    ``stages`` stages (one match each), paired ``swiss`` (by standing), ``mixed`` (as
+    many new table-mates as can be) or ``knockout`` (the top half of each table goes on
+    until one table plays the final: its stages follow from the entrants, ``stages`` is
+    not used), the rules (a preset and options, as a table's), and
     ``bots`` entered at once (``strategy:level`` each)."""
 
     name: str
     table_size: int = 4
     stages: int = 3
-    pairing: Literal["swiss", "mixed"] = "swiss"
+    pairing: Literal["swiss", "mixed", "knockout"] = "swiss"
     preset: str = "classic"
     options: dict[str, str | int | bool] = {}
     bots: list[str] = []
@@ -111,7 +115,8 @@ class StageLine(_Body):
 class StandingLine(_Body):
     """An entrant's line of the standings: place, entrant, total duplicate score (a seat's
     round score minus that seat's mean in that round over the stage's tables; rounded to
-    3 decimals), points (plain round scores), rounds won and played."""
+    3 decimals), points (plain round scores), rounds won and played; in a knockout, the
+    stage the entrant went out at (``out``; ``None``: still in, or the winner)."""
 
     place: int
     entrant: int
@@ -119,22 +124,63 @@ class StandingLine(_Body):
     points: int
     rounds_won: int
     rounds: int
+    out: int | None = None
 
 
 class TournamentDetails(_Body):
     """``GET /api/tournaments/{id}``: the settings, ``state``, entrants, standings (counting
-    the stages over) and the stages paired so far."""
+    the stages over) and the stages paired so far.  A knockout's ``stages`` are those its
+    entrants take (so far: those it would take now)."""
 
     id: str
     name: str
     state: Literal["open", "playing", "over"]
     table_size: int
     stages: int
-    pairing: Literal["swiss", "mixed"]
+    pairing: Literal["swiss", "mixed", "knockout"]
     rules: dict[str, str | int | bool]
     entrants: list[EntrantLine]
     standings: list[StandingLine]
     played: list[StageLine]
+
+
+# --- at the tables and in the lobby ------------------------------------------------------
+
+
+class TableTournament(_Body):
+    """In a stage table's ``table`` message: the tournament it is a table of (its id, for
+    ``#/tournament/ID``; its name) and which of its ``stages`` it plays (``stage``)."""
+
+    id: str
+    name: str
+    stage: int
+    stages: int
+
+
+class LobbyTournament(_Body):
+    """A tournament being played, as the lobby lists it (once, in place of its stage
+    tables, which only its page lists): its id (``#/tournament/ID``), name, the stage being
+    played of its ``stages``, and how many tables play that stage."""
+
+    id: str
+    name: str
+    stage: int
+    stages: int
+    tables: int
+
+
+OWN_STAGE = "own_stage"
+"""The error of a ``hello`` that would watch another table of the stage its sender plays."""
+
+
+def own_stage() -> ProtocolError:
+    """The refusal of an entrant's ``watch`` of another table of the stage they are
+    playing, until every table of the stage is over: they are all dealt the same cards."""
+    return ProtocolError(
+        OWN_STAGE,
+        "you play in this stage of the tournament: its other tables are dealt your cards, "
+        "so you may watch them once every table of the stage is over",
+    )
 
 
 TOURNAMENT_BODIES: tuple[type[msgspec.Struct], ...] = (

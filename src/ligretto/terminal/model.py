@@ -196,6 +196,24 @@ class TableModel:
         return None if self.session.table is None else self.session.table.replay
 
     @property
+    def tournament(self) -> str | None:
+        """At a tournament's stage table: which tournament and stage, in words (``None``:
+        any other table)."""
+        table = self.session.table
+        if table is None or table.tournament is None:
+            return None
+        tag = table.tournament
+        return f"tournament {tag.name}, stage {tag.stage} of {tag.stages}"
+
+    @property
+    def tournament_link(self) -> str | None:
+        """The browser's page of the stage table's tournament (``SITE/#/tournament/ID``), or ``None``."""
+        table = self.session.table
+        if table is None or table.tournament is None or self.site is None:
+            return None
+        return f"{self.site}/#/tournament/{quote(table.tournament.id, safe='')}"
+
+    @property
     def replay_link(self) -> str | None:
         """The browser's page of the round just scored (``SITE/#/replay/TOKEN``, as the
         browser's score sheet links it), or ``None``."""

@@ -50,6 +50,11 @@ class ScoreSheetView(TableWidget):
         link = model.replay_link
         if link is not None:
             parts.append(Text(f"Replay of round {number}: ").append(link, style=Style(link=link, underline=True)))
+        standings = model.tournament_link
+        if standings is not None:
+            parts.append(
+                Text("The tournament's standings: ").append(standings, style=Style(link=standings, underline=True))
+            )
         return Group(*parts)
 
 

@@ -66,7 +66,7 @@ class TableWidget(Static):
 class TitleBar(TableWidget):
     def draw(self, model: TableModel, now: float) -> RenderableType:
         text = Text("LIGRETTO", style="bold reverse")
-        parts = []
+        parts = [model.tournament or ""]
         number, end = model.round_number, model.session.rules.match_end if model.rules else None
         if end is not None and end.kind is MatchEndKind.ROUNDS:
             parts.append(f"round {number} of {end.n}" if number else f"a match of {plural(end.n, 'round')}")

@@ -7,9 +7,12 @@ stages, a seed and a way of pairing (:class:`Pairing`).  Each stage
 (:func:`~ligretto.tournament.swiss.pair`) in an order: Swiss (the default), by their
 current standing, so that players of a like standing meet; mixed, in an order shuffled
 from the seed for each stage, so that everyone meets as many others as the stages allow
-(the first stage is shuffled from the seed either way); and it gives every table of the stage the same
-match seed (:func:`stage_seed`), so every table is dealt the same deals.  A table's seats
-are its entrants best-placed first, then the bots filling its byes (``None``).  Once
+(the first stage is shuffled from the seed either way); knockout, by the standings of
+those still in, the bottom half of each table out after each stage until one table plays
+the final (:mod:`~ligretto.tournament.knockout`: its stages follow from the entrants);
+and it gives every table of the stage the same match seed (:func:`stage_seed`), so every
+table is dealt the same deals.  A table's seats are its entrants best-placed first, then
+the bots filling its byes (``None``).  Once
 every table of a stage has its match recorded (:meth:`Tournament.record`), the next
 stage may be paired; after the last one the tournament is over.
 
@@ -18,7 +21,10 @@ Standings (:meth:`Tournament.standings`) order the entrants by
 1. total duplicate score over every stage (:mod:`~ligretto.tournament.duplicate`), highest first;
 2. then total points (the plain round scores), highest first;
 3. then rounds won at their tables, most first;
-4. then the entrant's number (who joined first).
+4. then the entrant's number (who joined first);
+
+a knockout's by the last stage reached first, then the place at their table in it
+(:func:`~ligretto.tournament.knockout.table_ranking`), then as above.
 
 Pure and deterministic: the same entrants, seed and results give the same stages and
 standings (:func:`replay` pairs a tournament again from its results alone); a stored one
@@ -35,6 +41,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from .duplicate import Rounds, duplicate_scores
+from .knockout import going_on, knockout_stages, table_ranking
 from .swiss import capacities, pair
 
 MAX_ENTRANTS = 256
@@ -48,6 +55,9 @@ class Pairing(StrEnum):
     """By the standings: the leaders meet, and so on down."""
     MIXED = "mixed"
     """In an order shuffled from the seed each stage: as many new table-mates as can be."""
+    KNOCKOUT = "knockout"
+    """By the standings, of those still in: after each stage the bottom half of each table
+    is out, until one table plays the final (:mod:`~ligretto.tournament.knockout`)."""
 
 
 class TournamentError(ValueError):
@@ -92,6 +102,9 @@ class Standing:
     points: int
     rounds_won: int
     rounds: int
+    out: int | None = None
+    """A knockout's: the stage the entrant went out at (the final's all but its winner);
+    ``None``: still in, the winner, or no knockout."""
 
 
 class Tournament:
@@ -108,8 +121,11 @@ class Tournament:
         self.entrants = entrants
         self.table_size = table_size
         self.stage_count = stages
+        """How many stages it has: ``stages``, or for a knockout as many as its entrants take."""
         self.seed = seed
         self.pairing = Pairing(pairing)
+        if self.pairing is Pairing.KNOCKOUT:
+            self.stage_count = knockout_stages(entrants, table_size)
         self.stages: list[Stage] = []
         self.results: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
 
@@ -136,7 +152,8 @@ class Tournament:
             key = "" if number == 1 else f":{number}"
             random.Random(f"ligretto:tournament:{self.seed}:order{key}").shuffle(order)
         else:
-            order = [line.entrant for line in self.standings()]
+            left = self.still_in()
+            order = [line.entrant for line in self.standings() if line.entrant in left]
         tables = pair(order, self.table_size, self.met())
         stage = Stage(
             number,
@@ -175,8 +192,38 @@ class Tournament:
 
     # --- the standings -------------------------------------------------------------------
 
+    def still_in(self) -> set[int]:
+        """The entrants who play the next stage: every one, but in a knockout those who
+        went out at a stage over (:meth:`knocked_out`)."""
+        return set(range(self.entrants)) - set(self.knocked_out())
+
+    def knocked_out(self) -> dict[int, int]:
+        """A knockout's entrants out so far, each with the stage they went out at: at
+        each stage over, those below the top half of their table (at the final, all but
+        its first).  Empty for any other pairing."""
+        out: dict[int, int] = {}
+        if self.pairing is not Pairing.KNOCKOUT:
+            return out
+        for stage in self.stages:
+            if not self.stage_complete(stage.number):
+                break
+            for ranking in self.rankings(stage.number):
+                stays = 1 if stage.number == self.stage_count else going_on(len(ranking))
+                out.update(dict.fromkeys(ranking[stays:], stage.number))
+        return out
+
+    def rankings(self, stage: int) -> list[list[int]]:
+        """Each table's entrants of a stage over, best first (``knockout.table_ranking``)."""
+        played = self.stages[stage - 1]
+        matches = [self.results[stage, table.number] for table in played.tables]
+        return [
+            table_ranking(table.seats, rounds, scores)
+            for table, rounds, scores in zip(played.tables, matches, duplicate_scores(matches), strict=True)
+        ]
+
     def standings(self) -> list[Standing]:
-        """Every entrant, in order (the tie-breaks in the module's docstring)."""
+        """Every entrant, in order (the tie-breaks in the module's docstring; a knockout's
+        by the stage reached first, then the place at their table in it)."""
         duplicate = [Fraction(0)] * self.entrants
         points = [0] * self.entrants
         won = [0] * self.entrants
@@ -193,11 +240,28 @@ class Tournament:
                     points[entrant] += sum(line[seat] for line in rounds)
                     won[entrant] += sum(1 for line in rounds if line[seat] == max(line))
                     played[entrant] += len(rounds)
-        order = sorted(range(self.entrants), key=lambda e: (-duplicate[e], -points[e], -won[e], e))
+        out = self.knocked_out()
+        reached, placed = self._reached() if self.pairing is Pairing.KNOCKOUT else ({}, {})
+        order = sorted(
+            range(self.entrants),
+            key=lambda e: (-reached.get(e, 0), placed.get(e, 0), -duplicate[e], -points[e], -won[e], e),
+        )
         return [
-            Standing(place, entrant, duplicate[entrant], points[entrant], won[entrant], played[entrant])
-            for place, entrant in enumerate(order, 1)
+            Standing(place, e, duplicate[e], points[e], won[e], played[e], out.get(e))
+            for place, e in enumerate(order, 1)
         ]
+
+    def _reached(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Each entrant's last stage in a knockout, and their place at their table in it
+        if it is over (0 while it is played)."""
+        reached: dict[int, int] = {}
+        placed: dict[int, int] = {}
+        for stage in self.stages:
+            reached.update(dict.fromkeys((e for table in stage.tables for e in table.entrants), stage.number))
+            if self.stage_complete(stage.number):
+                for ranking in self.rankings(stage.number):
+                    placed.update({entrant: place for place, entrant in enumerate(ranking)})
+        return reached, placed
 
 
 def replay(
@@ -235,12 +299,15 @@ def restore(
     the entrant per seat) and the results recorded so far (``(stage, table)``: rounds),
     without pairing again (:func:`replay` pairs again, and must give the same seats)."""
     tournament = Tournament(entrants, table_size, stages, seed, pairing=pairing)
-    if len(played) > stages:
-        raise TournamentError(f"{len(played)} stages stored, {stages} at most")
+    if len(played) > tournament.stage_count:
+        raise TournamentError(f"{len(played)} stages stored, {tournament.stage_count} at most")
     for number, tables in enumerate(played, 1):
         seats = [tuple(table) for table in tables]
         seated = sorted(entrant for table in seats for entrant in table if entrant is not None)
-        if seated != list(range(entrants)) or any(len(table) != table_size for table in seats):
+        once = len(set(seated)) == len(seated) and set(seated) <= set(range(entrants))
+        # every entrant, or (a knockout's later stages) those still in
+        fits = seated == list(range(entrants)) or (pairing is Pairing.KNOCKOUT and number > 1 and once)
+        if not fits or any(len(table) != table_size for table in seats):
             raise TournamentError(f"stage {number} does not seat every entrant once at tables of {table_size}")
         tables_of = tuple(StageTable(index, table) for index, table in enumerate(seats, 1))
         tournament.stages.append(Stage(number, stage_seed(seed, number), tables_of))

@@ -10,7 +10,7 @@ import msgspec
 
 from ligretto import protocol
 from ligretto.server.cluster.keys import HEARD_S, LOBBY, RENEW_S
-from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, Word, merged
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, Word, joined, merged
 
 RULES: dict[str, str | int | bool] = {"match_end": "rounds:5"}
 
@@ -111,3 +111,32 @@ def test_published_when_changed_or_a_renewal_passed(arun: Any) -> None:
     assert {channel for channel, _ in publisher.published} == {LOBBY}
     assert [(w.tables[0].summary.taken if w.tables else None) for w in words] == [0, 1, 1, None]
     assert [w.leaving for w in words] == [False, False, False, True]
+
+
+def test_every_process_s_tournaments_are_listed_once_at_their_latest_stage(arun: Any) -> None:
+    """Each process publishes the tournaments its stage tables play; the lobby lists each
+    once, at the latest stage any process has tables of, those tables added up (a
+    take-over may have spread them), and forgets a silent process's."""
+    clock = Clock()
+    publisher = Publisher()
+    feed = LobbyFeed(publisher, "me", clock)
+
+    def cup(ident: str, stage: int, tables: int) -> protocol.LobbyTournament:
+        return protocol.LobbyTournament(ident, f"Cup {ident}", stage, 3, tables)
+
+    mine = [cup("a", 2, 2), cup("b", 1, 1)]
+    feed.hear(msgspec.json.encode(Word("c", [], tournaments=[cup("a", 2, 1), cup("b", 2, 1), cup("d", 1, 4)])))
+    feed.hear(msgspec.json.encode(Word("e", [], tournaments=[cup("a", 1, 3)])))  # a's stage over there
+    assert joined([mine, *feed.others_tournaments()]) == [cup("a", 2, 3), cup("b", 2, 1), cup("d", 1, 4)]
+    clock.now += HEARD_S + 0.1
+    feed.hear(msgspec.json.encode(Word("e", [])))
+    assert joined([mine, *feed.others_tournaments()]) == mine  # c fell silent, e plays none now
+
+    async def scenario() -> None:
+        await feed.say([], None, mine)
+        await feed.say([], None, list(mine))  # the same: not again
+        await feed.say([], None, [cup("a", 3, 1)])
+
+    arun(scenario())
+    words = [msgspec.json.decode(data, type=Word) for _, data in publisher.published]
+    assert [w.tournaments for w in words] == [mine, [cup("a", 3, 1)]]

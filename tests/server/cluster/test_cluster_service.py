@@ -1,6 +1,7 @@
 """Three REAL ``ligretto serve --redis`` processes as one service (issue 16, point 1):
 tables created through each process and placed by load, clients spread over all three
-(carried to the owner by the relay), the lobby the same everywhere (HTTP and ``/ws/lobby``),
+(carried to the owner by the relay), the lobby the same everywhere (HTTP and ``/ws/lobby``;
+a tournament made through one process listed once by all, none of its tables),
 ``/healthz`` and ``/metrics`` per process, a ``hello`` for no table refused as on one
 process; the per-address limit counts a relayed client's own address."""
 
@@ -102,6 +103,22 @@ def test_three_processes_serve_as_one(cluster: Cluster, arun: Any) -> None:
     cluster.wait_until(
         lambda: all(_listed(p) == _listed(processes[0]) for p in processes), WAIT_S, "the same lobby after play"
     )
+    # A tournament made through one process: every lobby lists it once, none of its tables.
+    status, cup = processes[1].http(
+        "POST", "/api/tournaments", {"name": "Service cup", "table_size": 2, "stages": 2, "bots": ["smart:casual"] * 4}
+    )
+    assert status == 201, cup
+    status, started = processes[1].http("POST", f"/api/tournaments/{cup['id']}/start", {"host": cup["host"]})
+    assert status == 200, started
+    stage_codes = {t["code"] for t in started["played"][0]["tables"]}
+    line = {"id": cup["id"], "name": "Service cup", "stage": 1, "stages": 2, "tables": 2}
+
+    def cup_listed(process: Any) -> bool:
+        body = process.http("GET", "/api/tables")[1]
+        assert not stage_codes & {t["code"] for t in body["tables"]}
+        return bool(body["tournaments"] == [line])
+
+    cluster.wait_until(lambda: all(cup_listed(p) for p in processes), WAIT_S, "the tournament in every lobby")
 
 
 @ON_POSTGRESQL  # nothing of the database is at stake: the service's own set-up only

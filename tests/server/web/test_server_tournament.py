@@ -21,15 +21,16 @@ import pytest
 from inprocess import AppServer
 
 from ligretto import protocol
+from ligretto.protocol import ProtocolError
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
 from ligretto.server.records.tournaments import TournamentRefusal
 from ligretto.server.table.clock import VirtualScheduler
-from ligretto.server.web.director import Director, details_of
+from ligretto.server.web.director import Director, Watcher, details_of
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
-from ligretto.tournament import duplicate_scores, replay, stage_seed
+from ligretto.tournament import duplicate_scores, going_on, replay, stage_seed
 
 SEED = 2929
 STAGES = 3
@@ -62,6 +63,7 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
         return any(t.stage == 2 and lobby.tables[t.code].round_number >= 1 for t in tables)
 
     await play_until(scheduler, director, stage_two_begun)
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
     for table in lobby.tables.values():
         table.close()
     store.commit()
@@ -71,9 +73,28 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     await Directory().start(lobby)
     director = Director(lobby, store.tournaments)
     await director.resume()
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
     await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
+    kept_out(lobby, store, created.id, people["Ann"], on=None)
     store.commit()
     return director, created.id, people
+
+
+def kept_out(lobby: Lobby, store: Store, ident: str, profile: str, on: int | None) -> None:
+    """The entrant of ``profile`` may not watch the other tables of the stage ``on`` (one
+    being played; ``None``: none is), and may watch every table of the stages over."""
+    for table in store.tournaments.get(ident).tables:
+        live = lobby.tables[table.code]
+        assert live.tournament is not None and live.tournament.stage == table.stage
+        theirs = any(seat is not None and seat.profile == profile for seat in live.seats)
+        spectator = Watcher(lambda: None, lambda: None)
+        if table.stage == on and not theirs:
+            with pytest.raises(ProtocolError, match="you play in this stage"):
+                live.watch(spectator, profile)
+            assert spectator not in live.listeners
+        else:
+            live.watch(spectator, profile)
+            assert spectator in live.listeners
 
 
 def typed(kind: type[msgspec.Struct], body: Any) -> msgspec.Struct:
@@ -217,3 +238,69 @@ def test_the_http_api_makes_enters_starts_and_seats_and_refuses_bad_requests(tmp
             for name in ("tournaments", "tournament_entrants", "tournament_tables")
         ]
         assert counts == [1, 2, 1]
+
+
+def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_path: Path) -> None:
+    """Eight bots and Ann (a stand-in plays for her) at tables of 3: the top half of each
+    table goes on (three tables of 3, two of 3, two of 2, then the final of 2 and a bye);
+    the standings say who went out
+    at which stage, and Ann, once out, is told so when she asks for her seat.  The lobby
+    lists the tournament once while it is on, at its stage, and none of its tables."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def knockout() -> tuple[str, int, list[tuple[int, str]]]:
+        scheduler = VirtualScheduler()
+        lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
+        director = Director(lobby, store.tournaments)
+        spec = protocol.CreateTournament(
+            "Knockout cup",
+            table_size=3,
+            pairing="knockout",
+            options={"match_end": "rounds:1"},
+            bots=["smart:machine"] * 8,
+        )
+        created = director.create(spec, seed=SEED)
+        profile, _ = store.profiles.create("Ann", "sun")
+        ann = director.join(created.id, "Ann", profile.id)
+        assert details_of(store.tournaments.get(created.id)).stages == 4  # 9 at 3 tables, 6 at 2, 4 at 2, the final
+        await director.start(created.id, created.host)
+        refusals = []
+        while store.tournaments.get(created.id).ended is None:
+            assert scheduler.now() < 3600, "the knockout is stuck"
+            scheduler.advance(1.0)
+            await director.settled()
+            stages = details_of(store.tournaments.get(created.id)).played
+            tags = [lobby.tables[t.code].tournament for s in stages for t in s.tables]
+            assert {(tag.stage, tag.stages) for tag in tags if tag is not None} == {(s.number, 4) for s in stages}
+            assert None not in tags
+            # the lobby lists it once, at the stage being played, while it is on (none of its tables)
+            assert lobby.public_listing().tables == []
+            if store.tournaments.get(created.id).ended is None:
+                (line,) = lobby.tournaments_played()
+                assert (line.id, line.stage, line.stages) == (created.id, len(stages), 4)
+                assert line.tables == len(stages[-1].tables)
+            if not any(ann.entrant in t.seats for t in stages[-1].tables) and not refusals:
+                with pytest.raises(TournamentRefusal) as refused:
+                    director.seat_of(created.id, ann.secret)
+                refusals.append((refused.value.status, refused.value.code))
+        assert lobby.tournaments_played() == []  # over: no longer listed
+        return created.id, ann.entrant, refusals
+
+    try:
+        ident, ann, refusals = asyncio.run(knockout())
+        stored = store.tournaments.get(ident)
+        details = details_of(stored)
+        assert details.state == "over" and details.pairing == "knockout"
+        assert [len(stage.tables) for stage in details.played] == [3, 2, 2, 1]
+        model = stored.model()
+        for earlier, later in zip(details.played, details.played[1:], strict=False):
+            kept = set()
+            for table, ranking in zip(earlier.tables, model.rankings(earlier.number), strict=True):
+                assert table.rounds is not None and sorted(ranking) == sorted(e for e in table.seats if e is not None)
+                kept |= set(ranking[: going_on(len(ranking))])
+            assert {e for t in later.tables for e in t.seats if e is not None} == kept
+        assert [line.out for line in details.standings] == [None, 4, 3, 3, 2, 2, 1, 1, 1]
+        out = next(line.out for line in details.standings if line.entrant == ann)
+        assert refusals == ([] if out in (None, 4) else [(409, "knocked_out")])
+    finally:
+        store.close()

@@ -33,6 +33,10 @@ class Lobby(Protocol):
     scheduler: Any
     """The tables' scheduler (``None``: the running loop's)."""
 
+    def tournaments_played(self) -> list[protocol.LobbyTournament]:
+        """The tournaments this process's stage tables play, once each."""
+        ...
+
 
 class SheetWatchers(Protocol):
     """The live streams of the score keeper's sheets in this process (``server/web/sheets.py``'s ``LiveSheets``),
@@ -112,6 +116,10 @@ class Directory:
     def people(self, lobby: Lobby) -> protocol.Now:
         """Who is playing now: this process's people (one process)."""
         return own_people(lobby, self.queue)
+
+    def tournaments(self, own: list[protocol.LobbyTournament]) -> list[protocol.LobbyTournament]:
+        """The tournaments the lobby lists: this process's (``own``: one process)."""
+        return own
 
     def keep_sheets(self, sheets: SheetWatchers) -> None:
         """Where the other processes' changes of sheets go: nowhere here (one process; its

@@ -1,7 +1,8 @@
-"""The lobby shared by every process: each publishes its public tables on a Redis pub/sub
-channel (``keys.LOBBY``) whenever they change, and at least every ``RENEW_S``; each keeps
-the others' last word and merges it into the list it serves (``GET /api/tables``,
-``/ws/lobby``).  A process silent for a lease is dropped from the list."""
+"""The lobby shared by every process: each publishes its public tables (and the tournaments
+its stage tables play) on a Redis pub/sub channel (``keys.LOBBY``) whenever they change,
+and at least every ``RENEW_S``; each keeps the others' last word and merges it into the
+list it serves (``GET /api/tables``, ``/ws/lobby``).  A process silent for a lease is
+dropped from the list."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ class Word(msgspec.Struct):
     leaving: bool = False
     people: protocol.Now | None = None
     """Who is playing on that process now (``directory.own_people``)."""
+    tournaments: list[protocol.LobbyTournament] = []
+    """The tournaments its stage tables play (``Lobby.tournaments_played``)."""
 
 
 _encode = msgspec.json.Encoder().encode
@@ -68,7 +71,9 @@ class LobbyFeed:
         """Each other process's last word and when it came."""
         self.people: dict[str, protocol.Now] = {}
         """Each other process's people, from its last word."""
-        self._said: tuple[list[Entry], protocol.Now | None] | None = None
+        self.tournaments: dict[str, list[protocol.LobbyTournament]] = {}
+        """Each other process's tournaments, from its last word."""
+        self._said: tuple[list[Entry], protocol.Now | None, list[protocol.LobbyTournament]] | None = None
         self._said_at = 0.0
 
     def hear(self, data: bytes | str) -> None:
@@ -83,12 +88,14 @@ class LobbyFeed:
         if word.leaving:
             self.heard.pop(word.process, None)
             self.people.pop(word.process, None)
+            self.tournaments.pop(word.process, None)
             if self.on_leaving is not None:
                 self.on_leaving()
             return
         self.heard[word.process] = (self.clock(), word.tables)
         if word.people is not None:
             self.people[word.process] = word.people
+        self.tournaments[word.process] = word.tournaments
 
     async def leave(self) -> None:
         """Say this process is leaving (its leases are released)."""
@@ -107,19 +114,32 @@ class LobbyFeed:
         self._forget_silent()
         return [self.people[p] for p in self.heard if p in self.people]
 
+    def others_tournaments(self) -> list[list[protocol.LobbyTournament]]:
+        """The other processes' tournaments (the silent ones left out)."""
+        self._forget_silent()
+        return [self.tournaments[p] for p in self.heard if p in self.tournaments]
+
     def _forget_silent(self) -> None:
         now = self.clock()
         for process in [p for p, (at, _) in self.heard.items() if now - at > HEARD_S]:
             del self.heard[process]
             self.people.pop(process, None)
+            self.tournaments.pop(process, None)
 
-    async def say(self, entries: list[Entry], people: protocol.Now | None = None) -> None:
-        """Publish this process's public tables and people if they changed (or ``RENEW_S`` passed)."""
+    async def say(
+        self,
+        entries: list[Entry],
+        people: protocol.Now | None = None,
+        tournaments: list[protocol.LobbyTournament] | None = None,
+    ) -> None:
+        """Publish this process's public tables, people and tournaments if they changed (or
+        ``RENEW_S`` passed)."""
         now = self.clock()
-        if (entries, people) == self._said and now - self._said_at < RENEW_S:
+        said = (entries, people, tournaments or [])
+        if said == self._said and now - self._said_at < RENEW_S:
             return
-        await self.redis.publish(LOBBY, _encode(Word(self.process, entries, people=people)))
-        self._said, self._said_at = (entries, people), now
+        await self.redis.publish(LOBBY, _encode(Word(self.process, entries, people=people, tournaments=said[2])))
+        self._said, self._said_at = said, now
 
     async def listen(self) -> None:
         """Hear the channel until cancelled (subscribed again after a lost connection)."""
@@ -170,6 +190,20 @@ async def listen_forever(
         finally:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
+
+
+def joined(lists: list[list[protocol.LobbyTournament]]) -> list[protocol.LobbyTournament]:
+    """Several processes' tournaments as one list (the first list's order first): each once,
+    at the latest stage any process has tables of, with the tables of that stage added up
+    (a tournament's tables may be held by several processes after a take-over)."""
+    found: dict[str, protocol.LobbyTournament] = {}
+    for line in (line for lines in lists for line in lines):
+        seen = found.get(line.id)
+        if seen is None or seen.stage < line.stage:
+            found[line.id] = line
+        elif seen.stage == line.stage:
+            found[line.id] = msgspec.structs.replace(seen, tables=seen.tables + line.tables)
+    return list(found.values())
 
 
 def merged(own: list[Entry], others: list[Entry], cap: int) -> protocol.TableList:

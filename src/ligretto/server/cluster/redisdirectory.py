@@ -34,7 +34,7 @@ from ligretto import protocol
 from ligretto.protocol import Phase
 from ligretto.server.cluster import failover, keys, relay
 from ligretto.server.cluster.directory import Directory, Lobby, SheetWatchers, Unavailable, added, own_people
-from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, ended, merged
+from ligretto.server.cluster.lobbyfeed import Entry, LobbyFeed, ended, joined, merged
 from ligretto.server.cluster.queue import Queue
 from ligretto.server.cluster.redisqueue import RedisQueue
 from ligretto.server.cluster.renewer import Renewer
@@ -221,6 +221,10 @@ class RedisDirectory(Directory):
     def people(self, lobby: Lobby) -> protocol.Now:
         """Who is playing now in the whole service: this process's and the others' last words."""
         return added([own_people(lobby, self.queue), *self.feed.others_people()])
+
+    def tournaments(self, own: list[protocol.LobbyTournament]) -> list[protocol.LobbyTournament]:
+        """The tournaments played in the whole service: this process's and the others' last words."""
+        return joined([own, *self.feed.others_tournaments()])
 
     # --- sheets -----------------------------------------------------------------------
 
@@ -590,10 +594,11 @@ class RedisDirectory(Directory):
         while True:
             await asyncio.sleep(keys.FEED_S)
             assert self.lobby is not None
-            public = [t for t in self.lobby.tables.values() if t.public and not t.closed]
+            public = [t for t in self.lobby.tables.values() if t.listed]
             try:
                 people = own_people(self.lobby, self.queue)
-                await self.feed.say([Entry(self.born.get(t.code, 0.0), t.summary()) for t in public], people)
+                entries = [Entry(self.born.get(t.code, 0.0), t.summary()) for t in public]
+                await self.feed.say(entries, people, self.lobby.tournaments_played())
             except asyncio.CancelledError:
                 raise
             except Exception as error:

@@ -145,7 +145,7 @@ def hello(
     if table is None or table.closed:
         raise ProtocolError("no_table", "there is no table with that code")
     if message.watch:
-        table.watch(client)
+        table.watch(client, None if profile is None else profile[0], message.token)
     elif message.token is not None:
         table.rejoin(client, message.token)
     elif profile is not None:

@@ -53,6 +53,7 @@ def table_message(
     start_at: float | None,
     ready_by: float | None,
     replay_token: str | None,
+    tournament: protocol.TableTournament | None = None,
 ) -> protocol.TableState:
     """Everything about the table that everyone may see: its seats, settings and phase,
     the match's round and score sheet (the winners once it is over), when the score sheet
@@ -79,6 +80,7 @@ def table_message(
         match=matches_played,
         replays=replays,
         replay=replay_token if over or phase is Phase.SCORING else None,
+        tournament=tournament,
     )
 
 

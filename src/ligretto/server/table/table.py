@@ -62,6 +62,10 @@ from ligretto.server.table.views import Views
 
 __all__ = ["STAND_IN", "Abandoned", "Listener", "NoStore", "Seat", "Store", "Table", "TableError", "new_code"]
 
+Peeks = Callable[[str | None, str | None], bool]
+"""Whether a spectator with this profile id and seat token (each ``None``: none given)
+may not watch a tournament's stage table now (``Table.in_tournament``)."""
+
 STAND_IN = BotSpec("smart", "skilled")
 """The bot that plays for a person who stays away longer than the grace period."""
 
@@ -151,6 +155,8 @@ class Table:
         )
         if tutor is not None:
             tutor.seat(self.seating)
+        self.peeks: Peeks | None = None
+        """At a tournament's stage table (:meth:`in_tournament`): who may not watch it."""
 
     @classmethod
     def tutorial(
@@ -267,8 +273,31 @@ class Table:
         self.aims.share(index, False)
         return index
 
-    def watch(self, listener: Listener) -> None:
+    def watch(self, listener: Listener, profile: str | None = None, token: str | None = None) -> None:
+        """Watch the table.  At a tournament's stage table, a spectator whose profile id
+        (``profile``) or seat token (``token``) is an entrant's at another table of the
+        stage is refused (``own_stage``) while the stage is on: it is dealt their cards."""
+        if self.peeks is not None and self.peeks(profile, token):
+            raise protocol.own_stage()
         self.presence.watch(listener)
+
+    def in_tournament(self, tournament: protocol.TableTournament, peeks: Peeks) -> None:
+        """Make this a tournament's stage table: its ``table`` message names the tournament
+        and stage; ``peeks(profile, token)`` says whether a spectator is an entrant who
+        may not watch it now (:meth:`watch`)."""
+        self.views.tournament = tournament
+        self.peeks = peeks
+
+    @property
+    def listed(self) -> bool:
+        """Whether the lobby's list shows it: public, open, and no tournament's stage
+        table (the list shows the tournament once instead)."""
+        return self.settings.public and not self.closed and self.views.tournament is None
+
+    @property
+    def tournament(self) -> protocol.TableTournament | None:
+        """The tournament and stage of a stage table (``None``: any other table)."""
+        return self.views.tournament
 
     def disconnected(self, listener: Listener) -> None:
         """A connection closed: its person is away; after the grace period a bot stands in."""

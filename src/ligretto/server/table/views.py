@@ -7,7 +7,7 @@ hands them to ``messages``, which makes them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ligretto import protocol
 from ligretto.server.table import messages
@@ -25,6 +25,8 @@ class Views:
     settings: Settings
     rounds: Rounds
     judge: Judge
+    tournament: protocol.TableTournament | None = field(default=None)
+    """A tournament's stage table: which tournament and stage, in its ``table`` message."""
 
     def summary(self) -> protocol.TableSummary:
         """What the public lobby list shows of the table."""
@@ -55,4 +57,5 @@ class Views:
             start_at=rounds.start_at,
             ready_by=rounds.ready_by,
             replay_token=rounds.replay_token,
+            tournament=self.tournament,
         )

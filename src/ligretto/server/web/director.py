@@ -7,8 +7,10 @@ from the stage's one match seed (``Table(match_seeds=...)``), so every table of 
 plays the same deals.  Their seats are the pairing's: a bot entrant plays as itself, a
 bye is filled by :data:`BYE_BOT`, a person's seat is kept for them (``Table.seat_away``:
 they take it with the token ``POST /api/tournaments/{id}/seat`` gives; a stand-in plays
-it until they come).  The director watches each table as a spectator (:class:`Watcher`):
-after each round the next is dealt once everyone is ready or at the latest the table's
+it until they come).  Each table names its tournament and stage (``Table.in_tournament``)
+and keeps the entrants of the stage's other tables from watching it until every table of
+the stage is over: it is dealt their cards.  The director watches each table as a
+spectator (:class:`Watcher`): after each round the next is dealt once everyone is ready or at the latest the table's
 ``ready_s`` later (``Table.keep_going``: no person need be there); when its match is over
 its rounds' scores are recorded and, once every table of the stage is in, the next stage
 is paired from the standings; after the last, the tournament ends.
@@ -29,10 +31,10 @@ from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
 from ligretto.server.records.tournaments import StoredTournament, TournamentRefusal, Tournaments
-from ligretto.server.table.table import Table
+from ligretto.server.table.table import Seat, Table
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
-from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament
+from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament, knockout_stages
 
 __all__ = ["BYE_BOT", "Director", "Watcher", "dealt_from", "details_of"]
 
@@ -124,6 +126,9 @@ class Director:
                 if person is None:
                     raise TournamentRefusal("no_stage", "the table of your stage is not here", 409)
                 return protocol.TournamentSeat(code, seat, person.token)
+        out = model.knocked_out().get(entrant)
+        if out is not None:
+            raise TournamentRefusal("knocked_out", f"you went out at stage {out}: you may watch its tables", 409)
         raise TournamentRefusal("no_stage", "no stage is being played", 409)  # pragma: no cover - paired everyone
 
     # --- the stages -------------------------------------------------------------------
@@ -137,8 +142,10 @@ class Director:
                 return
             stage = model.next_stage()
             tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
-            self.tournaments.add_stage(ident, stage, [table.code for table in tables])
+            codes = [table.code for table in tables]
+            self.tournaments.add_stage(ident, stage, codes)
             for number, table in enumerate(tables, 1):
+                self._tag(stored, model.stage_count, stage.number, codes, table)
                 self._watch(ident, stage.number, number, table)
                 table.begin()
 
@@ -165,6 +172,28 @@ class Director:
                 table.seat_away(who.name, who.profile)
         return table
 
+    def _tag(self, stored: StoredTournament, stages: int, stage: int, codes: list[str], table: Table) -> None:
+        """Name the tournament and stage at a stage table, and keep the entrants of the
+        stage's other tables from watching it while the stage is on (``Table.watch``)."""
+        siblings = [code for code in codes if code != table.code]
+
+        def peeks(profile: str | None, token: str | None) -> bool:
+            def theirs(seat: Seat | None) -> bool:
+                if seat is None or not seat.human:
+                    return False
+                return (profile is not None and seat.profile == profile) or (token is not None and seat.token == token)
+
+            if profile is None and token is None:
+                return False
+            stage_tables = [found for code in codes if (found := self.lobby.tables.get(code)) is not None]
+            if all(found.phase is Phase.OVER for found in stage_tables):
+                return False  # the stage is over: its deals are no secret to its entrants now
+            others = [found for code in siblings if (found := self.lobby.tables.get(code)) is not None]
+            return any(theirs(seat) for other in others for seat in other.seats)
+
+        tag = protocol.TableTournament(stored.id, stored.name, stage, stages)
+        table.in_tournament(tag, peeks)
+
     def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:
         def over() -> None:
             self._later(ident, (stage, number, table))
@@ -187,13 +216,18 @@ class Director:
 
     async def resume(self) -> None:
         """After a restart (the lobby's tables restored from the store): every tournament
-        started and not over carries on.  Its stage tables here are watched again (dealt
-        from the stage's seed should one still be in its lobby), a match that ended while
-        no one watched is recorded, a score sheet is dealt on, and a stage found complete
-        (or a tournament started with no stage yet) is paired."""
+        started and not over carries on.  Its tables here name it again (``_tag``), those
+        of the stage being played are watched again (dealt from the stage's seed should one
+        still be in its lobby), a match that ended while no one watched is recorded, a score
+        sheet is dealt on, and a stage found complete (or a tournament started with no stage
+        yet) is paired."""
         for ident in self.tournaments.running():
             stored = self.tournaments.get(ident)
             model = stored.model()
+            for table in stored.tables:
+                if (live := self.lobby.tables.get(table.code)) is not None:
+                    codes = [other.code for other in stored.tables if other.stage == table.stage]
+                    self._tag(stored, model.stage_count, table.stage, codes, live)
             if not model.stages or model.stage_complete(len(model.stages)):
                 self._later(ident, None)
                 continue
@@ -241,24 +275,41 @@ def dealt_from(seed: int) -> Callable[[int], int]:
 
 def details_of(stored: StoredTournament) -> protocol.TournamentDetails:
     """``GET /api/tournaments/{id}``'s body: no seed, no card."""
-    model = stored.model()
+    model = stored.model() if stored.tables else None  # (open: not yet paired, maybe 0 entrants)
     state: Literal["open", "playing", "over"] = (
         "open" if stored.started is None else "over" if stored.ended is not None else "playing"
     )
     entrants = [protocol.EntrantLine(e.entrant, e.name, e.profile, e.bot) for e in stored.entrants]
     standings = [
-        protocol.StandingLine(s.place, s.entrant, round(float(s.duplicate), 3), s.points, s.rounds_won, s.rounds)
-        for s in (model.standings() if model.stages else [])
+        protocol.StandingLine(s.place, s.entrant, round(float(s.duplicate), 3), s.points, s.rounds_won, s.rounds, s.out)
+        for s in (model.standings() if model is not None else [])
     ]
-    codes = {(t.stage, t.number): t for t in stored.tables}
-    played = [
+    codes = {(t.stage, t.number): t.code for t in stored.tables}
+    played = [] if model is None else _played(model, codes)
+    return protocol.TournamentDetails(
+        stored.id,
+        stored.name,
+        state,
+        stored.table_size,
+        _stage_count(stored, model),
+        stored.pairing.value,
+        stored.rules,
+        entrants,
+        standings,
+        played,
+    )
+
+
+def _played(model: Tournament, codes: dict[tuple[int, int], str]) -> list[protocol.StageLine]:
+    """The stages paired so far, each table with its code and (once over) its rounds."""
+    return [
         protocol.StageLine(
             stage.number,
             model.stage_complete(stage.number),
             [
                 protocol.StageTableLine(
                     table.number,
-                    codes[stage.number, table.number].code,
+                    codes[stage.number, table.number],
                     list(table.seats),
                     _rounds(model, stage.number, table.number),
                 )
@@ -267,18 +318,16 @@ def details_of(stored: StoredTournament) -> protocol.TournamentDetails:
         )
         for stage in model.stages
     ]
-    return protocol.TournamentDetails(
-        stored.id,
-        stored.name,
-        state,
-        stored.table_size,
-        stored.stages,
-        "mixed" if stored.pairing is Pairing.MIXED else "swiss",
-        stored.rules,
-        entrants,
-        standings,
-        played,
-    )
+
+
+def _stage_count(stored: StoredTournament, model: Tournament | None) -> int:
+    """The stages it has: a knockout's follow from its entrants (before the start, those
+    entered so far)."""
+    if model is not None:
+        return model.stage_count
+    if stored.pairing is Pairing.KNOCKOUT and len(stored.entrants) >= 2:
+        return knockout_stages(len(stored.entrants), stored.table_size)
+    return stored.stages
 
 
 def _rounds(model: Tournament, stage: int, number: int) -> list[list[int]] | None:

@@ -9,6 +9,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from ligretto import protocol
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
@@ -142,12 +144,33 @@ class Lobby:
     def public_listing(self) -> protocol.TableList:
         """The public tables that are open, at most ``Settings.lobby_tables`` of them:
         those still waiting for players (in their lobby, with a free seat) first, the
-        newest first in each group; and how many there are in all."""
+        newest first in each group; and how many there are in all.  A tournament's stage
+        tables are not among them: the tournaments being played are listed once each."""
         metrics.LOBBY_LISTINGS.inc()
-        public = [t for t in self.tables.values() if t.public and not t.closed]
+        public = [t for t in self.tables.values() if t.listed]
         newest_first = public[::-1]  # tables are kept in the order they were made
         newest_first.sort(key=lambda t: not (t.phase is Phase.LOBBY and t.free_seat() is not None))
-        return self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
+        listing = self.directory.listing(newest_first, self.settings.lobby_tables)  # with the other processes'
+        return msgspec.structs.replace(listing, tournaments=self.directory.tournaments(self.tournaments_played()))
+
+    def tournaments_played(self) -> list[protocol.LobbyTournament]:
+        """The tournaments this process's stage tables play (newest first), once each, at
+        the latest stage it has tables of; one whose last stage is over is not listed."""
+        stages: dict[str, tuple[protocol.TableTournament, list[Table]]] = {}
+        for table in self.tables.values():
+            tag = table.tournament
+            if tag is None or table.closed:
+                continue
+            latest = stages.get(tag.id)
+            if latest is None or latest[0].stage < tag.stage:
+                stages[tag.id] = (tag, [table])
+            elif latest[0].stage == tag.stage:
+                latest[1].append(table)
+        return [
+            protocol.LobbyTournament(tag.id, tag.name, tag.stage, tag.stages, len(tables))
+            for tag, tables in reversed(stages.values())
+            if tag.stage < tag.stages or any(table.phase is not Phase.OVER for table in tables)
+        ]
 
     def people(self) -> protocol.Now:
         """Who is playing now, in the whole service (``GET /api/now``)."""

@@ -51,6 +51,8 @@ export class LobbyScreen {
     this.now = null;
     /** How many public tables there are: the list shows the first few (Limits, lobby_tables). */
     this.total = 0;
+    /** The tournaments being played, once each (their stage tables are only on their page). */
+    this.tournaments = [];
     this.settings = { preset: "classic", options: {}, seats: 4, public: true };
     this.socket = null;
     this.closed = false;
@@ -68,6 +70,7 @@ export class LobbyScreen {
       if (message.type === "lobby") {
         this.tables = message.tables;
         this.total = message.total;
+        this.tournaments = message.tournaments || [];
         this.now = message.now;
         this.renderList();
         this.renderNow();
@@ -280,8 +283,20 @@ export class LobbyScreen {
       this.list.replaceChildren(h("p", { class: "muted" }, t("lobby.public.loading")));
       return;
     }
+    const tournaments = this.tournaments.length
+      ? [h("ul", { class: "tables", id: "lobby-tournaments" }, this.tournaments.map((tournament) =>
+          h("li", { class: "table-entry", dataset: { tournament: tournament.id } },
+            h("div", { class: "table-entry-main" },
+              h("strong", {}, tournament.name),
+              h("span", { class: "muted" }, `${t("lobby.tournament.stage", { stage: tournament.stage, stages: tournament.stages })} · ${plural("lobby.tournament.tables", tournament.tables, { count: tournament.tables })}`),
+            ),
+            h("div", { class: "table-entry-actions" },
+              h("a", { class: "button", href: `#/tournament/${encodeURIComponent(tournament.id)}` }, t("lobby.tournament.open")),
+            ),
+          )))]
+      : [];
     if (!this.tables.length) {
-      this.list.replaceChildren(h("p", { class: "muted" }, t("lobby.public.none")));
+      this.list.replaceChildren(...tournaments, h("p", { class: "muted" }, t("lobby.public.none")));
       return;
     }
     const more = this.total > this.tables.length
@@ -289,6 +304,7 @@ export class LobbyScreen {
           plural("lobby.public.more", this.tables.length, { shown: this.tables.length, total: this.total }))]
       : [];
     this.list.replaceChildren(
+      ...tournaments,
       h("ul", { class: "tables" },
         this.tables.map((table) => {
           const open = table.phase === "lobby" && table.taken < table.seats;

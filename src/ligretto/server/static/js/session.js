@@ -214,7 +214,8 @@ export class TableSession {
         this.emit("state");
         break;
       case "no_table":
-        this.fatal = "no_table";
+      case "own_stage": // an entrant of the tournament's stage this table plays (docs/protocol.md)
+        this.fatal = message.code;
         this.connection.close();
         this.emit("state");
         break;

@@ -204,7 +204,7 @@ export class TableScreen {
     if (message.id !== undefined) return; // an act: shown with its card
     // An aim refused (its card moved, the round ended as it travelled) is not worth a word:
     // only an aim can be refused not_playing without an id (an act has one).
-    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "replaced", "removed", "no_rematch", "bad_aim", "not_sharing", "not_playing"];
+    const quiet = ["bad_token", "started", "full", "profile_seated", "no_table", "own_stage", "replaced", "removed", "no_rematch", "bad_aim", "not_sharing", "not_playing"];
     if (quiet.includes(message.code)) {
       if (message.code === "removed") toast(t("error.removed"), "warn", 4000);
       if (message.code === "no_rematch") toast(t("error.no_rematch"), "info", 4000);
@@ -261,6 +261,12 @@ export class TableScreen {
     const session = this.session;
     const table = session.table;
     const parts = [h("h1", { class: "table-title" }, t("table.title", { code: this.code }))];
+    if (table?.tournament) {
+      // A tournament's stage table: the way back to its standings and tables.
+      const { id, name, stage } = table.tournament;
+      parts.push(h("a", { class: "bar-tournament", id: "tournament-back", href: `#/tournament/${encodeURIComponent(id)}` },
+        t("table.tournament", { name, stage })));
+    }
     if (table) {
       parts.push(h("span", { class: "muted bar-rules" }, rulesSummary(table.rules)));
       if (table.round) parts.push(h("span", { class: "pill", id: "round-number" }, t("table.round", { n: table.round })));

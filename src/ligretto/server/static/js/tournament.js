@@ -1,7 +1,7 @@
 // Tournaments of duplicate deals (docs/protocol.md "Tournaments"): #/tournament makes one
-// (its name, tables of N seats, stages, Swiss or mixed pairing, rules, bots entered at once), #/tournament/ID is
+// (its name, tables of N seats, stages, Swiss, mixed or knockout pairing, rules, bots entered at once), #/tournament/ID is
 // one: entering it (with this browser's profile, so its matches go in the history), the
-// host's Start, the standings by duplicate score, and each stage's tables with a link to
+// host's Start, the standings by duplicate score (a knockout's with the stage each went out at), and each stage's tables with a link to
 // watch each (#/w/CODE) and, for an entrant, to play their own (the seat's token from
 // POST …/seat, kept as any seat token).  The host's and the entrant's secrets are kept in
 // this browser (storage.js).  While it is being played the page asks again every few seconds.
@@ -16,7 +16,7 @@ import { NAME_INPUT_MAX, storage } from "./storage.js";
 const REFRESH_MS = 4000;
 const SIZES = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 const STAGES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
-const PAIRINGS = ["swiss", "mixed"];
+const PAIRINGS = ["swiss", "mixed", "knockout"];
 const BOTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 16, 20, 24, 32];
 
 /** A refusal in words: the page's own text for its code, else the server's message. */
@@ -54,7 +54,11 @@ export class TournamentCreateScreen {
           h("label", { for: "tournament-size" }, t("tournament.table_size")), select("tournament-size", SIZES, 4),
           h("label", { for: "tournament-stages" }, t("tournament.stages")), select("tournament-stages", STAGES, 3),
           h("label", { for: "tournament-pairing" }, t("tournament.pairing")),
-          h("select", { id: "tournament-pairing" }, PAIRINGS.map((way) => h("option", { value: way }, t(`tournament.pairing.${way}`)))),
+          h("select", {
+            id: "tournament-pairing",
+            // a knockout's stages follow from its entrants: the number of stages is not asked
+            onchange: (e) => { this.root.querySelector("#tournament-stages").disabled = e.target.value === "knockout"; },
+          }, PAIRINGS.map((way) => h("option", { value: way }, t(`tournament.pairing.${way}`)))),
           h("label", { for: "tournament-bots" }, t("tournament.bots")), select("tournament-bots", BOTS, 0),
           h("label", { for: "tournament-level" }, t("tournament.bot_level")),
           h("select", { id: "tournament-level" }, LEVELS.map((level) => h("option", { value: level, selected: level === "skilled" }, t(`level.${level}`)))),
@@ -173,6 +177,11 @@ export class TournamentScreen {
 
   standings(data, name) {
     const head = (text, cls = null) => h("th", { scope: "col", class: cls }, text);
+    const knockout = data.pairing === "knockout";
+    // A knockout's bracket, under each name (no column more on a phone): the stage each
+    // entrant went out at, still in, or the winner once it is over.
+    const out = (line) => (line.out !== null ? t("tournament.out.at", { n: line.out })
+      : t(data.state === "over" ? "tournament.out.winner" : "tournament.out.in"));
     return h("section", { class: "panel", "aria-labelledby": "tournament-standings-title" },
       h("h2", { id: "tournament-standings-title" }, t("tournament.standings")),
       h("p", { class: "help" }, t("tournament.standings.help")),
@@ -182,7 +191,8 @@ export class TournamentScreen {
             head(t("tournament.duplicate"), "num"), head(t("tournament.points"), "num"))),
           h("tbody", {}, data.standings.map((line) => h("tr", { class: line.entrant === this.mine() ? "me" : null, dataset: { entrant: line.entrant } },
             h("td", { class: "place" }, String(line.place)),
-            h("th", { scope: "row", class: "player" }, name(line.entrant)),
+            h("th", { scope: "row", class: "player" }, name(line.entrant),
+              knockout ? h("span", { class: "knockout-out", dataset: { out: line.out ?? "" } }, out(line)) : null),
             h("td", { class: "num" }, (line.duplicate > 0 ? "+" : "") + line.duplicate.toLocaleString()),
             h("td", { class: "num" }, String(line.points))))))));
   }
@@ -199,6 +209,9 @@ export class TournamentScreen {
   async join() {
     const name = this.root.querySelector("#tournament-my-name").value;
     try {
+      // With a profile (made now if this browser has none): its matches go in its history,
+      // and its tables' hellos say who it is (an entrant watches no other table of its stage).
+      if (!profiles.secret()) await profiles.ensure(name);
       const entered = await apiCall("POST", `${this.base}/entrants`, { body: { name }, secret: profiles.secret() });
       storage.setName(name);
       storage.setTournamentEntrant(this.id, entered);
