@@ -164,6 +164,7 @@ from ligretto.protocol.names import (
 )
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import (
+    PARTY_MAX,
     QUEUE_MESSAGES,
     Party,
     PartyJoin,
@@ -260,6 +261,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "MOVED",
     "NO_HELLO",
+    "PARTY_MAX",
     "QUEUE_MESSAGES",
     "REACTION_LIMITS",
     "SERVER_MESSAGES",
