@@ -63,7 +63,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     # out of the product's way: the load test and stress harness (commands of their own),
     # and the kit it shares with the tests (real server processes, the hidden-card model);
     # no part of the product imports either
-    "harness": frozenset({"engine", "bots", "protocol", "client", "sim", "testkit", "server.records"}),
+    "harness": frozenset({"engine", "bots", "protocol", "client", "sim", "ratings", "testkit", "server.records"}),
     "testkit": frozenset({"engine", "protocol", "server.records"}),
     # the command line and the modules of its commands, which assemble the parts
     "cli": frozenset(

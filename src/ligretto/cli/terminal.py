@@ -45,6 +45,13 @@ def add_server_parsers(commands: Commands) -> None:
         "--queue", action="store_true", help="play with people: wait in the server's queue for a table (--seats)"
     )
     join.add_argument("--seats", type=whole(2, 12), default=4, help="with --queue: players at the table, 2-12 (4)")
+    join.add_argument(
+        "--party",
+        nargs="?",
+        const="",
+        metavar="CODE",
+        help="with --queue: make a party of friends (its code printed; Enter queues it), or join one by its CODE",
+    )
     join.add_argument("--name", required=True, help="your name at the table")
     join.add_argument("--bot", default="smart:skilled", metavar="SPEC", help="the bot the host's b key adds")
     join.add_argument("--lang", default="en", help="language of the rules on the help screen (default en)")
@@ -80,7 +87,10 @@ def run_app(args: argparse.Namespace) -> int:
                 window_ms=args.window,
             )
         elif args.queue:
-            app = commands.queued_app(args.url, args.name, args.seats, bot=args.bot, lang=args.lang, symbol=args.symbol)
+            seat = {"bot": args.bot, "lang": args.lang, "symbol": args.symbol, "party": args.party}
+            app = commands.queued_app(args.url, args.name, args.seats, **seat)
+        elif args.party is not None:
+            raise UsageError("--party: only with --queue (a party queues together)")
         else:
             app = commands.remote_app(args.url, args.code, args.name, bot=args.bot, lang=args.lang, symbol=args.symbol)
     except commands.ArgumentError as error:

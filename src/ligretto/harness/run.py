@@ -346,6 +346,12 @@ def build_parser(parser: argparse.ArgumentParser | None = None) -> argparse.Argu
     parser.add_argument(
         "--queue-countdown", type=float, default=30.0, help="with --queue: the server's queue countdown (default 30)"
     )
+    parser.add_argument(
+        "--ratings",
+        metavar="DB",
+        help="with --queue: each arrival with a profile of a drawn rating, made in the server's database DB"
+        " (its --db: a file on this machine, or postgresql://...)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
@@ -361,6 +367,8 @@ def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | No
         args = parser.parse_args(argv)
         if args.queue:
             return _queue_load(args)
+        if args.ratings is not None:
+            raise ValueError("--ratings: only with --queue (the arrivals' profiles)")
         report = on_uvloop(
             run_loadtest(
                 args.url,
@@ -398,7 +406,16 @@ def _queue_load(args: argparse.Namespace) -> int:
     check_sizes(1, args.players, 0, duration=args.duration, arrivals=args.arrivals, timeout=args.timeout)
     base, socket = server_urls(args.url)
     on_uvloop(reach(base, args.timeout))
-    report = on_uvloop(
+    try:
+        report = _arrivals(args, socket)
+    except FileNotFoundError as error:  # --ratings: no database there
+        raise ValueError(f"--ratings: {error}") from None
+    print(json.dumps(report, indent=2) if args.json else format_queue_report(report))
+    return 1 if report["errors"] else 0
+
+
+def _arrivals(args: argparse.Namespace, socket: str) -> dict[str, Any]:
+    return on_uvloop(
         run_queue_load(
             socket,
             args.arrivals,
@@ -406,10 +423,9 @@ def _queue_load(args: argparse.Namespace) -> int:
             args.players,
             countdown_s=args.queue_countdown,
             timeout=args.timeout,
+            ratings=args.ratings,
         )
     )
-    print(json.dumps(report, indent=2) if args.json else format_queue_report(report))
-    return 1 if report["errors"] else 0
 
 
 def on_uvloop(coroutine: Any) -> dict[str, Any]:

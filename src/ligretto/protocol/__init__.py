@@ -164,6 +164,7 @@ from ligretto.protocol.names import (
 )
 from ligretto.protocol.phase import Phase
 from ligretto.protocol.queue import (
+    PARTY_MAX,
     QUEUE_MESSAGES,
     Party,
     PartyJoin,
@@ -265,6 +266,7 @@ __all__ = [
     "MOVED",
     "NO_HELLO",
     "OWN_STAGE",
+    "PARTY_MAX",
     "QUEUE_MESSAGES",
     "REACTION_LIMITS",
     "SERVER_MESSAGES",

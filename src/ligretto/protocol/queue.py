@@ -11,7 +11,10 @@ import msgspec
 
 from ligretto.protocol.client import Ping, decoded
 
-Seats = Annotated[int, msgspec.Meta(ge=2, le=12)]
+MAX_SEATS = 12
+Seats = Annotated[int, msgspec.Meta(ge=2, le=MAX_SEATS)]
+PARTY_MAX = MAX_SEATS
+"""The most people a party holds (the biggest table's seats): one more is ``party_full``."""
 
 
 class _Client(msgspec.Struct, forbid_unknown_fields=True, tag_field="type"):

@@ -117,7 +117,8 @@ class LigrettoApp(App[None]):
 
     def tick(self) -> None:
         if self.model.phase is Phase.COUNTDOWN:
-            self.query_one(StatusLine).show(self.model, self.clock())
+            for status in self.query(StatusLine):  # (none while the app closes)
+                status.show(self.model, self.clock())
         elif self.model.ready_by is not None and self.model.phase is Phase.SCORING:
             for sheet in self.query(ScoreSheetView):  # (none while the app closes)
                 sheet.show(self.model, self.clock())

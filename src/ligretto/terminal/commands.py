@@ -13,7 +13,7 @@ from ligretto.protocol import ProtocolError, check_name
 from ligretto.terminal.app import LigrettoApp
 from ligretto.terminal.local import LocalGame
 from ligretto.terminal.profiles import DEFAULT_SYMBOL, SYMBOLS, ProfileKeeper
-from ligretto.terminal.queuewait import QueueRefused, wait_in_queue
+from ligretto.terminal.queuewait import MAKE, QueueRefused, wait_in_queue
 from ligretto.terminal.remote import RemoteTable, ws_url
 from ligretto.terminal.screens import RulebookError, rules_text
 from ligretto.terminal.serverapi import TABLE_S, ServerApi, Unavailable, UrlError, base_url
@@ -80,13 +80,26 @@ def remote_app(url: str, code: str, name: str, *, bot: str, lang: str, symbol: s
     return LigrettoApp(remote, lang=lang, bot=bot)
 
 
-def queued_app(url: str, name: str, seats: int, *, bot: str, lang: str, symbol: str = DEFAULT_SYMBOL) -> LigrettoApp:
+def queued_app(
+    url: str,
+    name: str,
+    seats: int,
+    *,
+    bot: str,
+    lang: str,
+    symbol: str = DEFAULT_SYMBOL,
+    party: str | None = None,
+) -> LigrettoApp:
     """``join --queue``: wait in the server's matchmaking queue for a table of ``seats``
-    (with the server's profile, whose rating counts), then the app of the seat it hands out."""
+    (with the server's profile, whose rating counts), then the app of the seat it hands out.
+    ``party``: ``queuewait.MAKE`` makes a party (``--party``), a code joins one (``--party CODE``)."""
     name = _checked_seat(url, name, bot=bot, lang=lang, symbol=symbol)
+    if party is not None and party != MAKE and not party.strip():
+        raise ArgumentError("--party: a party's code, or no value to make a party")
     profile, _ = ProfileKeeper(url).for_join(name, symbol)
     try:
-        seated = asyncio.run(wait_in_queue(url, name, seats, profile=profile))
+        code = None if party is None else party.strip()
+        seated = asyncio.run(wait_in_queue(url, name, seats, profile=profile, party=code))
     except QueueRefused as error:
         raise ArgumentError(f"--queue: {error}") from None
     except OSError as error:

@@ -85,6 +85,32 @@ def test_the_list_is_made_once_a_tick_for_every_socket_and_sent_only_when_it_cha
     arun(scenario())
 
 
+def test_sockets_opening_are_each_given_the_list_and_the_others_told_once_a_tick(arun: Run) -> None:
+    """Each socket that opens is one more online (``now``): it gets the list as it is then,
+    and the sockets already open hear of the change at the next tick, once, however many
+    opened meanwhile (not a broadcast per opening: 2,000 sockets opening were 2,000
+    broadcasts to up to 2,000 sockets, docs/reliability.md, lobby_idle)."""
+    scheduler = VirtualScheduler()
+    lobby = Lobby(Settings(), scheduler=scheduler)
+    live = lobby.live_list
+    lobby.create(2, RuleSet(), public=True, grace_s=60.0)
+
+    async def scenario() -> None:
+        sockets = [Socket() for _ in range(200)]
+        for index, socket in enumerate(sockets):
+            assert lobby.connections.admit(f"10.0.{index // 100}.{index % 100}") is None  # counted as /ws/lobby does
+            live.add(_viewer(scheduler, socket))
+        await _turns()
+        assert [len(s.texts) for s in sockets] == [1] * 200, "a first list each, nothing more yet"
+        assert [json.loads(s.texts[0])["now"]["online"] for s in sockets] == list(range(1, 201))
+        scheduler.advance(PERIOD_S)
+        await _turns()
+        assert all(len(s.texts) == 2 and json.loads(s.texts[1])["now"]["online"] == 200 for s in sockets[:-1])
+        assert len(sockets[-1].texts) == 1, "the last to open has the list as it is"
+
+    arun(scenario())
+
+
 def test_a_lobby_nobody_watches_lists_nothing(arun: Run) -> None:
     scheduler = VirtualScheduler()
     lobby = Lobby(Settings(), scheduler=scheduler)

@@ -54,6 +54,12 @@ SEATED = "ligretto:queue:seated"
 """The pub/sub channel of texts for a queue ticket's holder (its seats, ``redisqueue.py``)."""
 
 
+def queue_kept(process: str) -> str:
+    """The key that says the queue still holds what the process ``process`` put there: gone,
+    Redis restarted empty, and the process puts its tickets back (``redisqueue.py``)."""
+    return f"ligretto:queue:kept:{process}"
+
+
 def party(code: str) -> str:
     """The key of a matchmaking party: holder id -> its member (JSON, ``queue.Member``)."""
     return f"ligretto:party:{code}"

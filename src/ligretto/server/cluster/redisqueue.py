@@ -6,7 +6,9 @@ does when one is gone already, so two processes never seat one ticket twice.  Wh
 process has for a ticket another process holds (its seats) goes out on the pub/sub channel
 ``keys.SEATED``; every process hears it and the holder hands it on.  A ticket whose holder
 died (its heartbeat ``keys.process(id)`` expired) is dropped by whoever reads the queue
-next (:meth:`RedisQueue.waiting`)."""
+next (:meth:`RedisQueue.waiting`).  A Redis that restarted empty lost every ticket: each
+process keeps the tickets its sockets hold and, at its first look after the restart (its
+key ``keys.queue_kept`` gone), puts them back."""
 
 from __future__ import annotations
 
@@ -35,6 +37,9 @@ return 1
 
 PARTY_S = 3600
 """A party not seated within an hour is forgotten (its members' sockets are long closed)."""
+KEPT_S = 86400
+"""How long ``keys.queue_kept`` lives unless Redis restarts first (at its end the process
+puts its tickets back once more, which changes nothing)."""
 
 
 class Handed(msgspec.Struct, array_like=True):
@@ -60,14 +65,19 @@ class RedisQueue(Queue):
         self.process = process
         self._take = redis.register_script(TAKE)
         self._listening: asyncio.Task[None] | None = None
+        self.mine: dict[str, Ticket] = {}
+        """The tickets this process's sockets hold, to put back after Redis restarted empty."""
 
     async def start(self) -> None:
         """Hear the texts for tickets held here (from when Redis confirms the subscription,
-        waited for up to ``keys.ANSWER_S``)."""
+        waited for up to ``keys.ANSWER_S``); ``keys.queue_kept`` set, so that only its loss
+        (Redis restarted empty) puts this process's tickets back."""
         subscribed = asyncio.Event()
         self._listening = asyncio.create_task(listen_forever(self.redis, keys.SEATED, self._hear, subscribed.set))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(subscribed.wait(), keys.ANSWER_S)
+        with contextlib.suppress(Exception):  # Redis away: the first look sets it (no ticket held yet)
+            await self.redis.set(keys.queue_kept(self.process), "1", ex=KEPT_S)
 
     async def stop(self) -> None:
         """Take this process's tickets out (their sockets are closing) and stop listening."""
@@ -77,6 +87,7 @@ class RedisQueue(Queue):
             if self.holders:
                 await self.redis.hdel(keys.QUEUE, *self.holders)
         self.holders.clear()
+        self.mine.clear()
 
     def _hear(self, data: bytes | str) -> None:
         try:
@@ -88,11 +99,24 @@ class RedisQueue(Queue):
 
     async def join(self, ticket: Ticket, deliver: Any) -> None:
         self.hold(ticket.id, deliver)
+        self.mine[ticket.id] = ticket
         await self.redis.hset(keys.QUEUE, ticket.id, _encode(ticket))
 
     async def leave(self, id: str) -> None:
         self.release(id)
+        self.mine.pop(id, None)
         await self.redis.hdel(keys.QUEUE, id)
+
+    def hand(self, id: str, text: str, last: bool = False) -> None:
+        if last:
+            self.mine.pop(id, None)
+        super().hand(id, text, last)
+
+    async def _keep_mine(self) -> None:
+        """After Redis restarted empty (this process's ``keys.queue_kept`` gone): the tickets
+        its sockets hold back in the queue, as they were."""
+        if await self.redis.set(keys.queue_kept(self.process), "1", nx=True, ex=KEPT_S) and self.mine:
+            await self.redis.hset(keys.QUEUE, mapping={id: _encode(t) for id, t in self.mine.items()})
 
     async def party_join(self, code: str, member: Member, make: bool = False) -> list[Member] | None:
         key = keys.party(code)
@@ -115,6 +139,7 @@ class RedisQueue(Queue):
 
     async def waiting(self) -> list[Ticket]:
         """Every ticket of the service whose holder is alive (the others are dropped)."""
+        await self._keep_mine()
         raw = await self.redis.hgetall(keys.QUEUE)
         tickets = []
         for id, text in raw.items():

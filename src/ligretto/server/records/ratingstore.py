@@ -47,6 +47,7 @@ __all__ = [
     "Ranked",
     "apply_match",
     "leaderboard",
+    "put_rating",
     "rating_of",
     "season_rating_of",
     "seasons",
@@ -66,6 +67,12 @@ def rating_of(db: Database, profile: str, players: int = OVERALL) -> tuple[Ratin
         "SELECT mu, sigma, matches FROM ratings WHERE profile = ? AND players = ?", (profile, players)
     ).fetchone()
     return (DEFAULT, 0) if row is None else (Rating(row[0], row[1]), row[2])
+
+
+def put_rating(db: Database, profile: str, rating: Rating, matches: int) -> None:
+    """Set a profile's rating of all time from outside the matches (the queue load test's
+    profiles, ``records/seeding.py``)."""
+    _store(db, profile, OVERALL, (rating, matches), None)
 
 
 def season_rating_of(db: Database, profile: str, season: Season, players: int = OVERALL) -> tuple[Rating, int]:

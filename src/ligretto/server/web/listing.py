@@ -1,11 +1,13 @@
 """The live list of public tables that ``/ws/lobby`` streams, made once for every socket.
 
 :class:`LiveListing` lists the tables and who is playing (``Lobby.lobby_message``) every :data:`PERIOD_S`
-while anyone watches, and when a socket opens; only when the list changed does it encode
-the ``lobby`` message, once, and hand the same text to every :class:`Viewer`.  An idle
-lobby sends nothing, and a thousand open lobby sockets cost one listing a tick, not a
-thousand.  Time is its scheduler's (``server/table/clock.py``), so tests run it in
-virtual time.
+while anyone watches; only when the list changed does it encode the ``lobby`` message,
+once, and hand the same text to every :class:`Viewer`.  A socket that opens is given the
+list as it is then, alone: the others hear of the change it made (one more online) at the
+next tick, so a thousand sockets opening cost a thousand first lists and a broadcast a
+tick, not a broadcast each.  An idle lobby sends nothing, and a thousand open lobby
+sockets cost one listing a tick, not a thousand.  Time is its scheduler's
+(``server/table/clock.py``), so tests run it in virtual time.
 
 A :class:`Viewer` writes at once (as ``/ws``'s ``Connection`` does, ``start_eagerly``).
 If its client is slow to read, only the newest list waits behind the send (each list
@@ -49,6 +51,8 @@ class Viewer:
         self.stall: Timer | None = None
         """The stall deadline of ``sender`` (set with it, dropped with it)."""
         self.closed = False
+        self.shown: protocol.LobbyTables | None = None
+        """The list it was last given (``LiveListing``'s, compared by identity)."""
 
     def write(self, text: str) -> None:
         """Send ``text`` now, or (a send is under way) keep it as the next one, in place
@@ -119,15 +123,18 @@ class LiveListing:
         self.last: protocol.LobbyTables | None = None
         self.text = ""
         """``last`` as the ``lobby`` message, encoded once for every viewer."""
+        self.behind = False
+        """The list changed as a socket opened: the others are given it at the next tick."""
         self.looks = 0
         """How many times the tables were listed (what the tests and docs/reliability.md count)."""
         self.ticking: Timer | None = None
 
     def add(self, viewer: Viewer) -> None:
-        """A socket opened: it gets the list as it is now (everyone does, if it changed)."""
+        """A socket opened: it gets the list as it is now (the others, at the next tick)."""
         self.viewers[viewer] = None
-        if not self._look():
-            viewer.write(self.text)
+        self.looks += 1
+        self._listed(self.listing())
+        self._give(viewer)
         if self.ticking is None:
             self.ticking = self.scheduler.call_later(self.period_s, self._tick)
 
@@ -148,13 +155,26 @@ class LiveListing:
         self.ticking = self.scheduler.call_later(self.period_s, self._tick)
 
     def _look(self) -> bool:
-        """List the tables; if the list changed, give it to every viewer.  Whether it changed."""
+        """List the tables; if the list changed (here, or as a socket opened), give it to
+        every viewer that has an older one.  Whether any was given it."""
         self.looks += 1
-        listing = self.listing()
+        if not self._listed(self.listing()) and not self.behind:
+            return False
+        self.behind = False
+        for viewer in list(self.viewers):
+            self._give(viewer)
+        return True
+
+    def _listed(self, listing: protocol.LobbyTables) -> bool:
+        """The list as it is now kept (and encoded once) if it changed; whether it did."""
         if listing == self.last:
             return False
         self.last = listing
         self.text = protocol.wire(listing)
-        for viewer in list(self.viewers):
-            viewer.write(self.text)
+        self.behind = True  # some viewers have an older one
         return True
+
+    def _give(self, viewer: Viewer) -> None:
+        if viewer.shown is not self.last:
+            viewer.shown = self.last
+            viewer.write(self.text)

@@ -9,7 +9,10 @@ changes), and seats every ready group: it takes the group's tickets (all or none
 other process seats them too), makes a public rated table by the ordinary path
 (``Lobby.create``), takes a seat for each person (away until they come with its token),
 fills the empty seats with the calibrated bot nearest to the group's rating, deals, and
-hands each ticket its seat (``seated``).  Time is ``clock``'s (the wall clock: tickets
+hands each ticket its seat (``seated``).  Redis may fail between taking the tickets and
+handing the seats: what it did not take (the tickets back, if no table was made; the
+seats, for sockets of other processes) is kept and finished at the next look that reaches
+it, so no ticket is lost and none seated twice.  Time is ``clock``'s (the wall clock: tickets
 of several processes compare their ``since``), and a test calls :meth:`tick` itself."""
 
 from __future__ import annotations
@@ -50,6 +53,14 @@ class Matchmaker:
         """What each ticket held here was last told of its wait."""
         self.seated = 0
         """Tables this process made from the queue (also ``ligretto_queue_tables_total``)."""
+        self.returning: list[Ticket] = []
+        """Tickets this process took whose table could not be made and which Redis, gone
+        too, did not take back: put back at the next look that reaches it."""
+        self.undelivered: list[tuple[str, str]] = []
+        """Seats made (ticket id, ``seated`` text) whose message Redis, gone, did not carry
+        to another process's socket: sent again at the next look that reaches it."""
+        self.unended: set[str] = set()
+        """Parties seated whose end Redis did not record (else one could still be joined)."""
 
     def member(self, holder: str, v: int, name: str | None, secret: str | None) -> Member:
         """One person as the queue knows them (their name, profile and conservative rating:
@@ -103,14 +114,21 @@ class Matchmaker:
         """Look at the queue every ``tick_s`` while this process holds tickets, until cancelled."""
         while True:
             await asyncio.sleep(tick_s)
-            if self.queue.held():
+            if self.queue.held() or self.owes:
                 try:
                     await self.tick()
                 except Exception as error:  # Redis gone for a moment: the next look tries again
                     logs.BACKENDS.log(log, "queue", logging.WARNING, "the matchmaking queue failed: %s", error)
 
+    @property
+    def owes(self) -> bool:
+        """Whether a seating left work for Redis to finish (``returning``, ``undelivered``, ``unended``)."""
+        return bool(self.returning or self.undelivered or self.unended)
+
     async def tick(self) -> None:
-        """One look: every pool grouped, ready groups seated, waits told."""
+        """One look: what a seating left owing first (while Redis is gone this raises, and
+        nothing else is done), then every pool grouped, ready groups seated, waits told."""
+        await self._settle()
         metrics.QUEUE_WAITING.set(self.queue.held())
         tickets = await self.queue.waiting()
         now = self.clock()
@@ -153,16 +171,40 @@ class Matchmaker:
         except Exception as error:  # Redis gone (a code not reserved): they wait for the next look
             text = "no table for the queue (%s): its tickets wait again"
             logs.BACKENDS.log(log, "queue", logging.WARNING, text, error)
-            await self.queue.put_back(tickets)
+            self.returning.extend(tickets)
+            await self._settle()  # Redis gone still: they stay in ``returning``, and the look ends
             return
-        for id, message in handed:
-            self.told.pop(id, None)
-            await self.queue.deliver(id, protocol.wire(message), last=True)
-        for ticket in tickets:
-            if ticket.party is not None:
-                await self.queue.party_end(ticket.party)
         self.seated += 1
         metrics.QUEUE_TABLES.inc()
+        self.undelivered.extend((id, protocol.wire(message)) for id, message in handed)
+        self.unended.update(t.party for t in tickets if t.party is not None)
+        for id, _ in handed:
+            self.told.pop(id, None)
+        await self._settle()
+
+    async def _settle(self) -> None:
+        """Finish what seatings left owing, oldest first: tickets back in the queue (but
+        not those of sockets here that left meanwhile), seats handed, parties ended.  Each
+        is forgotten only once Redis took it: an error here (Redis gone) leaves the rest for
+        the next look, and no ticket is lost or seated twice (a ticket goes back only if no
+        table was made for it)."""
+        here = [(id, text) for id, text in self.undelivered if id in self.queue.holders]
+        for id, text in here:  # sockets of this process: no Redis needed
+            self.queue.hand(id, text, last=True)
+        self.undelivered = [handing for handing in self.undelivered if handing not in here]
+        if self.returning:
+            mine = self.queue.process
+            back = [t for t in self.returning if t.process != mine or t.id in self.queue.holders]
+            if back:
+                await self.queue.put_back(back)
+            self.returning.clear()
+        while self.undelivered:
+            id, text = self.undelivered[0]
+            await self.queue.deliver(id, text, last=True)
+            self.undelivered.pop(0)
+        for code in sorted(self.unended):
+            await self.queue.party_end(code)
+            self.unended.discard(code)
 
     async def _table_for(self, tickets: list[Ticket], group: Group) -> list[tuple[str, protocol.Seated]]:
         """A dealt table for the tickets: each person's seat, as the message for their ticket."""

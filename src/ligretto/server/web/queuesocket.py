@@ -105,6 +105,8 @@ class _Waiter:
         code = message.code if isinstance(message, protocol.PartyJoin) else secrets.token_urlsafe(6)
         if not making and await self.queue.party_queued(code):
             raise ProtocolError("no_party", "that party is in the queue already: ask for a new one")
+        if not making and len(await self.queue.party_members(code)) >= protocol.PARTY_MAX:
+            raise ProtocolError("party_full", f"that party has {protocol.PARTY_MAX} people, the most a table seats")
         self.queue.hold(self.id, self.deliver)
         members = await self.queue.party_join(code, member, make=making)
         if members is None:
