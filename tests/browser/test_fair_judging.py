@@ -29,6 +29,8 @@ SHIFTED_CLOCK = f"""(() => {{
 }})();"""
 SYNC_SLACK_S = 0.05
 """How far off the server's clock a stamp may be on this machine: half a round trip."""
+RACE_TRIES = 5
+"""Races set up for the one Alice wins, until one is told (within its 250 ms)."""
 
 Play = tuple[str, int, str, int | None]
 
@@ -261,10 +263,16 @@ def test_a_race_says_who_was_faster_by_how_much_to_the_loser_the_winner_and_a_sp
         expect(note).to_have_count(0, timeout=5000)  # a moment only
 
         # Another race, which Alice wins: her page says so, and so does the spectator's.
-        (source, position, _, _), rival_play = set_up_race(alice, bob)
-        press(alice, key_of(source, position))
-        lost = bob.act(play_message(rival_play))
-        assert lost["applied"] is False and lost["by"] == 0, lost
+        # Bob's card goes as soon as hers is applied; a race is told only within 250 ms,
+        # which a loaded machine may let pass: then another race is set up.
+        for _ in range(RACE_TRIES):
+            (source, position, _, _), rival_play = set_up_race(alice, bob)
+            alice.keyboard.press(key_of(source, position))
+            wait_settled(alice)
+            lost = bob.act(play_message(rival_play))
+            assert lost["applied"] is False and lost["by"] == 0, lost
+            if "by_ms" in lost:
+                break
         ms = lost["by_ms"]
         assert isinstance(ms, int) and ms > 0, lost
         expect(alice.locator("#race-note")).to_have_text(f"You beat Bob by {ms} ms")
