@@ -23,6 +23,18 @@ from browserkit import (
 )
 from playwright.sync_api import Page, Route, expect
 
+LEAVE_IN_FLIGHT = """async () => {
+  const deadline = Date.now() + 15000;
+  while (!document.querySelector('.flying') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  if (!document.querySelector('.flying')) return -1;
+  const left = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+  location.hash = '#/';
+  await left;
+  await new Promise((r) => setTimeout(r, 0));
+  return document.querySelectorAll('.flying').length;
+}"""
+"""Wait for a card in flight (-1: none came), go back to the lobby, and count what still flies."""
+
 
 def own_plays(page: Page) -> list[str]:
     """The cards this page's seat played to the center, as the server's events say."""
@@ -74,7 +86,8 @@ def test_play_now_is_one_click_to_a_running_round_and_the_rematch_deals_again(
     [table] = frames(page, "table")[-1:]
     assert [s["bot"] for s in table["seats"]].count("smart:beginner") == 3
     # Change bots: back in the lobby the level chosen is still there, and so is the name.
-    page.goto(page.url.split("#")[0] + "#/")
+    # Left while a bot's card flies to its pile: the flight goes with the table.
+    assert page.evaluate(LEAVE_IN_FLIGHT) == 0, "a card of the table left still flies over the lobby"
     expect(page.locator("#play-now-level")).to_have_value("beginner")
     expect(page.locator("#player-name")).to_have_value("Player")
 

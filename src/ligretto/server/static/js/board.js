@@ -44,6 +44,12 @@ export class Board {
     this.lang = null;
     this.held = null; // {at, round} while a card is pressed or dragged: the center keeps still
     this.heldBack = false; // the center has news it did not draw while held
+    this.flights = new Set(); // cards in flight to their piles (on the page's body)
+  }
+
+  /** The table is left: cards still in flight go with it, not onto the next page. */
+  close() {
+    for (const flight of [...this.flights]) flight.cancel();
   }
 
   // --- a card in the hand: the center keeps still ---------------------------------
@@ -548,8 +554,11 @@ export class Board {
         [{ transform: `translate(${dx}px, ${dy}px) scale(${scale})`, opacity: 0.9 }, { transform: "none", opacity: 1 }],
         { duration: FLIGHT_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
       );
-      flight.onfinish = () => ghost.remove();
-      flight.oncancel = () => ghost.remove();
+      this.flights.add(flight);
+      flight.onfinish = flight.oncancel = () => {
+        ghost.remove();
+        this.flights.delete(flight);
+      };
     });
   }
 

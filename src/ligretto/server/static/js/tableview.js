@@ -64,6 +64,7 @@ export class TableScreen {
     this.session.close();
     this.races.close();
     this.aims.close();
+    this.board.close();
     this.controls.aimer.clear();
     clearInterval(this.countdownTimer);
     clearTimeout(this.sheetTimer);
