@@ -119,6 +119,9 @@ def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) ->
         details = details_of(stored)
         db = store.db
         assert details.state == "over" and len(details.played) == STAGES
+        # a stage paired again (by a process that stalled past the tournament's lease) changes nothing
+        assert not store.tournaments.add_stage(ident, stored.model().stages[0], ["again"] * 4)
+        assert store.tournaments.get(ident) == stored and not store.tournaments.unpaired()
         # the stored seats are the pairings the seed and the results give again
         results = [[t.rounds or () for t in stored.tables if t.stage == n] for n in range(1, STAGES + 1)]
         again = replay(16, 4, STAGES, SEED, results)

@@ -300,8 +300,7 @@ class RedisDirectory(Directory):
         ``keys.RENEW_S``) from the event loop: a loop stalled past it loses the tournament
         to another process, and ``Tournaments.add_stage`` keeps the two from pairing a
         stage twice."""
-        if self.leaving:
-            self.led.discard(tournament)
+        if self.leaving:  # (its leases released at its stop: another process leads at once)
             return False
         try:
             async with asyncio.timeout(keys.ANSWER_S):

@@ -281,6 +281,18 @@ class Tournaments:
         ).fetchone()
         return None if row is None else (row[0], int(row[1]), int(row[2]))
 
+    def unpaired(self) -> list[str]:
+        """The tournaments started and not over with no table still playing: the stage
+        being played is all in (or none is paired yet), the next is to be paired, or the
+        tournament ended (one query: a director looks at every renewal, ``Director.oversee``)."""
+        return [
+            row[0]
+            for row in self.db.execute(
+                "SELECT id FROM tournaments WHERE started IS NOT NULL AND ended IS NULL AND NOT EXISTS "
+                "(SELECT 1 FROM tournament_tables WHERE tournament = tournaments.id AND rounds IS NULL)"
+            )
+        ]
+
     def running(self) -> list[str]:
         """The tournaments started and not over (carried on after a restart)."""
         return [

@@ -325,12 +325,12 @@ class Director:
 
     async def oversee_once(self) -> None:
         """One look at the running tournaments (see :meth:`oversee`)."""
-        for ident in self.tournaments.running():
-            if not await self.lobby.directory.lead(ident):
-                continue
-            model = self.tournaments.get(ident).model()
-            if not model.stages or model.stage_complete(len(model.stages)):
-                await self._next_stage_or_end(ident)
+        led = [ident for ident in self.tournaments.running() if await self.lobby.directory.lead(ident)]
+        if led:
+            waiting = set(self.tournaments.unpaired())
+            for ident in led:
+                if ident in waiting:
+                    await self._next_stage_or_end(ident)
 
     async def stop(self) -> None:
         """No more oversight (the process is shutting down)."""
