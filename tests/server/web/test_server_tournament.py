@@ -2,7 +2,8 @@
 (14 bots and two people with profiles, for whom stand-ins play) at tables of 4 through 3
 Swiss stages of real tables (``Director``, ``Lobby``, ``Table``) into a real SQLite store,
 with a restart during the second stage (the tables restored from the store, the
-tournament carried on by a new director).
+tournament carried on by a new director; one table at first another process's, then
+taken over, as in a service).
 Every table of a stage must have been dealt the same deals, the standings must equal a
 recomputation from the score sheets the history stored, and each person's history must
 show the tournament's matches; no answer names a deal's seed."""
@@ -72,7 +73,17 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
     await Directory().start(lobby)
     director = Director(lobby, store.tournaments)
+    # Ann's table of stage 2 is another process's (of a service) at first: the stage's other
+    # tables keep her out all the same (its seats read from the store), and once this
+    # process takes it over, it is tagged and carried on here (``taken_over``)
+    stage_two = [t.code for t in store.tournaments.get(created.id).tables if t.stage == 2]
+    ann_code = next(c for c in stage_two if any(s and s.profile == people["Ann"] for s in lobby.tables[c].seats))
+    elsewhere = lobby.tables.pop(ann_code)
     await director.resume()
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
+    assert elsewhere.tournament is None
+    lobby.tables[ann_code] = elsewhere
+    director.taken_over(elsewhere)
     kept_out(lobby, store, created.id, people["Ann"], on=2)
     await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
     kept_out(lobby, store, created.id, people["Ann"], on=None)
@@ -82,9 +93,12 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
 
 def kept_out(lobby: Lobby, store: Store, ident: str, profile: str, on: int | None) -> None:
     """The entrant of ``profile`` may not watch the other tables of the stage ``on`` (one
-    being played; ``None``: none is), and may watch every table of the stages over."""
+    being played; ``None``: none is), and may watch every table of the stages over (of
+    those here)."""
     for table in store.tournaments.get(ident).tables:
-        live = lobby.tables[table.code]
+        live = lobby.tables.get(table.code)
+        if live is None:
+            continue  # another process's
         assert live.tournament is not None and live.tournament.stage == table.stage
         theirs = any(seat is not None and seat.profile == profile for seat in live.seats)
         spectator = Watcher(lambda: None, lambda: None)
