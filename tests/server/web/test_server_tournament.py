@@ -22,7 +22,7 @@ import pytest
 from inprocess import AppServer
 
 from ligretto import protocol
-from ligretto.protocol import ProtocolError
+from ligretto.protocol import Phase, ProtocolError
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
@@ -319,5 +319,55 @@ def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_p
         assert [line.out for line in details.standings] == [None, 4, 3, 3, 2, 2, 1, 1, 1]
         out = next(line.out for line in details.standings if line.entrant == ann)
         assert refusals == ([] if out in (None, 4) else [(409, "knocked_out")])
+    finally:
+        store.close()
+
+
+class Leads(Directory):
+    """A process of a service that directs the tournaments it is asked of, or not (another
+    process holds their leases)."""
+
+    def __init__(self, leads: bool) -> None:
+        self.leads = leads
+
+    async def lead(self, tournament: str) -> bool:
+        return self.leads
+
+
+def test_the_director_pairs_a_stage_that_another_process_recorded(tmp_path: Path) -> None:
+    """Two lobbies on one store, as two processes of a service: the first starts a
+    tournament (it directs it: its lease) and holds the first stage's tables; then the
+    second directs it (the first stalled past the lease).  The first records each table's
+    match as it ends but pairs nothing; the second's oversight pairs the next stage, in
+    its own lobby, and the tournament ends there."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def scenario() -> None:
+        owner_clock, director_clock = VirtualScheduler(), VirtualScheduler()
+        owner = Director(Lobby(Settings(countdown_s=1.0), store, owner_clock, Leads(True)), store.tournaments)
+        director = Director(Lobby(Settings(countdown_s=1.0), store, director_clock, Leads(False)), store.tournaments)
+        spec = protocol.CreateTournament(
+            "Two cup", table_size=2, stages=2, options={"match_end": "rounds:1"}, bots=["smart:machine"] * 4
+        )
+        created = owner.create(spec, seed=SEED)
+        await owner.start(created.id, created.host)
+        assert len(owner.lobby.tables) == 2
+        await director.oversee_once()  # not its tournament yet: nothing
+        assert not director.lobby.tables
+        owner.lobby.directory.leads, director.lobby.directory.leads = False, True  # type: ignore[attr-defined]
+        await play_until(owner_clock, owner, lambda: all(t.phase is Phase.OVER for t in owner.lobby.tables.values()))
+        stored = store.tournaments.get(created.id)
+        assert [t.stage for t in stored.tables] == [1, 1] and all(t.rounds for t in stored.tables)
+        assert store.tournaments.unpaired() == [created.id], "stage 1 is in, stage 2 not paired"
+        await owner.oversee_once()  # no longer its director: still nothing
+        assert len(store.tournaments.get(created.id).tables) == 2
+        await director.oversee_once()
+        stage_two = {t.code for t in store.tournaments.get(created.id).tables if t.stage == 2}
+        assert len(stage_two) == 2 and set(director.lobby.tables) == stage_two
+        await play_until(director_clock, director, lambda: store.tournaments.get(created.id).ended is not None)
+        assert not store.tournaments.unpaired() and not store.tournaments.running()
+
+    try:
+        asyncio.run(scenario())
     finally:
         store.close()
