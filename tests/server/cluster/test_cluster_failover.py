@@ -17,9 +17,11 @@ import time
 from typing import Any
 
 import websockets
-from servicekit import Cluster, rejoin
+from servicekit import ON_POSTGRESQL, Cluster, rejoin
 
+from ligretto import protocol
 from ligretto.server.cluster import keys
+from ligretto.server.db.database import open_database
 
 WAIT_S = 10.0
 
@@ -240,3 +242,121 @@ async def _alive(client: Any) -> bool:
     except (AssertionError, websockets.ConnectionClosed):
         return False
     return True
+
+
+PEOPLE = ("Ann", "Bob", "Cid", "Dee")
+
+
+@ON_POSTGRESQL  # the service's own set-up: what is at stake is who directs, not the database
+def test_a_tournament_carries_on_when_its_director_dies(cluster: Cluster, arun: Any) -> None:
+    """Two tournaments made through one process and entered and started through the other
+    (behind a load balancer, any request reaches any process): the starting process
+    directs both (it holds their leases) and holds their first stages' tables.  An
+    entrant's seat asked through the first process is the owner's answer.  Then the
+    director is killed (``kill -9``) mid-round of the bots' first stage: the survivor takes
+    its tables over, and they still name their tournament and keep an entrant from
+    watching another table of their stage; it takes the tournaments over too, and the
+    bots' one plays to its end (its first stage recorded by the tables' new owner, its
+    second paired there), every table of a stage dealt the same deals."""
+    maker, director = cluster.start(2)
+    director_id = cluster.health(director)["process"]
+    # The people's cup: nobody comes, so its first stage stays on (stand-ins wait for the grace).
+    people_cup = _tournament(maker, {"name": "Peek cup", "table_size": 2, "stages": 2, "pairing": "mixed"})
+    people = {}
+    for name in PEOPLE:
+        _, profile = director.http("POST", "/api/profiles", {"name": name, "symbol": "sun"})
+        bearer = {"Authorization": f"Bearer {profile['secret']}"}
+        status, entered = director.http(
+            "POST", f"/api/tournaments/{people_cup['id']}/entrants", {"name": name}, headers=bearer
+        )
+        assert status == 201, entered
+        people[name] = {"profile": profile["secret"], "secret": entered["secret"]}
+    peek_codes = _started(director, people_cup)
+    for person in people.values():
+        status, seat = maker.http("POST", f"/api/tournaments/{people_cup['id']}/seat", {"secret": person["secret"]})
+        assert status == 200, seat  # the table is the director's: its answer, forwarded
+        assert (
+            director.http("POST", f"/api/tournaments/{people_cup['id']}/seat", {"secret": person["secret"]})[1] == seat
+        )
+        person.update(seat)
+    # The bots' cup: two stages of two tables of four, one round a match.
+    bots = {"name": "Bot cup", "table_size": 4, "stages": 2, "bots": ["smart:machine"] * 8}
+    bot_cup = _tournament(maker, {**bots, "options": {"match_end": "rounds:1"}})
+    bot_codes = _started(director, bot_cup)
+    for ident in (people_cup["id"], bot_cup["id"]):
+        assert cluster.redis.get(keys.tournament(ident)) == director_id, "the starting process directs it"
+    assert all(cluster.owner(code) is director for code in [*peek_codes, *bot_codes])
+
+    async def scenario() -> None:
+        watcher = maker.client("watching the bots")
+        await watcher.connect()
+        assert (await watcher.hello(bot_codes[0], watch=True))["type"] == "welcome"
+        await watcher.wait_for("go", timeout=WAIT_S)
+        director.kill()  # mid-round of the first stage
+        await watcher.wait_closed(timeout=WAIT_S)
+        assert watcher.find("round_over") is None, "killed after the round, not during it"
+        cluster.wait_until(lambda: all(cluster.owner(c) is maker for c in peek_codes), WAIT_S, "taken over")
+        # The taken-over tables name their tournament, and keep out an entrant of the stage's other table.
+        ann = people["Ann"]
+        other = next(code for code in peek_codes if code != ann["code"])
+        tag = {"id": people_cup["id"], "name": "Peek cup", "stage": 1, "stages": 2}
+        ann_watching = maker.client("Ann watching")
+        await ann_watching.connect()
+        refused = await ann_watching.hello(other, watch=True, profile=ann["profile"])
+        assert (refused["type"], refused["code"]) == ("error", protocol.OWN_STAGE), refused
+        mark = len(ann_watching.messages)
+        await ann_watching.send({"type": "hello", "v": 1, "code": other, "watch": True, "token": ann["token"]})
+        refused = await ann_watching.wait_for("error", since=mark)
+        assert refused["code"] == protocol.OWN_STAGE, refused
+        welcome = await ann_watching.hello(ann["code"], watch=True, profile=ann["profile"])
+        assert welcome["type"] == "welcome", welcome
+        assert (await ann_watching.wait_for("table", code=ann["code"]))["tournament"] == tag
+        stranger = maker.client("Eve")
+        await stranger.connect()
+        assert (await stranger.hello(other, watch=True))["type"] == "welcome"
+        assert (await stranger.wait_for("table"))["tournament"] == tag
+        for client in (ann_watching, stranger):
+            assert not client.problems, client.problems
+            await client.close()
+
+    arun(scenario(), 60)
+    # The bots' cup ends on the survivor: it took the tournament's lease and paired stage 2.
+    cluster.wait_until(lambda: _details(maker, bot_cup["id"])["state"] == "over", 90, "the bots' cup over")
+    details = _details(maker, bot_cup["id"])
+    assert [stage["number"] for stage in details["played"]] == [1, 2]
+    assert sorted(line["entrant"] for line in details["standings"]) == list(range(8))
+    assert all(line["rounds"] == 2 for line in details["standings"]), details["standings"]
+    db = open_database(cluster.db)
+    try:
+        for stage in details["played"]:
+            assert stage["over"] and all(table["rounds"] for table in stage["tables"])
+            seeds = [
+                db.execute("SELECT number, seed FROM rounds WHERE code = ? AND match = 1", (t["code"],)).fetchall()
+                for t in stage["tables"]
+            ]
+            assert len(seeds) == 2 and seeds[0] and seeds[0] == seeds[1], f"stage {stage['number']}: {seeds}"
+    finally:
+        db.close()
+    stage_two = [t["code"] for t in details["played"][1]["tables"]]
+    assert all(cluster.redis.sismember(keys.TABLES, c) or cluster.owner(c) in (maker, None) for c in stage_two)
+    assert maker.metric("ligretto_take_overs_total") >= len(peek_codes) + len(bot_codes)
+    assert cluster.redis.get(keys.tournament(people_cup["id"])) == cluster.health(maker)["process"]
+
+
+def _tournament(process: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    status, made = process.http("POST", "/api/tournaments", spec)
+    assert status == 201, made
+    return dict(made)
+
+
+def _started(process: Any, made: dict[str, Any]) -> list[str]:
+    """Start the tournament through ``process``: the codes of its first stage's tables."""
+    status, details = process.http("POST", f"/api/tournaments/{made['id']}/start", {"host": made["host"]})
+    assert status == 200 and details["state"] == "playing", details
+    return [table["code"] for table in details["played"][0]["tables"]]
+
+
+def _details(process: Any, ident: str) -> dict[str, Any]:
+    status, details = process.http("GET", f"/api/tournaments/{ident}")
+    assert status == 200, details
+    return dict(details)

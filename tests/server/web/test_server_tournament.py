@@ -2,7 +2,8 @@
 (14 bots and two people with profiles, for whom stand-ins play) at tables of 4 through 3
 Swiss stages of real tables (``Director``, ``Lobby``, ``Table``) into a real SQLite store,
 with a restart during the second stage (the tables restored from the store, the
-tournament carried on by a new director).
+tournament carried on by a new director; one table at first another process's, then
+taken over, as in a service).
 Every table of a stage must have been dealt the same deals, the standings must equal a
 recomputation from the score sheets the history stored, and each person's history must
 show the tournament's matches; no answer names a deal's seed."""
@@ -21,7 +22,7 @@ import pytest
 from inprocess import AppServer
 
 from ligretto import protocol
-from ligretto.protocol import ProtocolError
+from ligretto.protocol import Phase, ProtocolError
 from ligretto.server.cluster.directory import Directory
 from ligretto.server.records.history import MatchFilter, matches_of
 from ligretto.server.records.store import Store
@@ -72,7 +73,17 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
     lobby = Lobby(Settings(countdown_s=1.0), store, scheduler=scheduler)
     await Directory().start(lobby)
     director = Director(lobby, store.tournaments)
+    # Ann's table of stage 2 is another process's (of a service) at first: the stage's other
+    # tables keep her out all the same (its seats read from the store), and once this
+    # process takes it over, it is tagged and carried on here (``taken_over``)
+    stage_two = [t.code for t in store.tournaments.get(created.id).tables if t.stage == 2]
+    ann_code = next(c for c in stage_two if any(s and s.profile == people["Ann"] for s in lobby.tables[c].seats))
+    elsewhere = lobby.tables.pop(ann_code)
     await director.resume()
+    kept_out(lobby, store, created.id, people["Ann"], on=2)
+    assert elsewhere.tournament is None
+    lobby.tables[ann_code] = elsewhere
+    director.taken_over(elsewhere)
     kept_out(lobby, store, created.id, people["Ann"], on=2)
     await play_until(scheduler, director, lambda: store.tournaments.get(created.id).ended is not None)
     kept_out(lobby, store, created.id, people["Ann"], on=None)
@@ -82,9 +93,12 @@ async def run_tournament(store: Store) -> tuple[Director, str, dict[str, str]]:
 
 def kept_out(lobby: Lobby, store: Store, ident: str, profile: str, on: int | None) -> None:
     """The entrant of ``profile`` may not watch the other tables of the stage ``on`` (one
-    being played; ``None``: none is), and may watch every table of the stages over."""
+    being played; ``None``: none is), and may watch every table of the stages over (of
+    those here)."""
     for table in store.tournaments.get(ident).tables:
-        live = lobby.tables[table.code]
+        live = lobby.tables.get(table.code)
+        if live is None:
+            continue  # another process's
         assert live.tournament is not None and live.tournament.stage == table.stage
         theirs = any(seat is not None and seat.profile == profile for seat in live.seats)
         spectator = Watcher(lambda: None, lambda: None)
@@ -119,6 +133,9 @@ def test_sixteen_entrants_play_three_stages_of_the_same_deals(tmp_path: Path) ->
         details = details_of(stored)
         db = store.db
         assert details.state == "over" and len(details.played) == STAGES
+        # a stage paired again (by a process that stalled past the tournament's lease) changes nothing
+        assert not store.tournaments.add_stage(ident, stored.model().stages[0], ["again"] * 4)
+        assert store.tournaments.get(ident) == stored and not store.tournaments.unpaired()
         # the stored seats are the pairings the seed and the results give again
         results = [[t.rounds or () for t in stored.tables if t.stage == n] for n in range(1, STAGES + 1)]
         again = replay(16, 4, STAGES, SEED, results)
@@ -302,5 +319,55 @@ def test_a_knockout_keeps_the_top_half_of_each_table_and_ends_with_a_final(tmp_p
         assert [line.out for line in details.standings] == [None, 4, 3, 3, 2, 2, 1, 1, 1]
         out = next(line.out for line in details.standings if line.entrant == ann)
         assert refusals == ([] if out in (None, 4) else [(409, "knocked_out")])
+    finally:
+        store.close()
+
+
+class Leads(Directory):
+    """A process of a service that directs the tournaments it is asked of, or not (another
+    process holds their leases)."""
+
+    def __init__(self, leads: bool) -> None:
+        self.leads = leads
+
+    async def lead(self, tournament: str) -> bool:
+        return self.leads
+
+
+def test_the_director_pairs_a_stage_that_another_process_recorded(tmp_path: Path) -> None:
+    """Two lobbies on one store, as two processes of a service: the first starts a
+    tournament (it directs it: its lease) and holds the first stage's tables; then the
+    second directs it (the first stalled past the lease).  The first records each table's
+    match as it ends but pairs nothing; the second's oversight pairs the next stage, in
+    its own lobby, and the tournament ends there."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def scenario() -> None:
+        owner_clock, director_clock = VirtualScheduler(), VirtualScheduler()
+        owner = Director(Lobby(Settings(countdown_s=1.0), store, owner_clock, Leads(True)), store.tournaments)
+        director = Director(Lobby(Settings(countdown_s=1.0), store, director_clock, Leads(False)), store.tournaments)
+        spec = protocol.CreateTournament(
+            "Two cup", table_size=2, stages=2, options={"match_end": "rounds:1"}, bots=["smart:machine"] * 4
+        )
+        created = owner.create(spec, seed=SEED)
+        await owner.start(created.id, created.host)
+        assert len(owner.lobby.tables) == 2
+        await director.oversee_once()  # not its tournament yet: nothing
+        assert not director.lobby.tables
+        owner.lobby.directory.leads, director.lobby.directory.leads = False, True  # type: ignore[attr-defined]
+        await play_until(owner_clock, owner, lambda: all(t.phase is Phase.OVER for t in owner.lobby.tables.values()))
+        stored = store.tournaments.get(created.id)
+        assert [t.stage for t in stored.tables] == [1, 1] and all(t.rounds for t in stored.tables)
+        assert store.tournaments.unpaired() == [created.id], "stage 1 is in, stage 2 not paired"
+        await owner.oversee_once()  # no longer its director: still nothing
+        assert len(store.tournaments.get(created.id).tables) == 2
+        await director.oversee_once()
+        stage_two = {t.code for t in store.tournaments.get(created.id).tables if t.stage == 2}
+        assert len(stage_two) == 2 and set(director.lobby.tables) == stage_two
+        await play_until(director_clock, director, lambda: store.tournaments.get(created.id).ended is not None)
+        assert not store.tournaments.unpaired() and not store.tournaments.running()
+
+    try:
+        asyncio.run(scenario())
     finally:
         store.close()

@@ -9,6 +9,7 @@ cluster checks of its own."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.requests import Request
@@ -32,6 +33,8 @@ class Lobby(Protocol):
     connections: Any
     scheduler: Any
     """The tables' scheduler (``None``: the running loop's)."""
+    taken_over: Callable[[Table], None]
+    """Told of each table this process takes over from another (the director's)."""
 
     def tournaments_played(self) -> list[protocol.LobbyTournament]:
         """The tournaments this process's stage tables play, once each."""
@@ -88,6 +91,11 @@ class Directory:
     async def reserve(self, code: str, stored: bool) -> bool:
         """Take a new table's code for this process; ``False``: another process has it.
         (``stored``: the table is restored after a failure; a tutorial is not.)"""
+        return True
+
+    async def lead(self, tournament: str) -> bool:
+        """Whether this process directs ``tournament`` (pairs its stages): one process
+        directs them all."""
         return True
 
     async def route(self, raw: str, relayed: bool) -> str | None:

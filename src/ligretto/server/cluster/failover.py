@@ -103,6 +103,7 @@ def adopt(lobby: Lobby, code: str) -> Table | None:
         return None
     lobby.tables[code] = table
     table.resume(lobby.settings.catch_up_s)
+    lobby.taken_over(table)  # a tournament's stage table: tagged again, its stage carried on
     metrics.OPEN_TABLES.set(len(lobby.tables))
     metrics.TAKE_OVERS.inc()
     log.info("took over table %s", code)

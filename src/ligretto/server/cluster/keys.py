@@ -43,6 +43,12 @@ def table(code: str) -> str:
     return f"ligretto:table:{code}"
 
 
+def tournament(id: str) -> str:
+    """The key of a running tournament's lease: the id of the process that directs it
+    (pairs its stages, ``web/director.py``), renewed by it every ``RENEW_S``."""
+    return f"ligretto:tournament:{id}"
+
+
 def process(id: str) -> str:
     """The key of a process's heartbeat: its id, address, tables and connections (JSON)."""
     return f"ligretto:process:{id}"

@@ -57,6 +57,17 @@ end
 return 1
 """
 
+# Take the lease of a tournament if nobody holds it, or renew it if it is ours: 1, else 0.
+LEAD = """
+local owner = redis.call('GET', KEYS[1])
+if owner == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if owner then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
 
 REACH_S = 5.0
 """Seconds a starting process waits for its service's Redis to answer (:func:`reach`)."""
@@ -127,6 +138,9 @@ class RedisDirectory(Directory):
         self._chores: set[asyncio.Task[None]] = set()
         self.leaving = False
         self._release = self.redis.register_script(RELEASE)
+        self._lead = self.redis.register_script(LEAD)
+        self.led: set[str] = set()
+        """The tournaments this process directs (their leases: released at its stop)."""
         self.renewer = Renewer(
             url,
             self.me,
@@ -207,6 +221,8 @@ class RedisDirectory(Directory):
         with contextlib.suppress(Exception):
             if self.owned:
                 await self._release(keys=[keys.table(c) for c in self.owned], args=[self.me])
+            if self.led:
+                await self._release(keys=[keys.tournament(t) for t in self.led], args=[self.me])
             await self.redis.delete(keys.process(self.me))
             await self.redis.srem(keys.PROCESSES, self.me)
             await self.feed.leave()
@@ -275,6 +291,28 @@ class RedisDirectory(Directory):
         self.owned.add(code)
         self.born.setdefault(code, time.time())
         self.taken[code] = time.monotonic()
+
+    async def lead(self, tournament: str) -> bool:
+        """Take the lease of ``tournament`` (nobody holds it: its director died, stopped,
+        or it was just started) or renew it (this process directs it); ``False``: another
+        process directs it, or this one is stopping, or Redis does not answer (the next
+        look tries again).  The lease is renewed at each look (the director's, every
+        ``keys.RENEW_S``) from the event loop: a loop stalled past it loses the tournament
+        to another process, and ``Tournaments.add_stage`` keeps the two from pairing a
+        stage twice."""
+        if self.leaving:  # (its leases released at its stop: another process leads at once)
+            return False
+        try:
+            async with asyncio.timeout(keys.ANSWER_S):
+                ours = bool(await self._lead(keys=[keys.tournament(tournament)], args=[self.me, self.lease_ms]))
+        except (redis.exceptions.RedisError, TimeoutError) as error:
+            metrics.BACKEND_ERRORS.labels("redis").inc()
+            logs.BACKENDS.log(log, "redis", logging.WARNING, "could not lead tournament %s (%s)", tournament, error)
+            return False
+        if ours and tournament not in self.led:
+            log.info("directs tournament %s", tournament)
+        (self.led.add if ours else self.led.discard)(tournament)
+        return ours
 
     async def route(self, raw: str, relayed: bool) -> str | None:
         try:

@@ -183,9 +183,17 @@ class Tournaments:
                 raise TournamentRefusal("too_few", "a tournament needs at least 2 entrants", 409)
             self.db.execute("UPDATE tournaments SET started = ? WHERE id = ?", (self.clock(), ident))
 
-    def add_stage(self, ident: str, stage: Stage, codes: Sequence[str]) -> None:
-        """The tables of ``stage`` as paired, in order (table ``n`` is ``codes[n - 1]``)."""
+    def add_stage(self, ident: str, stage: Stage, codes: Sequence[str]) -> bool:
+        """The tables of ``stage`` as paired, in order (table ``n`` is ``codes[n - 1]``).
+        ``False``: that stage was paired already (by another process of the service):
+        nothing changes."""
         with self.db.transaction(immediate=True):
+            self.db.lock(f"tournament:{ident}")
+            found = self.db.execute(
+                "SELECT 1 FROM tournament_tables WHERE tournament = ? AND stage = ?", (ident, stage.number)
+            ).fetchone()
+            if found is not None:
+                return False
             self.db.executemany(
                 "INSERT INTO tournament_tables (tournament, stage, number, code, seats) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -193,6 +201,7 @@ class Tournaments:
                     for table, code in zip(stage.tables, codes, strict=True)
                 ],
             )
+        return True
 
     def record(self, ident: str, stage: int, number: int, rounds: Sequence[Sequence[int]]) -> bool:
         """A stage table's match is over: its rounds' scores per seat.  ``False``: recorded
@@ -271,6 +280,18 @@ class Tournaments:
             "SELECT tournament, stage, number FROM tournament_tables WHERE code = ?", (code,)
         ).fetchone()
         return None if row is None else (row[0], int(row[1]), int(row[2]))
+
+    def unpaired(self) -> list[str]:
+        """The tournaments started and not over with no table still playing: the stage
+        being played is all in (or none is paired yet), the next is to be paired, or the
+        tournament ended (one query: a director looks at every renewal, ``Director.oversee``)."""
+        return [
+            row[0]
+            for row in self.db.execute(
+                "SELECT id FROM tournaments WHERE started IS NOT NULL AND ended IS NULL AND NOT EXISTS "
+                "(SELECT 1 FROM tournament_tables WHERE tournament = tournaments.id AND rounds IS NULL)"
+            )
+        ]
 
     def running(self) -> list[str]:
         """The tournaments started and not over (carried on after a restart)."""

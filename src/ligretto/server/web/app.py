@@ -68,6 +68,8 @@ def create_app(
         await lobby.directory.start(lobby)
         if app.state.director is not None:
             await app.state.director.resume()  # the tournaments whose tables were just restored
+            if lobby.directory.process is not None:  # one of several processes: who directs which
+                app.state.director.oversee()
         COLLECTOR.install()
         COLLECTOR.settle()  # what start-up and restoring built lives long: no collection needs to scan it
         app.state.matchmaker = matchmaker = Matchmaker(lobby, lobby.directory.make_queue())
@@ -78,6 +80,8 @@ def create_app(
         for chore in chores:
             chore.cancel()
         await matchmaker.stop()
+        if app.state.director is not None:
+            await app.state.director.stop()
         lobby.directory.leave()
         COLLECTOR.uninstall()
         for table in lobby.tables.values():

@@ -22,24 +22,38 @@ are filed in the history as every match is (a person's history shows them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from ligretto import protocol
 from ligretto.bots.spec import BotSpec, BotSpecError
 from ligretto.engine.rules import RuleSet
 from ligretto.protocol import Phase
+from ligretto.server.cluster import keys
 from ligretto.server.records.tournaments import StoredTournament, TournamentRefusal, Tournaments
+from ligretto.server.table.record import SeatRecord
 from ligretto.server.table.table import Seat, Table
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
 from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament, knockout_stages
 
-__all__ = ["BYE_BOT", "Director", "Watcher", "dealt_from", "details_of"]
+__all__ = ["BYE_BOT", "Director", "Elsewhere", "Watcher", "dealt_from", "details_of"]
+
+log = logging.getLogger("ligretto.server")
 
 BYE_BOT = BotSpec("smart", "skilled")
 """The bot that fills a bye (a seat short at a table of the stage)."""
+
+
+class Elsewhere(Exception):
+    """The entrant's table of the stage is another process's (``code``): ask it there."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 class Watcher:
@@ -71,6 +85,8 @@ class Director:
         self.tasks: set[asyncio.Task[None]] = set()
         """Matches over being recorded (and the next stage paired), one task each."""
         self._locks: dict[str, asyncio.Lock] = {}
+        self._overseeing: asyncio.Task[None] | None = None
+        lobby.taken_over = self.taken_over  # a stage table taken over from another process
 
     # --- the host's and the entrants' requests ----------------------------------------
 
@@ -123,6 +139,8 @@ class Director:
                 live = self.lobby.tables.get(code)
                 seat = table.seats.index(entrant)
                 person = None if live is None else live.seats[seat]
+                if live is None:
+                    raise Elsewhere(code)  # another process's table (or nobody's yet: taken over there)
                 if person is None:
                     raise TournamentRefusal("no_stage", "the table of your stage is not here", 409)
                 return protocol.TournamentSeat(code, seat, person.token)
@@ -134,7 +152,12 @@ class Director:
     # --- the stages -------------------------------------------------------------------
 
     async def _next_stage(self, ident: str) -> None:
-        """Pair the next stage and deal its tables (once: under the tournament's lock)."""
+        """Pair the next stage and deal its tables: by the tournament's director only (the
+        process holding its lease, ``Directory.lead``), once (under the tournament's lock
+        here, and ``Tournaments.add_stage`` across the service: a stage paired already by
+        another process, that held the lease while this one stalled, is left to it)."""
+        if not await self.lobby.directory.lead(ident):
+            return  # another process directs it: its oversight pairs the stage
         async with self._lock(ident):
             stored = self.tournaments.get(ident)
             model = stored.model()
@@ -143,7 +166,12 @@ class Director:
             stage = model.next_stage()
             tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
             codes = [table.code for table in tables]
-            self.tournaments.add_stage(ident, stage, codes)
+            if not self.tournaments.add_stage(ident, stage, codes):
+                for table in tables:  # paired by another process meanwhile: these are nobody's
+                    self.lobby.kept.discard(table.code)
+                    self.lobby.tables.pop(table.code, None)
+                    table.drop()
+                return
             for number, table in enumerate(tables, 1):
                 self._tag(stored, model.stage_count, stage.number, codes, table)
                 self._watch(ident, stage.number, number, table)
@@ -178,21 +206,33 @@ class Director:
         siblings = [code for code in codes if code != table.code]
 
         def peeks(profile: str | None, token: str | None) -> bool:
-            def theirs(seat: Seat | None) -> bool:
-                if seat is None or not seat.human:
+            def theirs(seat: Seat | SeatRecord | None) -> bool:
+                if seat is None or seat.bot is not None:
                     return False
                 return (profile is not None and seat.profile == profile) or (token is not None and seat.token == token)
 
             if profile is None and token is None:
                 return False
-            stage_tables = [found for code in codes if (found := self.lobby.tables.get(code)) is not None]
-            if all(found.phase is Phase.OVER for found in stage_tables):
-                return False  # the stage is over: its deals are no secret to its entrants now
-            others = [found for code in siblings if (found := self.lobby.tables.get(code)) is not None]
-            return any(theirs(seat) for other in others for seat in other.seats)
+            others = [self._seen(code) for code in siblings]
+            if not any(theirs(seat) for _over, seats in others for seat in seats):
+                return False
+            # the stage is over: its deals are no secret to its entrants now
+            return not (table.phase is Phase.OVER and all(over for over, _seats in others))
 
         tag = protocol.TableTournament(stored.id, stored.name, stage, stages)
         table.in_tournament(tag, peeks)
+
+    def _seen(self, code: str) -> tuple[bool, Sequence[Seat | SeatRecord | None]]:
+        """Whether the stage table ``code`` is over, and its seats: as it is here, or as
+        stored if another process has it (``peeks`` asks of the stage's every table)."""
+        live = self.lobby.tables.get(code)
+        if live is not None:
+            return live.phase is Phase.OVER, live.seats
+        store = self.lobby.store
+        record = None if store is None else store.table_record(code)
+        if record is None:
+            return True, ()
+        return Phase(record.phase) is Phase.OVER, record.seats
 
     def _watch(self, ident: str, stage: int, number: int, table: Table) -> None:
         def over() -> None:
@@ -217,34 +257,87 @@ class Director:
     async def resume(self) -> None:
         """After a restart (the lobby's tables restored from the store): every tournament
         started and not over carries on.  Its tables here name it again (``_tag``), those
-        of the stage being played are watched again (dealt from the stage's seed should one
-        still be in its lobby), a match that ended while no one watched is recorded, a score
-        sheet is dealt on, and a stage found complete (or a tournament started with no stage
-        yet) is paired."""
+        of the stage being played are carried on (:meth:`_carry_on`), and a stage found
+        complete (or a tournament started with no stage yet) is paired (by its director,
+        ``_next_stage``)."""
         for ident in self.tournaments.running():
             stored = self.tournaments.get(ident)
             model = stored.model()
             for table in stored.tables:
                 if (live := self.lobby.tables.get(table.code)) is not None:
-                    codes = [other.code for other in stored.tables if other.stage == table.stage]
-                    self._tag(stored, model.stage_count, table.stage, codes, live)
+                    self._carry_on(stored, model, table.stage, table.number, live)
             if not model.stages or model.stage_complete(len(model.stages)):
                 self._later(ident, None)
-                continue
-            stage = model.stages[-1]
-            for table in stored.tables:
-                live = self.lobby.tables.get(table.code)
-                if table.stage != stage.number or table.rounds is not None or live is None:
-                    continue
-                live.match_seeds = dealt_from(stage.seed)
-                self.lobby.kept.add(live.code)
-                self._watch(ident, stage.number, table.number, live)
-                if live.phase is Phase.LOBBY:
-                    live.begin()
-                elif live.phase is Phase.OVER:
-                    self._later(ident, (stage.number, table.number, live))
-                elif live.phase is Phase.SCORING:
-                    live.keep_going()
+
+    def taken_over(self, table: Table) -> None:
+        """This process took ``table`` over from another (``failover.adopt``): if it is a
+        stage table, it names its tournament again and, its stage being played, carries on
+        here (:meth:`_carry_on`): its match's end is recorded here."""
+        try:
+            found = self.tournaments.of_code(table.code)
+            if found is None:
+                return
+            stored = self.tournaments.get(found[0])
+        except self.tournaments.db.errors as error:  # the database away: the table plays on untagged
+            log.warning("could not look up the tournament of table %s (%s)", table.code, error)
+            return
+        self._carry_on(stored, stored.model(), found[1], found[2], table)
+
+    def _carry_on(self, stored: StoredTournament, model: Tournament, stage: int, number: int, live: Table) -> None:
+        """A stage table restored here (a restart, or taken over): it names its tournament
+        (``_tag``); if its stage is the one being played and its match not recorded, it is
+        dealt from the stage's seed, kept, watched and carried on: begun if still in its
+        lobby, recorded if its match ended while no one watched, dealt on from a score sheet."""
+        codes = [other.code for other in stored.tables if other.stage == stage]
+        self._tag(stored, model.stage_count, stage, codes, live)
+        recorded = next(t.rounds for t in stored.tables if (t.stage, t.number) == (stage, number))
+        if stored.ended is not None or stage != len(model.stages) or recorded is not None:
+            return
+        live.match_seeds = dealt_from(model.stages[-1].seed)
+        self.lobby.kept.add(live.code)
+        self._watch(stored.id, stage, number, live)
+        if live.phase is Phase.LOBBY:
+            live.begin()
+        elif live.phase is Phase.OVER:
+            self._later(stored.id, (stage, number, live))
+        elif live.phase is Phase.SCORING:
+            live.keep_going()
+
+    # --- several processes ------------------------------------------------------------
+
+    def oversee(self, every_s: float = keys.RENEW_S) -> None:
+        """Several processes (``--redis``): every ``every_s`` this process takes or renews
+        the lease of each running tournament nobody else directs (``Directory.lead``), and
+        pairs its next stage once every table of the stage is in, whichever process
+        recorded the last (or ends it).  A director that dies leaves its lease to run out:
+        another process takes it over at its next look and carries on."""
+        self._overseeing = asyncio.get_running_loop().create_task(self._oversee_forever(every_s))
+
+    async def _oversee_forever(self, every_s: float) -> None:
+        while True:
+            await asyncio.sleep(every_s)
+            try:
+                await self.oversee_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis or the database away a moment: the next look tries again
+                log.warning("could not oversee the tournaments (%s): trying again", error)
+
+    async def oversee_once(self) -> None:
+        """One look at the running tournaments (see :meth:`oversee`)."""
+        led = [ident for ident in self.tournaments.running() if await self.lobby.directory.lead(ident)]
+        if led:
+            waiting = set(self.tournaments.unpaired())
+            for ident in led:
+                if ident in waiting:
+                    await self._next_stage_or_end(ident)
+
+    async def stop(self) -> None:
+        """No more oversight (the process is shutting down)."""
+        if self._overseeing is not None:
+            self._overseeing.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._overseeing
 
     def _later(self, ident: str, over: tuple[int, int, Table] | None) -> None:
         """A task: a table's match over recorded (``over``), or the next stage paired."""

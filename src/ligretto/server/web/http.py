@@ -72,6 +72,7 @@ async def body_of(request: Request, kind: type[T]) -> T | Response:
                 return error(413, "too_large", TOO_LARGE, CLOSE)
     except ClientDisconnect:  # gone, or cut off by the request deadline: nobody to answer
         return Response(status_code=400)
+    request._body = body  # read once: ``request.body()`` gives it again (a request relayed to another process)
     try:
         return msgspec.json.decode(body or b"{}", type=kind)
     except msgspec.ValidationError as invalid:  # a DecodeError too: first

@@ -59,6 +59,9 @@ class Lobby:
         self.kept: set[str] = set()
         """Codes of tables the sweep leaves alone: a tournament's, while their match is on
         (bots alone may play it)."""
+        self.taken_over: Callable[[Table], None] = lambda table: None
+        """Told of each table this process takes over from another (``failover.adopt``):
+        the director names a stage table's tournament again and carries its stage on."""
         self.live_list = LiveListing(self.lobby_message, scheduler or LoopScheduler())
         """The list of public tables every ``/ws/lobby`` socket is sent (``listing.py``)."""
 

@@ -17,7 +17,7 @@ from ligretto.protocol import ProtocolError
 from ligretto.server.records.profiles import ProfileError
 from ligretto.server.records.tournaments import TournamentRefusal
 from ligretto.server.web import http
-from ligretto.server.web.director import Director, details_of
+from ligretto.server.web.director import Director, Elsewhere, details_of
 from ligretto.server.web.profiles import NO_STORE, profiles_of, secret_of
 
 __all__ = ["tournament_routes"]
@@ -110,6 +110,16 @@ async def tournament_seat(request: Request) -> Response:
         return http.answer(director.seat_of(request.path_params["id"], spec.secret))
     except TournamentRefusal as error:
         return _refused(error)
+    except Elsewhere as elsewhere:  # the table's owner answers (it has the seat's token)
+        forwarded = await director.lobby.directory.forward(request, elsewhere.code)
+        if forwarded is not None:
+            return forwarded
+    try:  # taken over here by the lookup (a table nobody held), else nowhere
+        return http.answer(director.seat_of(request.path_params["id"], spec.secret))
+    except TournamentRefusal as error:
+        return _refused(error)
+    except Elsewhere:
+        return _refused(TournamentRefusal("no_stage", "the table of your stage is not here", 409))
 
 
 def tournament_routes() -> list[Route]:
