@@ -22,6 +22,11 @@ from playwright.sync_api import WebSocket, expect
 from ligretto.client.session import Session
 from wire import CARD, hidden_keys
 
+CUT_NAMES = """() => [...document.querySelectorAll('.opponents .opponent')]
+  .filter((chip) => [...chip.querySelectorAll('.name-part')].some((part) => part.scrollWidth > part.clientWidth + 0.5))
+  .map((chip) => chip.querySelector('.opp-name').textContent)"""
+"""The opponents whose name is cut (in the middle) on the page."""
+
 
 def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable[..., Path]) -> None:
     host = pages.open("/")
@@ -44,6 +49,10 @@ def test_a_spectator_sees_no_hidden_card(pages: Any, server: Any, shot: Callable
     expect(watcher.locator("#start-button")).to_have_count(0)
 
     start_match(host, watcher)
+    # On a desktop a spectator's chips have room for every name whole beside the cards.
+    watcher.wait_for_selector(".board.live")
+    assert watcher.evaluate("() => innerWidth") == 1280
+    assert watcher.evaluate(CUT_NAMES) == [], "names cut on a 1280 px spectator's page"
     for key in ("1", "s", "d", " ", "v"):
         watcher.keyboard.press(key)
     # The host plays too, and says "stuck" when it is. A host that never acted left about one
