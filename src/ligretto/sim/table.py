@@ -123,7 +123,7 @@ def simulate_round(
         now, applied, refused = _play_at_once(game, drivers, tie, won, lost)
     else:
         now, applied, refused = _play_over_network(game, drivers, tie, latency.link(key), won=won, lost=lost)
-    outcome = _finish(game)
+    outcome = finish_round(game)
     scores = score_round(game)
     return RoundResult(
         seed=seed,
@@ -292,7 +292,7 @@ def _play_over_network(
     return now, applied, refused
 
 
-def _finish(game: Round) -> Outcome:
+def finish_round(game: Round) -> Outcome:
     """The round's outcome; a round that hit a limit is ended by everyone voting."""
     outcome = game.outcome
     if outcome is not None:
