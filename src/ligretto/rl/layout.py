@@ -19,7 +19,7 @@ top -- as a fixed vector, the seat itself first and the others in seat order aft
 from __future__ import annotations
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
-from ligretto.engine.cards import DECK_SIZE, NUMBERS, Card
+from ligretto.engine.cards import DECK_SIZE, NUMBERS
 from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.sim.table import TIME_LIMIT
@@ -112,12 +112,14 @@ class Layout:
         players = self.players
         for turn in range(players):
             seat = (seen.seat + turn) % players
-            for card in seen.row(seat):
+            cards = seen.row(seat)
+            for card in cards:
                 out += (card.colour + 1, card.number)
-            out += [0, 0] * (row - len(seen.row(seat)))
-            _card(out, seen.stack_top(seat))
-            out.append(seen.stack_size(seat))
-            _card(out, seen.discard_top(seat))
+            out += [0, 0] * (row - len(cards))
+            top = seen.stack_top(seat)
+            out += (0, 0, 0) if top is None else (top.colour + 1, top.number, seen.stack_size(seat))
+            top = seen.discard_top(seat)
+            out += (0, 0) if top is None else (top.colour + 1, top.number)
             out += (seen.discard_size(seat), seen.hand_size(seat), seen.voted(seat))
         tops = seen.pile_tops()
         for colour, top in tops:
@@ -130,10 +132,3 @@ class Layout:
         """The largest value of every feature (the lowest is 0)."""
         seat = [4.0, NUMBERS] * self.row + [4, NUMBERS, DECK_SIZE, 4, NUMBERS, DECK_SIZE, DECK_SIZE, 1]
         return seat * self.players + [4.0, NUMBERS] * self.piles + [self.players, TIME_LIMIT]
-
-
-def _card(out: list[float], card: Card | None) -> None:
-    if card is None:
-        out += (0, 0)
-    else:
-        out += (card.colour + 1, card.number)

@@ -72,6 +72,7 @@ class RealTimeTable:
             raise BotSpecError(f"unknown level {reaction!r}: choose from {', '.join(LEVELS)}")
         self.level: Level = LEVELS[reaction]
         self.layout = Layout(self.rules, players)
+        self._actions = [self.layout.actions(seat) for seat in range(agents)]
         self._base = random.SystemRandom().getrandbits(62) if seed is None else seed
         self._dealt = 0
         self.deal()
@@ -98,7 +99,6 @@ class RealTimeTable:
             BotDriver(self._intents[seat], self.level.sampler(random.Random(bot_seeds(key, seat)[1])), self.seen[seat])
             for seat in range(self.agents)
         ]
-        self._actions = [self.layout.actions(seat) for seat in range(self.agents)]
         self.due = -1
         self.outcome: Outcome | None = None
         """How the round ended, once it has (``Ending.TIME_LIMIT``: stopped at a limit)."""
