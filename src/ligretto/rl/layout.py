@@ -122,8 +122,8 @@ class Layout:
             out += (0, 0) if top is None else (top.colour + 1, top.number)
             out += (seen.discard_size(seat), seen.hand_size(seat), seen.voted(seat))
         tops = seen.pile_tops()
-        for colour, top in tops:
-            out += (colour + 1, top)
+        for colour, number in tops:
+            out += (colour + 1, number)
         out += [0, 0] * (self.piles - len(tops))
         out += (seen.votes, now)
         return out
