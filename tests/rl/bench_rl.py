@@ -6,7 +6,8 @@ PettingZoo's classic environments, in the same run and the same loop (docs/bench
 Every environment is stepped by PettingZoo's usual AEC loop (``agent_iter``, ``last``,
 ``step``) with a uniformly random action among those its mask allows; a step is one agent's
 action (the steps of a finished round's agents, ``None``, are not counted), resets
-included.  ``ligretto`` rows: 4 seats under ``classic``, all learners (no bots), or one
+included; the Parallel row: one step a due learner's action, every learner observing.
+``ligretto`` rows: 4 seats under ``classic``, all learners (no bots), or one
 learner against 3 ``smart:expert`` bots (the bots' decisions inside ``step``, not counted);
 ``engine``: ``ligretto bench``'s random play (``Round.legal_actions`` and ``apply`` alone).
 PettingZoo's ``connect_four_v3`` and ``texas_holdem_v4`` need ``pettingzoo[classic]``
@@ -50,6 +51,26 @@ def aec_steps(make: Callable[[], Any], steps: int, seed: int) -> tuple[float, in
     return done / (time.perf_counter() - start), rounds
 
 
+def parallel_steps(make: Callable[[], Any], steps: int, seed: int) -> tuple[float, int]:
+    """The same for a Parallel environment: each step, every live agent's action drawn from
+    its mask (the one ``infos[agent]["due"]`` is the one used)."""
+    env = make()
+    draw = random.Random(seed).random
+    done = rounds = 0
+    start = time.perf_counter()
+    while done < steps:
+        observations, _infos = env.reset(seed=seed + rounds)
+        rounds += 1
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                legal = np.flatnonzero(observations[agent]["action_mask"])
+                actions[agent] = int(legal[int(draw() * len(legal))])
+            observations = env.step(actions)[0]
+            done += 1
+    return done / (time.perf_counter() - start), rounds
+
+
 def classic(name: str) -> Callable[[], Any] | str:
     try:
         if name == "connect_four_v3":
@@ -69,6 +90,7 @@ def main() -> None:
     envs: dict[str, Callable[[], Any] | str] = {
         "ligretto 4 learners": lambda: ligretto.rl.env(players=4, agents=4),
         "ligretto 1 learner + 3 smart:expert": lambda: ligretto.rl.env(players=4, agents=1),
+        "ligretto parallel, 4 learners": lambda: ligretto.rl.parallel_env(players=4, agents=4),
         "connect_four_v3": classic("connect_four_v3"),
         "texas_holdem_v4": classic("texas_holdem_v4"),
     }
@@ -80,7 +102,8 @@ def main() -> None:
         rounds["engine (random play)"] += played
         for name, make in envs.items():
             if not isinstance(make, str):
-                rate, played = aec_steps(make, args.steps, seed=repeat * 1_000_003)
+                steps = parallel_steps if "parallel" in name else aec_steps
+                rate, played = steps(make, args.steps, seed=repeat * 1_000_003)
                 rates[name].append(rate)
                 rounds[name] += played
     report: dict[str, Any] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -227,3 +228,14 @@ def test_no_hidden_card_reaches_an_observation(rules: str, players: int) -> None
     area = game.areas[1]
     area.discard.append(area.hand.pop()) if area.hand else area.hand.append(area.discard.pop())
     assert layout.features(Observation(game, 0), 0.0) != layout.features(Observation(table.game, 0), 0.0)
+
+
+def test_the_docs_random_learner_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/simulator.md's example under "Research" runs as it is and plays a round out."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "simulator.md").read_text(encoding="utf-8")
+    example = doc.split("\n## Research", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert len(example.strip().splitlines()) <= 12
+    scope: dict[str, object] = {}
+    exec(compile(example, "docs/simulator.md", "exec"), scope)
+    assert scope["env"].table.over  # type: ignore[attr-defined]
+    assert "round score of seat 0:" in capsys.readouterr().out
