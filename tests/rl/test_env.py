@@ -17,6 +17,7 @@ from ligretto.bots import LEVELS, Move, parse_bots
 from ligretto.bots.driver import bot_seeds
 from ligretto.engine import Round, RuleSet, Turn
 from ligretto.engine.observation import Observation
+from ligretto.engine.scoring import round_seed
 from ligretto.rl import Layout, RealTimeTable
 from ligretto.sim import simulate_round
 
@@ -76,6 +77,14 @@ def test_gymnasium_single_agent_env_passes_check_env_and_plays_rounds_to_their_s
         observation, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
         done = terminated or truncated
     assert env.table.game.log == rounds[0] != rounds[1]
+    # without a seed: the constructor's, then the rounds of its sequence
+    seeded = ligretto.rl.single_agent_env(players=2, seed=5)
+    dealt = [seeded.table.seed]
+    for _ in range(3):
+        seeded.reset()
+        dealt.append(seeded.table.seed)
+    assert dealt == [5, 5, round_seed(5, 1), round_seed(5, 2)]
+    assert seeded.table.game.areas[0].hand == Round.deal(RuleSet(), 2, round_seed(5, 2)).areas[0].hand
 
 
 # --- one clock: the simulator's ------------------------------------------------------------

@@ -76,6 +76,7 @@ class RealTimeTable:
         self._base = random.SystemRandom().getrandbits(62) if seed is None else seed
         self._dealt = 0
         self.deal()
+        self._dealt = 0  # the first reset without a seed deals this round again
 
     # --- a round ------------------------------------------------------------------------
 
