@@ -50,6 +50,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "rulebook": frozenset(),
     "bots": frozenset({"engine"}),
     "sim": frozenset({"engine", "bots", "ratings"}),
+    "rl": frozenset({"engine", "bots", "sim"}),
     "protocol": frozenset({"engine"}),
     "client": frozenset({"engine", "protocol"}),
     # the server's package itself (its __init__) and its layers, each over those below
@@ -103,6 +104,7 @@ MAY_NOT_USE: dict[str, frozenset[str]] = {
     # part: third-party libraries it must not import (the engine's purity has its own test)
     "bots": UI | WEB_SERVER | WEB_CLIENT | {"msgspec", "matplotlib"},
     "sim": WEB_SERVER | WEB_CLIENT | {"textual", "msgspec"},
+    "rl": UI | WEB_SERVER | WEB_CLIENT | {"msgspec"},
     "protocol": UI | WEB_SERVER | WEB_CLIENT,
     "client": UI | WEB_SERVER,
     "server": UI | WEB_CLIENT,

@@ -123,7 +123,7 @@ def simulate_round(
         now, applied, refused = _play_at_once(game, drivers, tie, won, lost)
     else:
         now, applied, refused = _play_over_network(game, drivers, tie, latency.link(key), won=won, lost=lost)
-    outcome = _finish(game)
+    outcome = finish_round(game)
     scores = score_round(game)
     return RoundResult(
         seed=seed,
@@ -149,34 +149,81 @@ def _race(game: Round, action: Action, result: Refused, won: list[int], lost: li
         lost[action.player] += 1
 
 
+class TableClock:
+    """The table's clock in virtual time: whose decision is due next, and when.
+
+    One heap of (virtual time, seeded tie-break, seat, intended action or ``None``: a look).
+    :meth:`due` takes the next entry, applies its action (a refusal, almost always a play
+    beaten to its pile, changes nothing) and names the seat that decides now; its host says
+    what that seat does and after how long with :meth:`act`.  The simulator's bots decide
+    through their :class:`~ligretto.bots.driver.BotDriver` (:func:`simulate_round`); the
+    research environment (:mod:`ligretto.rl`) lets a learner decide for some seats on the
+    very same clock.  Every seat looks at the table at time 0.
+    """
+
+    __slots__ = ("_apply", "_game", "_heap", "_steps", "_tie", "applied", "lost", "now", "refused", "won")
+
+    def __init__(self, game: Round, tie: Callable[[], float]) -> None:
+        self._game = game
+        self._apply = game.apply
+        self._tie = tie
+        players = game.players
+        self._heap: list[tuple[float, float, int, Action | None]] = [
+            (0.0, tie(), seat, None) for seat in range(players)
+        ]
+        heapq.heapify(self._heap)
+        self._steps = 0
+        self.now = 0.0
+        """The virtual time of the last decision taken from the heap."""
+        self.applied = 0
+        self.refused = 0
+        self.won = [0] * players
+        """Per seat: races for a pile won."""
+        self.lost = [0] * players
+        """Per seat: races for a pile lost."""
+
+    def due(self) -> int:
+        """Apply the next action whose time has come; the seat that decides now, or -1 once
+        the round is over or past a limit (``TIME_LIMIT``, ``STEP_LIMIT``)."""
+        if self._steps >= STEP_LIMIT:
+            return -1
+        self._steps += 1
+        now, _tie, seat, action = heapq.heappop(self._heap)
+        self.now = now
+        if now > TIME_LIMIT:
+            return -1
+        if action is not None:
+            result = self._apply(action)
+            if type(result) is Refused:
+                self.refused += 1
+                _race(self._game, action, result, self.won, self.lost)
+            else:
+                self.applied += 1
+                if self._game.ending is not None:
+                    return -1
+        return seat
+
+    def act(self, seat: int, delay: float, action: Action | None) -> None:
+        """``seat`` (the one :meth:`due` named) intends ``action`` (``None``: look again),
+        to take effect ``delay`` virtual seconds from now."""
+        heapq.heappush(self._heap, (self.now + delay, self._tie(), seat, action))
+
+
 def _play_at_once(
     game: Round, drivers: list[BotDriver], tie: Callable[[], float], won: list[int], lost: list[int]
 ) -> tuple[float, int, int]:
     """The round with every seat at the table: an action takes effect ``reaction`` after
     its bot looked.  Returns (the virtual time it ended, applied, refused actions)."""
-    apply = game.apply
-    # (virtual time it takes effect, seeded tie-break, seat, intended action or None: a look)
-    heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(game.players)]
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    applied = refused = 0
-    now = 0.0
-    for _ in range(STEP_LIMIT):
-        now, _tie, seat, action = pop(heap)
-        if now > TIME_LIMIT:
-            break
-        if action is not None:
-            result = apply(action)
-            if type(result) is Refused:
-                refused += 1
-                _race(game, action, result, won, lost)
-            else:
-                applied += 1
-                if game.ending is not None:
-                    break
-        delay, action = drivers[seat].plan()
-        push(heap, (now + delay, tie(), seat, action))
-    return now, applied, refused
+    clock = TableClock(game, tie)
+    clock.won, clock.lost = won, lost
+    due, act = clock.due, clock.act
+    plans = [driver.plan for driver in drivers]
+    seat = due()
+    while seat >= 0:
+        delay, action = plans[seat]()
+        act(seat, delay, action)
+        seat = due()
+    return clock.now, clock.applied, clock.refused
 
 
 def _play_over_network(
@@ -245,7 +292,7 @@ def _play_over_network(
     return now, applied, refused
 
 
-def _finish(game: Round) -> Outcome:
+def finish_round(game: Round) -> Outcome:
     """The round's outcome; a round that hit a limit is ended by everyone voting."""
     outcome = game.outcome
     if outcome is not None:
