@@ -15,7 +15,7 @@ import pytest
 import websockets
 from servicekit import ON_POSTGRESQL, Cluster
 
-WAIT_S = 10.0
+WAIT_S = 30.0  # a loaded machine: the lobby feed and the relays take their time
 
 
 def _listed(process: Any) -> list[str]:
