@@ -61,6 +61,19 @@ MARK_PRESSES = """{
     window[`${name}At`] = performance.now();
   };
   addEventListener('pointerdown', mark('__down'), true);
+  // Every refusal's words on an own card as they show (a loaded machine may look after they went).
+  window.__bubbles = [];
+  addEventListener('pointerdown', () => { window.__bubblesAtDown = window.__bubbles.length; }, true);
+  addEventListener('DOMContentLoaded', () => new MutationObserver((changes) => {
+    for (const change of changes) {
+      for (const node of change.addedNodes) {
+        if (!(node instanceof Element)) continue;
+        for (const bubble of [node, ...node.querySelectorAll('.bubble')].filter((e) => e.matches('.own .bubble'))) {
+          window.__bubbles.push([bubble.closest('[data-slot]')?.dataset.slot, bubble.textContent]);
+        }
+      }
+    }
+  }).observe(document.body, { childList: true, subtree: true }));
   addEventListener('pointerdown', () => {
     // A press as the round ends (its Stop banner up) is no drop of the round's.
     window.__liveAtDown = Boolean(document.querySelector('.board.live')) && !document.querySelector('.banner');
@@ -144,7 +157,9 @@ AFTER = """([slot, sent]) => {
   if (pending || (live && !acts.every(drawn))) return { pending: true };
   return {
     pending: false, frames, acts, seat,
-    bubble: document.querySelector(`.own [data-slot="${slot}"] .bubble`)?.textContent ?? null,
+    bubble: document.querySelector(`.own [data-slot="${slot}"] .bubble`)?.textContent
+      ?? window.__bubbles.slice(window.__bubblesAtDown).filter(([at]) => at === slot).map(([, text]) => text).pop()
+      ?? null,
     ms: window.__upAt - window.__downAt,
     inDrag: window.__up - window.__down,
     letGo: window.__letGo,
@@ -399,3 +414,5 @@ def test_drags_land_where_aimed_at_a_12_seat_table_on_a_desktop_and_a_phone(
             assert "refused by the server" in race or RACE_WORDS.search(race), f"a race not told as one: {race}"
         assert person.shown, f"{person.device}: no pile started during any drag"
         assert person.outcomes.get("empty"), f"{person.device}: no drop let go where no pile is"
+        words = [text for _, text in person.page.evaluate("() => window.__bubbles")]
+        assert words.count(OFF_PILE) >= person.outcomes["empty"], f"{person.device}: refusals' words not kept: {words}"
