@@ -34,6 +34,7 @@ from ligretto.engine.races import behind, judge, pile_of, race_winner, rivals
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
+from ligretto.engine.tempo import Flag, TableTempo
 from ligretto.sim.network import Latency, Link
 
 TIME_LIMIT = 1800.0
@@ -66,6 +67,8 @@ class RoundResult:
     """Per seat: races for a pile won (a rival's play refused because this seat's card came first)."""
     races_lost: list[int] = field(default_factory=list)
     """Per seat: races lost (this seat's play refused because a rival's card came first)."""
+    flags: dict[int, Flag] = field(default_factory=dict)
+    """With ``tempo``: the seats flagged for inhuman speed (``engine.tempo``), and why."""
 
     @property
     def ended_by(self) -> str:
@@ -102,11 +105,14 @@ def simulate_round(
     rotation: int = 0,
     game: Round | None = None,
     latency: Latency | None = None,
+    tempo: bool = False,
 ) -> RoundResult:
     """Play one round between ``bots`` (one per seat) dealt from ``seed``.
 
     ``game`` may be given to play on an existing deal (tests); otherwise it is dealt here.
     ``latency`` puts each seat some way from the table (its delays stay with the seats).
+    ``tempo`` watches every seat's reactions (``engine.tempo``, at the table only: no
+    ``latency``) and gives the seats flagged in ``flags``.
     """
     players = len(bots)
     if game is None:
@@ -119,8 +125,11 @@ def simulate_round(
     drivers: list[BotDriver] = [spec.driver(game, seat, key) for seat, spec in enumerate(bots)]
     tie = random.Random(f"{key}:ties").random
     won, lost = [0] * players, [0] * players
+    watch = TableTempo(frozenset(range(players))) if tempo else None
+    if watch is not None and latency is not None:
+        raise ValueError("tempo is watched with every seat at the table (no latency)")
     if latency is None:
-        now, applied, refused = _play_at_once(game, drivers, tie, won, lost)
+        now, applied, refused = _play_at_once(game, drivers, tie, won, lost, watch=watch)
     else:
         now, applied, refused = _play_over_network(game, drivers, tie, latency.link(key), won=won, lost=lost)
     outcome = _finish(game)
@@ -138,6 +147,7 @@ def simulate_round(
         rotation=rotation,
         races_won=won,
         races_lost=lost,
+        flags={} if watch is None else watch.flags,
     )
 
 
@@ -150,10 +160,17 @@ def _race(game: Round, action: Action, result: Refused, won: list[int], lost: li
 
 
 def _play_at_once(
-    game: Round, drivers: list[BotDriver], tie: Callable[[], float], won: list[int], lost: list[int]
+    game: Round,
+    drivers: list[BotDriver],
+    tie: Callable[[], float],
+    won: list[int],
+    lost: list[int],
+    *,
+    watch: TableTempo | None = None,
 ) -> tuple[float, int, int]:
     """The round with every seat at the table: an action takes effect ``reaction`` after
-    its bot looked.  Returns (the virtual time it ended, applied, refused actions)."""
+    its bot looked; ``watch`` is given each play's reaction and each applied action.
+    Returns (the virtual time it ended, applied, refused actions)."""
     apply = game.apply
     # (virtual time it takes effect, seeded tie-break, seat, intended action or None: a look)
     heap: list[tuple[float, float, int, Action | None]] = [(0.0, tie(), seat, None) for seat in range(game.players)]
@@ -166,17 +183,29 @@ def _play_at_once(
         if now > TIME_LIMIT:
             break
         if action is not None:
+            piles = len(game.pile_seats) if watch is not None else 0
             result = apply(action)
             if type(result) is Refused:
                 refused += 1
                 _race(game, action, result, won, lost)
             else:
                 applied += 1
+                if watch is not None:
+                    _watched(watch, game, action, piles, now)
                 if game.ending is not None:
                     break
         delay, action = drivers[seat].plan()
         push(heap, (now + delay, tie(), seat, action))
     return now, applied, refused
+
+
+def _watched(watch: TableTempo, game: Round, action: Action, piles: int, now: float) -> None:
+    """An applied action, for the tempo watch: a play's reaction judged, its change kept."""
+    pile: int | None = None
+    if isinstance(action, Play):
+        watch.played(action.player, action.pile, now)
+        pile = action.pile if action.pile is not None else (piles if len(game.pile_seats) > piles else None)
+    watch.took_effect(action.player, pile, now, now)
 
 
 def _play_over_network(
