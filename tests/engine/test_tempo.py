@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ligretto.engine.tempo import RULE, Reactions, Rule, TableTempo, Tempo, Why
+from ligretto.engine.actions import Play, Source
+from ligretto.engine.area import Area
+from ligretto.engine.tempo import RULE, Reactions, Rule, TableTempo, Tempo, Why, face_played
 
 HUMAN = st.floats(min_value=RULE.floor_s, max_value=5.0, allow_nan=False)
 
@@ -63,27 +65,39 @@ def test_a_rule_that_cannot_work_is_refused() -> None:
         Rule(floor_s=float("nan"))
 
 
-def test_a_play_reacts_to_the_latest_change_that_made_it_possible() -> None:
+def test_a_play_reacts_to_the_later_of_its_card_shown_and_its_pile_changed() -> None:
     reactions = Reactions(start=1.0)
-    assert reactions.reaction(0, None, 1.5) == pytest.approx(0.5)  # from the start
+    reactions.shown(0, [5, 7], 1.0)
+    assert reactions.reaction(0, 5, None, 1.5) == pytest.approx(0.5)  # a 1 shown at the start
     reactions.pile_changed(2, 3.0)
-    reactions.acted(0, 2.0)
-    # the pile changed after the seat's own last action: from the pile, less the round trip
-    assert reactions.reaction(0, 2, 3.4, round_trip=0.1) == pytest.approx(0.3)
-    reactions.acted(0, 3.2)
-    assert reactions.reaction(0, 2, 3.4) == pytest.approx(0.2)  # its own action came later
-    assert reactions.reaction(0, 5, 3.4) == pytest.approx(0.2)  # a pile never seen: its own
+    reactions.shown(0, [5, 7, 9], 2.0)  # 9 is new; 5 and 7 keep their time
+    # the pile changed after the card was shown: from the pile, less the round trip
+    assert reactions.reaction(0, 9, 2, 3.4, round_trip=0.1) == pytest.approx(0.3)
+    reactions.shown(0, [5, 11], 3.2)
+    assert reactions.reaction(0, 11, 2, 3.4) == pytest.approx(0.2)  # shown after the pile changed
+    assert reactions.reaction(0, 5, 2, 3.4) == pytest.approx(0.4)  # shown long ago: from the pile
+    assert reactions.reaction(0, 9, 4, 3.4) == pytest.approx(2.4)  # neither seen since: the start
 
 
 def test_the_table_watch_flags_only_the_seat_that_is_too_fast() -> None:
-    watch = TableTempo(frozenset({0, 1}))
+    def area(face: int) -> Area:
+        return Area([[face]], [], [], [])
+
+    watch = TableTempo(frozenset({0, 1}), start=0.0)
+    watch.dealt([area(0), area(100)])
     at = 0.0
-    for i in range(10):
-        at += 0.5
-        watch.took_effect(1, i % 3, at, at)  # seat 1 plays every 0.5 s
-        watch.played(0, i % 3, at + 0.05)  # seat 0 answers each 50 ms later
-        watch.took_effect(0, i % 3, at + 0.05, at + 0.05)
+    for i in range(1, 12):
+        # seat 1 plays its card on pile 0 after 0.6 s; seat 0 answers the change in 50 ms
+        at += 0.6
+        watch.played(1, 100 + i - 1, 0, at)
+        watch.took_effect(1, area(100 + i), 0, at)
         at += 0.05
+        watch.played(0, i - 1, 0, at)
+        watch.took_effect(0, area(i), 0, at)
     assert set(watch.flags) == {0}
-    assert watch.flags[0].why is Why.FAST
-    assert watch.played(7, None, at) is None  # a seat not watched
+    flag = watch.flags[0]
+    assert flag.why is Why.FAST and flag.plays == RULE.below and flag.median_s == pytest.approx(0.05)
+    assert watch.played(7, None, None, at) is None  # a seat not watched
+    assert face_played(area(9), Play(0, Source.ROW, None, 0)) == 9
+    assert face_played(Area([[]], [4], [], [6]), Play(0, Source.DISCARD, 1)) == 6
+    assert face_played(Area([[]], [4], [], []), Play(0, Source.ROW, 1)) is None

@@ -86,7 +86,7 @@ def test_a_machine_is_flagged_to_the_host_and_an_expert_is_not(server: Any) -> N
     rounds = [s.round for s in host.speed]
     assert rounds[0] == 1 and rounds == sorted(set(rounds)), rounds
     flag = host.speed[0]
-    assert flag.fast >= 4 and flag.median_ms < 150 and flag.plays <= 12
+    assert flag.fast >= 3 and flag.median_ms < 150 and flag.plays <= 12
     assert rival.speed == []  # the host only
     assert people[0].rounds_over >= 1 and people[0].speed == [] and people[1].speed == []
     assert not figures.errors, figures.errors

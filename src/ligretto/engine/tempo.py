@@ -1,10 +1,10 @@
 """Inhuman speed caught: a seat whose plays come faster or more regularly than a person's.
 
-A card play is possible from a moment on: the center pile it goes on reached the card's
-number less one, or the card became playable in the seat's own area (its own last
-action turned the hand, emptied a row slot, showed a new Ligretto stack top).  The
-*reaction* of a play is the time from the latest of those changes, as the seat saw it,
-to the play (:class:`Reactions`).  On the table's clock with the seat at the table (the
+A card play is possible from a moment on: the later of the center pile it goes on
+reaching the card's number less one (a 1: no pile needed) and the card being shown in
+the seat's own area (dealt face up, a row column's new top, a new Ligretto stack top, the
+hand turned onto the discard).  The *reaction* of a play is the time from that moment,
+as the seat saw it, to the play (:class:`Reactions`).  On the table's clock with the seat at the table (the
 simulator without a network) that is the play's time less the change's; over a network
 the server counts a pile's change from when it was sent to the seat and takes the seat's
 measured round trip off (docs/fairness.md, "Inhuman speed").
@@ -24,7 +24,10 @@ import math
 from collections import deque
 from dataclasses import dataclass, field
 
-__all__ = ["RULE", "Flag", "Reactions", "Rule", "TableTempo", "Tempo", "Why"]
+from ligretto.engine.actions import Play, Source
+from ligretto.engine.area import Area
+
+__all__ = ["RULE", "Flag", "Reactions", "Rule", "TableTempo", "Tempo", "Why", "face_played", "shown_faces"]
 
 
 class Why(enum.Enum):
@@ -48,7 +51,7 @@ class Rule:
     """The human floor: no person reacts to a change with a card play faster."""
     window: int = 12
     """The last plays counted for the floor."""
-    below: int = 4
+    below: int = 3
     """Plays under the floor, of the last ``window``, that flag the seat (one or two can be
     a lucky anticipation or a network hiccup the round trip did not show)."""
     regular: int = 16
@@ -139,41 +142,62 @@ def _cv(values: list[float]) -> float:
     return math.sqrt(variance) / mean
 
 
+def shown_faces(area: Area) -> list[int]:
+    """The faces a seat can play now from its area: its row's column tops, its Ligretto
+    stack's top and its discard's top (what it sees face up and may reach for)."""
+    faces = [column[-1] for column in area.row if column]
+    if area.stack:
+        faces.append(area.stack[-1])
+    if area.discard:
+        faces.append(area.discard[-1])
+    return faces
+
+
+def face_played(area: Area, play: Play) -> int | None:
+    """The face ``play`` takes from ``area`` (before it is applied; ``None``: none there)."""
+    if play.source is Source.ROW:
+        column = area.row[play.position] if 0 <= play.position < len(area.row) else []
+        return column[-1] if column else None
+    cards = area.stack if play.source is Source.STACK else area.discard
+    return cards[-1] if cards else None
+
+
 @dataclass(slots=True)
 class Reactions:
-    """When each change a play could answer happened, to give each play its reaction.
+    """When each change a play could answer was shown, to give each play its reaction.
 
-    ``pile_changed(pile, at)``: a card went on ``pile`` (or started it) at ``at``, as the
-    seats saw it; ``acted(seat, at)``: the seat's own action that took effect (its area
-    changed) was made at ``at``.  :meth:`reaction` is the time from the latest change that
-    can have made a play possible to the play: the play's pile changing, or the seat's own
-    last action, or the round's start."""
+    ``shown(seat, faces, at)``: the faces a seat can play were shown to it at ``at`` (a
+    face already shown keeps its time); ``pile_changed(pile, at)``: a card went on
+    ``pile`` (or started it), shown at ``at``.  :meth:`reaction` is the time from the later
+    of the two changes that made a play possible -- its card shown in the seat's area,
+    its pile reaching the number below -- to the play."""
 
     start: float = 0.0
     _piles: dict[int, float] = field(default_factory=dict)
-    _own: dict[int, float] = field(default_factory=dict)
+    _shown: dict[int, dict[int, float]] = field(default_factory=dict)
 
     def pile_changed(self, pile: int, at: float) -> None:
         self._piles[pile] = at
 
-    def acted(self, seat: int, at: float) -> None:
-        self._own[seat] = at
+    def shown(self, seat: int, faces: list[int], at: float) -> None:
+        before = self._shown.get(seat, {})
+        self._shown[seat] = {face: before.get(face, at) for face in faces}
 
-    def reaction(self, seat: int, pile: int | None, at: float, round_trip: float = 0.0) -> float:
-        """The reaction of ``seat``'s play for ``pile`` (``None``: a new pile) made at ``at``:
-        from a pile's change (whose news took ``round_trip`` to go and the play to come
-        back) or from the seat's own last action, whichever is later."""
-        since_own = at - max(self._own.get(seat, self.start), self.start)
-        if pile is None or pile not in self._piles:
-            return since_own
-        return min(since_own, at - round_trip - self._piles[pile])
+    def reaction(self, seat: int, face: int | None, pile: int | None, at: float, round_trip: float = 0.0) -> float:
+        """The reaction of ``seat``'s play of ``face`` for ``pile`` (``None``: a new pile)
+        made at ``at``: from the later of the card's showing and the pile's change, whose
+        news took ``round_trip`` to go and the play to come back (a face or pile never
+        seen: the round's start)."""
+        shown = self.start if face is None else self._shown.get(seat, {}).get(face, self.start)
+        changed = self.start if pile is None else self._piles.get(pile, self.start)
+        return at - round_trip - max(shown, changed, self.start)
 
 
 @dataclass(slots=True)
 class TableTempo:
-    """A round's watch on every seat: :meth:`played` gives a play its reaction and judges
-    it, :meth:`took_effect` records the change an applied action made (``seats``: the seats
-    watched; others' actions still change the piles)."""
+    """A round's watch on some seats (``seats``): :meth:`played` gives a play its reaction
+    and judges it, :meth:`took_effect` keeps the changes an applied action made (every
+    seat's: others' plays change the piles)."""
 
     seats: frozenset[int]
     rule: Rule = RULE
@@ -185,18 +209,24 @@ class TableTempo:
         self.reactions = Reactions(self.start)
         self.tempos = {seat: Tempo(self.rule) for seat in self.seats}
 
-    def played(self, seat: int, pile: int | None, at: float, round_trip: float = 0.0) -> Flag | None:
-        """A play of ``seat`` for ``pile`` made at ``at`` (see :meth:`Reactions.reaction`):
-        the flag if it flags the seat now."""
+    def dealt(self, areas: list[Area]) -> None:
+        """The round's areas as dealt, shown at its start."""
+        for seat in self.seats:
+            self.reactions.shown(seat, shown_faces(areas[seat]), self.start)
+
+    def played(self, seat: int, face: int | None, pile: int | None, at: float, round_trip: float = 0.0) -> Flag | None:
+        """An applied play of ``face`` (:func:`face_played`, read before it was applied) for
+        ``pile``, made at ``at``: the flag if it flags the seat now."""
         tempo = self.tempos.get(seat)
         if tempo is None:
             return None
-        return tempo.add(self.reactions.reaction(seat, pile, at, round_trip))
+        return tempo.add(self.reactions.reaction(seat, face, pile, at, round_trip))
 
-    def took_effect(self, seat: int, pile: int | None, made_at: float, shown_at: float) -> None:
-        """``seat``'s action made at ``made_at`` took effect and was shown to everyone at
-        ``shown_at``; ``pile``: the pile it put a card on (``None``: no pile changed)."""
-        self.reactions.acted(seat, made_at)
+    def took_effect(self, seat: int, area: Area, pile: int | None, shown_at: float) -> None:
+        """``seat``'s action took effect and was shown to everyone at ``shown_at``: its
+        area is now ``area``; ``pile``: the pile it put a card on (``None``: none)."""
+        if seat in self.tempos:
+            self.reactions.shown(seat, shown_faces(area), shown_at)
         if pile is not None:
             self.reactions.pile_changed(pile, shown_at)
 

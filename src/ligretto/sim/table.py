@@ -34,7 +34,7 @@ from ligretto.engine.races import behind, judge, pile_of, race_winner, rivals
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
-from ligretto.engine.tempo import Flag, TableTempo
+from ligretto.engine.tempo import Flag, TableTempo, face_played
 from ligretto.sim.network import Latency, Link
 
 TIME_LIMIT = 1800.0
@@ -126,8 +126,10 @@ def simulate_round(
     tie = random.Random(f"{key}:ties").random
     won, lost = [0] * players, [0] * players
     watch = TableTempo(frozenset(range(players))) if tempo else None
-    if watch is not None and latency is not None:
-        raise ValueError("tempo is watched with every seat at the table (no latency)")
+    if watch is not None:
+        if latency is not None:
+            raise ValueError("tempo is watched with every seat at the table (no latency)")
+        watch.dealt(game.areas)
     if latency is None:
         now, applied, refused = _play_at_once(game, drivers, tie, won, lost, watch=watch)
     else:
@@ -183,7 +185,7 @@ def _play_at_once(
         if now > TIME_LIMIT:
             break
         if action is not None:
-            piles = len(game.pile_seats) if watch is not None else 0
+            piles, face = _before(game, action) if watch is not None else (0, None)
             result = apply(action)
             if type(result) is Refused:
                 refused += 1
@@ -191,7 +193,7 @@ def _play_at_once(
             else:
                 applied += 1
                 if watch is not None:
-                    _watched(watch, game, action, piles, now)
+                    _watched(watch, game, action, piles=piles, face=face, now=now)
                 if game.ending is not None:
                     break
         delay, action = drivers[seat].plan()
@@ -199,13 +201,19 @@ def _play_at_once(
     return now, applied, refused
 
 
-def _watched(watch: TableTempo, game: Round, action: Action, piles: int, now: float) -> None:
-    """An applied action, for the tempo watch: a play's reaction judged, its change kept."""
+def _before(game: Round, action: Action) -> tuple[int, int | None]:
+    """For the tempo watch, before ``action`` is applied: the piles, and a play's face."""
+    face = face_played(game.areas[action.player], action) if isinstance(action, Play) else None
+    return len(game.pile_seats), face
+
+
+def _watched(watch: TableTempo, game: Round, action: Action, *, piles: int, face: int | None, now: float) -> None:
+    """An applied action, for the tempo watch: a play's reaction judged, the change kept."""
     pile: int | None = None
     if isinstance(action, Play):
-        watch.played(action.player, action.pile, now)
+        watch.played(action.player, face, action.pile, now)
         pile = action.pile if action.pile is not None else (piles if len(game.pile_seats) > piles else None)
-    watch.took_effect(action.player, pile, now, now)
+    watch.took_effect(action.player, game.areas[action.player], pile, now)
 
 
 def _play_over_network(

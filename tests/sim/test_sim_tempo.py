@@ -6,7 +6,7 @@ import pytest
 
 from ligretto.bots.spec import BotSpec
 from ligretto.engine.rules import RuleSet
-from ligretto.engine.tempo import Why
+from ligretto.engine.tempo import RULE, Why
 from ligretto.sim import tempo
 from ligretto.sim.table import simulate_round
 
@@ -27,7 +27,8 @@ def test_a_flag_names_the_seat_and_the_plays_it_took() -> None:
     bots = [BotSpec("smart", "expert"), BotSpec("smart", "machine"), BotSpec("smart", "expert")]
     result = simulate_round(RuleSet(), bots, 5, tempo=True)
     assert set(result.flags) == {1}
-    assert result.flags[1].why is Why.FAST and result.flags[1].plays >= 4
+    assert result.flags[1].why is Why.FAST and result.flags[1].plays >= RULE.below
+    assert result.flags[1].median_s < RULE.floor_s
     assert simulate_round(RuleSet(), bots, 5).flags == {}  # not watched: nothing
 
 
