@@ -416,7 +416,10 @@ class Table:
         self.aims.forget()
 
     def _speed_flagged(self, index: int, flag: Flag) -> None:
-        """A seat played faster than a person can (``engine.tempo``): its host is told."""
+        """A seat played faster than a person can (``engine.tempo``): kept in the match's
+        record (its rated match is not rated) and its host is told."""
+        self.rounds.speed_flags.append({"round": self.rounds.round_number, "seat": index, **flag.to_dict()})
+        self.keeper.saved()
         host = self.seating.host
         if host is not None:
             self.seating.send_to(host, messages.speed(self.rounds.round_number, index, flag))
