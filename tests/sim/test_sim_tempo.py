@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ligretto.bots.spec import BotSpec
@@ -37,3 +39,15 @@ def test_tempo_is_watched_at_the_table_only() -> None:
 
     with pytest.raises(ValueError, match="no latency"):
         simulate_round(RuleSet(), [BotSpec("smart", "expert")] * 2, 1, tempo=True, latency=Latency((0.01, 0.01)))
+
+
+def test_the_bench_command_prints_the_shares(capsys: pytest.CaptureFixture[str]) -> None:
+    from ligretto.cli import main
+
+    assert main(["bench", "--only", "tempo", "--sim-rounds", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["rounds"] == 3 and report["rule"]["floor_ms"] == 150
+    assert report["cases"]["fast cheater (80 ms)"]["flagged"] == 3
+    assert report["cases"]["expert x4"]["flagged"] == 0
+    assert main(["bench", "--only", "tempo", "--sim-rounds", "2"]) == 0
+    assert "Inhuman speed caught: 2 rounds" in capsys.readouterr().out
