@@ -270,7 +270,7 @@ class TableModel:
         elif kind == "race":
             self._race(message)
         elif kind == "speed":  # to the host only
-            self.say(notices.speed(message["seat"], message["why"], message["median_ms"], name=self.name), Notice.ERROR)
+            self.say(notices.speed(message["seat"], message["why"], message["fast"], name=self.name), Notice.ERROR)
         elif kind == "pong":
             self.clock.ponged(message, now)
 

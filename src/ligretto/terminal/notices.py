@@ -34,12 +34,12 @@ def beaten(faster: int | None, ms: int | None, *, seat: int | None, name: Name) 
     return f"{name(faster)} was {shown} ms faster!"
 
 
-def speed(seat: int, why: str, median_ms: int, *, name: Name) -> str:
+def speed(seat: int, why: str, fast: int, *, name: Name) -> str:
     """A ``speed`` message (to the host only): a seat flagged for inhuman speed."""
     if why == "regular":
         return f"{name(seat)} is playing as regularly as a machine: flagged, this match will not count for ratings"
     return (
-        f"{name(seat)} is playing faster than any person can (half their plays in {median_ms} ms):"
+        f"{name(seat)} is playing faster than any person can ({fast} plays answered in under 150 ms):"
         " flagged, this match will not count for ratings"
     )
 

@@ -24,9 +24,9 @@ export function lostRaceText(faster) {
 
 /** The words the host reads when a seat was flagged for inhuman speed (a `speed`
  * message, to the host only: docs/fairness.md "Inhuman speed"). */
-export function speedNote(session, { seat, why, median_ms: medianMs }) {
+export function speedNote(session, { seat, why, fast }) {
   const name = session.nameOf(seat);
-  return why === "regular" ? t("speed.regular", { name }) : t("speed.fast", { name, ms: medianMs });
+  return why === "regular" ? t("speed.regular", { name }) : t("speed.fast", { name, fast });
 }
 
 /** The note of a race for this page, or null where none is shown: the loser has the
