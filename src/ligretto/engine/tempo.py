@@ -4,10 +4,10 @@ A card play is possible from a moment on: the later of the center pile it goes o
 reaching the card's number less one (a 1: no pile needed) and the card being shown in
 the seat's own area (dealt face up, a row column's new top, a new Ligretto stack top, the
 hand turned onto the discard).  The *reaction* of a play is the time from that moment,
-as the seat saw it, to the play (:class:`Reactions`).  On the table's clock with the seat at the table (the
+as the seat saw it, to the play (:class:`Reactions`).  With the seat at the table (the
 simulator without a network) that is the play's time less the change's; over a network
-the server counts a pile's change from when it was sent to the seat and takes the seat's
-measured round trip off (docs/fairness.md, "Inhuman speed").
+the server counts each change from when it sent it and takes the seat's measured round
+trip off the play's arrival (docs/fairness.md, "Inhuman speed").
 
 :class:`Tempo` watches one seat's reactions and flags it (:class:`Flag`) when, of its
 last :attr:`Rule.window` plays, :attr:`Rule.below` or more came faster than the human
