@@ -318,3 +318,5 @@ def test_a_match_with_a_seat_flagged_for_inhuman_speed_is_not_rated(tmp_path: Pa
         assert rating_of(store.db, bob) == (DEFAULT, 0)
         (text,) = store.db.execute("SELECT config FROM tables WHERE code = ?", (table.code,)).fetchone()
         assert json.loads(text)["speed_flags"] == [flag], "kept in the table's stored record"
+        rated = store.db.execute("SELECT rated FROM matches WHERE code = ?", (table.code,)).fetchone()
+        assert rated == (0,), "its history shows the match as not rated"
