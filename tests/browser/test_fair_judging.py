@@ -376,3 +376,27 @@ def test_the_words_of_every_kind_of_race_in_two_languages(pages: Any) -> None:
     assert german["winner"] == "Du warst 12 ms schneller als Bob"
     assert german["unknown"] == "Alice war schneller!"
     assert german["spectator"] == "Alice war an einem Stapel 12 ms schneller als Bob"
+
+
+def test_the_host_is_told_of_a_rival_faster_than_a_person(pages: Any) -> None:
+    """Bob (a real WebSocket) plays every card the moment it fits; Alice's page, the host,
+    reads that he is flagged (docs/fairness.md "Inhuman speed"); Bob is told nothing."""
+    alice = pages.open("/")
+    code = create_table(alice, "Alice", seats=2)
+    bob = Rival(pages.server.port, code, "Bob")
+    try:
+        alice.wait_for_selector("#seats li:nth-child(2) .seat-name")
+        alice.click("#start-button")
+        alice.wait_for_selector(".board.live")
+        bob.wait(lambda m: m["type"] == "go")
+        notice = alice.locator(".toast-warn", has_text="Bob is playing faster than any person can")
+        for _ in range(80):
+            if notice.count() or alice.locator(".banner").count():
+                break
+            plays = bob.fitting()
+            bob.act(play_message(plays[0]) if plays else {"kind": "turn"})
+        expect(notice).to_be_visible()
+        assert "this match will not count for ratings" in notice.inner_text()
+        assert not [m for m in bob.messages if m["type"] == "speed"]
+    finally:
+        bob.close()

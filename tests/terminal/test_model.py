@@ -300,3 +300,13 @@ def test_the_table_message_says_how_races_are_judged() -> None:
     assert _at_table(0, arbitration="fair", window_ms=0).judging == "fair, window 0 ms"
     assert _at_table(0, arbitration="arrival", window_ms=80).judging == "by arrival"
     assert TableModel().judging is None, "before the table says"
+
+
+def test_the_host_reads_that_a_seat_was_flagged_for_inhuman_speed() -> None:
+    host = _at_table(0)
+    flag = {"type": "speed", "round": 1, "seat": 1, "why": "fast", "plays": 3, "fast": 3, "median_ms": 41, "cv": 0.3}
+    host.receive(flag)
+    assert host.notice.startswith("Alice is playing faster than any person can (3 plays answered in under 150 ms)")
+    assert host.notice_kind is Notice.ERROR
+    host.receive({**flag, "why": "regular"})
+    assert host.notice.startswith("Alice is playing as regularly as a machine")

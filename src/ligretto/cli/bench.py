@@ -1,5 +1,6 @@
 """``ligretto bench``: the engine's and the simulator's figures (``ligretto.bench``), or with
-``--only fairness`` races over real WebSockets (``ligretto.harness.fairness``)."""
+``--only fairness`` races over real WebSockets (``ligretto.harness.fairness``), or with
+``--only tempo`` how often simulated cheats and people are flagged (``ligretto.sim.tempo``)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def add_parser(commands: Commands) -> None:
         help="simulated rounds per repeat of the simulator figures (default: --actions / 75, i.e. 4000)",
     )
     only = "measure only the engine, the simulator, or races over WebSockets (minutes; not in a plain bench)"
-    bench.add_argument("--only", choices=("engine", "sim", "fairness"), help=only)
+    only += "; tempo: inhuman speed flagged in simulated rounds (--sim-rounds per case, default 1000)"
+    bench.add_argument("--only", choices=("engine", "sim", "fairness", "tempo"), help=only)
     fair = bench.add_argument_group(FAIRNESS)
     fair.add_argument("--races", type=COUNT, help="races per judging mode (default 1200: about ±0.03)")
     fair.add_argument("--tables", type=COUNT, help="two-seat tables per mode, all at once (default 80)")
@@ -65,6 +67,12 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
         report = fairness.run(settings)
         print(json.dumps(report, indent=2) if args.json else fairness.format_report(report))
+        return 0
+    if args.only == "tempo":
+        from ligretto.sim import tempo
+
+        report = tempo.measure(args.sim_rounds or 1000)
+        print(json.dumps(report, indent=2) if args.json else tempo.format_report(report))
         return 0
     from ligretto import bench
 

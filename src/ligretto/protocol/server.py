@@ -18,6 +18,7 @@ from ligretto.engine import events as ev
 from ligretto.engine.events import Refused
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import RoundScore, ScoreSheet
+from ligretto.engine.tempo import Flag
 from ligretto.engine.views import RoundView
 from ligretto.protocol.errors import ProtocolError
 from ligretto.protocol.game import EventMsg, ScoreLine, SheetMsg, ViewMsg, event_messages, score_lines, sheet_message
@@ -140,6 +141,23 @@ class Race(_Server, tag="race", omit_defaults=True):
     ms: int | None = None
 
 
+class Speed(_Server, tag="speed"):
+    """To the table's host only: ``seat`` played faster or more regularly than a person
+    can (``engine.tempo``, docs/fairness.md "Inhuman speed"), flagged after ``plays``
+    plays of ``round``: ``why`` (``fast``: ``fast`` of its last plays under the human
+    floor; ``regular``: its reactions' coefficient of variation ``cv``), the median of its
+    last reactions in ``median_ms``.  The round is kept flagged; a rated match with a
+    flagged seat does not count for ratings."""
+
+    round: int
+    seat: int
+    why: str
+    plays: int
+    fast: int
+    median_ms: int
+    cv: float
+
+
 class RoundOver(_Server, tag="round_over"):
     """The round's scores, right after the events that ended it."""
 
@@ -214,6 +232,7 @@ ServerMessage = (
     | Events
     | Ack
     | Race
+    | Speed
     | RoundOver
     | Reaction
     | Aimed
@@ -232,6 +251,7 @@ SERVER_MESSAGES: tuple[type[msgspec.Struct], ...] = (
     Events,
     Ack,
     Race,
+    Speed,
     Reaction,
     Aimed,
     RoundOver,
@@ -399,6 +419,19 @@ def ack_message(id: str | int, result: ev.Applied | Refused, by: int | None = No
 
 def race_message(round: int, pile: int, winner: int, loser: int, ms: int | None) -> Race:
     return Race(round, pile, winner, loser, ms)
+
+
+def speed_message(round: int, seat: int, flag: Flag) -> Speed:
+    """``seat`` flagged for inhuman speed in ``round`` (to the host)."""
+    return Speed(round, seat, flag.why.value, flag.plays, flag.fast, _ms(flag.median_s), _thousandths(flag.cv))
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000 + 0.5)
+
+
+def _thousandths(value: float) -> float:
+    return int(value * 1000 + 0.5) / 1000
 
 
 def round_over_message(

@@ -34,6 +34,7 @@ from ligretto.engine.races import behind, judge, pile_of, race_winner, rivals
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import score_round
 from ligretto.engine.state import Round
+from ligretto.engine.tempo import Flag, TableTempo, face_played
 from ligretto.sim.network import Latency, Link
 
 TIME_LIMIT = 1800.0
@@ -66,6 +67,8 @@ class RoundResult:
     """Per seat: races for a pile won (a rival's play refused because this seat's card came first)."""
     races_lost: list[int] = field(default_factory=list)
     """Per seat: races lost (this seat's play refused because a rival's card came first)."""
+    flags: dict[int, Flag] = field(default_factory=dict)
+    """With ``tempo``: the seats flagged for inhuman speed (``engine.tempo``), and why."""
 
     @property
     def ended_by(self) -> str:
@@ -102,11 +105,14 @@ def simulate_round(
     rotation: int = 0,
     game: Round | None = None,
     latency: Latency | None = None,
+    tempo: bool = False,
 ) -> RoundResult:
     """Play one round between ``bots`` (one per seat) dealt from ``seed``.
 
     ``game`` may be given to play on an existing deal (tests); otherwise it is dealt here.
     ``latency`` puts each seat some way from the table (its delays stay with the seats).
+    ``tempo`` watches every seat's reactions (``engine.tempo``, at the table only: no
+    ``latency``) and gives the seats flagged in ``flags``.
     """
     players = len(bots)
     if game is None:
@@ -119,8 +125,13 @@ def simulate_round(
     drivers: list[BotDriver] = [spec.driver(game, seat, key) for seat, spec in enumerate(bots)]
     tie = random.Random(f"{key}:ties").random
     won, lost = [0] * players, [0] * players
+    watch = TableTempo(frozenset(range(players))) if tempo else None
+    if watch is not None:
+        if latency is not None:
+            raise ValueError("tempo is watched with every seat at the table (no latency)")
+        watch.dealt(game.areas)
     if latency is None:
-        now, applied, refused = _play_at_once(game, drivers, tie, won, lost)
+        now, applied, refused = _play_at_once(game, drivers, tie, won, lost, watch=watch)
     else:
         now, applied, refused = _play_over_network(game, drivers, tie, latency.link(key), won=won, lost=lost)
     outcome = finish_round(game)
@@ -138,6 +149,7 @@ def simulate_round(
         rotation=rotation,
         races_won=won,
         races_lost=lost,
+        flags={} if watch is None else watch.flags,
     )
 
 
@@ -161,10 +173,12 @@ class TableClock:
     very same clock.  Every seat looks at the table at time 0.
     """
 
-    __slots__ = ("_apply", "_game", "_heap", "_steps", "_tie", "applied", "lost", "now", "refused", "won")
+    __slots__ = ("_apply", "_game", "_heap", "_steps", "_tie", "applied", "lost", "now", "refused", "watch", "won")
 
-    def __init__(self, game: Round, tie: Callable[[], float]) -> None:
+    def __init__(self, game: Round, tie: Callable[[], float], watch: TableTempo | None = None) -> None:
         self._game = game
+        self.watch = watch
+        """Given each play's reaction and each applied action (the simulator's tempo watch)."""
         self._apply = game.apply
         self._tie = tie
         players = game.players
@@ -193,12 +207,16 @@ class TableClock:
         if now > TIME_LIMIT:
             return -1
         if action is not None:
+            watch = self.watch
+            piles, face = _before(self._game, action) if watch is not None else (0, None)
             result = self._apply(action)
             if type(result) is Refused:
                 self.refused += 1
                 _race(self._game, action, result, self.won, self.lost)
             else:
                 self.applied += 1
+                if watch is not None:
+                    _watched(watch, self._game, action, piles=piles, face=face, now=now)
                 if self._game.ending is not None:
                     return -1
         return seat
@@ -210,11 +228,18 @@ class TableClock:
 
 
 def _play_at_once(
-    game: Round, drivers: list[BotDriver], tie: Callable[[], float], won: list[int], lost: list[int]
+    game: Round,
+    drivers: list[BotDriver],
+    tie: Callable[[], float],
+    won: list[int],
+    lost: list[int],
+    *,
+    watch: TableTempo | None = None,
 ) -> tuple[float, int, int]:
     """The round with every seat at the table: an action takes effect ``reaction`` after
-    its bot looked.  Returns (the virtual time it ended, applied, refused actions)."""
-    clock = TableClock(game, tie)
+    its bot looked; ``watch`` is given each play's reaction and each applied action.
+    Returns (the virtual time it ended, applied, refused actions)."""
+    clock = TableClock(game, tie, watch)
     clock.won, clock.lost = won, lost
     due, act = clock.due, clock.act
     plans = [driver.plan for driver in drivers]
@@ -224,6 +249,21 @@ def _play_at_once(
         act(seat, delay, action)
         seat = due()
     return clock.now, clock.applied, clock.refused
+
+
+def _before(game: Round, action: Action) -> tuple[int, int | None]:
+    """For the tempo watch, before ``action`` is applied: the piles, and a play's face."""
+    face = face_played(game.areas[action.player], action) if isinstance(action, Play) else None
+    return len(game.pile_seats), face
+
+
+def _watched(watch: TableTempo, game: Round, action: Action, *, piles: int, face: int | None, now: float) -> None:
+    """An applied action, for the tempo watch: a play's reaction judged, the change kept."""
+    pile: int | None = None
+    if isinstance(action, Play):
+        watch.played(action.player, face, action.pile, now)
+        pile = action.pile if action.pile is not None else (piles if len(game.pile_seats) > piles else None)
+    watch.took_effect(action.player, game.areas[action.player], pile, now)
 
 
 def _play_over_network(

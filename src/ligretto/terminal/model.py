@@ -269,6 +269,8 @@ class TableModel:
                 self.say(f"{who} reacted {message['emote']}")
         elif kind == "race":
             self._race(message)
+        elif kind == "speed":  # to the host only
+            self.say(notices.speed(message["seat"], message["why"], message["fast"], name=self.name), Notice.ERROR)
         elif kind == "pong":
             self.clock.ponged(message, now)
 

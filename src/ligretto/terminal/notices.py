@@ -1,4 +1,5 @@
-"""What the terminal says of races for a pile and of the table's judging, in words.
+"""What the terminal says of races for a pile, of the table's judging and of a seat
+flagged for inhuman speed (to the host), in words.
 
 Plain functions of the protocol's values (docs/protocol.md, "Races: fair judging"): who
 was faster and by how many milliseconds of compensated time, as the loser's ``ack`` and
@@ -31,6 +32,16 @@ def beaten(faster: int | None, ms: int | None, *, seat: int | None, name: Name) 
     if shown is None:
         return f"Beaten to it by {name(faster)}!"
     return f"{name(faster)} was {shown} ms faster!"
+
+
+def speed(seat: int, why: str, fast: int, *, name: Name) -> str:
+    """A ``speed`` message (to the host only): a seat flagged for inhuman speed."""
+    if why == "regular":
+        return f"{name(seat)} is playing as regularly as a machine: flagged, this match will not count for ratings"
+    return (
+        f"{name(seat)} is playing faster than any person can ({fast} plays answered in under 150 ms):"
+        " flagged, this match will not count for ratings"
+    )
 
 
 def race(winner: int, loser: int, pile: int, ms: int | None, *, seat: int | None, name: Name) -> str | None:

@@ -301,3 +301,22 @@ def test_each_season_starts_from_the_last_softly_reset_and_keeps_its_final_stand
         ).fetchone() == (0,)
     finally:
         store.close()
+
+
+def test_a_match_with_a_seat_flagged_for_inhuman_speed_is_not_rated(tmp_path: Path) -> None:
+    with StoredRounds(tmp_path / "ligretto.db") as stored:
+        store = stored.store
+        table, (_, bob) = seated_table(stored, rated=True)
+        table.start(0)
+        stored.scheduler.run_until(lambda: table.phase is Phase.PLAYING, limit_s=60)
+        # what the table keeps when it flags a seat (server/table/table.py: _speed_flagged)
+        flag = {"round": 1, "seat": 1, "why": "fast", "plays": 3, "fast": 3, "median_ms": 40, "cv": 0.2}
+        table.rounds.speed_flags.append(flag)
+        stored.scheduler.run_until(lambda: table.phase is Phase.OVER, limit_s=600)
+        store.commit()
+        assert store.db.execute("SELECT COUNT(*) FROM ratings").fetchone() == (0,)
+        assert rating_of(store.db, bob) == (DEFAULT, 0)
+        (text,) = store.db.execute("SELECT config FROM tables WHERE code = ?", (table.code,)).fetchone()
+        assert json.loads(text)["speed_flags"] == [flag], "kept in the table's stored record"
+        rated = store.db.execute("SELECT rated FROM matches WHERE code = ?", (table.code,)).fetchone()
+        assert rated == (0,), "its history shows the match as not rated"

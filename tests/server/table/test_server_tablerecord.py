@@ -115,4 +115,5 @@ def test_a_record_in_the_stored_format_reads() -> None:
         "replays": "link",  # a table from before the setting: anyone with a replay's link
         "ready_s": READY_S,  # a table from before the wait for Ready: the default wait
         "ready_by": None,
+        "speed_flags": [],  # a table from before inhuman speed was caught: none flagged
     }

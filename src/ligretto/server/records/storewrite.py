@@ -80,9 +80,15 @@ def write(db: Database, batch: Batch) -> None:
 
 def match_over(db: Database, record: TableRecord) -> None:
     """The table's current match just ended (inside the commit's transaction, on ``db``):
-    its ratings are applied if the table is rated, a person who left it (gave the seat up:
-    ``leave``) counting as last."""
-    if record.rated:
+    its ratings are applied if the table is rated and no seat was flagged for inhuman
+    speed in it (``engine.tempo``: ``TableRecord.speed_flags``; such a match is then filed
+    as not rated, as its history shows it), a person who left it
+    (gave the seat up: ``leave``) counting as last."""
+    if record.speed_flags:
+        # not rated, and its history says so
+        db.execute("UPDATE matches SET rated = 0 WHERE code = ? AND match = ?", (record.code, record.matches_played))
+        log.info("match %s/%d not rated: a seat was flagged for inhuman speed", record.code, record.matches_played)
+    elif record.rated:
         left = [i for i, seat in enumerate(record.seats) if seat is not None and seat.left]
         try:
             ratingstore.apply_match(db, record.code, record.matches_played, left)

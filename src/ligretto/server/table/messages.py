@@ -18,6 +18,7 @@ from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import RoundScore
 from ligretto.engine.state import Round
+from ligretto.engine.tempo import Flag
 from ligretto.engine.views import view
 from ligretto.protocol import Phase
 
@@ -127,6 +128,11 @@ def ack(
 def race(round_number: int, pile: int, winner: int, loser: int, ms: int | None) -> protocol.Race:
     """A race decided, for everyone at the table: who won ``pile`` from whom, by how much."""
     return protocol.race_message(round_number, pile, winner, loser, ms)
+
+
+def speed(round_number: int, seat: int, flag: Flag) -> protocol.Speed:
+    """``seat`` flagged for inhuman speed, for the host."""
+    return protocol.speed_message(round_number, seat, flag)
 
 
 def events(round_number: int, seq: int, by: int, applied_events: Sequence[Event]) -> protocol.Events:

@@ -22,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
-from ligretto.engine.actions import Action
+from ligretto.engine.actions import Action, Play
 from ligretto.engine.events import Applied, Reason, Refused
 from ligretto.engine.races import landed, race_lost, rivals
 from ligretto.engine.serial import action_to_dict
 from ligretto.engine.state import Round
+from ligretto.engine.tempo import Flag, TableTempo, face_played
 from ligretto.protocol import Phase
 from ligretto.server.ops import metrics
 from ligretto.server.table import messages
@@ -58,6 +59,10 @@ class Plays:
     tutor: Tutor | None = None
     moved: Callable[[int], None] = lambda index: None
     """Told the seat of each applied action (its aim is cleared if its card moved)."""
+    flagged: Callable[[int, Flag], None] = lambda index, flag: None
+    """Told a seat flagged for inhuman speed (``engine.tempo``), once per round."""
+    _tempo: TableTempo | None = None
+    _tempo_round: int = 0
 
     def act(
         self, index: int | None, action: Action, client_id: str | int | None, sent: float | None, delay: float
@@ -125,6 +130,8 @@ class Plays:
         index, action = pending.seat, pending.action
         count = len(game.log)
         piles = len(game.pile_seats)
+        tempo = self._tempo_of(game)
+        face = face_played(game.areas[index], action) if isinstance(action, Play) else None
         result = game.apply(action)
         at = self.seating.clock()
         self.log(count, action_to_dict(action), at, pending.compensated)
@@ -134,6 +141,7 @@ class Plays:
             place = landed(game, action, piles)
             if place is not None:
                 self.judge.placed(*place, pending.compensated)
+            self._watch(tempo, game, pending, face=face, pile=None if place is None else place[0], at=at)
             self._ack(index, pending.client_id, result)
             self.seating.broadcast(messages.events(rounds.round_number, count, index, result.events))
             self.moved(index)
@@ -147,6 +155,37 @@ class Plays:
             if index in self.bots:
                 self.bots.settled(index)
         return result
+
+    def _tempo_of(self, game: Round) -> TableTempo:
+        """The round's watch on its people's speed (``engine.tempo``), made at its first
+        action with every area as dealt, shown at the start of play."""
+        rounds = self.rounds
+        if self._tempo is None or self._tempo_round != rounds.round_number:
+            start = rounds.start_at if rounds.start_at is not None else self.seating.clock()
+            people = frozenset(i for i, seat in enumerate(self.seating.seats) if seat is not None and seat.human)
+            self._tempo, self._tempo_round = TableTempo(people, start=start), rounds.round_number
+            self._tempo.dealt(game.areas)
+        return self._tempo
+
+    def _watch(
+        self, tempo: TableTempo, game: Round, pending: Pending, *, face: int | None, pile: int | None, at: float
+    ) -> None:
+        """Inhuman speed: an applied play a person sent (not a stand-in's) is judged by its
+        reaction, from when the change that made it possible was sent (``at`` of the action
+        that made it) to its arrival, less the seat's round trip; the change every applied
+        action made is kept, sent at ``at``."""
+        index, action = pending.seat, pending.action
+        seat = self.seating.seats[index]
+        if isinstance(action, Play) and pending.client_id is not None and seat is not None and not seat.stand_in:
+            flag = tempo.played(index, face, action.pile, pending.arrival, 2 * pending.delay)
+            if flag is not None:
+                self.flagged(index, flag)
+        tempo.took_effect(index, game.areas[index], pile, at)
+
+    @property
+    def speed_flags(self) -> dict[int, Flag]:
+        """The seats flagged for inhuman speed in the round being played (or the last)."""
+        return {} if self._tempo is None else self._tempo.flags
 
     def _refused(self, pending: Pending, game: Round, result: Refused) -> None:
         """A refused action's ack; for a play whose place another card took, whose it was,

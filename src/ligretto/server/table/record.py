@@ -127,6 +127,9 @@ class TableRecord:
     """On the score sheet, how long the others may take once the first is ready (older records: the default)."""
     ready_by: float | None = None
     """On the score sheet: when the wait for *Ready* was to end (``None``: nobody waited)."""
+    speed_flags: tuple[dict[str, Any], ...] = ()
+    """The seats flagged for inhuman speed in the current match, with the round (older
+    records: none); a rated match with any is not rated."""
 
     def to_json(self) -> str:
         return json.dumps(
@@ -151,6 +154,7 @@ class TableRecord:
                 "replays": self.replays,
                 "ready_s": self.ready_s,
                 "ready_by": self.ready_by,
+                "speed_flags": list(self.speed_flags),
             }
         )
 
@@ -179,6 +183,7 @@ class TableRecord:
             replays=data.get("replays", Replays.LINK.value),
             ready_s=data.get("ready_s", READY_S),
             ready_by=data.get("ready_by"),
+            speed_flags=tuple(data.get("speed_flags", ())),
         )
 
 
@@ -269,6 +274,7 @@ class Keeper:
             replays=settings.replays.value,
             ready_s=settings.ready_s,
             ready_by=rounds.ready_by,
+            speed_flags=tuple(rounds.speed_flags),
         )
 
     def deal_record(self) -> DealRecord:
@@ -312,6 +318,7 @@ class Keeper:
         rounds.matches_played = record.matches_played
         rounds.start_at = record.start_at
         rounds.ready_by = record.ready_by
+        rounds.speed_flags = list(record.speed_flags)
         rounds.match = _restored_match(record, settings.rules, actions)
         if rounds.match is not None and record.round:
             rounds.replay_token = replay_token or new_replay_token()

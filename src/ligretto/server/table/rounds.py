@@ -25,6 +25,7 @@ import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ligretto import protocol
 from ligretto.engine.cards import MIN_PLAYERS
@@ -106,6 +107,10 @@ class Rounds:
         """On the score sheet, once the first person is ready: when the next round is dealt
         whoever is ready (``None``: nobody waits yet, or not on the score sheet)."""
         self._ready_timer: int | None = None
+        self.speed_flags: list[dict[str, Any]] = []
+        """The seats flagged for inhuman speed in the current match (``engine.tempo``): each
+        ``Flag.to_dict()`` with its ``round`` and ``seat``; a rated match with any is not
+        rated (``records.storewrite.match_over``)."""
 
     # --- reading ----------------------------------------------------------------------
 
@@ -152,6 +157,7 @@ class Rounds:
             seating.close_gaps(players)
             self.judge.renumber(players)
         self.matches_played += 1
+        self.speed_flags = []
         self.match_seed = self.match_seeds(self.matches_played)
         self.match = Match(self.settings.rules, seating.size, self.match_seed)
         self._begin_countdown()

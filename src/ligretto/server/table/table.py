@@ -40,6 +40,7 @@ from ligretto.engine.match import Match
 from ligretto.engine.races import Fairness
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.state import Round
+from ligretto.engine.tempo import Flag
 from ligretto.protocol import Phase
 from ligretto.server.table import messages
 from ligretto.server.table.aims import Aims
@@ -140,7 +141,16 @@ class Table:
         self.views = Views(seating, settings, rounds, judge)
         self.bots = TableBots(code, scheduler, rounds.live_round, self.act)
         self.aims = aims = Aims(seating, rounds, self.timers)
-        self.plays = Plays(rounds, seating, judge, self.bots, log=self.keeper.logged, tutor=tutor, moved=aims.moved)
+        self.plays = Plays(
+            rounds,
+            seating,
+            judge,
+            self.bots,
+            log=self.keeper.logged,
+            tutor=tutor,
+            moved=aims.moved,
+            flagged=self._speed_flagged,
+        )
         self.commands = HostCommands(seating, settings, judge, phase=lambda: rounds.phase, changed=self._changed)
         self.resumption = Resume(seating, rounds, settings, changed=self._changed)
         self.presence = Presence(
@@ -404,6 +414,15 @@ class Table:
         self.bots.stop_all()
         self.plays.answer_held()
         self.aims.forget()
+
+    def _speed_flagged(self, index: int, flag: Flag) -> None:
+        """A seat played faster than a person can (``engine.tempo``): kept in the match's
+        record (its rated match is not rated) and its host is told."""
+        self.rounds.speed_flags.append({"round": self.rounds.round_number, "seat": index, **flag.to_dict()})
+        self.keeper.saved()
+        host = self.seating.host
+        if host is not None:
+            self.seating.send_to(host, messages.speed(self.rounds.round_number, index, flag))
 
     # --- the wiring: parts reaching parts made after them -----------------------------
 

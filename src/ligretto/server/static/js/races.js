@@ -22,6 +22,13 @@ export function lostRaceText(faster) {
   return t("refused.beaten.by", { name: faster.name });
 }
 
+/** The words the host reads when a seat was flagged for inhuman speed (a `speed`
+ * message, to the host only: docs/fairness.md "Inhuman speed"). */
+export function speedNote(session, { seat, why, fast }) {
+  const name = session.nameOf(seat);
+  return why === "regular" ? t("speed.regular", { name }) : t("speed.fast", { name, fast });
+}
+
 /** The note of a race for this page, or null where none is shown: the loser has the
  * words of its refused play already, and a race of one seat against itself is no race. */
 export function raceNote(session, { winner, loser, ms }) {

@@ -166,6 +166,9 @@ export class TableSession {
       case "race":
         if (message.round === this.round) this.emit("race", message);
         break;
+      case "speed": // to the host only: a seat played faster than a person can
+        this.emit("speed", message);
+        break;
       default:
         break;
     }

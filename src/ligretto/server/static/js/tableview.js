@@ -10,7 +10,7 @@ import { announce, h, setChildren, toast, typing } from "./dom.js";
 import { has, t } from "./i18n.js";
 import { InvitePrompt } from "./invite.js";
 import { KEYS } from "./keys.js";
-import { RaceNotes, lostRaceText } from "./races.js";
+import { RaceNotes, lostRaceText, speedNote } from "./races.js";
 import { Reactions } from "./reactions.js";
 import { rulesSummary } from "./rules.js";
 import { TableSession } from "./session.js";
@@ -127,6 +127,12 @@ export class TableScreen {
       case "race":
         this.races.received(detail);
         break;
+      case "speed": {
+        const text = speedNote(this.session, detail);
+        toast(text, "warn", 10000);
+        announce(text);
+        break;
+      }
       case "not_sent":
         this.board.render();
         announce(t("pending.not_sent.announce"));
