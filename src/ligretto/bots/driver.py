@@ -61,10 +61,12 @@ class BotDriver:
         self.seat = seen.seat
 
     def plan(self) -> tuple[float, Action | None]:
-        """Choose on what the seat sees now; the reaction delay for that kind of move."""
+        """Choose on what the seat sees now; the reaction delay for that kind of move, with
+        the playable options and center piles the bot saw (more take longer, as for people)."""
         action = self._strategy.choose(self.seen)
         if action is None:
             delay = self._sampler.delay(_LOOK)
             return (delay if delay > LOOK_AGAIN else LOOK_AGAIN), None
-        delay = self._sampler.delay(self._moves[type(action)])
+        seen = self.seen
+        delay = self._sampler.delay(self._moves[type(action)], seen.play_options(), seen.piles)
         return (delay if delay > self._min_move else self._min_move), action
