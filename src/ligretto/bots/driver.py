@@ -30,6 +30,7 @@ loop and the people at its table a moment between its moves.  Virtual time has n
 floor, so ``machine`` stays the instantaneous bound the simulator measures against."""
 
 _LOOK: Final = int(Move.LOOK)
+_PLACE: Final = int(Move.PLACE)
 
 
 def bot_seeds(round_key: str, seat: int) -> tuple[str, str]:
@@ -67,6 +68,9 @@ class BotDriver:
         if action is None:
             delay = self._sampler.delay(_LOOK)
             return (delay if delay > LOOK_AGAIN else LOOK_AGAIN), None
+        kind = self._moves[type(action)]
         seen = self.seen
-        delay = self._sampler.delay(self._moves[type(action)], seen.play_options(), seen.piles)
+        # only a play or a placement is a choice among the options (Hick-Hyman): count them then
+        options = seen.play_options() if kind <= _PLACE else 1
+        delay = self._sampler.delay(kind, options, seen.piles)
         return (delay if delay > self._min_move else self._min_move), action
