@@ -28,7 +28,7 @@ class Scripted(Strategy):
         return self.script.pop(0)
 
 
-QUICK_LOOK = Level("test-quick-look", perceive=LOOK_AGAIN, decide=0.2, move=0.2, turn=0.3, sigma=0.4)
+QUICK_LOOK = Level("test-quick-look", react=LOOK_AGAIN, scan=0.02, bits=0.2, reach=0.2, aim=0.1, sigma=0.2, tau=0.3)
 """Looks drawn around LOOK_AGAIN: some shorter, some longer."""
 
 
@@ -50,7 +50,8 @@ def test_a_move_waits_the_reaction_time_of_its_kind() -> None:
     for action in list(script):
         delay, planned = bot.plan()
         assert planned is action, "the driver acts on what the strategy chose"
-        assert delay == expected.delay(MOVE_OF[type(action)])
+        # the delay for what the seat sees: its playable options and the center's piles
+        assert delay == expected.delay(MOVE_OF[type(action)], bot.seen.play_options(), bot.seen.piles)
     assert bot.seat == 1
 
 
@@ -128,4 +129,33 @@ def test_a_spec_drives_a_seat_from_the_round_key() -> None:
     expected = sampler_for("skilled")
     delay, action = bot.plan()
     assert action is not None
-    assert delay == expected.delay(MOVE_OF[type(action)])
+    assert delay == expected.delay(MOVE_OF[type(action)], bot.seen.play_options(), bot.seen.piles)
+
+
+def test_a_play_takes_longer_with_more_options_and_piles_in_view() -> None:
+    """A whole round of six greedy bots: every planned move waits exactly the draw for the
+    options and piles its seat saw (``Observation.play_options`` counts the plays among the
+    legal actions), and the same draw is longer with more of either."""
+    game = Round.deal(RuleSet(), 6, 3)
+    bots = [BotSpec("greedy", "casual").driver(game, seat, KEY) for seat in range(6)]
+    samplers = [sampler_for("casual", seat) for seat in range(6)]
+    seen_options, seen_piles = set(), set()
+    for turn in range(3000):
+        seat = turn % 6
+        bot = bots[seat]
+        seen = bot.seen
+        options, piles = seen.play_options(), seen.piles
+        assert options == sum(isinstance(a, Play) for a in seen.legal_actions())
+        delay, action = bot.plan()
+        if action is None:
+            samplers[seat].delay(Move.LOOK)
+            continue
+        assert delay == samplers[seat].delay(MOVE_OF[type(action)], options, piles)
+        seen_options.add(options)
+        seen_piles.add(piles)
+        if not game.apply(action).ok or game.ending is not None:
+            break
+    assert max(seen_options) >= 3 and max(seen_piles) >= 12, (seen_options, seen_piles)
+    sampler_at = LEVELS["casual"].sampler
+    assert sampler_at(random.Random(1)).delay(Move.PLAY, 1, 4) < sampler_at(random.Random(1)).delay(Move.PLAY, 4, 4)
+    assert sampler_at(random.Random(1)).delay(Move.PLAY, 1, 4) < sampler_at(random.Random(1)).delay(Move.PLAY, 1, 16)

@@ -28,6 +28,8 @@ def same_answers(engine: Observation, client: MirrorObservation) -> None:
     )  # fmt: skip
     assert client.pile_tops() == engine.pile_tops()
     assert client.others_visible_faces() == engine.others_visible_faces()
+    assert client.play_options() == engine.play_options()
+    assert client.piles == engine.piles
     assert client.view() == engine.view()
     for face in range(40):
         assert client.others_show(face) == engine.others_show(face)

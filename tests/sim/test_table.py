@@ -132,18 +132,18 @@ def test_the_rotation_changes_the_bots_draws_not_the_deal() -> None:
 @pytest.mark.parametrize("preset", ["classic", "expert"])
 @pytest.mark.parametrize("seed", range(3))
 def test_actions_take_effect_in_virtual_time_order(preset: str, seed: int) -> None:
-    """Bots with steady (sigma 0) reaction times keep their own clocks: a bot is asked again
+    """Bots with steady (no spread) reaction times keep their own clocks: a bot is asked again
     exactly when its previous action took effect (or its look ended), so its clock is the
     sum of its delays.  The simulator must ask, and apply, in the order of those times."""
     levels = {
-        0: Level("test-quick", perceive=0.13, decide=0.07, move=0.11, turn=0.29, sigma=0.0),
-        1: Level("test-slow", perceive=0.23, decide=0.17, move=0.19, turn=0.41, sigma=0.0),
-        2: Level("test-mid", perceive=0.17, decide=0.11, move=0.31, turn=0.37, sigma=0.0),
+        0: Level("test-quick", react=0.13, scan=0.011, bits=0.07, reach=0.11, aim=0.03, sigma=0.0, tau=0.0),
+        1: Level("test-slow", react=0.23, scan=0.017, bits=0.17, reach=0.19, aim=0.05, sigma=0.0, tau=0.0),
+        2: Level("test-mid", react=0.17, scan=0.013, bits=0.11, reach=0.31, aim=0.07, sigma=0.0, tau=0.0),
     }
     for level in levels.values():
         LEVELS[level.name] = level
     kinds = {Play: Move.PLAY, Place: Move.PLACE, Turn: Move.TURN, Vote: Move.VOTE, Withdraw: Move.VOTE}
-    asked: list[tuple[float, int, Action | None]] = []
+    asked: list[tuple[float, int, Action | None, float]] = []
 
     @register("test-clocked")
     class Clocked(SmartStrategy):
@@ -153,12 +153,13 @@ def test_actions_take_effect_in_virtual_time_order(preset: str, seed: int) -> No
 
         def choose(self, seen: Observation) -> Action | None:
             action = super().choose(seen)
-            asked.append((self.clock, seen.seat, action))
             level = levels[seen.seat]
             if action is None:
-                self.clock += max(level.mean(Move.LOOK), LOOK_AGAIN)
-            else:
-                self.clock += level.mean(kinds[type(action)])
+                delay = max(level.mean(Move.LOOK), LOOK_AGAIN)
+            else:  # the time for what the seat sees: its playable options and the piles to search
+                delay = level.mean(kinds[type(action)], seen.play_options(), seen.piles)
+            asked.append((self.clock, seen.seat, action, self.clock + delay))
+            self.clock += delay
             return action
 
     rules = RuleSet.preset(preset)
@@ -167,13 +168,13 @@ def test_actions_take_effect_in_virtual_time_order(preset: str, seed: int) -> No
     result = simulate_round(rules, bots, seed, game=game)
     assert result.ended_by != "time_limit", "a round ended by the players' own actions"
 
-    times = [t for t, _, _ in asked]
+    times = [t for t, _, _, _ in asked]
     assert times == sorted(times), "bots were asked out of virtual-time order"
     # When does each intended action take effect?  At the time it was chosen plus its delay.
     planned: dict[int, deque[tuple[float, Action]]] = {seat: deque() for seat in range(3)}
-    for t, seat, action in asked:
+    for _, seat, action, due in asked:
         if action is not None:
-            planned[seat].append((t + levels[seat].mean(kinds[type(action)]), action))
+            planned[seat].append((due, action))
     effective = []
     for action in game.log:
         t, intended = planned[action.player].popleft()

@@ -25,10 +25,11 @@ ARRIVAL, FAIR = Arbitration.ARRIVAL, Arbitration.FAIR
 
 @pytest.fixture
 def steady_levels() -> Iterator[None]:
-    """Two levels with steady (sigma 0) times: a play takes 0.3 s (quick) or 0.45 s (slow)."""
+    """Two levels with steady (no spread, no search, no choice) times: a play takes 0.3 s
+    (quick) or 0.45 s (slow)."""
     levels = dict(LEVELS)
-    LEVELS["test-quick"] = Level("test-quick", perceive=0.1, decide=0.1, move=0.1, turn=0.7, sigma=0.0)
-    LEVELS["test-slow"] = Level("test-slow", perceive=0.15, decide=0.15, move=0.15, turn=0.7, sigma=0.0)
+    LEVELS["test-quick"] = Level("test-quick", react=0.1, scan=0.0, bits=0.0, reach=0.2, aim=0.0, sigma=0.0, tau=0.0)
+    LEVELS["test-slow"] = Level("test-slow", react=0.15, scan=0.0, bits=0.0, reach=0.3, aim=0.0, sigma=0.0, tau=0.0)
     yield
     LEVELS.clear()
     LEVELS.update(levels)

@@ -30,6 +30,7 @@ loop and the people at its table a moment between its moves.  Virtual time has n
 floor, so ``machine`` stays the instantaneous bound the simulator measures against."""
 
 _LOOK: Final = int(Move.LOOK)
+_PLACE: Final = int(Move.PLACE)
 
 
 def bot_seeds(round_key: str, seat: int) -> tuple[str, str]:
@@ -61,10 +62,15 @@ class BotDriver:
         self.seat = seen.seat
 
     def plan(self) -> tuple[float, Action | None]:
-        """Choose on what the seat sees now; the reaction delay for that kind of move."""
+        """Choose on what the seat sees now; the reaction delay for that kind of move, with
+        the playable options and center piles the bot saw (more take longer, as for people)."""
         action = self._strategy.choose(self.seen)
         if action is None:
             delay = self._sampler.delay(_LOOK)
             return (delay if delay > LOOK_AGAIN else LOOK_AGAIN), None
-        delay = self._sampler.delay(self._moves[type(action)])
+        kind = self._moves[type(action)]
+        seen = self.seen
+        # only a play or a placement is a choice among the options (Hick-Hyman): count them then
+        options = seen.play_options() if kind <= _PLACE else 1
+        delay = self._sampler.delay(kind, options, seen.piles)
         return (delay if delay > self._min_move else self._min_move), action

@@ -68,6 +68,10 @@ class MirrorObservation(Observation):
         return None if seen.complete else int(Colour[seen.colour.upper()]) * NUMBERS + seen.top
 
     @property
+    def piles(self) -> int:
+        return len(self._mirror.center)
+
+    @property
     def votes(self) -> int:
         return sum(area.voted for area in self._mirror.areas)
 
@@ -85,6 +89,11 @@ class MirrorObservation(Observation):
         )
 
     # --- my own cards -----------------------------------------------------------------
+
+    def play_options(self) -> int:
+        if self._mirror.ending is not None:
+            return 0
+        return sum(len(self._mirror.piles_for(card)) for _, _, card in self._mirror.areas[self.seat].playable())
 
     def legal_actions(self) -> list[Action]:
         """What this seat may do now, in the engine's order (``Round.legal_actions``):

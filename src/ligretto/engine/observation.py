@@ -89,6 +89,11 @@ class Observation:
         return None if top == 10 else self.__game.pile_colours[pile] * 10 + top
 
     @property
+    def piles(self) -> int:
+        """How many center piles there are (a person scans them for where a card fits)."""
+        return len(self.__game.pile_colours)
+
+    @property
     def votes(self) -> int:
         return self.__game.votes
 
@@ -101,6 +106,23 @@ class Observation:
     def legal_actions(self) -> list[Action]:
         """What this seat may do now (computed from public information only)."""
         return self.__game.legal_actions(self.seat)
+
+    def play_options(self) -> int:
+        """How many (card, pile) plays this seat has now: every exposed row card, the stack top
+        and the discard top, once for each pile it fits (the choices a person weighs)."""
+        game = self.__game
+        if game.ending is not None:
+            return 0
+        area = game.areas[self.seat]
+        wanted = game.wanted
+        options = 0
+        for column in area.row:
+            options += len(wanted[column[-1]])
+        if area.stack:
+            options += len(wanted[area.stack[-1]])
+        if area.discard:
+            options += len(wanted[area.discard[-1]])
+        return options
 
     def row(self, seat: int | None = None) -> list[Card]:
         """The exposed card of every row column of ``seat`` (default: mine)."""

@@ -305,7 +305,9 @@ class Client:
                 await asyncio.sleep(max(delay(Move.LOOK) / speed, MIN_DELAY_S))
                 continue
             move, action = choice
-            await asyncio.sleep(max(delay(move) / speed, MIN_DELAY_S))
+            # the reaction time for what the seat sees, as a bot's (docs/bots.md)
+            seen = MirrorObservation(self.session.mirror, self.session.seat or 0, self.session.rules)
+            await asyncio.sleep(max(delay(move, seen.play_options(), seen.piles) / speed, MIN_DELAY_S))
             if self.stopping or not self.playing.is_set() or self.session.round != round_number:
                 continue
             try:

@@ -18,7 +18,7 @@ from ligretto.protocol.limits import QUEUE_COUNTDOWN_S
 
 BAND = 5.0
 """The half-width of a ticket's band when it arrives, in conservative rating points (a
-new player's rating is 0; the calibrated bots span about -26 to 74)."""
+new player's rating is 0; the calibrated bots span about -11 to 53)."""
 WIDEN_PER_S = 2.0
 """How much a ticket's band widens per second waited (after 30 s: 65 points each way)."""
 COUNTDOWN_S = QUEUE_COUNTDOWN_S
