@@ -22,10 +22,10 @@ from ligretto.engine.rules import RuleSet
 from ligretto.engine.tempo import RULE
 from ligretto.sim.table import simulate_round
 
-FAST_CHEATER = Level("fast-cheater", perceive=0.03, decide=0.02, move=0.03, turn=0.08, sigma=0.0)
+FAST_CHEATER = Level("fast-cheater", react=0.03, scan=0.0, bits=0.0, reach=0.05, aim=0.0, sigma=0.0, tau=0.0)
 """Every play 80 ms after it looked, every look 30 ms (the driver's floor: 100 ms)."""
-STEADY_CHEATER = Level("steady-cheater", perceive=0.12, decide=0.08, move=0.15, turn=0.3, sigma=0.0)
-"""Every play 350 ms after it looked: an expert's speed, a machine's regularity."""
+STEADY_CHEATER = Level("steady-cheater", react=0.12, scan=0.0, bits=0.0, reach=0.23, aim=0.0, sigma=0.0, tau=0.0)
+"""Every play and turn 350 ms after it looked: an expert's speed, a machine's regularity."""
 HUMAN_LEVELS = ("beginner", "casual", "skilled", "expert")
 
 
