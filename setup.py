@@ -27,7 +27,7 @@ COMPILED = [
     "src/ligretto/bots/reaction.py",
     "src/ligretto/bots/strategies.py",
     "src/ligretto/sim/table.py",
-    "src/ligretto/rl/layout.py",
+    "src/ligretto/sim/layout.py",
 ]
 
 

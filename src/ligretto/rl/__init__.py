@@ -23,10 +23,10 @@ except ImportError as missing:  # pragma: no cover -- the extra is part of the t
     raise ImportError(f"ligretto.rl needs {missing.name}: pip install 'ligretto[rl]'") from missing
 
 from ligretto.rl.aec import LigrettoEnv
-from ligretto.rl.layout import Layout
 from ligretto.rl.parallel import LigrettoParallelEnv
 from ligretto.rl.single import SingleAgentEnv
 from ligretto.rl.table import RealTimeTable
+from ligretto.sim.layout import Layout
 
 __all__ = [
     "Layout",

@@ -2,7 +2,7 @@
 
 ``agent_selection`` is always the learner whose decision the table's clock says is due;
 bots act inside :meth:`LigrettoEnv.step` until it is.  An action is a number of the
-:class:`~ligretto.rl.layout.Layout`, or ``(number, reaction_s)`` to give its reaction time.
+:class:`~ligretto.sim.layout.Layout`, or ``(number, reaction_s)`` to give its reaction time.
 """
 
 from __future__ import annotations

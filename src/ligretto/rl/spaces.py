@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ligretto.rl.layout import Layout
 from ligretto.rl.table import RealTimeTable
+from ligretto.sim.layout import Layout
 
 
 def observation_space(layout: Layout) -> spaces.Dict:

@@ -31,7 +31,7 @@ from ligretto.engine.observation import Observation
 from ligretto.engine.rules import RuleSet
 from ligretto.engine.scoring import round_seed, score_round
 from ligretto.engine.state import Round
-from ligretto.rl.layout import Layout
+from ligretto.sim.layout import Layout
 from ligretto.sim.table import TableClock, finish_round
 
 
