@@ -36,6 +36,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import random
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
@@ -419,9 +420,13 @@ class Client:
                 break
         return answers
 
-    async def play_to_end(self, timeout: float = 40.0) -> int:
-        """Follow the policy until this round ends; returns the number of acts sent."""
+    async def play_to_end(self, timeout: float = 40.0, pace: tuple[float, float] | None = None) -> int:
+        """Follow the policy until this round ends; returns the number of acts sent.  With
+        ``pace``, each act waits a person's moment first (seconds, drawn evenly from that range
+        by a seeded generator): the server's speed check (``engine.tempo``) flags a seat that
+        answers every change at once."""
         deadline = time.monotonic() + timeout
+        moments = random.Random(f"pace:{self.label}")
         stuck = Stuck()
         sent = 0
         round_number = self.round
@@ -434,6 +439,8 @@ class Client:
             if action is None:  # voted: only a message (events, round_over) changes that
                 await self.next_arrival(max(0.0, deadline - time.monotonic()))
                 continue
+            if pace is not None:
+                await asyncio.sleep(moments.uniform(*pace))
             answer = await self.act(action)
             sent += 1
             if answer["type"] == "error":

@@ -240,7 +240,7 @@ def test_a_match_played_over_websockets_with_a_profile_is_in_its_history_and_rat
         welcome = await ann.hello(table["code"], profile=made["secret"])
         assert welcome["type"] == "welcome" and welcome["seat"] == 1  # the bot sits first
         await ann.wait_for("go", timeout=5)
-        await ann.play_to_end()
+        await ann.play_to_end(pace=(0.25, 0.5))  # a person's pace: not flagged, so rated
         over: dict[str, Any] = await ann.wait_for(lambda m: m["type"] == "table" and m["phase"] == "over", timeout=20)
         await ann.close()
         return over

@@ -44,12 +44,16 @@ export class Board {
     this.lang = null;
     this.held = null; // {at, round} while a card is pressed or dragged: the center keeps still
     this.heldBack = false; // the center has news it did not draw while held
-    this.flights = new Set(); // cards in flight to their piles (on the page's body)
+    this.flights = new Map(); // card in flight to its pile (its animation) -> its ghost on the page's body
   }
 
-  /** The table is left: cards still in flight go with it, not onto the next page. */
+  /** The table is left: cards still in flight go with it, at once, not onto the next page. */
   close() {
-    for (const flight of [...this.flights]) flight.cancel();
+    for (const [flight, ghost] of this.flights) {
+      flight.cancel();
+      ghost.remove(); // now: the animation's cancel event comes a frame later
+    }
+    this.flights.clear();
   }
 
   // --- a card in the hand: the center keeps still ---------------------------------
@@ -554,7 +558,7 @@ export class Board {
         [{ transform: `translate(${dx}px, ${dy}px) scale(${scale})`, opacity: 0.9 }, { transform: "none", opacity: 1 }],
         { duration: FLIGHT_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
       );
-      this.flights.add(flight);
+      this.flights.set(flight, ghost);
       flight.onfinish = flight.oncancel = () => {
         ghost.remove();
         this.flights.delete(flight);
