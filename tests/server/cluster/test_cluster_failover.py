@@ -285,12 +285,16 @@ def test_a_tournament_carries_on_when_its_director_dies(cluster: Cluster, arun: 
     bot_codes = _started(director, bot_cup)
     for ident in (people_cup["id"], bot_cup["id"]):
         assert cluster.redis.get(keys.tournament(ident)) == director_id, "the starting process directs it"
-    assert all(cluster.owner(code) is director for code in [*peek_codes, *bot_codes])
+    # The director made every stage table; the rebalancer may already have handed one that
+    # was not in a round to the idle process (4 tables, 2 processes: within one of the share).
+    stage_codes = [*peek_codes, *bot_codes]
+    assert sum(cluster.owner(code) is director for code in stage_codes) >= len(stage_codes) - 1
+    watched = next(code for code in bot_codes if cluster.owner(code) is director)
 
     async def scenario() -> None:
         watcher = maker.client("watching the bots")
         await watcher.connect()
-        assert (await watcher.hello(bot_codes[0], watch=True))["type"] == "welcome"
+        assert (await watcher.hello(watched, watch=True))["type"] == "welcome"
         await watcher.wait_for("go", timeout=WAIT_S)
         director.kill()  # mid-round of the first stage
         await watcher.wait_closed(timeout=WAIT_S)
