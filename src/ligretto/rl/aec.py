@@ -7,10 +7,8 @@ bots act inside :meth:`LigrettoEnv.step` until it is.  An action is a number of 
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from ligretto.rl import spaces as rl_spaces
@@ -21,7 +19,7 @@ def agent_name(seat: int) -> str:
     return f"seat_{seat}"
 
 
-class LigrettoEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
+class LigrettoEnv(rl_spaces.SeatSpaces, AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
     """Ligretto in real time for learners at seats ``0 .. agents - 1`` and bots at the others."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "ligretto_v0", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -32,17 +30,8 @@ class LigrettoEnv(AECEnv):  # type: ignore[misc]  # PettingZoo is untyped
         self.render_mode = render_mode
         self.possible_agents = [agent_name(seat) for seat in range(self.table.agents)]
         self._seat = {name: seat for seat, name in enumerate(self.possible_agents)}
-        self._observation_space = rl_spaces.observation_space(self.table.layout)
-        self._action_space = rl_spaces.action_space(self.table.layout)
+        self._make_spaces()
         self._start()
-
-    @functools.cache  # noqa: B019 -- one space object per agent, as PettingZoo asks
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._observation_space
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._action_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self.table.deal(seed)

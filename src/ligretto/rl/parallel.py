@@ -9,10 +9,8 @@ due again.  ``infos[agent]["due"]`` says which learner is.
 
 from __future__ import annotations
 
-import functools
 from typing import Any, ClassVar
 
-from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from ligretto.rl import spaces as rl_spaces
@@ -20,7 +18,7 @@ from ligretto.rl.aec import agent_name, render_text
 from ligretto.rl.table import RealTimeTable
 
 
-class LigrettoParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is untyped
+class LigrettoParallelEnv(rl_spaces.SeatSpaces, ParallelEnv):  # type: ignore[misc]  # PettingZoo is untyped
     """Ligretto in real time for learners at seats ``0 .. agents - 1`` and bots at the others."""
 
     metadata: ClassVar[dict[str, Any]] = {"name": "ligretto_v0", "render_modes": ["ansi"]}
@@ -30,16 +28,7 @@ class LigrettoParallelEnv(ParallelEnv):  # type: ignore[misc]  # PettingZoo is u
         self.render_mode = render_mode
         self.possible_agents = [agent_name(seat) for seat in range(self.table.agents)]
         self.agents = list(self.possible_agents)
-        self._observation_space = rl_spaces.observation_space(self.table.layout)
-        self._action_space = rl_spaces.action_space(self.table.layout)
-
-    @functools.cache  # noqa: B019 -- one space object per agent, as PettingZoo asks
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self._observation_space
-
-    @functools.cache  # noqa: B019
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self._action_space
+        self._make_spaces()
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None

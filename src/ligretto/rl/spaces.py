@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,26 @@ def observation_space(layout: Layout) -> spaces.Dict:
 
 def action_space(layout: Layout) -> spaces.Discrete:
     return spaces.Discrete(layout.size)
+
+
+class SeatSpaces:
+    """The spaces of a multi-agent environment: one observation and one action space object,
+    the same for every agent (PettingZoo asks for one object per agent), from its table's
+    :class:`Layout`."""
+
+    table: RealTimeTable
+
+    def _make_spaces(self) -> None:
+        self._observation_space = observation_space(self.table.layout)
+        self._action_space = action_space(self.table.layout)
+
+    @functools.cache  # noqa: B019 -- one space object per agent, as PettingZoo asks
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self._observation_space
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self._action_space
 
 
 def observe(table: RealTimeTable, seat: int) -> dict[str, Any]:
