@@ -11,7 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from browserkit import no_horizontal_overflow
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
+
+
+def seated_together(*people: Page) -> None:
+    """Each page is sent to a table (its countdown or its round on screen), the same table."""
+    for page in people:
+        page.wait_for_url("**/#/t/*")
+        page.wait_for_selector("#countdown, .board.live")
+    assert len({page.url.split("#/t/")[1] for page in people}) == 1, [page.url for page in people]
 
 
 def test_two_pages_play_with_people_and_one_can_leave_first(pages: Any, shot: Callable[..., Path]) -> None:
@@ -45,11 +53,9 @@ def test_two_pages_play_with_people_and_one_can_leave_first(pages: Any, shot: Ca
     shot(bob, "lobby-1280x800")
     bob.select_option("#queue-seats", "2")
     bob.click("#queue-button")
+    seated_together(ann, bob)
     for page in (ann, bob):
-        page.wait_for_url("**/#/t/*")
-        page.wait_for_selector("#countdown, .board.live")
         expect(page.locator(".opponents .opponent")).to_have_count(1)
-    assert ann.url.split("#/t/")[1] == bob.url.split("#/t/")[1]
     expect(ann.locator(".board .own")).to_contain_text("Ann")
     expect(bob.locator(".board .own")).to_contain_text("Bob")
     expect(ann.locator(".opponents")).to_contain_text("Bob")
@@ -74,8 +80,5 @@ def test_friends_make_a_party_and_are_seated_together(pages: Any, shot: Callable
     shot(cat, "party-360x640")
     cat.select_option("#queue-seats", "2")
     cat.click("#queue-button")
-    for page in (cat, dan):
-        page.wait_for_url("**/#/t/*")
-        page.wait_for_selector("#countdown, .board.live")
-    assert cat.url.split("#/t/")[1] == dan.url.split("#/t/")[1]
+    seated_together(cat, dan)
     expect(dan.locator(".board .own")).to_contain_text("Dan")
