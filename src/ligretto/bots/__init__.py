@@ -3,7 +3,15 @@
 from ligretto.bots.driver import BotDriver, bot_seeds
 from ligretto.bots.reaction import LEVELS, DelaySampler, Level, Move
 from ligretto.bots.spec import BotSpec, BotSpecError, parse_bots
-from ligretto.bots.strategies import STRATEGIES, GreedyStrategy, RandomStrategy, SmartStrategy, Strategy, register
+from ligretto.bots.strategies import (
+    STRATEGIES,
+    GreedyStrategy,
+    RandomStrategy,
+    SharpStrategy,
+    SmartStrategy,
+    Strategy,
+    register,
+)
 from ligretto.engine.observation import Observation
 
 __all__ = [
@@ -18,6 +26,7 @@ __all__ = [
     "Move",
     "Observation",
     "RandomStrategy",
+    "SharpStrategy",
     "SmartStrategy",
     "Strategy",
     "bot_seeds",

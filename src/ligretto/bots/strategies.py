@@ -27,7 +27,7 @@ from typing import ClassVar
 from mypy_extensions import mypyc_attr
 
 from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote
-from ligretto.engine.cards import CARDS
+from ligretto.engine.cards import CARDS, Card
 from ligretto.engine.observation import Observation
 
 
@@ -146,6 +146,10 @@ _STACK_PLACE = 2
 _DISCARD_PLAY = 3
 PATIENCE = 3
 """Looks a smart bot spends waiting before it turns away a discard top that is about to fit."""
+SHARP_PATIENCE = 20
+"""Looks a sharp bot spends waiting, while one of its cards is about to fit, before it turns
+once anyway (measured in docs/bots.md: more patience pays up to about 20 looks, 3.6 s at
+``expert``, and no further)."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -168,18 +172,24 @@ class SmartStrategy(Strategy):
     """
 
     name: ClassVar[str] = "smart"
+    patience: ClassVar[int] = PATIENCE
+    """Looks spent waiting for a card about to fit before turning the hand anyway."""
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
         self.watch = _StuckWatch()
         self.waited = 0
 
+    def worth_waiting(self, seen: Observation) -> bool:
+        """Whether to wait a moment rather than turn the hand: my discard top is about to fit."""
+        return _about_to_fit(seen, seen.discard_top())
+
     def choose(self, seen: Observation) -> Action | None:
         actions = seen.legal_actions()
         if not actions:
             return None
         if len(actions) <= 2 and type(actions[0]) is Turn:  # nothing to play: the common case
-            if self.waited < PATIENCE and _about_to_fit(seen):
+            if self.waited < self.patience and self.worth_waiting(seen):
                 self.waited += 1
                 return None
             self.waited = 0
@@ -217,17 +227,38 @@ class SmartStrategy(Strategy):
         return self.watch.when_no_play(seen, turn, vote)
 
 
-def _about_to_fit(seen: Observation) -> bool:
-    """Whether my discard top will probably fit in a moment: the card just below it fits the
+def _about_to_fit(seen: Observation, card: Card | None) -> bool:
+    """Whether my ``card`` will probably fit in a moment: the card just below it fits the
     center now, and another player can play it."""
-    top = seen.discard_top()
-    if top is None or top.number < 2 or seen.fits(top):
+    if card is None or card.number < 2 or seen.fits(card):
         return False
-    below = CARDS[seen.seat][top.colour * 10 + top.number - 2]
-    return seen.fits(below) and seen.others_show(below.colour * 10 + below.number - 1)
+    below = card.colour * 10 + card.number - 2
+    return seen.fits(CARDS[seen.seat][below]) and seen.others_show(below)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class SharpStrategy(SmartStrategy):
+    """Smart's choices, and the patience to wait for any of its cards.
+
+    When it has no play, a smart bot turns the hand unless its discard top is about to fit.
+    A sharp bot also waits (up to ``SHARP_PATIENCE`` looks) while a row card or its stack
+    top is about to fit -- the card just below it fits a pile and another player shows it:
+    a row or stack card is worth three points, a turned-up hand card one, and a look costs
+    a simple reaction where a turn costs a search of every pile (docs/bots.md, "Reaction
+    model"), so at big tables it sees the awaited card land sooner and wins the race for the
+    pile it opens.  It uses only what its seat sees, like every strategy.
+    """
+
+    name: ClassVar[str] = "sharp"
+    patience: ClassVar[int] = SHARP_PATIENCE
+
+    def worth_waiting(self, seen: Observation) -> bool:
+        if _about_to_fit(seen, seen.stack_top()) or _about_to_fit(seen, seen.discard_top()):
+            return True
+        return any(_about_to_fit(seen, card) for card in seen.row())
 
 
 # The built-in strategies are registered by hand: a class decorator would keep them from
 # being compiled (see docs/benchmarks.md).
-for _builtin in (RandomStrategy, GreedyStrategy, SmartStrategy):
+for _builtin in (RandomStrategy, GreedyStrategy, SmartStrategy, SharpStrategy):
     STRATEGIES[_builtin.name] = _builtin
