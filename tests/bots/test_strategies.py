@@ -21,13 +21,14 @@ from ligretto.bots import (
     GreedyStrategy,
     Observation,
     RandomStrategy,
+    SharpStrategy,
     SmartStrategy,
     Strategy,
     parse_bots,
     register,
 )
 from ligretto.bots.driver import LOOK_AGAIN
-from ligretto.bots.strategies import STUCK_PASSES
+from ligretto.bots.strategies import SHARP_PATIENCE, STUCK_PASSES
 from ligretto.engine import (
     PRESETS,
     Action,
@@ -173,7 +174,7 @@ def test_every_strategy_chooses_a_legal_action(case: tuple[str, int, int, int], 
         if game.over:
             continue  # see test_every_strategy_waits_when_the_round_is_over
         legal = game.legal_actions(seat)
-        for name in ("random", "greedy", "smart"):
+        for name in ("random", "greedy", "smart", "sharp"):
             chosen = STRATEGIES[name](random.Random(rng_seed)).choose(Observation(game, seat))
             assert chosen is None or chosen in legal, f"{name} chose {chosen}, not legal"
             if chosen is None:
@@ -256,6 +257,38 @@ def test_smart_breaks_ties_at_random() -> None:
     assert min(chosen.values()) >= 15
 
 
+# Seat 0 has no play; its g3 (put in place of {mine}) waits for the g2 that pile 0 wants next,
+# and seat 1 shows a g2 (or, with {theirs} = g6, does not).
+ABOUT_TO_FIT = """
+center: g:1
+0: {mine} | hand *
+1: row {theirs} b3 y4 | stack g9 g8 | hand *
+"""
+
+
+@pytest.mark.parametrize(
+    ("mine", "smart_waits"),
+    [
+        ("row g5 g3 b9 | stack y7 y6 | discard b4", False),
+        ("row g5 y8 b9 | stack y7 g3 | discard b4", False),
+        ("row g5 y8 b9 | stack y7 y6 | discard b4 g3", True),
+    ],
+)
+def test_sharp_waits_for_any_of_its_cards_about_to_fit(mine: str, smart_waits: bool) -> None:
+    """Where smart waits only for its discard top, sharp waits for a row card or the stack
+    top as well -- ``SHARP_PATIENCE`` looks, then it turns once -- and only while another
+    player shows the card the pile wants first; with a play it chooses as smart does."""
+    seen = Observation(position(ABOUT_TO_FIT.format(mine=mine, theirs="g2")), 0)
+    sharp = SharpStrategy(random.Random(0))
+    assert [sharp.choose(seen) for _ in range(SHARP_PATIENCE + 2)] == [None] * SHARP_PATIENCE + [Turn(0), None]
+    assert (SmartStrategy(random.Random(0)).choose(seen) is None) is smart_waits
+    unseen = Observation(position(ABOUT_TO_FIT.format(mine=mine, theirs="g6")), 0)
+    assert SharpStrategy(random.Random(0)).choose(unseen) == Turn(0)
+    for seed in range(5):
+        for text in (STACK_ROW_DISCARD, ROW_DISCARD, DISCARD_ONLY, NO_PLAY):
+            assert choose(SharpStrategy, text, seed) == choose(SmartStrategy, text, seed)
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_smart_in_the_expert_variant_places_the_stack_top_before_a_discard_play(seed: int) -> None:
     assert choose(SmartStrategy, EXPERT_PLACE, seed, expert=True) == Place(0, Source.STACK, 0)
@@ -313,7 +346,7 @@ def test_after_voting_a_bot_neither_withdraws_nor_votes_again(strategy: type[Str
             game.apply(action)
 
 
-@pytest.mark.parametrize("name", ["random", "greedy", "smart"])
+@pytest.mark.parametrize("name", ["random", "greedy", "smart", "sharp"])
 def test_every_strategy_waits_when_the_round_is_over(name: str) -> None:
     game = parse_position(NO_PLAY + "ending: stop 1")
     assert game.legal_actions(0) == []

@@ -293,7 +293,7 @@ def lockstep(
 
 
 @pytest.mark.parametrize("preset", ["classic", "expert", "seed-es"])
-@pytest.mark.parametrize("name", ["random", "greedy", "smart"])
+@pytest.mark.parametrize("name", ["random", "greedy", "smart", "sharp"])
 def test_decisions_do_not_depend_on_hidden_cards(name: str, preset: str) -> None:
     rules = RuleSet.preset(preset)
     total = 0
