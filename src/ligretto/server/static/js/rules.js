@@ -38,7 +38,7 @@ async function fetchRuleOptions(onRetry) {
   }
 }
 
-export const STRATEGIES = ["smart", "greedy", "random"];
+export const STRATEGIES = ["smart", "sharp", "greedy", "random"];
 export const LEVELS = ["beginner", "casual", "skilled", "expert", "machine"];
 
 /** The text of `key`, or the raw name when the texts lack it (an option newer than they are). */
