@@ -277,16 +277,23 @@ center: g:1
 def test_sharp_waits_for_any_of_its_cards_about_to_fit(mine: str, smart_waits: bool) -> None:
     """Where smart waits only for its discard top, sharp waits for a row card or the stack
     top as well -- ``SHARP_PATIENCE`` looks, then it turns once -- and only while another
-    player shows the card the pile wants first; with a play it chooses as smart does."""
+    player shows the card the pile wants first."""
     seen = Observation(position(ABOUT_TO_FIT.format(mine=mine, theirs="g2")), 0)
     sharp = SharpStrategy(random.Random(0))
     assert [sharp.choose(seen) for _ in range(SHARP_PATIENCE + 2)] == [None] * SHARP_PATIENCE + [Turn(0), None]
     assert (SmartStrategy(random.Random(0)).choose(seen) is None) is smart_waits
     unseen = Observation(position(ABOUT_TO_FIT.format(mine=mine, theirs="g6")), 0)
     assert SharpStrategy(random.Random(0)).choose(unseen) == Turn(0)
-    for seed in range(5):
-        for text in (STACK_ROW_DISCARD, ROW_DISCARD, DISCARD_ONLY, NO_PLAY):
-            assert choose(SharpStrategy, text, seed) == choose(SmartStrategy, text, seed)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_sharp_plays_a_contested_card_first_else_as_smart_does(seed: int) -> None:
+    for text in (STACK_ROW_DISCARD, ROW_DISCARD, DISCARD_ONLY, NO_PLAY):
+        assert choose(SharpStrategy, text, seed) == choose(SmartStrategy, text, seed)
+    # seat 1 shows a g3 too: seat 0's discard top g3 goes first, before its stack and row plays
+    contested = STACK_ROW_DISCARD.replace("1: row b5 g6 y4", "1: row b5 g3 y4")
+    assert choose(SmartStrategy, contested, seed) == play(Source.STACK, 2)
+    assert choose(SharpStrategy, contested, seed) == play(Source.DISCARD, 1)
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -421,7 +421,7 @@ def test_smart_beats_greedy_in_the_expert_variant() -> None:
     assert mean - half > 0, f"smart - greedy = {mean:.2f} ± {half:.2f} (99 %, expert, 150 deals x 4 seats)"
 
 
-@pytest.mark.parametrize(("players", "deals"), [(2, 1500), (4, 200), (8, 100)])
+@pytest.mark.parametrize(("players", "deals"), [(2, 500), (4, 100), (8, 50)])
 def test_sharp_beats_smart(players: int, deals: int) -> None:
     """Waiting for any of its cards about to fit, not only the discard top, is an edge at
     every table size (the figures, with thousands of deals, in docs/bots.md)."""

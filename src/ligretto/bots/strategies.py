@@ -144,6 +144,8 @@ _STACK_PLAY = 0
 _ROW_PLAY = 1
 _STACK_PLACE = 2
 _DISCARD_PLAY = 3
+_CONTESTED = 10
+"""Taken off a contested play's rank by a strategy that plays those first (``sharp``)."""
 PATIENCE = 3
 """Looks a smart bot spends waiting before it turns away a discard top that is about to fit."""
 SHARP_PATIENCE = 20
@@ -174,6 +176,8 @@ class SmartStrategy(Strategy):
     name: ClassVar[str] = "smart"
     patience: ClassVar[int] = PATIENCE
     """Looks spent waiting for a card about to fit before turning the hand anyway."""
+    contested_first: ClassVar[bool] = False
+    """Whether a play another player could race it for comes before every other play."""
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
@@ -199,6 +203,7 @@ class SmartStrategy(Strategy):
         self.waited = 0
         best: list[Action] = []
         best_rank = 99
+        contested_first = self.contested_first
         turn: Action | None = None
         vote: Action | None = None
         for action in actions:
@@ -206,6 +211,8 @@ class SmartStrategy(Strategy):
             if kind is Play:
                 source = action.source  # type: ignore[union-attr]
                 rank = _STACK_PLAY if source is Source.STACK else _ROW_PLAY if source is Source.ROW else _DISCARD_PLAY
+                if contested_first and _contested(seen, action):  # type: ignore[arg-type]
+                    rank -= _CONTESTED
             elif kind is Place:
                 if action.source is not Source.STACK:  # type: ignore[union-attr]
                     continue
@@ -227,6 +234,14 @@ class SmartStrategy(Strategy):
         return self.watch.when_no_play(seen, turn, vote)
 
 
+def _contested(seen: Observation, play: Play) -> bool:
+    """Whether another player shows a card of the same face as the one ``play`` plays (their
+    copy fits the same piles: whoever is quicker takes the pile).  A 1 starts a pile of its
+    own and is never contested."""
+    card = seen.card_at(play.source, play.position)
+    return card is not None and card.number > 1 and seen.others_show(card.colour * 10 + card.number - 1)
+
+
 def _about_to_fit(seen: Observation, card: Card | None) -> bool:
     """Whether my ``card`` will probably fit in a moment: the card just below it fits the
     center now, and another player can play it."""
@@ -238,19 +253,24 @@ def _about_to_fit(seen: Observation, card: Card | None) -> bool:
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class SharpStrategy(SmartStrategy):
-    """Smart's choices, and the patience to wait for any of its cards.
+    """Smart's order of plays, with an eye on races and the patience to wait.
 
-    When it has no play, a smart bot turns the hand unless its discard top is about to fit.
-    A sharp bot also waits (up to ``SHARP_PATIENCE`` looks) while a row card or its stack
-    top is about to fit -- the card just below it fits a pile and another player shows it:
-    a row or stack card is worth three points, a turned-up hand card one, and a look costs
-    a simple reaction where a turn costs a search of every pile (docs/bots.md, "Reaction
-    model"), so at big tables it sees the awaited card land sooner and wins the race for the
-    pile it opens.  It uses only what its seat sees, like every strategy.
+    - a play another player could race it for -- they show a card of the same face, which
+      fits the same piles -- comes first, before every uncontested play (then smart's
+      order): the uncontested pile will still be there after it, the contested one may not;
+    - when it has no play, a smart bot turns the hand unless its discard top is about to
+      fit; a sharp bot also waits (up to ``SHARP_PATIENCE`` looks) while a row card or its
+      stack top is about to fit -- the card just below it fits a pile and another player
+      shows it.  A row or stack card is worth three points, a turned-up hand card one, and
+      a look costs a simple reaction where a turn costs a search of every pile
+      (docs/bots.md, "Reaction model"), so it sees the awaited card land sooner and wins the
+      race for the pile it opens.
+    It uses only what its seat sees, like every strategy (measured in docs/bots.md).
     """
 
     name: ClassVar[str] = "sharp"
     patience: ClassVar[int] = SHARP_PATIENCE
+    contested_first: ClassVar[bool] = True
 
     def worth_waiting(self, seen: Observation) -> bool:
         if _about_to_fit(seen, seen.stack_top()) or _about_to_fit(seen, seen.discard_top()):
