@@ -138,6 +138,10 @@ def test_every_option_preset_bot_reason_error_and_phase_has_words() -> None:
     wanted |= {f"box.{box.name.lower()}" for box in Box}
     assert len(server_error_codes()) > 20
     assert not sorted(wanted - set(english)), sorted(wanted - set(english))
+    # the waiting room offers every built-in strategy to add as a bot
+    offered = re.search(r"export const STRATEGIES = \[([^\]]*)\]", (STATIC / "js" / "rules.js").read_text())
+    assert offered is not None
+    assert sorted(json.loads(f"[{offered.group(1)}]")) == sorted(STRATEGIES)
 
 
 def test_every_text_that_counts_is_a_family_with_a_sentence_for_each_plural_form_of_every_language() -> None:
