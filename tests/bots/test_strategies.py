@@ -284,6 +284,12 @@ def test_sharp_waits_for_any_of_its_cards_about_to_fit(mine: str, smart_waits: b
     assert (SmartStrategy(random.Random(0)).choose(seen) is None) is smart_waits
     unseen = Observation(position(ABOUT_TO_FIT.format(mine=mine, theirs="g6")), 0)
     assert SharpStrategy(random.Random(0)).choose(unseen) == Turn(0)
+    # expert variant: a discard top that could go onto a column (r4 on g5) is no reason to turn
+    buried = "row g5 g3 b9 | stack y7 y6 | discard b4 r4"
+    seen = Observation(position(ABOUT_TO_FIT.format(mine=buried, theirs="g2"), expert=True), 0)
+    assert Place(0, Source.DISCARD, 0) in seen.legal_actions()
+    assert SharpStrategy(random.Random(0)).choose(seen) is None
+    assert SmartStrategy(random.Random(0)).choose(seen) == Turn(0)
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -192,6 +192,10 @@ class SmartStrategy(Strategy):
         actions = seen.legal_actions()
         if not actions:
             return None
+        return self.decide(seen, actions)
+
+    def decide(self, seen: Observation, actions: list[Action]) -> Action | None:
+        """The choice among ``actions``, the seat's legal actions now (not empty)."""
         if len(actions) <= 2 and type(actions[0]) is Turn:  # nothing to play: the common case
             if self.waited < self.patience and self.worth_waiting(seen):
                 self.waited += 1
@@ -242,6 +246,21 @@ def _contested(seen: Observation, play: Play) -> bool:
     return card is not None and card.number > 1 and seen.others_show(card.colour * 10 + card.number - 1)
 
 
+def _nothing_to_play(actions: list[Action]) -> bool:
+    """Whether ``actions`` (legal, in the engine's order: plays, placements, the rest) hold
+    no play and no placement of the stack top."""
+    for action in actions:
+        kind = type(action)
+        if kind is Play:
+            return False
+        if kind is Place:
+            if action.source is Source.STACK:  # type: ignore[union-attr]
+                return False
+        else:
+            return True
+    return True
+
+
 def _about_to_fit(seen: Observation, card: Card | None) -> bool:
     """Whether my ``card`` will probably fit in a moment: the card just below it fits the
     center now, and another player can play it."""
@@ -259,9 +278,10 @@ class SharpStrategy(SmartStrategy):
       fits the same piles -- comes first, before every uncontested play (then smart's
       order): the uncontested pile will still be there after it, the contested one may not;
     - when it has no play, a smart bot turns the hand unless its discard top is about to
-      fit; a sharp bot also waits (up to ``SHARP_PATIENCE`` looks) while a row card or its
-      stack top is about to fit -- the card just below it fits a pile and another player
-      shows it.  A row or stack card is worth three points, a turned-up hand card one, and
+      fit; a sharp bot (even with a discard top it could put on a column, expert variant)
+      also waits (up to ``SHARP_PATIENCE`` looks) while a row card or its stack top is
+      about to fit -- the card just below it fits a pile and another player shows it.
+      A row or stack card is worth three points, a turned-up hand card one, and
       a look costs a simple reaction where a turn costs a search of every pile
       (docs/bots.md, "Reaction model"), so it sees the awaited card land sooner and wins the
       race for the pile it opens.
@@ -271,6 +291,17 @@ class SharpStrategy(SmartStrategy):
     name: ClassVar[str] = "sharp"
     patience: ClassVar[int] = SHARP_PATIENCE
     contested_first: ClassVar[bool] = True
+
+    def choose(self, seen: Observation) -> Action | None:
+        actions = seen.legal_actions()
+        if not actions:
+            return None
+        # No play, nor a stack top to put on a column (expert), but perhaps discard-top
+        # placements, which smart never makes: wait as when only turning is left.
+        if self.waited < self.patience and _nothing_to_play(actions) and self.worth_waiting(seen):
+            self.waited += 1
+            return None
+        return self.decide(seen, actions)
 
     def worth_waiting(self, seen: Observation) -> bool:
         if _about_to_fit(seen, seen.stack_top()) or _about_to_fit(seen, seen.discard_top()):
