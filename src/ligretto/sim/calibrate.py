@@ -40,8 +40,10 @@ from ligretto.sim.tasks import MATCH_ROUND_LIMIT
 UNRATED_LEVELS = frozenset({"machine"})
 """Levels left out: a ``machine`` bot (no delay at all, faster than any person) wins nearly
 every match, so the model's estimate of it only grows and never settles."""
+CALIBRATED_STRATEGIES = ("sharp", "smart", "greedy")
+"""The strategies a table's host can add, best first (``random`` is for tests and baselines)."""
 CALIBRATED_BOTS: tuple[str, ...] = tuple(
-    f"{strategy}:{level}" for strategy in ("smart", "greedy") for level in LEVELS if level not in UNRATED_LEVELS
+    f"{strategy}:{level}" for strategy in CALIBRATED_STRATEGIES for level in LEVELS if level not in UNRATED_LEVELS
 )
 """The bots a player meets: the strategies a table's host can add, at every level a person can match."""
 TABLE_SIZES: tuple[int, ...] = (2, 3, 4, 5, 6)
