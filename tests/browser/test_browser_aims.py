@@ -18,8 +18,9 @@ from browserkit import host_table, start_match
 from playwright.sync_api import Page, expect
 from wsrival import Rival
 
-FADE_MS = 1500
-"""The page's ``aimFadeMs`` here (3 s in play), so the fade is seen sooner."""
+FADE_MS = 2500
+"""The page's ``aimFadeMs`` here (3 s in play), so the fade is seen sooner (yet not so soon
+that a loaded machine lets an aim fade before the page is looked at)."""
 
 BOXES = """() => [...document.querySelectorAll('.center, .pile, .opponent, .own')]
   .map((e) => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"""
