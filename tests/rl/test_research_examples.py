@@ -4,16 +4,21 @@ your own bot in a server table plays its round over the protocol to the end."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import shlex
 import sys
 import urllib.request
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 
 import ligretto.client
+import ligretto.rl
 from ligretto.protocol import RoundOver
 from realserver import ServerProcess, running
 
@@ -24,6 +29,57 @@ def doc_block(heading: str) -> str:
     """The first Python block of docs/simulator.md after ``heading``."""
     doc = (ROOT / "docs" / "simulator.md").read_text(encoding="utf-8")
     return doc.split(f"\n{heading}\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def example(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """``docs/examples/{name}.py``, imported as the file it is (for this test only)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, name, module)  # (its dataclasses look their module up)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_training_example_learns_and_is_reproducible(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``docs/examples/train_policy.py`` as docs/simulator.md shows it, at a small budget:
+    its policy, trained on 320 rounds, scores more than the random masked policy on the
+    same held-out rounds by a margin (the gain at this budget was 7.9-11.8 for 9 of the
+    training seeds 0-9 and 2.2 for one; seed 0: 9.3); the mask is respected; and a run is
+    reproducible from its seed."""
+    train_policy = example("train_policy", monkeypatch)
+    # every command the doc shows parses; the first runs, with a small budget
+    doc = (ROOT / "docs" / "simulator.md").read_text(encoding="utf-8")
+    shown = re.findall(r"^python docs/examples/train_policy\.py(.*)$", doc, re.MULTILINE)
+    assert len(shown) >= 2
+    for line in shown:
+        train_policy.build_parser().parse_args(shlex.split(line))
+    train_policy.main([*shlex.split(shown[0]), "--rounds", "320", "--eval", "40", "--seed", "0"])
+    printed = capsys.readouterr().out
+    figures = dict(
+        re.findall(r"^(random masked policy|learned policy|gain, same rounds): +score +(-?[\d.]+)", printed, re.M)
+    )
+    assert float(figures["learned policy"]) - float(figures["random masked policy"]) == pytest.approx(
+        float(figures["gain, same rounds"]), abs=0.01
+    )
+    assert float(figures["gain, same rounds"]) > 5.0, printed
+    assert "round    320: mean score" in printed and "s of CPU" in printed
+
+    # the mask: an action it does not allow gets no probability, whatever the weights
+    env = ligretto.rl.single_agent_env(players=2, opponents="greedy:casual")
+    policy = train_policy.Policy(env)
+    policy.weights = np.random.default_rng(1).normal(0, 50, policy.weights.shape)
+    observation, _ = env.reset(seed=3)
+    mask = observation["action_mask"].astype(bool)
+    pi = policy.probabilities(policy.inputs(observation["observation"]), mask)
+    assert 0 < mask.sum() < len(mask) and pi[~mask].sum() == 0 and pi.sum() == pytest.approx(1)
+    # the same seed trains the same weights; another seed others
+    first, again, other = (
+        train_policy.train(env, rounds=32, seed=seed, report=lambda _: None).weights for seed in (4, 4, 5)
+    )
+    assert np.array_equal(first, again) and not np.array_equal(first, other) and first.any()
 
 
 def test_the_docs_own_bot_plays_a_server_round_over_the_protocol(
