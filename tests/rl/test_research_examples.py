@@ -62,7 +62,7 @@ def test_the_training_example_learns_and_is_reproducible(
         re.findall(r"^(random masked policy|learned policy|gain, same rounds): +score +(-?[\d.]+)", printed, re.M)
     )
     assert float(figures["learned policy"]) - float(figures["random masked policy"]) == pytest.approx(
-        float(figures["gain, same rounds"]), abs=0.01
+        float(figures["gain, same rounds"]), abs=0.02
     )
     assert float(figures["gain, same rounds"]) > 5.0, printed
     assert "round    320: mean score" in printed and "s of CPU" in printed
