@@ -2,13 +2,15 @@
 
 One learner (seat 0 of ``ligretto.rl.single_agent_env``) against bots.  The policy scores
 every action with a linear function of the seat's public features (each scaled to 0-1 by
-the layout's highs, plus a constant); the actions the mask does not allow get no
-probability.  After each batch of rounds, REINFORCE moves the weights along
-``(score - batch mean) / batch std * grad log pi(action | features)`` of every decision of
-each round, with Adam.  Before training the weights are 0: the uniformly random masked
-policy.  The learned policy and that random one then play the same held-out rounds (seeds
-no training round had), and the mean scores are printed with 95 % confidence intervals,
-beside a rule written by hand (play whenever a play is allowed, else turn the hand).
+the layout's highs, plus a constant) and a weight shared by every action of its sort (a
+play from the row, a turn, ...); the actions the mask does not allow get no probability.
+After each batch of rounds, REINFORCE moves the weights along ``(score - batch mean) /
+batch std * grad log pi(action | features)`` of every decision of each round, with Adam.
+Before training the weights are 0: the uniformly random masked policy.  The learned policy
+and that random one then play the same held-out rounds (seeds 0, 1, 2, ...; the training
+rounds are those of match ``--seed``: ``round_seed(seed, 1)``, ``round_seed(seed, 2)``,
+..., 63-bit numbers), and their mean scores are printed with 95 % confidence intervals,
+beside a rule written by hand's (play whenever a play is allowed, else turn the hand).
 
     python docs/examples/train_policy.py                       # 2 players, greedy:casual
     python docs/examples/train_policy.py --players 4 --opponents smart:expert --rounds 6000
@@ -29,9 +31,7 @@ import numpy as np
 
 import ligretto.rl
 from ligretto.engine.actions import Play
-
-HELD_OUT = 1_000_000
-"""The held-out rounds' seeds start here (training rounds are seeds ``seed * 100_000 + i``)."""
+from ligretto.engine.scoring import round_seed
 
 
 def kind(action: object) -> str:
@@ -56,7 +56,7 @@ class Policy:
         self.kinds = np.eye(len(names))[[names.index(k) for k in kinds]]
         """One row per action: its sort, one-hot."""
         self.weights = np.zeros((len(kinds), len(self.scale) + 1 + len(names)))
-        """``W`` and, in the last columns, ``k`` (the same in every row: only the first is used)."""
+        """``W`` and, in the first row's last columns, ``k`` (the other rows' stay 0)."""
 
     def inputs(self, features: np.ndarray) -> np.ndarray:
         return np.append(features * self.scale, 1.0)
@@ -83,7 +83,7 @@ class Policy:
 
 
 @dataclass(slots=True)
-class Round:
+class Played:
     """One round played by a policy: its score, the bots' mean score, and what the gradient
     of log pi needs (the inputs, and one-hot(action) - pi at each decision)."""
 
@@ -93,7 +93,7 @@ class Round:
     surprise: np.ndarray
 
 
-def play(env: ligretto.rl.SingleAgentEnv, policy: Policy, seed: int, rng: np.random.Generator) -> Round:
+def play(env: ligretto.rl.SingleAgentEnv, policy: Policy, seed: int, rng: np.random.Generator) -> Played:
     observation, _ = env.reset(seed=seed)
     inputs: list[np.ndarray] = []
     surprise: list[np.ndarray] = []
@@ -108,10 +108,12 @@ def play(env: ligretto.rl.SingleAgentEnv, policy: Policy, seed: int, rng: np.ran
         observation, reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     scores = info["scores"]
-    return Round(float(reward), float(np.mean(scores[1:])), np.array(inputs), np.array(surprise))
+    return Played(float(reward), float(np.mean(scores[1:])), np.array(inputs), np.array(surprise))
 
 
 class Adam:
+    """Adam's steps (Kingma and Ba, 2015) for one array of weights."""
+
     def __init__(self, shape: tuple[int, ...], lr: float) -> None:
         self.lr, self.m, self.v, self.t = lr, np.zeros(shape), np.zeros(shape), 0
 
@@ -140,7 +142,7 @@ def train(
     rng = np.random.default_rng(seed)
     started = time.perf_counter()
     for update in range(rounds // batch):
-        played = [play(env, policy, seed * 100_000 + update * batch + i, rng) for i in range(batch)]
+        played = [play(env, policy, round_seed(seed, update * batch + i + 1), rng) for i in range(batch)]
         scores = np.array([r.score for r in played])
         advantages = (scores - scores.mean()) / (scores.std() + 1e-6)
         gradient = sum(a * policy.gradient(r.inputs, r.surprise) for a, r in zip(advantages, played, strict=True))
@@ -186,17 +188,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=int, default=3000, help="training rounds (default 3000)")
     parser.add_argument("--batch", type=int, default=16, help="rounds an update (default 16)")
     parser.add_argument("--lr", type=float, default=0.01, help="Adam's step size (default 0.01)")
-    parser.add_argument("--eval", type=int, default=500, help="held-out rounds for each policy (default 500)")
+    parser.add_argument("--eval", type=int, default=500, help="held-out rounds, seeds 0 to N - 1 (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="training rounds and sampling (default 0)")
     parser.add_argument("--save", help="save the weights to this .npy file")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not 2 <= args.batch <= args.rounds or args.eval < 2:
+        parser.error("--batch must be 2 or more, --rounds at least --batch, --eval 2 or more")
 
     env = ligretto.rl.single_agent_env(players=args.players, opponents=args.opponents, rules=args.rules)
-    seeds = range(HELD_OUT, HELD_OUT + args.eval)
+    seeds = range(args.eval)
     started, cpu = time.perf_counter(), time.process_time()
     before = evaluate(env, Policy(env), seeds)
     policy = train(env, rounds=args.rounds, batch=args.batch, lr=args.lr, seed=args.seed)
