@@ -131,8 +131,8 @@ def train(
     env: ligretto.rl.SingleAgentEnv,
     *,
     rounds: int,
-    batch: int = 16,
-    lr: float = 0.01,
+    batch: int = 32,
+    lr: float = 0.02,
     seed: int = 0,
     report: Callable[[str], None] = print,
 ) -> Policy:
@@ -186,8 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--opponents", default="greedy:casual", help="bot specs, as --bots (default greedy:casual)")
     parser.add_argument("--rules", default="classic")
     parser.add_argument("--rounds", type=int, default=3000, help="training rounds (default 3000)")
-    parser.add_argument("--batch", type=int, default=16, help="rounds an update (default 16)")
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam's step size (default 0.01)")
+    parser.add_argument("--batch", type=int, default=32, help="rounds an update (default 32)")
+    parser.add_argument("--lr", type=float, default=0.02, help="Adam's step size (default 0.02)")
     parser.add_argument("--eval", type=int, default=500, help="held-out rounds, seeds 0 to N - 1 (default 500)")
     parser.add_argument("--seed", type=int, default=0, help="training rounds and sampling (default 0)")
     parser.add_argument("--save", help="save the weights to this .npy file")
