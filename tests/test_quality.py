@@ -1,4 +1,5 @@
-"""The code checks the test command runs: mypy --strict and ruff on the package and tests."""
+"""The code checks the test command runs: mypy --strict and ruff on the package, the tests and
+the docs' runnable examples (``docs/examples/``)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_mypy_strict_is_clean() -> None:
-    result = run("mypy", "--strict", "src/ligretto")
+    result = run("mypy", "--strict", "src/ligretto", "docs/examples")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_check_is_clean() -> None:
-    result = run("ruff", "check", "src", "tests")
+    result = run("ruff", "check", "src", "tests", "docs/examples")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_format_is_clean() -> None:
-    result = run("ruff", "format", "--check", "src", "tests")
+    result = run("ruff", "format", "--check", "src", "tests", "docs/examples")
     assert result.returncode == 0, result.stdout + result.stderr
