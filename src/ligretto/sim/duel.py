@@ -83,6 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="classic", choices=sorted(PRESETS), help="a rules preset (default classic)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     args = parser.parse_args(argv)
+    if args.deals < 2 or args.workers < 1:
+        parser.error("--deals must be at least 2 (an interval needs two) and --workers at least 1")
+    try:
+        RuleSet.preset(args.rules).row_length(args.players)  # refuses a count outside 2-12
+        parse_bots(f"{args.hero}:{args.level},{args.rival}:{args.level}", 2)
+    except ValueError as error:
+        parser.error(str(error))
     lead = duel(
         args.hero,
         args.rival,
