@@ -45,6 +45,7 @@ export class Board {
     this.held = null; // {at, round} while a card is pressed or dragged: the center keeps still
     this.heldBack = false; // the center has news it did not draw while held
     this.flights = new Map(); // card in flight to its pile (its animation) -> its ghost on the page's body
+    this.awaitingFocus = null; // a control that had the focus but was disabled when drawn again
   }
 
   /** The table is left: cards still in flight go with it, at once, not onto the next page. */
@@ -172,11 +173,21 @@ export class Board {
     return null;
   }
 
-  /** Give the focus back to the same control, without scrolling anything into view. */
+  /** Give the focus back to the same control, without scrolling anything into view.  A
+   * control that is disabled when drawn again (its card in flight) gets it back at a later
+   * drawing once enabled, unless the focus went somewhere else meanwhile. */
   restoreFocus(selector) {
-    if (!selector || this.root.contains(document.activeElement)) return;
-    const element = this.root.querySelector(selector);
+    if (this.root.contains(document.activeElement)) {
+      this.awaitingFocus = null;
+      return;
+    }
+    const nowhere = !document.activeElement || document.activeElement === document.body;
+    const wanted = selector || (nowhere ? this.awaitingFocus : null);
+    this.awaitingFocus = null;
+    if (!wanted) return;
+    const element = this.root.querySelector(wanted);
     if (element && !element.disabled) element.focus({ preventScroll: true });
+    else this.awaitingFocus = wanted;
   }
 
   /** The element of a part of the board, built again only when its key changed. */
