@@ -15,15 +15,15 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_mypy_strict_is_clean() -> None:
-    result = run("mypy", "--strict", "src/ligretto", "docs/examples")
+    result = run("mypy", "--strict", "src/ligretto", "docs/examples", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_check_is_clean() -> None:
-    result = run("ruff", "check", "src", "tests", "docs/examples")
+    result = run("ruff", "check", "src", "tests", "docs/examples", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_format_is_clean() -> None:
-    result = run("ruff", "format", "--check", "src", "tests", "docs/examples")
+    result = run("ruff", "format", "--check", "src", "tests", "docs/examples", "benchmarks")
     assert result.returncode == 0, result.stdout + result.stderr

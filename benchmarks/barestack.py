@@ -1,0 +1,294 @@
+"""The bare stack: what the same message pattern costs with no game (issue 31).
+
+A Starlette app on uvicorn (uvloop, ``websockets-sansio``, no permessage-deflate: the
+server stack of ``ligretto serve``) whose WebSocket endpoint does what a table does with
+its messages and nothing else: a client joins table ``?table=N``; an ``act`` is answered
+with an ``ack`` to its sender and an ``events`` message to every client of the table
+(the sender included), each with the act's number; a ``ping`` gets a ``pong``.  No rules,
+no storage, no limits.
+
+Its load client plays the same pattern as ``ligretto loadtest``'s clients: ``players``
+clients a table, each with one act in flight, waiting a person's reaction time drawn from
+a bot level (``ligretto.bots``) between its act's events and its next act, a ``ping``
+after 2 s of silence; it measures the same figures the same way (``harness.figures``:
+ack from send to ``ack``, fan-out from send to each other client's ``events``).
+
+Not part of the product: ``benchmarks/serverspeed.py`` runs it beside ``ligretto serve``.
+
+    python benchmarks/barestack.py serve --port 8891
+    python benchmarks/barestack.py load --url ws://127.0.0.1:8891/ws --tables 1000 --duration 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.routing import WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from ligretto.bots.reaction import LEVELS, Move
+from ligretto.harness.figures import percentiles
+
+ACK_PAD = 40
+"""Bytes of padding in an ``ack``: about the size of ligretto's (its ``id``, ``applied``, ``seq``)."""
+EVENTS_PAD = 220
+"""Bytes of padding in an ``events``: about the size of one play's (the card, the pile, the
+row refilled from the stack, the seat's counts)."""
+PING_AFTER_S = 2.0
+"""A client that sent nothing for this long pings (as ``ligretto loadtest``'s do)."""
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+def create_app() -> Starlette:
+    tables: dict[str, list[WebSocket]] = defaultdict(list)
+
+    async def play(websocket: WebSocket) -> None:
+        table = websocket.query_params.get("table", "0")
+        await websocket.accept()
+        members = tables[table]
+        members.append(websocket)
+        seat = len(members) - 1
+        try:
+            while True:
+                message = _decode(await websocket.receive_text())
+                kind = message.get("type")
+                if kind == "act":
+                    number = message["id"]
+                    await websocket.send_text(
+                        _encode({"type": "ack", "id": number, "applied": True, "pad": "x" * ACK_PAD}).decode()
+                    )
+                    events = _encode({"type": "events", "by": seat, "id": number, "pad": "x" * EVENTS_PAD}).decode()
+                    for member in list(members):
+                        await member.send_text(events)
+                elif kind == "ping":
+                    await websocket.send_text('{"type":"pong"}')
+        except WebSocketDisconnect:
+            pass
+        finally:
+            members.remove(websocket)
+
+    return Starlette(routes=[WebSocketRoute("/ws", play)])
+
+
+def serve(host: str, port: int) -> None:
+    import uvicorn  # noqa: PLC0415 -- only the server role needs it
+
+    uvicorn.run(
+        create_app(),
+        host=host,
+        port=port,
+        loop="uvloop",
+        ws="websockets-sansio",
+        ws_per_message_deflate=False,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        log_level="warning",
+    )
+
+
+@dataclass
+class Load:
+    """The load client's shared figures (one event loop: no locks)."""
+
+    start: float = 0.0
+    end: float = float("inf")
+    acks: list[float] = field(default_factory=list)
+    fanouts: list[float] = field(default_factory=list)
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)
+    actions: int = 0
+    errors: int = 0
+
+    def counts(self, at: float) -> bool:
+        return self.start <= at < self.end
+
+
+async def player(
+    url: str, table: str, *, seat: int, load: Load, level: str, rng: random.Random, started: asyncio.Event
+) -> None:
+    from websockets.asyncio.client import connect  # noqa: PLC0415 -- the load role's library, as the harness's
+
+    delays = LEVELS[level].sampler(rng)
+    answered = asyncio.Event()
+    mine: dict[int, float] = {}
+    try:
+        async with connect(f"{url}?table={table}", compression=None, max_size=None) as ws:
+
+            async def read() -> None:
+                async for raw in ws:
+                    now = time.perf_counter()
+                    message = _decode(raw)
+                    kind = message.get("type")
+                    if kind == "ack":
+                        sent = mine.get(message["id"])
+                        if sent is not None and load.counts(sent):
+                            load.acks.append(now - sent)
+                    elif kind == "events":
+                        key = (table, message["id"])
+                        if message["by"] == seat:
+                            mine.pop(message["id"], None)
+                            answered.set()
+                        else:
+                            sent = load.sent.get(key)
+                            if sent is not None and load.counts(sent):
+                                load.fanouts.append(now - sent)
+
+            reader = asyncio.create_task(read())
+            await started.wait()
+            last_sent = time.perf_counter()
+            number = seat * 1_000_000_000
+            while time.perf_counter() < load.end:
+                # a play, as the load test's clients mostly make: 2 options, 4 piles a player
+                wait = delays.delay(Move.PLAY, 2, 16)
+                while wait > 0:
+                    step = min(wait, PING_AFTER_S - (time.perf_counter() - last_sent))
+                    if step <= 0:
+                        await ws.send('{"type":"ping"}')
+                        last_sent = time.perf_counter()
+                        continue
+                    await asyncio.sleep(step)
+                    wait -= step
+                number += 1
+                answered.clear()
+                now = time.perf_counter()
+                mine[number] = now
+                load.sent[(table, number)] = now
+                if load.counts(now):
+                    load.actions += 1
+                await ws.send(
+                    _encode(
+                        {
+                            "type": "act",
+                            "id": number,
+                            "action": {"kind": "play", "source": "row", "position": 1, "pile": 3},
+                        }
+                    ).decode()
+                )
+                last_sent = now
+                await asyncio.wait_for(answered.wait(), 10)
+            reader.cancel()
+    except Exception:  # counted, as the harness counts its clients' failures
+        load.errors += 1
+
+
+async def run_load(
+    url: str, *, tables: int, players: int, duration: float, level: str, server_pid: int | None, warm: float = 5.0
+) -> dict[str, Any]:
+    import gc  # noqa: PLC0415
+
+    gc.set_threshold(50_000, 20, 20)  # as the harness's clients: few collections in the window
+    load = Load()
+    started = asyncio.Event()
+    rng = random.Random(1)
+    tasks = []
+    for table in range(tables):
+        for seat in range(players):
+            tasks.append(
+                asyncio.create_task(
+                    player(
+                        url,
+                        str(table),
+                        seat=seat,
+                        load=load,
+                        level=level,
+                        rng=random.Random(rng.random()),
+                        started=started,
+                    )
+                )
+            )
+        if table % 50 == 49:
+            await asyncio.sleep(0.25)  # connections opened at 200 a second, as the load test's
+    await asyncio.sleep(min(2.0, warm))
+    load.start = time.perf_counter() + warm
+    load.end = load.start + duration
+    started.set()
+    await asyncio.sleep(warm)
+    cpu0 = _cpu_seconds(server_pid)
+    await asyncio.sleep(duration)
+    cpu1 = _cpu_seconds(server_pid)
+    rss = _rss_bytes(server_pid)
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {
+        "tables": tables,
+        "players": players,
+        "connections": tables * players,
+        "duration_s": duration,
+        "actions_per_s": round(load.actions / duration, 1),
+        "ack_ms": percentiles(load.acks),
+        "fanout_ms": percentiles(load.fanouts),
+        "errors": load.errors,
+        "server_cpu_percent": None if cpu0 is None or cpu1 is None else round(100 * (cpu1 - cpu0) / duration, 1),
+        "server_rss_bytes": rss,
+    }
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    import os  # noqa: PLC0415
+
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _rss_bytes(pid: int | None) -> int | None:
+    if pid is None:
+        return None
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python benchmarks/barestack.py", description=__doc__.split("\n\n")[0])
+    roles = parser.add_subparsers(dest="role", required=True)
+    server = roles.add_parser("serve", help="the bare server")
+    server.add_argument("--host", default="127.0.0.1")
+    server.add_argument("--port", type=int, default=8891)
+    client = roles.add_parser("load", help="its load client; prints one JSON object")
+    client.add_argument("--url", default="ws://127.0.0.1:8891/ws")
+    client.add_argument("--tables", type=int, default=10)
+    client.add_argument("--players", type=int, default=4)
+    client.add_argument("--duration", type=float, default=30.0)
+    client.add_argument("--level", default="casual", choices=sorted(LEVELS))
+    client.add_argument("--server-pid", type=int, default=None)
+    client.add_argument("--warm", type=float, default=5.0, help="seconds of play before the window opens")
+    args = parser.parse_args(argv)
+    if args.role == "serve":
+        serve(args.host, args.port)
+        return 0
+    if args.tables < 1 or args.players < 2 or args.duration <= 0:
+        parser.error("--tables must be at least 1, --players at least 2 and --duration above 0")
+    import uvloop  # noqa: PLC0415 -- as the harness's clients
+
+    report = uvloop.run(
+        run_load(
+            args.url,
+            tables=args.tables,
+            players=args.players,
+            duration=args.duration,
+            level=args.level,
+            server_pid=args.server_pid,
+            warm=args.warm,
+        )
+    )
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Players per core: ``ligretto serve`` beside the bare stack, the same load, one run each.
+
+Each server runs on core 0 and its load client on core 1 (``taskset``, when there are two
+cores); ligretto is measured with ``ligretto loadtest --json`` (a fresh database each run),
+the bare stack (``benchmarks/barestack.py``: Starlette on uvicorn, the same message pattern
+with no game) with its own client playing the same pattern at the same pace.  Printed:
+each run's actions a second, p99 ack and fan-out, the server's CPU per action and memory
+per connection, and the ratios ligretto / bare.  docs/benchmarks.md has the figures.
+
+    python benchmarks/serverspeed.py --tables 1000 --duration 60
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def pinned(core: int, command: list[str]) -> list[str]:
+    if shutil.which("taskset") and (os.cpu_count() or 1) >= 2:
+        return ["taskset", "-c", str(core), *command]
+    return command
+
+
+def wait_until_listening(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except OSError as error:  # refused while starting; an HTTP error means it listens
+            if getattr(error, "code", None):
+                return
+            time.sleep(0.2)
+    raise SystemExit(f"nothing answered at {url}")
+
+
+def ligretto_run(tables: int, players: int, duration: float, port: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        server = subprocess.Popen(
+            pinned(
+                0,
+                [
+                    sys.executable,
+                    "-m",
+                    "ligretto",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--db",
+                    f"{folder}/bench.db",
+                    "--log-level",
+                    "warning",
+                    "--connections-per-address",
+                    "0",
+                    "--tables-per-minute",
+                    "0",
+                ],
+            ),
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            wait_until_listening(f"http://127.0.0.1:{port}/healthz")
+            out = subprocess.run(
+                pinned(
+                    1,
+                    [
+                        sys.executable,
+                        "-m",
+                        "ligretto",
+                        "loadtest",
+                        "--url",
+                        f"http://127.0.0.1:{port}",
+                        "--tables",
+                        str(tables),
+                        "--players",
+                        str(players),
+                        "--duration",
+                        str(duration),
+                        "--server-pid",
+                        str(server.pid),
+                        "--json",
+                    ],
+                ),
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        finally:
+            server.terminate()
+            server.wait(30)
+    report = json.loads(out)
+    return {
+        "actions_per_s": report["actions_per_s"],
+        "ack_p99_ms": report["ack_ms"]["p99"],
+        "fanout_p99_ms": report["fanout_ms"]["p99"],
+        "errors": report["errors"],
+        "server_cpu_percent": report["cpu"]["server_percent"],
+        "memory_per_connection_kib": round(report["server_memory"]["per_connection_bytes"] / 1024, 1),
+    }
+
+
+def bare_run(tables: int, players: int, duration: float, port: int) -> dict[str, Any]:
+    server = subprocess.Popen(pinned(0, [sys.executable, str(HERE / "barestack.py"), "serve", "--port", str(port)]))
+    try:
+        wait_until_listening(f"http://127.0.0.1:{port}/")
+        time.sleep(0.5)
+        rss_before = _rss(server.pid)
+        out = subprocess.run(
+            pinned(
+                1,
+                [
+                    sys.executable,
+                    str(HERE / "barestack.py"),
+                    "load",
+                    "--url",
+                    f"ws://127.0.0.1:{port}/ws",
+                    "--tables",
+                    str(tables),
+                    "--players",
+                    str(players),
+                    "--duration",
+                    str(duration),
+                    "--server-pid",
+                    str(server.pid),
+                ],
+            ),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    finally:
+        server.terminate()
+        server.wait(30)
+    report = json.loads(out)
+    return {
+        "actions_per_s": report["actions_per_s"],
+        "ack_p99_ms": report["ack_ms"]["p99"],
+        "fanout_p99_ms": report["fanout_ms"]["p99"],
+        "errors": report["errors"],
+        "server_cpu_percent": report["server_cpu_percent"],
+        "memory_per_connection_kib": round((report["server_rss_bytes"] - rss_before) / report["connections"] / 1024, 1),
+    }
+
+
+def _rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
+
+
+def per_action_us(run: dict[str, Any]) -> float:
+    return round(float(run["server_cpu_percent"]) / 100 / float(run["actions_per_s"]) * 1e6, 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python benchmarks/serverspeed.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=1000)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--port", type=int, default=8890)
+    args = parser.parse_args(argv)
+    if args.tables < 1 or args.players < 2 or args.duration <= 0:
+        parser.error("--tables must be at least 1, --players at least 2 and --duration above 0")
+    runs: dict[str, Any] = {
+        "ligretto": ligretto_run(args.tables, args.players, args.duration, args.port),
+        "bare": bare_run(args.tables, args.players, args.duration, args.port + 1),
+    }
+    for run in runs.values():
+        run["server_cpu_per_action_us"] = per_action_us(run)
+    ligretto, bare = runs["ligretto"], runs["bare"]
+    runs["ratio"] = {
+        "cpu_per_action_bare_over_ligretto": round(
+            bare["server_cpu_per_action_us"] / ligretto["server_cpu_per_action_us"], 2
+        ),
+        "memory_per_connection_ligretto_over_bare": round(
+            ligretto["memory_per_connection_kib"] / bare["memory_per_connection_kib"], 2
+        ),
+    }
+    runs["load_average"] = os.getloadavg()
+    runs["tables"] = args.tables
+    print(json.dumps(runs, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
