@@ -39,11 +39,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from ligretto.bots.reaction import LEVELS, Move
 from ligretto.harness.figures import percentiles
 
-ACK_PAD = 40
-"""Bytes of padding in an ``ack``: about the size of ligretto's (its ``id``, ``applied``, ``seq``)."""
-EVENTS_PAD = 220
-"""Bytes of padding in an ``events``: about the size of one play's (the card, the pile, the
-row refilled from the stack, the seat's counts)."""
+ACK_PAD = 0
+"""Bytes of padding in an ``ack``: ligretto's applied ``ack`` is about 40 bytes (``{"type": "ack",
+"id": 8, "applied": true}``), this one about 50 with its empty pad."""
+EVENTS_PAD = 100
+"""Bytes of padding in an ``events``: the whole message is then about 145 bytes, the mean of
+ligretto's (146 bytes, median 117, 116-297: 62 messages of a 4-seat table, measured 2026-12-03)."""
 PING_AFTER_S = 2.0
 """A client that sent nothing for this long pings (as ``ligretto loadtest``'s do)."""
 
@@ -114,12 +115,35 @@ class Load:
         return self.start <= at < self.end
 
 
+async def _wait_pinging(ws: Any, wait: float, last_sent: float) -> float:
+    """Wait ``wait`` seconds, pinging after :data:`PING_AFTER_S` of silence; the last send's time."""
+    while wait > 0:
+        step = min(wait, PING_AFTER_S - (time.perf_counter() - last_sent))
+        if step <= 0:
+            await ws.send('{"type":"ping"}')
+            last_sent = time.perf_counter()
+            continue
+        await asyncio.sleep(step)
+        wait -= step
+    return last_sent
+
+
 async def player(
-    url: str, table: str, *, seat: int, load: Load, level: str, rng: random.Random, started: asyncio.Event
+    url: str,
+    table: str,
+    *,
+    seat: int,
+    load: Load,
+    level: str,
+    rng: random.Random,
+    started: asyncio.Event,
+    pace: float | None = None,
 ) -> None:
     from websockets.asyncio.client import connect  # noqa: PLC0415 -- the load role's library, as the harness's
 
     delays = LEVELS[level].sampler(rng)
+    # the level's draws, scaled to a mean of ``pace`` seconds between acts when given
+    scale = 1.0 if pace is None else pace / LEVELS[level].mean(Move.PLAY, 2, 16)
     answered = asyncio.Event()
     mine: dict[int, float] = {}
     try:
@@ -150,15 +174,7 @@ async def player(
             number = seat * 1_000_000_000
             while time.perf_counter() < load.end:
                 # a play, as the load test's clients mostly make: 2 options, 4 piles a player
-                wait = delays.delay(Move.PLAY, 2, 16)
-                while wait > 0:
-                    step = min(wait, PING_AFTER_S - (time.perf_counter() - last_sent))
-                    if step <= 0:
-                        await ws.send('{"type":"ping"}')
-                        last_sent = time.perf_counter()
-                        continue
-                    await asyncio.sleep(step)
-                    wait -= step
+                last_sent = await _wait_pinging(ws, scale * delays.delay(Move.PLAY, 2, 16), last_sent)
                 number += 1
                 answered.clear()
                 now = time.perf_counter()
@@ -183,7 +199,15 @@ async def player(
 
 
 async def run_load(
-    url: str, *, tables: int, players: int, duration: float, level: str, server_pid: int | None, warm: float = 5.0
+    url: str,
+    *,
+    tables: int,
+    players: int,
+    duration: float,
+    level: str,
+    server_pid: int | None,
+    warm: float = 5.0,
+    pace: float | None = None,
 ) -> dict[str, Any]:
     import gc  # noqa: PLC0415
 
@@ -204,6 +228,7 @@ async def run_load(
                         level=level,
                         rng=random.Random(rng.random()),
                         started=started,
+                        pace=pace,
                     )
                 )
             )
@@ -266,13 +291,16 @@ def main(argv: list[str] | None = None) -> int:
     client.add_argument("--duration", type=float, default=30.0)
     client.add_argument("--level", default="casual", choices=sorted(LEVELS))
     client.add_argument("--server-pid", type=int, default=None)
+    client.add_argument(
+        "--pace", type=float, default=None, help="mean seconds between a client's acts (default: the level's play)"
+    )
     client.add_argument("--warm", type=float, default=5.0, help="seconds of play before the window opens")
     args = parser.parse_args(argv)
     if args.role == "serve":
         serve(args.host, args.port)
         return 0
-    if args.tables < 1 or args.players < 2 or args.duration <= 0:
-        parser.error("--tables must be at least 1, --players at least 2 and --duration above 0")
+    if args.tables < 1 or args.players < 2 or args.duration <= 0 or (args.pace is not None and args.pace <= 0):
+        parser.error("--tables must be at least 1, --players at least 2, --duration and --pace above 0")
     import uvloop  # noqa: PLC0415 -- as the harness's clients
 
     report = uvloop.run(
@@ -284,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             level=args.level,
             server_pid=args.server_pid,
             warm=args.warm,
+            pace=args.pace,
         )
     )
     print(json.dumps(report))

@@ -3,7 +3,7 @@
 Each server runs on core 0 and its load client on core 1 (``taskset``, when there are two
 cores); ligretto is measured with ``ligretto loadtest --json`` (a fresh database each run),
 the bare stack (``benchmarks/barestack.py``: Starlette on uvicorn, the same message pattern
-with no game) with its own client playing the same pattern at the same pace.  Printed:
+with no game) with its own client playing the same pattern, each client acting as often as ligretto's did.  Printed:
 each run's actions a second, p99 ack and fan-out, the server's CPU per action and memory
 per connection, and the ratios ligretto / bare.  docs/benchmarks.md has the figures.
 
@@ -111,7 +111,7 @@ def ligretto_run(tables: int, players: int, duration: float, port: int) -> dict[
     }
 
 
-def bare_run(tables: int, players: int, duration: float, port: int) -> dict[str, Any]:
+def bare_run(tables: int, players: int, duration: float, port: int, pace: float) -> dict[str, Any]:
     server = subprocess.Popen(pinned(0, [sys.executable, str(HERE / "barestack.py"), "serve", "--port", str(port)]))
     try:
         wait_until_listening(f"http://127.0.0.1:{port}/")
@@ -134,6 +134,8 @@ def bare_run(tables: int, players: int, duration: float, port: int) -> dict[str,
                     str(duration),
                     "--server-pid",
                     str(server.pid),
+                    "--pace",
+                    str(pace),
                 ],
             ),
             capture_output=True,
@@ -172,9 +174,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.tables < 1 or args.players < 2 or args.duration <= 0:
         parser.error("--tables must be at least 1, --players at least 2 and --duration above 0")
+    ligretto = ligretto_run(args.tables, args.players, args.duration, args.port)
+    # the bare stack's clients act as often as ligretto's did: the same load
+    pace = args.tables * args.players / ligretto["actions_per_s"]
     runs: dict[str, Any] = {
-        "ligretto": ligretto_run(args.tables, args.players, args.duration, args.port),
-        "bare": bare_run(args.tables, args.players, args.duration, args.port + 1),
+        "ligretto": ligretto,
+        "bare": bare_run(args.tables, args.players, args.duration, args.port + 1, pace),
     }
     for run in runs.values():
         run["server_cpu_per_action_us"] = per_action_us(run)
