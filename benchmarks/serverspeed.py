@@ -48,111 +48,60 @@ def wait_until_listening(url: str, timeout: float = 30.0) -> None:
 
 def ligretto_run(tables: int, players: int, duration: float, port: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
-        server = subprocess.Popen(
-            pinned(
-                0,
-                [
-                    sys.executable,
-                    "-m",
-                    "ligretto",
-                    "serve",
-                    "--port",
-                    str(port),
-                    "--db",
-                    f"{folder}/bench.db",
-                    "--log-level",
-                    "warning",
-                    "--connections-per-address",
-                    "0",
-                    "--tables-per-minute",
-                    "0",
-                ],
-            ),
-            stdout=subprocess.DEVNULL,
-        )
-        try:
-            wait_until_listening(f"http://127.0.0.1:{port}/healthz")
-            out = subprocess.run(
-                pinned(
-                    1,
-                    [
-                        sys.executable,
-                        "-m",
-                        "ligretto",
-                        "loadtest",
-                        "--url",
-                        f"http://127.0.0.1:{port}",
-                        "--tables",
-                        str(tables),
-                        "--players",
-                        str(players),
-                        "--duration",
-                        str(duration),
-                        "--server-pid",
-                        str(server.pid),
-                        "--json",
-                    ],
-                ),
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        finally:
-            server.terminate()
-            server.wait(30)
-    report = json.loads(out)
-    return {
-        "actions_per_s": report["actions_per_s"],
-        "ack_p99_ms": report["ack_ms"]["p99"],
-        "fanout_p99_ms": report["fanout_ms"]["p99"],
-        "errors": report["errors"],
-        "server_cpu_percent": report["cpu"]["server_percent"],
-        "memory_per_connection_kib": round(report["server_memory"]["per_connection_bytes"] / 1024, 1),
-    }
+        serve = ["serve", "--port", str(port), "--db", f"{folder}/bench.db", "--log-level", "warning"]
+        serve += ["--connections-per-address", "0", "--tables-per-minute", "0"]  # one address: no limits
+        server = subprocess.Popen(pinned(0, [sys.executable, "-m", "ligretto", *serve]), stdout=subprocess.DEVNULL)
+        wait_until_listening(f"http://127.0.0.1:{port}/healthz")
+        load = ["-m", "ligretto", "loadtest", "--url", f"http://127.0.0.1:{port}", "--json"]
+        report = measured(server, [*load, *load_arguments(tables, players, duration, server.pid)])
+    return figures(report, report["cpu"]["server_percent"], report["server_memory"]["per_connection_bytes"])
 
 
 def bare_run(tables: int, players: int, duration: float, port: int, pace: float) -> dict[str, Any]:
     server = subprocess.Popen(pinned(0, [sys.executable, str(HERE / "barestack.py"), "serve", "--port", str(port)]))
+    wait_until_listening(f"http://127.0.0.1:{port}/")
+    time.sleep(0.5)
+    rss_before = _rss(server.pid)
+    load = [str(HERE / "barestack.py"), "load", "--url", f"ws://127.0.0.1:{port}/ws", "--pace", str(pace)]
+    report = measured(server, [*load, *load_arguments(tables, players, duration, server.pid)])
+    per_connection = (report["server_rss_bytes"] - rss_before) / report["connections"]
+    return figures(report, report["server_cpu_percent"], per_connection)
+
+
+def measured(server: subprocess.Popen[bytes], load: list[str]) -> dict[str, Any]:
+    """The load client's JSON report (it runs on core 1), the server stopped after it."""
     try:
-        wait_until_listening(f"http://127.0.0.1:{port}/")
-        time.sleep(0.5)
-        rss_before = _rss(server.pid)
-        out = subprocess.run(
-            pinned(
-                1,
-                [
-                    sys.executable,
-                    str(HERE / "barestack.py"),
-                    "load",
-                    "--url",
-                    f"ws://127.0.0.1:{port}/ws",
-                    "--tables",
-                    str(tables),
-                    "--players",
-                    str(players),
-                    "--duration",
-                    str(duration),
-                    "--server-pid",
-                    str(server.pid),
-                    "--pace",
-                    str(pace),
-                ],
-            ),
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        out = subprocess.run(pinned(1, [sys.executable, *load]), capture_output=True, text=True, check=True).stdout
     finally:
         server.terminate()
         server.wait(30)
-    report = json.loads(out)
+    report: dict[str, Any] = json.loads(out)
+    return report
+
+
+def load_arguments(tables: int, players: int, duration: float, server_pid: int) -> list[str]:
+    """What both load clients are told: the same tables, players, window and server."""
+    return [
+        "--tables",
+        str(tables),
+        "--players",
+        str(players),
+        "--duration",
+        str(duration),
+        "--server-pid",
+        str(server_pid),
+    ]
+
+
+def figures(report: dict[str, Any], cpu_percent: float, bytes_per_connection: float) -> dict[str, Any]:
+    """The figures compared, from either load client's report (the same names in both)."""
     return {
         "actions_per_s": report["actions_per_s"],
         "ack_p99_ms": report["ack_ms"]["p99"],
         "fanout_p99_ms": report["fanout_ms"]["p99"],
         "errors": report["errors"],
-        "server_cpu_percent": report["server_cpu_percent"],
-        "memory_per_connection_kib": round((report["server_rss_bytes"] - rss_before) / report["connections"] / 1024, 1),
+        "server_cpu_percent": cpu_percent,
+        "memory_per_connection_kib": round(bytes_per_connection / 1024, 1),
     }
 
 
