@@ -38,6 +38,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto.bots.reaction import LEVELS, Move
 from ligretto.harness.figures import percentiles
+from ligretto.harness.probes import cpu_seconds_of, rss_of
 
 ACK_PAD = 0
 """Bytes of padding in an ``ack``: ligretto's applied ``ack`` is about 40 bytes (``{"type": "ack",
@@ -239,10 +240,10 @@ async def run_load(
     load.end = load.start + duration
     started.set()
     await asyncio.sleep(warm)
-    cpu0 = _cpu_seconds(server_pid)
+    cpu0 = None if server_pid is None else cpu_seconds_of(server_pid)
     await asyncio.sleep(duration)
-    cpu1 = _cpu_seconds(server_pid)
-    rss = _rss_bytes(server_pid)
+    cpu1 = None if server_pid is None else cpu_seconds_of(server_pid)
+    rss = None if server_pid is None else rss_of(server_pid)[0]
     await asyncio.gather(*tasks, return_exceptions=True)
     return {
         "tables": tables,
@@ -256,26 +257,6 @@ async def run_load(
         "server_cpu_percent": None if cpu0 is None or cpu1 is None else round(100 * (cpu1 - cpu0) / duration, 1),
         "server_rss_bytes": rss,
     }
-
-
-def _cpu_seconds(pid: int | None) -> float | None:
-    if pid is None:
-        return None
-    import os  # noqa: PLC0415
-
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _rss_bytes(pid: int | None) -> int | None:
-    if pid is None:
-        return None
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:

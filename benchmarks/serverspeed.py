@@ -24,6 +24,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from ligretto.harness.probes import rss_of
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -61,7 +63,9 @@ def bare_run(tables: int, players: int, duration: float, port: int, pace: float)
     server = subprocess.Popen(pinned(0, [sys.executable, str(HERE / "barestack.py"), "serve", "--port", str(port)]))
     wait_until_listening(f"http://127.0.0.1:{port}/")
     time.sleep(0.5)
-    rss_before = _rss(server.pid)
+    rss_before = rss_of(server.pid)[0]
+    if rss_before is None:
+        raise SystemExit("the bare server is not running")
     load = [str(HERE / "barestack.py"), "load", "--url", f"ws://127.0.0.1:{port}/ws", "--pace", str(pace)]
     report = measured(server, [*load, *load_arguments(tables, players, duration, server.pid)])
     per_connection = (report["server_rss_bytes"] - rss_before) / report["connections"]
@@ -103,11 +107,6 @@ def figures(report: dict[str, Any], cpu_percent: float, bytes_per_connection: fl
         "server_cpu_percent": cpu_percent,
         "memory_per_connection_kib": round(bytes_per_connection / 1024, 1),
     }
-
-
-def _rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmRSS:"))
 
 
 def per_action_us(run: dict[str, Any]) -> float:
