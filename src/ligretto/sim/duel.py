@@ -4,7 +4,7 @@ The measure of a strategy in docs/bots.md.  Every deal is played once per seat, 
 ``hero`` in that seat and ``rival`` bots of the same level in all the others; the deal's
 lead is the mean, over those rotations, of the hero's round score minus the mean of the
 rivals' scores in the same round.  The duel's figure is the mean lead over the deals with
-its 99 % confidence interval (normal: the deals are independent, hundreds of them).
+its 99 % confidence interval (``sim.stats.mean_ci``: the deals are independent).
 
 Re-run the figures of docs/bots.md with, e.g.::
 
@@ -14,7 +14,6 @@ Re-run the figures of docs/bots.md with, e.g.::
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -23,9 +22,8 @@ from typing import NamedTuple
 
 from ligretto.bots.spec import parse_bots
 from ligretto.engine.rules import PRESETS, RuleSet
+from ligretto.sim.stats import mean_ci
 from ligretto.sim.table import simulate_round
-
-Z99 = statistics.NormalDist().inv_cdf(0.995)
 
 
 class Lead(NamedTuple):
@@ -70,7 +68,9 @@ def duel(
             leads = list(pool.map(one, range(deals), chunksize=16))
     else:
         leads = [one(seed) for seed in range(deals)]
-    return Lead(statistics.fmean(leads), Z99 * statistics.stdev(leads) / math.sqrt(deals))
+    interval = mean_ci(leads, 0.99)
+    assert interval.half_width is not None  # two deals or more
+    return Lead(interval.mean, interval.half_width)
 
 
 def main(argv: list[str] | None = None) -> int:
