@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import random
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+from simulatordoc import doc_block
 
 import ligretto.rl
 from ligretto.bots import LEVELS, Move, parse_bots
@@ -241,8 +241,7 @@ def test_no_hidden_card_reaches_an_observation(rules: str, players: int) -> None
 
 def test_the_docs_random_learner_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """docs/simulator.md's example under "Research" runs as it is and plays a round out."""
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "simulator.md").read_text(encoding="utf-8")
-    example = doc.split("\n## Research", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    example = doc_block("## Research")
     assert len(example.strip().splitlines()) <= 12
     scope: dict[str, object] = {}
     exec(compile(example, "docs/simulator.md", "exec"), scope)

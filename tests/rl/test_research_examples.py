@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from simulatordoc import doc_block
 
 import ligretto.client
 import ligretto.rl
@@ -23,12 +24,6 @@ from ligretto.protocol import RoundOver
 from realserver import ServerProcess, running
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def doc_block(heading: str) -> str:
-    """The first Python block of docs/simulator.md after ``heading``."""
-    doc = (ROOT / "docs" / "simulator.md").read_text(encoding="utf-8")
-    return doc.split(f"\n{heading}\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
 
 
 def example(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
