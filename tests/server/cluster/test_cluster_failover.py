@@ -134,9 +134,12 @@ def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: An
     it learns it lost the table, but its commit is fenced (docs/deploy.md, "A process that
     stalled"): no ack, the sockets closed, and the players find the new owner's round, which
     never had that act.  The stalled process keeps no table (nor any it had taken over
-    from a killed process)."""
+    from a killed process): what it holds afterwards is only what the other handed it to
+    rebalance the service (``_shed_excess``), which may happen at any renewal once it is
+    back."""
     code = cluster.create_on(victim)
     other_id = cluster.health(other)["process"]
+    handed_before = other.metric("ligretto_handed_over_total")
 
     async def scenario() -> None:
         host, guest = await _match(victim, victim, code, "s")
@@ -171,7 +174,9 @@ def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: An
 
     arun(scenario(), 120)
     assert cluster.owner(code) is other
-    assert cluster.health(victim)["tables"] == 0
+    kept = cluster.health(victim)["tables"]
+    handed = other.metric("ligretto_handed_over_total") - handed_before
+    assert kept <= handed, f"the stalled process kept {kept - handed} of its tables"
     assert victim.metric("ligretto_fenced_tables_total") >= 1, "the stalled process's commit was fenced"
 
 
