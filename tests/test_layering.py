@@ -120,6 +120,10 @@ RELAY = ("ligretto.server.cluster.relay", "websockets")
 """The one exception: the cluster's relay, which carries a client's WebSocket to the
 process that owns its table (issue 16, docs/deploy.md), is a WebSocket client by nature;
 no other server module may use one."""
+SANS_IO = ("ligretto.server.web.wsprotocol", "websockets")
+"""And the server's own WebSocket protocol, which extends uvicorn's (built on websockets'
+sans-I/O server): it frames a message once for all its recipients with websockets' own
+``Frame`` and reads the connection's ``State``; no client."""
 
 IN_PROCESS: dict[str, frozenset[str]] = {
     # local play (`ligretto play`) runs a server Table in the client's own process: the
@@ -202,7 +206,7 @@ def problems_of(name: str, targets: list[str] | None = None) -> list[tuple[str, 
             other = part_of(target)
             if other != part and other not in MAY_IMPORT[part] and target not in IN_PROCESS.get(name, ()):
                 found.append((name, target))
-        elif top in MAY_NOT_USE.get(part, ()) and (name, top) != RELAY:
+        elif top in MAY_NOT_USE.get(part, ()) and (name, top) not in (RELAY, SANS_IO):
             found.append((name, top))
     return found
 

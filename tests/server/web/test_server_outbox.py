@@ -31,6 +31,7 @@ from ligretto.server.table.table import Table
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sockets import Connection
+from ligretto.server.web.wsprotocol import FRAMES
 from pgserver import StoreDatabase
 
 
@@ -76,12 +77,17 @@ class Wire:
         """(phase a ``table`` message shows, phase in the file when it was delivered)."""
         self.acts: dict[int, int] = {}
         """Client id -> how many actions the round's log holds once that act is in it."""
+        self.flushes = 0
+        """Turns of the outbox that delivered to this connection (each ends with a flush)."""
 
     def detach(self) -> None:
         self.seat = None
 
     def send(self, message: dict[str, Any]) -> None:
-        self.outbox.post(self.deliver, protocol.wire(message))
+        self.outbox.post(self, protocol.wire(message))
+
+    def flush(self) -> None:
+        self.flushes += 1
 
     def deliver(self, text: str) -> None:
         message = json.loads(text)
@@ -125,8 +131,10 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
             (ann, bob)[seat].acts[client_id] = len(table.game.log)
         assert reader.actions("OUTBOX") == 0, "written before the end of the loop's turn"
         assert [len(ann.delivered), len(bob.delivered)] == seen, "sent before the commit"
+        flushes = [ann.flushes, bob.flushes]
         await settled(store)
         assert store.commits == commits + 1, "one commit for the whole turn"
+        assert [ann.flushes, bob.flushes] == [f + 1 for f in flushes], "the turn's messages flushed once each"
         assert reader.actions("OUTBOX") == 6
         acks = [m["id"] for m in ann.delivered + bob.delivered if m["type"] == "ack"]
         assert sorted(acks) == list(range(6))
@@ -221,6 +229,7 @@ class SlowSocket:
     """A WebSocket whose client reads only when the test lets it (``opened``)."""
 
     def __init__(self) -> None:
+        self.scope: dict[str, object] = {}  # no ``ligretto.frames``: every message through send_text
         self.sent: list[str] = []
         self.opened = asyncio.Event()
         self.opened.set()
@@ -234,14 +243,38 @@ class SlowSocket:
         self.close_code = code
 
 
-def test_a_slow_client_gets_its_messages_in_order_without_holding_anyone_up() -> None:
+class FramedSlowSocket(SlowSocket):
+    """A slow WebSocket under the server's own protocol: ready-made frames go out below ASGI
+    (``ligretto.frames``) while the client reads, and are declined while it does not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scope = {"extensions": {FRAMES: {"write": self.write_frame}}}
+        self.framed = 0
+
+    def write_frame(self, frames: bytes) -> bool:
+        """One write of the turn's frames (small unmasked text frames, one after another)."""
+        if not self.opened.is_set():
+            return False
+        while frames:
+            assert frames[0] == 0x81 and frames[1] < 126, "a small unmasked text frame"
+            end = 2 + frames[1]
+            self.sent.append(frames[2:end].decode())
+            frames = frames[end:]
+        self.framed += 1
+        return True
+
+
+@pytest.mark.parametrize("socket_kind", [SlowSocket, FramedSlowSocket])
+def test_a_slow_client_gets_its_messages_in_order_without_holding_anyone_up(socket_kind: type[SlowSocket]) -> None:
     async def scenario() -> None:
         outbox = Outbox()
-        socket = SlowSocket()
+        socket = socket_kind()
         conn = Connection(socket, Settings(), outbox)  # type: ignore[arg-type]
         conn.send({"type": "go", "round": 1})
+        conn.send({"type": "ack", "id": 1, "applied": True})
         await asyncio.sleep(0)
-        assert socket.sent == ['{"type":"go","round":1}'], "sent at once when the client reads"
+        assert socket.sent == ['{"type":"go","round":1}', '{"type":"ack","id":1,"applied":true}'], "sent at once"
         assert conn.sender is None
 
         socket.opened.clear()  # the client stops reading
@@ -249,15 +282,17 @@ def test_a_slow_client_gets_its_messages_in_order_without_holding_anyone_up() ->
             conn.send({"type": "events", "seq": seq})
         conn.detach()  # replaced: closed after what was sent before
         await asyncio.sleep(0)  # the outbox releases them: nothing blocks
-        assert conn.sender is not None and len(socket.sent) == 1
+        assert conn.sender is not None and len(socket.sent) == 2
         socket.opened.set()
         await conn.sender
-        assert [json.loads(text)["seq"] for text in socket.sent[1:]] == [0, 1, 2, 3, 4]
+        assert [json.loads(text)["seq"] for text in socket.sent[2:]] == [0, 1, 2, 3, 4]
         assert socket.close_code == 4001 and conn.closed
         assert conn.backlog is None and conn.sender is None
         conn.send({"type": "go", "round": 2})
         await asyncio.sleep(0)
-        assert len(socket.sent) == 6, "nothing is sent after the close"
+        assert len(socket.sent) == 7, "nothing is sent after the close"
+        if isinstance(socket, FramedSlowSocket):
+            assert socket.framed == 1, "one write for the first turn's two; the rest through ASGI"
 
     asyncio.run(scenario())
 

@@ -70,3 +70,89 @@ def test_a_client_that_sends_a_burst_gets_every_answer_in_order(server: Any, aru
 
     # Every third ping has a field too many (an error, -1); the others are answered in order.
     assert arun(scenario()) == [-1.0 if t % 3 == 0 else float(t) for t in range(30)]
+
+
+class MemoryTransport(asyncio.Transport):
+    """A transport that keeps what the server writes (a test reads it as the client)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = bytearray()
+        self.closed = False
+
+    def write(self, data: Any) -> None:
+        self.written += data
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 40000)}.get(name, default)
+
+    def take(self) -> bytes:
+        data, self.written = bytes(self.written), bytearray()
+        return data
+
+
+def test_ready_made_frames_go_out_below_asgi_only_while_the_socket_can_take_them() -> None:
+    """``write_frame`` (the scope's ``ligretto.frames``) writes a frame the client reads as
+    the text sent, once the handshake is done; it declines (the connection then sends through
+    ASGI, which waits or raises) while the transport is paused for a slow reader, and once
+    the client has sent its close."""
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame, Opcode
+    from websockets.uri import parse_uri
+
+    from ligretto.server.web.wsprotocol import FRAMES, WebSocketProtocol, text_frame
+
+    scopes: list[Any] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        scopes.append(scope)
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    async def scenario() -> None:
+        config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
+        server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+        transport = MemoryTransport()
+        server.connection_made(transport)
+        client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
+        client.send_request(client.connect())
+        server.data_received(b"".join(client.data_to_send()))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        client.receive_data(transport.take())
+        assert client.handshake_exc is None and scopes
+        write = scopes[0]["extensions"][FRAMES]["write"]
+
+        def read() -> list[str]:
+            client.receive_data(transport.take())
+            return [event.data.decode() for event in client.events_received() if isinstance(event, Frame)]
+
+        text = '{"type":"events","seq":1,"é":"ü"}'
+        assert text_frame(text) is text_frame(text), "a broadcast's text is framed once"
+        assert write(text_frame(text)) is True
+        assert read() == [text]
+        server.pause_writing()  # the transport's buffer is over its high-water mark
+        assert write(text_frame("held")) is False and transport.written == b""
+        server.resume_writing()
+        assert write(text_frame(text + " ")) is True and read() == [text + " "]
+
+        client.send_close(1000)
+        server.data_received(b"".join(client.data_to_send()))
+        assert write(text_frame("after the close")) is False
+        transport.take()
+        assert Frame(Opcode.TEXT, b"x").serialize(mask=False) == text_frame("x")
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())

@@ -1,7 +1,8 @@
 """The WebSocket endpoints: ``/ws`` (one :class:`Connection` per client: its receiving
 loop, rate limit, ``hello`` and silence deadlines, every message validated by
 ``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
-outbox, written at once or from a backlog if the client is slow to read) and ``/ws/lobby``
+outbox, written at once (framed once per broadcast, below the ASGI layers: ``wsprotocol.py``)
+or from a backlog if the client is slow to read) and ``/ws/lobby``
 (the live list of public tables, ``listing.py``: read within the same rate limit, closed
 when its client stops taking the list).  Both are counted against the connection caps
 (``server/web/admission.py``): one over them is refused before the upgrade."""
@@ -34,6 +35,7 @@ from ligretto.server.web.listing import Viewer
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
+from ligretto.server.web.wsprotocol import FRAMES, text_frame
 
 log = logging.getLogger("ligretto.server")
 FLOODED = "too many messages: the connection is closed"
@@ -60,15 +62,47 @@ class Connection:
         self.rate_limit = RateLimit(settings.rate_per_s, settings.burst)
         self.reactions = protocol.ReactionLimit()
         self.latency = Latency()
+        frames = websocket.scope.get("extensions", {}).get(FRAMES)
+        self.write_frame: Callable[[bytes], bool] | None = frames["write"] if frames else None
+        """Writes ready-made frames below the ASGI layers, if the server offers it
+        (``server/web/wsprotocol.py``): ``False`` when it cannot now."""
+        self.pending: list[str] = []
+        """This turn's messages not written yet (:meth:`flush` writes them) and their frames."""
+        self.frames: list[bytes] = []
 
     def send(self, message: protocol.Outgoing) -> None:
         """Encode (a broadcast once for all its listeners) and hand to the outbox."""
-        self.outbox.post(self.write, protocol.wire(message))
+        self.outbox.post(self, protocol.wire(message))
 
     def detach(self) -> None:
         """Another connection took this one's seat: forget the table and close."""
         self.table = None
-        self.outbox.post(self.write, "")  # the close marker, after what was sent before
+        self.outbox.post(self, "")  # the close marker, after what was sent before
+
+    def deliver(self, text: str) -> None:
+        """One message of the outbox's turn (``""``: the close): framed and kept for
+        :meth:`flush` when the socket takes ready-made frames, else written now."""
+        if self.closed:
+            return
+        if self.backlog is None and text and self.write_frame is not None:
+            self.pending.append(text)
+            self.frames.append(text_frame(text))
+            return
+        self.flush()
+        self.write(text)
+
+    def flush(self) -> None:
+        """Write the turn's messages together: one system call for the lot (an action's ack
+        and events to its sender); if the socket cannot take them now, one by one."""
+        if not self.pending:
+            return
+        texts, frames = self.pending, self.frames
+        self.pending, self.frames = [], []
+        assert self.write_frame is not None
+        if self.closed or (self.backlog is None and self.write_frame(b"".join(frames))):
+            return
+        for text in texts:
+            self.write(text)
 
     def write(self, text: str) -> None:
         """Put one message (``""``: the close) on the socket now; if the client is slow to

@@ -12,6 +12,14 @@ the server's close a client has :data:`AFTER_CLOSE_BYTES` left for its close fra
 that its connection is closed at once (what was sent to it still goes out first).
 docs/reliability.md has the figures.
 
+And one way out below the ASGI layers: a message every listener of a table receives is
+framed once (:func:`text_frame`) and written to each socket by :meth:`WebSocketProtocol.write_frame`
+(the scope's ``ligretto.frames`` extension), not through Starlette's, the middleware's and
+uvicorn's sends and the ``websockets`` framing for each listener: those layers were half of
+the server's time at 1,000 tables (docs/benchmarks.md, issue 31).  Whenever the socket
+cannot take a frame at once (paused for a slow reader, closing, closed) the connection sends
+through ASGI instead, which waits or raises as before.
+
 One fix more: a connection refused before the upgrade (``server/web/admission.py``: 429 or
 503) is a handshake done, not "ASGI callable returned without completing handshake"
 logged at ERROR for each (Kludex/uvicorn pull request 3138, open).
@@ -22,11 +30,38 @@ from __future__ import annotations
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
 
 FEED_BYTES = 4096
 """Bytes parsed at once: one client message at its largest (``protocol.MAX_MESSAGE_BYTES``)."""
 AFTER_CLOSE_BYTES = 64 * 1024
 """What a client may still send once the server has closed its connection."""
+FRAMES = "ligretto.frames"
+"""The scope extension (``{"write": WebSocketProtocol.write_frame}``) through which a
+connection writes ready-made frames; absent under any other server (tests in process)."""
+
+
+class _Framer:
+    """Frames a text; the listeners of a table get the same text one after another
+    (``protocol.Broadcast``), so the last text's frame is kept and it is framed once."""
+
+    __slots__ = ("_frame", "_text")
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._frame = b""
+
+    def __call__(self, text: str) -> bytes:
+        if text is not self._text:
+            self._frame = Frame(Opcode.TEXT, text.encode()).serialize(mask=False)
+            self._text = text
+        return self._frame
+
+
+text_frame = _Framer()
+"""``text`` as one unmasked text frame, as a server sends it (no extension: the server runs
+without permessage-deflate)."""
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
@@ -38,6 +73,27 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         self.unparsed = bytearray()
         """Bytes received and not parsed yet (in order, before anything received later)."""
         self.after_close = 0
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        if not self.close_sent and not self.config.ws_per_message_deflate:
+            self.scope["extensions"][FRAMES] = {"write": self.write_frame}
+
+    def write_frame(self, frame: bytes) -> bool:
+        """Write one frame of :func:`text_frame` now; ``False`` if the socket cannot take it
+        at once (not open yet or any more, or paused because the client is slow to read):
+        the caller then sends through ASGI, which waits for it or raises."""
+        if (
+            self.close_sent
+            or self.disconnected
+            or self.initial_response is not None
+            or not self.handshake_complete
+            or not self.writable.is_set()
+            or self.conn.state is not State.OPEN
+        ):
+            return False
+        self.transport.write(frame)
+        return True
 
     def data_received(self, data: bytes) -> None:
         if self.close_sent:
