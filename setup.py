@@ -23,6 +23,8 @@ COMPILED = [
     "src/ligretto/engine/stalemate.py",
     "src/ligretto/engine/state.py",
     "src/ligretto/engine/observation.py",
+    "src/ligretto/engine/races.py",
+    "src/ligretto/engine/tempo.py",
     "src/ligretto/bots/driver.py",
     "src/ligretto/bots/reaction.py",
     "src/ligretto/bots/strategies.py",
