@@ -111,6 +111,8 @@ class Load:
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     actions: int = 0
     errors: int = 0
+    error_kinds: dict[str, int] = field(default_factory=dict)
+    """The errors by the exception's name (the report says which)."""
 
     def counts(self, at: float) -> bool:
         return self.start <= at < self.end
@@ -195,8 +197,10 @@ async def player(
                 last_sent = now
                 await asyncio.wait_for(answered.wait(), 10)
             reader.cancel()
-    except Exception:  # counted, as the harness counts its clients' failures
+    except Exception as error:  # counted, as the harness counts its clients' failures
         load.errors += 1
+        kind = f"{type(error).__name__} (seat {seat} of table {table})"
+        load.error_kinds[kind] = load.error_kinds.get(kind, 0) + 1
 
 
 async def run_load(
@@ -254,6 +258,7 @@ async def run_load(
         "ack_ms": percentiles(load.acks),
         "fanout_ms": percentiles(load.fanouts),
         "errors": load.errors,
+        "error_kinds": load.error_kinds,
         "server_cpu_percent": None if cpu0 is None or cpu1 is None else round(100 * (cpu1 - cpu0) / duration, 1),
         "server_rss_bytes": rss,
     }

@@ -58,7 +58,7 @@ def test_two_tables_of_three_get_their_acks_and_every_other_seat_the_events() ->
         server.terminate()
         server.wait(10)
     report = json.loads(out)
-    assert report["errors"] == 0 and report["connections"] == 6
+    assert report["errors"] == 0 and report["connections"] == 6, report["error_kinds"]
     acks, fanouts = report["ack_ms"]["n"], report["fanout_ms"]["n"]
     # six players at an expert's pace for 3 s: about an act a second each
     assert acks >= 6, report
