@@ -213,6 +213,23 @@ def press(page: Page, key: str) -> None:
     page.wait_for_timeout(SETTLE_MS)
 
 
+def turn_the_hand(page: Page, timeout_s: float = 10.0) -> dict[str, Any]:
+    """Turn the hand (the space key) and read the board once it shows the turn: the ack ends
+    the page's pending action a message before the events that show it, and a loaded
+    machine read the board in between."""
+
+    def own(board: dict[str, Any] | None) -> tuple[Any, ...] | None:
+        return None if board is None else (board["own"], board["hand"], board["sizes"])
+
+    was = own(read_board(page))
+    press(page, " ")
+    deadline = time.monotonic() + timeout_s
+    while own(board := read_board(page)) == was and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert board is not None and own(board) != was, "the turn did not show on the board"
+    return board
+
+
 def shows_the_round_as_it_was(page: Page, before: dict[str, Any]) -> None:
     """After a restart or a take-over: the page (not live yet) shows its own area, hand and
     every seat's sizes as ``before`` (a ``read_board`` from before the server went down)."""

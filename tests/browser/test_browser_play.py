@@ -21,6 +21,7 @@ from browserkit import (
     press,
     read_board,
     start_match,
+    turn_the_hand,
     wait_round_over,
     wait_settled,
 )
@@ -198,9 +199,8 @@ def test_a_reload_and_a_dropped_connection_bring_the_player_back_to_the_seat(
     host_table(page, "Rae", seats=2, rounds=1, bots=("smart:beginner",))
     start_match(page)
     for _ in range(4):
-        press(page, " ")
-    before = read_board(page)
-    assert before is not None and before["sizes"][1] > 0  # cards went to the discard pile
+        before = turn_the_hand(page)
+    assert before["sizes"][1] > 0  # cards went to the discard pile
 
     page.reload()
     page.wait_for_selector(".board.live")

@@ -15,10 +15,9 @@ from browserkit import (
     host_table,
     join_by_link,
     plays_on_once_back,
-    press,
-    read_board,
     shows_the_round_as_it_was,
     start_match,
+    turn_the_hand,
 )
 from playwright.sync_api import expect
 
@@ -39,9 +38,8 @@ def test_after_a_restart_the_page_counts_down_over_the_board_it_left(pages: Any,
     bob = pages.open(f"/#/t/{code}", context=bobs)
     join_by_link(bob, "Bob")
     start_match(alice, bob)
-    press(alice, " ")  # turn the hand: the board is no longer the deal's
-    before = read_board(alice)
-    assert before is not None and before["live"] and before["hand"] > 0
+    before = turn_the_hand(alice)  # the board is no longer the deal's
+    assert before["live"] and before["hand"] > 0
     bob.close()  # Bob is away when the server goes down
 
     server.kill()
