@@ -86,6 +86,16 @@ def wait_cues(page: Page, **wanted: int) -> None:
     )
 
 
+WATCH_LOST_PILES = """() => {
+  window.lostPiles = [];
+  const note = () => document.querySelectorAll('.center .pile.lost').forEach((pile) => {
+    if (!window.lostPiles.includes(pile.dataset.pile)) window.lostPiles.push(pile.dataset.pile);
+  });
+  const all = { subtree: true, childList: true, attributes: true, attributeFilter: ['class'] };
+  new MutationObserver(note).observe(document.body, all);
+}"""
+
+
 def own_plays(seen: list[dict[str, Any]], seat: int) -> int:
     return sum(
         1
@@ -121,6 +131,7 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     # A race for one pile; Alice's network is slow, so Bob's card gets there first.
     race = lose_a_race(gate, alice, bob)
     assert race.refusal["reason"] == "does_not_fit" and race.refusal["by"] == 1, race.refusal  # Bob's seat
+    alice.evaluate(WATCH_LOST_PILES)  # the flash lasts a second of wall time: a loaded machine reads later
     gate.release()
 
     slot = "row-" + str(race.position) if race.source == "row" else race.source
@@ -129,7 +140,8 @@ def test_a_lost_race_names_the_winner_sounds_buzzes_and_reactions_reach_everyone
     expect(card.locator(".bubble")).to_have_text(race.words())
     expect(card).to_have_attribute("data-card", race.card)
     lost = alice.locator(f'.center [data-pile="{race.pile}"]')
-    expect(lost).to_have_class(re.compile(r"\blost\b"))
+    alice.wait_for_function("(pile) => window.lostPiles.includes(String(pile))", arg=race.pile, timeout=5000)
+    assert alice.evaluate("window.lostPiles") == [str(race.pile)], "only the pile she lost to flashes"
     shot(alice, "beaten-by-bob")
     expect(lost).not_to_have_class(re.compile(r"\blost\b"), timeout=3000)  # for a moment only
     expect(bob.locator(".center .pile.lost")).to_have_count(0)  # the winner's pile does not flash
