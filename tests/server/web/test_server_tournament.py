@@ -371,3 +371,44 @@ def test_the_director_pairs_a_stage_that_another_process_recorded(tmp_path: Path
         asyncio.run(scenario())
     finally:
         store.close()
+
+
+class Listing(Directory):
+    """A process of a service whose every code reservation goes to Redis and back (the
+    loop runs other work meanwhile): what its lobby lists then, as ``/api/tables`` and the
+    directory's published listing would, is kept."""
+
+    def __init__(self) -> None:
+        self.lobby: Lobby | None = None
+        self.seen: list[set[str]] = []
+
+    async def reserve(self, code: str, stored: bool) -> bool:
+        await asyncio.sleep(0)
+        assert self.lobby is not None
+        self.seen.append({summary.code for summary in self.lobby.public_tables()})
+        return True
+
+
+def test_a_stage_table_is_never_listed_while_its_stage_is_dealt(tmp_path: Path) -> None:
+    """The lobby lists a tournament once and none of its stage tables, also between the
+    awaits of pairing a stage (each table's code reserved across the service): every table
+    is a stage table from its creation."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def scenario() -> None:
+        directory = Listing()
+        lobby = Lobby(Settings(countdown_s=1.0), store, VirtualScheduler(), directory)
+        directory.lobby = lobby
+        director = Director(lobby, store.tournaments)
+        spec = protocol.CreateTournament("Busy cup", table_size=2, stages=2, bots=["smart:machine"] * 8)
+        created = director.create(spec, seed=SEED)
+        await director.start(created.id, created.host)
+        assert len(lobby.tables) == 4 and len(directory.seen) == 4
+        assert directory.seen == [set()] * 4, "a stage table listed while its stage was dealt"
+        listing = lobby.public_listing()
+        assert not listing.tables and [t.id for t in listing.tournaments] == [created.id]
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.close()

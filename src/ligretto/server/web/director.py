@@ -38,7 +38,7 @@ from ligretto.server.table.record import SeatRecord
 from ligretto.server.table.table import Seat, Table
 from ligretto.server.table.timing import DEFAULT_GRACE_S
 from ligretto.server.web.lobby import Lobby
-from ligretto.tournament import MAX_ENTRANTS, Pairing, Tournament, knockout_stages
+from ligretto.tournament import MAX_ENTRANTS, Pairing, Stage, Tournament, knockout_stages
 
 __all__ = ["BYE_BOT", "Director", "Elsewhere", "Watcher", "dealt_from", "details_of"]
 
@@ -164,8 +164,11 @@ class Director:
             if model.over or (model.stages and not model.stage_complete(len(model.stages))):
                 return
             stage = model.next_stage()
-            tables = [await self._table(stored, stage.seed, seats) for seats in (t.seats for t in stage.tables)]
-            codes = [table.code for table in tables]
+            codes: list[str] = []  # grows as they are dealt: each is a stage table from its start
+            tables = [
+                await self._table(stored, model.stage_count, stage, codes, seats)
+                for seats in (t.seats for t in stage.tables)
+            ]
             if not self.tournaments.add_stage(ident, stage, codes):
                 for table in tables:  # paired by another process meanwhile: these are nobody's
                     self.lobby.kept.discard(table.code)
@@ -173,12 +176,15 @@ class Director:
                     table.drop()
                 return
             for number, table in enumerate(tables, 1):
-                self._tag(stored, model.stage_count, stage.number, codes, table)
                 self._watch(ident, stage.number, number, table)
                 table.begin()
 
-    async def _table(self, stored: StoredTournament, seed: int, seats: tuple[int | None, ...]) -> Table:
-        """A stage table: public, unrated, dealt from ``seed``, its seats the pairing's."""
+    async def _table(
+        self, stored: StoredTournament, stages: int, stage: Stage, codes: list[str], seats: tuple[int | None, ...]
+    ) -> Table:
+        """A stage table: public, unrated, dealt from the stage's seed, its seats the
+        pairing's; named a stage table (``_tag``) before anything can list it, its code
+        added to ``codes``, the stage's tables so far."""
         code = await self.lobby.reserve_code()
         table = self.lobby.create(
             stored.table_size,
@@ -187,8 +193,10 @@ class Director:
             DEFAULT_GRACE_S,
             rated=False,
             code=code,
-            match_seeds=dealt_from(seed),
+            match_seeds=dealt_from(stage.seed),
         )
+        codes.append(code)
+        self._tag(stored, stages, stage.number, codes, table)
         self.lobby.kept.add(code)
         for entrant in seats:
             who = None if entrant is None else stored.entrants[entrant]
@@ -202,8 +210,8 @@ class Director:
 
     def _tag(self, stored: StoredTournament, stages: int, stage: int, codes: list[str], table: Table) -> None:
         """Name the tournament and stage at a stage table, and keep the entrants of the
-        stage's other tables from watching it while the stage is on (``Table.watch``)."""
-        siblings = [code for code in codes if code != table.code]
+        stage's other tables from watching it while the stage is on (``Table.watch``);
+        ``codes``, the stage's tables, may still grow (``_table``)."""
 
         def peeks(profile: str | None, token: str | None) -> bool:
             def theirs(seat: Seat | SeatRecord | None) -> bool:
@@ -213,7 +221,7 @@ class Director:
 
             if profile is None and token is None:
                 return False
-            others = [self._seen(code) for code in siblings]
+            others = [self._seen(code) for code in codes if code != table.code]
             if not any(theirs(seat) for _over, seats in others for seat in seats):
                 return False
             # the stage is over: its deals are no secret to its entrants now
