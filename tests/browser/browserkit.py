@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import BrowserContext, Page, Playwright, WebSocketRoute, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Playwright, WebSocketRoute, expect
 
 from debianpackages import ensure_installed
 from ligretto.client.mirror import Pile, number
@@ -27,6 +28,22 @@ from ligretto.engine.races import RACE_MS
 from wire import CARD
 
 CHROMIUM = "/usr/bin/chromium"
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+]
+"""The features Playwright (1.5x, ``chromiumSwitches``) disables at every launch."""
 LAUNCH_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -35,8 +52,25 @@ LAUNCH_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # Playwright's own list (a second --disable-features replaces the first) and the omnibox
+    # popup's WebUI, which new headless Chromium renders in a process of its own for every
+    # browser context: 15-20 % of the browser tests' Chromium CPU (docs/benchmarks.md)
+    "--disable-features=" + ",".join([*PLAYWRIGHT_DISABLED_FEATURES, "WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]),
 ]
 """Without the background-networking flags this closed network refuses many connections."""
+
+SCREENSHOTS = os.environ.get("LIGRETTO_SCREENSHOTS") == "1"
+"""Whether the browser tests save their screenshots (to look at them): off by default, as
+they are a third of the browser tests' Chromium CPU and no test reads them back."""
+
+
+def screenshot(page: Page | Locator, path: Path, **options: Any) -> Path:
+    """Save a screenshot of ``page`` at ``path`` when ``LIGRETTO_SCREENSHOTS=1``."""
+    if SCREENSHOTS:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(path), **options)
+    return path
+
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"

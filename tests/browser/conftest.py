@@ -8,7 +8,7 @@
   traceback in its log fails the session.
 * ``pages`` opens pages, each in its own browser context (its own localStorage, so its
   own seat token), and fails the test on any JavaScript error in a page.
-* Screenshots go to tests/browser/artifacts/ (git-ignored).
+* Screenshots go to tests/browser/artifacts/ (git-ignored) when ``LIGRETTO_SCREENSHOTS=1``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import ARTIFACTS, LAUNCH_ARGS, PlaywrightLoop, ensure_chromium
+from browserkit import ARTIFACTS, LAUNCH_ARGS, PlaywrightLoop, ensure_chromium, screenshot
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from realserver import TEST_RATE, ServerProcess, running
@@ -127,11 +127,10 @@ def pages(browser: Browser, server: ServerProcess) -> Iterator[Pages]:
 
 @pytest.fixture
 def shot(artifacts: Path, request: pytest.FixtureRequest) -> Callable[..., Path]:
-    """Save a screenshot of a page as a test artefact, named after the test."""
+    """Save a screenshot of a page as a test artefact, named after the test (when
+    ``LIGRETTO_SCREENSHOTS=1``: ``browserkit.screenshot``)."""
 
     def take(page: Page, label: str, **options: Any) -> Path:
-        path = artifacts / f"{request.node.name}-{label}.png"
-        page.screenshot(path=str(path), **options)
-        return path
+        return screenshot(page, artifacts / f"{request.node.name}-{label}.png", **options)
 
     return take

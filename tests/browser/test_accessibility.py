@@ -37,6 +37,7 @@ from browserkit import (
     play_keys_until_round_ends,
     press,
     read_board,
+    screenshot,
     start_match,
     wait_round_over,
     wait_settled,
@@ -442,7 +443,7 @@ def test_axe_finds_no_violation_on_any_screen(pages: Any, server: Any, artifacts
     for screen, reach in SCREENS:
         page = reach(tour)
         found += [describe(screen, violation) for violation in violations(page)]
-        page.screenshot(path=str(artifacts / f"a11y-{size.name}-{screen}.png"))
+        screenshot(page, artifacts / f"a11y-{size.name}-{screen}.png")
         checked.append(screen)
         for role in LEAVE.get(screen, ()):
             tour.leave(role)

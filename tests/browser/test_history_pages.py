@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import no_horizontal_overflow
+from browserkit import ARTIFACTS, no_horizontal_overflow, screenshot
 from playwright.sync_api import Page
 from test_accessibility import describe, violations
 
@@ -34,7 +34,7 @@ from storedrounds import Person, StoredRounds
 ROUNDS = 3
 LADDER_MATCHES = 21
 """One more than a page of history (20 matches)."""
-SCREENSHOTS = Path("/tmp/h15pages")
+SHOTS = ARTIFACTS / "history-pages"
 CARD_TEXT = re.compile(r"(?<![\w-])[rgyb](?:10|[1-9])(?![\w-])")
 """A card's wire name standing alone anywhere in a page's HTML."""
 ENGLISH: dict[str, str] = json.loads(
@@ -358,7 +358,6 @@ def test_the_leaderboard_orders_by_conservative_rating(
 def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(
     pages: Any, played: dict[str, Any], width: int, height: int
 ) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = pages.context(width=width, height=height)
     page: Page = pages.open(f"/#/history/{played['ids']['Ann']}", context=context)
     page.wait_for_selector("#history-stats .stats")
@@ -375,7 +374,7 @@ def test_no_page_names_a_card_both_fit_the_screen_and_axe_finds_no_violation(
         assert "⟦" not in shown.inner_text("body")
         found = [describe(name, violation) for violation in violations(shown)]
         assert not found, "axe-core:\n" + "\n".join(found)
-        shown.screenshot(path=str(SCREENSHOTS / f"{name}-{width}x{height}.png"), full_page=True)
+        screenshot(shown, SHOTS / f"{name}-{width}x{height}.png", full_page=True)
 
 
 def test_both_pages_speak_every_language_on_a_phone(pages: Any, played: dict[str, Any]) -> None:
@@ -403,4 +402,4 @@ def test_both_pages_speak_every_language_on_a_phone(pages: Any, played: dict[str
             sizes = no_horizontal_overflow(shown)
             assert sizes[0] == sizes[1], f"{lang}: the {name} page sticks out sideways: {sizes}"
             if lang in ("de", "fi"):
-                shown.screenshot(path=str(SCREENSHOTS / f"{name}-390-{lang}.png"), full_page=True)
+                screenshot(shown, SHOTS / f"{name}-390-{lang}.png", full_page=True)
