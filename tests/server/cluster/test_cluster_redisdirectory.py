@@ -407,6 +407,21 @@ def test_leases_are_renewed_from_a_thread_while_the_event_loop_is_alive(redis_ur
     check.close()
 
 
+def unread_by(port: int, connections: int, within_s: float = 10.0) -> None:
+    """Until ``connections`` connections to the server on ``port`` of 127.0.0.1 hold bytes
+    it has not read (the receive queue of its end, ``/proc/net/tcp``): requests sent to a
+    hung server, however long the sending threads took to be scheduled."""
+    local = f"0100007F:{port:04X}"
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+        unread = [row for row in rows if row[1] == local and row[3] == "01" and int(row[4].split(":")[1], 16)]
+        if len(unread) >= connections:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"not {connections} requests sent to port {port} within {within_s} s")
+
+
 def test_a_renewal_held_by_a_hung_redis_takes_its_lease_back_before_anyone_looks(tmp_path: Path) -> None:
     """Redis hung for longer than a lease (SIGSTOP: its clock runs on, so every lease has
     run out as it resumes).  The owner's renewal, sent while it hung, is one round trip
@@ -429,9 +444,10 @@ def test_a_renewal_held_by_a_hung_redis_takes_its_lease_back_before_anyone_looks
         try:
             renewal = threading.Thread(target=renewer.renew_once)
             renewal.start()
-            time.sleep(0.3)  # the renewal is in Redis's socket: then the question
+            unread_by(server.port, 1)  # the renewal is in Redis's socket: then the question
             looker = threading.Thread(target=lambda: owner.append(check.get(keys.table("t1"))))
             looker.start()
+            unread_by(server.port, 2)
             time.sleep(1.2)  # past the lease
         finally:
             server.resume()
