@@ -176,11 +176,27 @@ def box(page: Page, selector: str) -> dict[str, float]:
     return found
 
 
+def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
+    """The boxes of the first element of each selector, read at one moment (the badge's
+    round trip, say, may widen the header between two reads)."""
+    found: list[dict[str, float] | None] = page.evaluate(
+        """(selectors) => selectors.map((selector) => {
+          const element = document.querySelector(selector);
+          if (!element) return null;
+          const { x, y, width, height } = element.getBoundingClientRect();
+          return { x, y, width, height };
+        })""",
+        list(selectors),
+    )
+    assert all(each is not None for each in found), dict(zip(selectors, found, strict=True))
+    return [each for each in found if each is not None]
+
+
 def sheet_beside_the_coach(page: Page, lesson: str) -> None:
     """At a round's end the coach covers no part of the score sheet, which is on the screen."""
     page.wait_for_selector(".sheet-panel #score-sheet.tutorial-target")
     wait_settled(page)
-    coach, panel = box(page, "#coach"), box(page, ".sheet-panel")
+    coach, panel = boxes(page, "#coach", ".sheet-panel")
     height = page.evaluate("() => innerHeight")
     assert coach["y"] + coach["height"] <= panel["y"], (lesson, coach, panel)
     assert panel["y"] + panel["height"] <= height, (lesson, panel, height)
@@ -192,7 +208,7 @@ def sheet_beside_the_coach(page: Page, lesson: str) -> None:
 def header_on_one_line(page: Page) -> None:
     """On a phone during a round the page's header and the table's bar share one line, as
     at any table, and the coach comes below it."""
-    bar, top, coach = box(page, ".table-bar"), box(page, ".topbar"), box(page, "#coach")
+    bar, top, coach = boxes(page, ".table-bar", ".topbar", "#coach")
     assert abs(bar["y"] - top["y"]) < 1 and bar["height"] < 40 and top["height"] < 40, (bar, top)
     assert bar["x"] + bar["width"] <= top["x"] + 1 and top["x"] + top["width"] <= page.viewport_size["width"] + 1, (
         bar,
@@ -220,7 +236,7 @@ def coach_folds_away(page: Page, words: dict[str, str]) -> None:
     )
     assert page.evaluate("() => document.activeElement.id") == "coach-toggle"
     wait_settled(page)
-    coach, sheet, panel = box(page, "#coach"), box(page, "#score-sheet"), box(page, ".sheet-panel")
+    coach, sheet, panel = boxes(page, "#coach", "#score-sheet", ".sheet-panel")
     assert coach["height"] < min(tall / 2, 100), (tall, coach)
     assert coach["y"] + coach["height"] <= panel["y"], (coach, panel)
     assert sheet["y"] >= 0 and sheet["y"] + sheet["height"] <= page.evaluate("() => innerHeight"), sheet
