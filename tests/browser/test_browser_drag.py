@@ -39,7 +39,8 @@ BOTS = ("smart:expert",) * 10
 """Fast bots: at 12 seats piles start every second or so early in a round."""
 DROPS = int(os.environ.get("LIGRETTO_DRAG_DROPS", "16"))
 """Aimed drops per device (races included; drops the round's end overtook not): 16 in the
-suite (one of them after an empty-corner drag), 50 or more for the figures of docs/benchmarks.md (``LIGRETTO_DRAG_DROPS=50``)."""
+suite (one of them after an empty-corner drag), 50 or more for the figures of
+docs/benchmarks.md (``LIGRETTO_DRAG_DROPS=50``)."""
 ONE_IN = 50
 """At most one drop in this many may be lost (none of the suite's 16)."""
 DRAG_MS = (320, 460)
