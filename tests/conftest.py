@@ -98,6 +98,42 @@ class SharingScheduling(LoadScopeScheduling):
         return module if module.startswith(SHARING) else nodeid
 
 
+LONGEST_FIRST = (
+    "tests/browser/test_browser_layout.py",
+    "tests/browser/test_accessibility.py",
+    "tests/harness/test_stressrun.py",
+    "tests/browser/test_tutorial.py",
+    "tests/browser/test_browser_drag.py",
+    "tests/rl/test_research_examples.py",
+    "tests/browser/test_browser_play.py",
+    "tests/server/cluster/test_cluster_failover.py",
+    "tests/browser/test_keeper.py",
+    "tests/server/test_server_speed.py",
+    "tests/browser/test_fair_judging.py",
+    "tests/browser/test_score_sheet.py",
+    "tests/terminal/test_remote.py",
+    "tests/browser/test_spectator.py",
+    "tests/browser/test_feedback.py",
+    "tests/engine/test_stateful.py",
+    "tests/test_quality.py",
+    "tests/client/test_conformance.py",
+)
+"""The modules whose tests take longest (a minute or more of a worker's time in a fresh
+clone, docs/benchmarks.md), longest first: they are handed out before everything else, so
+the session does not end with one worker on a long module while the others wait."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules of :data:`LONGEST_FIRST` first, in its order; the rest as collected
+    (the same order on every worker, as xdist requires)."""
+    rank = {module: index for index, module in enumerate(LONGEST_FIRST)}
+
+    def first(item: pytest.Item) -> int:
+        return rank.get(item.nodeid.split("::", 1)[0], len(LONGEST_FIRST))
+
+    items.sort(key=first)  # stable: each module keeps its own order
+
+
 @pytest.fixture
 def arun() -> Callable[[Coroutine[Any, Any, Any]], Any]:
     """Run one scenario coroutine to the end, within a hard time limit (90 s unless given)."""
