@@ -54,7 +54,7 @@ LAUNCH_ARGS = [
     "--disable-sync",
     # Playwright's own list (a second --disable-features replaces the first) and the omnibox
     # popup's WebUI, which new headless Chromium renders in a process of its own for every
-    # browser context: 15-20 % of the browser tests' Chromium CPU (docs/benchmarks.md)
+    # browser context: about 14 % of the browser tests' Chromium CPU (docs/benchmarks.md)
     "--disable-features=" + ",".join([*PLAYWRIGHT_DISABLED_FEATURES, "WebUIOmniboxPopup", "WebUIOmniboxAimPopup"]),
 ]
 """Without the background-networking flags this closed network refuses many connections."""
