@@ -61,7 +61,7 @@ LAUNCH_ARGS = [
 
 SCREENSHOTS = os.environ.get("LIGRETTO_SCREENSHOTS") == "1"
 """Whether the browser tests save their screenshots (to look at them): off by default, as
-they are a third of the browser tests' Chromium CPU and no test reads them back."""
+they cost Chromium much CPU (about 30 % in one measured pair) and no test reads them back."""
 
 
 def screenshot(page: Page | Locator, path: Path, **options: Any) -> Path:
