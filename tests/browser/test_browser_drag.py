@@ -46,7 +46,8 @@ ONE_IN = 50
 DRAG_MS = (320, 460)
 STEPS = 3
 EMPTY_EVERY = 10
-"""Every this many drags the card is let go in the center's empty corner instead."""
+"""Every this many drags the card is let go in the center's empty corner instead (and every
+drag after the first such until one was not overtaken by the round's end)."""
 RACE_WORDS = re.compile(r"Beaten to it|faster|got there first")
 TAKEN = ("Doesn't fit there", "That pile is complete")
 """What the page said before the fix when the aimed pile had been taken (a race, or not)."""
@@ -289,7 +290,10 @@ class Person:
                 continue
             drags += 1
             play = self.rng.choice(plays)
-            yield from self.drag(play, look["slots"][slot_of(play)], empty=drags % EMPTY_EVERY == 0)
+            # every tenth drag to the empty corner, and each one after until one was judged
+            # (the round's end may overtake it)
+            owed = drags > EMPTY_EVERY and not self.outcomes.get("empty")
+            yield from self.drag(play, look["slots"][slot_of(play)], empty=drags % EMPTY_EVERY == 0 or owed)
             yield time.monotonic() + self.rng.uniform(0.03, 0.08)  # a glance at the board
 
     def drag(self, play: tuple[str, int, str, int | None], start: list[float], *, empty: bool) -> Iterator[float]:
