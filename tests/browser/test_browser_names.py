@@ -91,10 +91,31 @@ CUT_NAMES = """(nodes) => nodes.map((node) => {
 })"""
 
 
-def cut_names(page: Page, selector: str, names: list[str], where: str) -> list[dict[str, Any]]:
-    """The names shown by ``selector``: each whole in the page's text, its last four
-    characters in view whatever its width (cut in the middle), so that no two read alike."""
-    found: list[dict[str, Any]] = page.eval_on_selector_all(selector, CUT_NAMES)
+MEASURE_THE_DEALT_BOARD = (
+    """(count) => {
+  const measure = """
+    + CUT_NAMES
+    + """;
+  const look = () => {
+    const names = [...document.querySelectorAll('.table-screen.in-round .opponents .opp-name')];
+    if (!window.dealtBoard && names.length === count) window.dealtBoard = measure(names);
+  };
+  new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true });
+}"""
+)
+"""The opponents' names measured (``CUT_NAMES``) as soon as the board is drawn, whether or
+not the page painted it before the round moved on: machine bots may end a round a moment
+after the go, and a loaded page may draw the countdown's board and the go's in one frame."""
+
+
+def cut_names(
+    page: Page, selector: str, names: list[str], where: str, found: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The names shown by ``selector`` (or ``found``, measured so already): each whole in
+    the page's text, its last four characters in view whatever its width (cut in the
+    middle), so that no two read alike."""
+    if found is None:
+        found = page.eval_on_selector_all(selector, CUT_NAMES)
     assert sorted(each["name"] for each in found) == sorted(names), where
     for each in found:
         assert (
@@ -113,12 +134,13 @@ def test_bots_of_twelve_seats_are_told_apart_on_the_board_and_the_sheet_in_germa
     whole.  The same sheet in English ("Smart bot 10" is no "Smart bo…")."""
     page = pages.open("/", context=pages.context(width=360, height=640, locale="de-DE"))
     host_table(page, "Ada", seats=12, rounds=2, bots=("smart:machine",) * 11)
+    page.evaluate(MEASURE_THE_DEALT_BOARD, 11)
     page.click("#start-button")
     german = [f"Bot Schlau {n}" for n in range(2, 13)]
     english = [f"Smart bot {n}" for n in range(2, 13)]
     # The board as it is dealt (machine bots may end the round a moment after the go).
-    page.wait_for_selector(".table-screen.in-round[data-phase='countdown'] .opponents .opponent")
-    cut_names(page, ".opponents .opp-name", german, "the board at 360x640")
+    dealt = page.wait_for_function("() => window.dealtBoard").json_value()
+    cut_names(page, ".opponents .opp-name", german, "the board at 360x640", dealt)
     shot(page, "board-de-360")
     wait_round_over(page)
     for lang, bots in (("de", german), ("en", english)):
