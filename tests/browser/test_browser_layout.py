@@ -22,18 +22,14 @@ from typing import Any
 import pytest
 from browserkit import SETTLE_MS, Stuck, fitting, host_table, read_board, start_match, wait_settled
 from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-FOCUS_KEPT = """(selector) => new Promise((resolve) => {
-  const kept = () => {
-    const e = document.querySelector(selector);
-    return Boolean(e) && (e.disabled || e === document.activeElement);
-  };
-  const until = performance.now() + 2000;
-  const look = () => (kept() ? resolve(true) : performance.now() > until ? resolve(false) : setTimeout(look, 20));
-  look();
-})"""
-"""Whether a played place's control has the focus (or is disabled, its card in flight),
-within 2 s."""
+FOCUS_KEPT = """(selector) => {
+  const e = document.querySelector(selector);
+  return Boolean(e) && (e.disabled || e === document.activeElement);
+}"""
+"""Whether a played place's control has the focus (or is disabled, its card in flight)."""
+FOCUS_BACK_MS = 2000
 
 PHONES = ((360, 640), (390, 844))
 """The two phones of issue 28: the smallest, and a tall one."""
@@ -212,7 +208,10 @@ def play_without_moving(page: Page, seats: int, where: str, *, tap: bool) -> Non
         if kind == "play" and not tap:
             # the place's control keeps the focus, or gets it back at the drawing that enables
             # it again (board.js, restoreFocus): on a loaded machine that may come after SETTLE_MS
-            focused = page.evaluate(FOCUS_KEPT, target)
+            try:
+                focused = bool(page.wait_for_function(FOCUS_KEPT, arg=target, timeout=FOCUS_BACK_MS))
+            except PlaywrightTimeoutError:
+                focused = False
             if not focused:  # a bot's Stop in between ends the round: the board gives way to the sheet
                 now = read_board(page)
                 assert now is None or not now["live"] or now["ended"], f"{where}: the focus left {slot}"

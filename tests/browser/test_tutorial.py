@@ -196,12 +196,12 @@ def sheet_beside_the_coach(page: Page, lesson: str) -> None:
     """At a round's end the coach covers no part of the score sheet, which is on the screen."""
     page.wait_for_selector(".sheet-panel #score-sheet.tutorial-target")
     wait_settled(page)
-    coach, panel = boxes(page, "#coach", ".sheet-panel")
+    coach, panel, *ready_box = boxes(page, "#coach", ".sheet-panel", *(["#ready-button"] if lesson == "score" else []))
     height = page.evaluate("() => innerHeight")
     assert coach["y"] + coach["height"] <= panel["y"], (lesson, coach, panel)
     assert panel["y"] + panel["height"] <= height, (lesson, panel, height)
     if lesson == "score":
-        ready = box(page, "#ready-button")
+        [ready] = ready_box
         assert panel["y"] <= ready["y"] and ready["y"] + ready["height"] <= panel["y"] + panel["height"], (ready, panel)
 
 
