@@ -181,7 +181,9 @@ def _stalled_past_its_leases(cluster: Cluster, arun: Any, victim: Any, other: An
 
 
 def test_a_rolling_restart_loses_nothing(cluster: Cluster, arun: Any) -> None:
-    processes = cluster.start(3)
+    # (a request's 10 s deadline would end the held process's graceful shutdown below
+    # while a loaded machine still stops the quick one: 60 s, its socket closes it sooner)
+    processes = cluster.start(3, request_timeout_s=60.0)
     codes = [cluster.create_on(p) for p in processes]
 
     async def scenario() -> None:

@@ -412,3 +412,42 @@ def test_a_stage_table_is_never_listed_while_its_stage_is_dealt(tmp_path: Path) 
         asyncio.run(scenario())
     finally:
         store.close()
+
+
+class Rival(Directory):
+    """A process of a service with a rival: the rival's oversight looks at every running
+    tournament and takes the lease of one that nobody holds; this process holds what it
+    took first."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.holders: dict[str, str] = {}
+
+    async def lead(self, tournament: str) -> bool:
+        if tournament in self.store.tournaments.running():
+            self.holders.setdefault(tournament, "rival")  # its look came first
+        return self.holders.setdefault(tournament, "me") == "me"
+
+
+def test_the_host_who_starts_a_tournament_is_answered_with_its_first_stage(tmp_path: Path) -> None:
+    """In a service, another process's oversight takes the lease of a running tournament
+    that nobody directs: the process that starts it takes the lease before the tournament
+    runs, so it pairs the first stage itself and its answer to the host shows it."""
+    store = Store(str(tmp_path / "ligretto.db"))
+
+    async def scenario() -> None:
+        directory = Rival(store)
+        lobby = Lobby(Settings(countdown_s=1.0), store, VirtualScheduler(), directory)
+        director = Director(lobby, store.tournaments)
+        spec = protocol.CreateTournament("Quick cup", table_size=2, stages=2, bots=["smart:machine"] * 4)
+        created = director.create(spec, seed=SEED)
+        await director.start(created.id, created.host)
+        assert directory.holders == {created.id: "me"}
+        details = details_of(store.tournaments.get(created.id))
+        assert len(details.played) == 1 and len(details.played[0].tables) == 2
+        assert len(lobby.tables) == 2
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        store.close()

@@ -119,7 +119,10 @@ class Director:
         return protocol.Entered(entrant, secret)
 
     async def start(self, ident: str, host: str) -> None:
-        """The host starts the tournament: its first stage is paired and dealt."""
+        """The host starts the tournament: its first stage is paired and dealt, here (the
+        lease is taken before the tournament is running, so no other process's oversight
+        can pair it first and leave the host's answer without its first stage)."""
+        await self.lobby.directory.lead(ident)
         self.tournaments.start(ident, host)
         await self._next_stage(ident)
 
