@@ -22,7 +22,7 @@ from ligretto.sim.network import Arbitration, Latency
 from ligretto.sim.runner import SimConfig, SimReport, run
 from ligretto.sim.stats import summarise
 
-MIXED = "smart:expert,greedy:machine,random:expert,smart:casual"
+MIXED = "smart:expert,greedy:casual,random:expert,smart:beginner"  # human speeds: see tests/sim/test_runner.py
 FAST = "smart:expert"  # rounds of about a millisecond: random bots can take a second to get stuck
 NETWORK = Latency((0.01, 0.01, 0.1, 0.1), (0.0, 0.005, 0.0, 0.02), Arbitration.FAIR)
 

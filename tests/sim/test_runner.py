@@ -21,7 +21,10 @@ from ligretto.sim.runner import MATCH_ROUND_LIMIT, SimConfig, SimConfigError, Si
 from ligretto.sim.table import RoundResult, simulate_round
 
 ENDINGS = {"stop", "stalemate_vote", "stalemate_proven", "time_limit"}
-MIXED = "smart:expert,greedy:machine,random:expert,smart:casual"
+MIXED = "smart:expert,greedy:casual,random:expert,smart:beginner"
+"""Three strategies at four human speeds: a millisecond a round.  (A machine-speed bot
+turns its hand at virtual time 0 without latency, until most rounds end at the step limit,
+50,000 steps, a tenth of a second each: tests/sim/test_table.py has that ending.)"""
 FAST = "smart:expert"  # rounds of about a millisecond: random bots can take a second to get stuck
 
 
@@ -44,11 +47,9 @@ NETWORK = Latency((0.01, 0.01, 0.1, 0.1), (0.0, 0.005, 0.0, 0.02), Arbitration.F
 @pytest.mark.parametrize(
     "options",
     [
-        # without latency most of these rounds end at the step limit (50,000 steps: the
-        # machine-speed bot turns its hand at virtual time 0), a tenth of a second each
-        {"rounds": 16},
-        {"rounds": 3, "duplicate": True},  # 12 rounds: 3 deals, 4 rotations each
-        {"matches": 3},
+        {"rounds": 40},
+        {"rounds": 8, "duplicate": True},  # 32 rounds: 8 deals, 4 rotations each
+        {"matches": 6},
         {"rounds": 40, "latency": NETWORK},
         {"rounds": 12, "duplicate": True, "latency": Latency((0.01, 0.01, 0.1, 0.1))},
         {"matches": 6, "latency": NETWORK},
