@@ -5,8 +5,8 @@ A service of its own (``harness/service.py``) with ``tables`` tables playing.  T
 database is restarted under them (``pg_ctl stop -m MODE``, then started again on the same
 port and data): first ``fast`` (what is under way rolled back, a checkpoint), then, after
 ``settle_s`` of play, ``immediate`` (as a crash: recovered from its log at the start) and,
-right after it, ``kill -9`` of the process with the most tables -- as soon as it has
-committed again (its log says it writes again, if a commit of its failed meanwhile), so
+right after it, ``kill -9`` of the process with the most tables -- as soon as a commit of
+it succeeded after PostgreSQL's return with none left unwritten (its ``/metrics``), so
 that everything it acknowledged is stored -- and the others take its tables over
 (docs/deploy.md: their own connection to the database was left dead by the restart, and
 the first take-over's read is tried again on a new one).  Its people come back through
@@ -15,11 +15,12 @@ the others; ``settle_s`` of play after.
 Checked, beside the shared figures (acks lost: every action acknowledged before, during
 and after the restarts in the database at the end; tracebacks; ejections; hidden cards):
 the dead process's tables all taken over (a wrong answer for each one that is not, or
-that another process gave up: ``could not restore``).  Reported: how long PostgreSQL was
-away each time, the seconds from its return to every process's ``/readyz`` saying
-``ready``, the commits that failed meanwhile (``ligretto_backend_errors_total`` of the
-database) and their sampled log lines, the ack latency in each window, and the seconds
-from the kill to each of its tables accepting an action again (``interrupted_s``).
+that another process gave up: ``could not restore``; one more if it never committed again
+before its kill).  Reported: how long PostgreSQL was away each time, the seconds from its
+return to every process's ``/readyz`` saying ``ready``, the commits that failed meanwhile
+(``ligretto_backend_errors_total`` of the database) and their sampled log lines, the ack
+latency in each window, and the seconds from the kill to each of its tables accepting an
+action again (``interrupted_s``).
 """
 
 from __future__ import annotations
@@ -32,21 +33,25 @@ from typing import Any
 from ligretto.harness.kills import until
 from ligretto.harness.scenario import ScenarioReport
 from ligretto.harness.service import ServiceRun
+from ligretto.testkit.metricspage import sample_key, samples
 from ligretto.testkit.pgserver import PgServer
 
 TAKE_OVERS = "ligretto_take_overs_total"
 """The processes' count of tables taken over from another."""
 ERRORS = "ligretto_backend_errors_total"
 """The processes' count of failed database (and Redis) calls, by ``backend``."""
-WRITING_AGAIN = "writing to "
-"""The start of the store's log line once a commit succeeds after failed ones."""
+UNWRITTEN = "ligretto_unwritten_commits"
+"""A process's count of its store's commits that failed since it last wrote: 0 once a
+commit succeeds after failed ones.  (Not the log's "writing to ... again": that line may
+end the first restart's failures after the second began, whose failures are sampled out of
+the log, and a kill on it lost the acknowledgements of the second's failed commits.)"""
 COMMIT_FAILED = "could not write to "
 """The start of the store's (sampled) log line of a failed commit."""
 RECOMMIT_S = 10.0
-"""How long the victim has to commit again after the last restart."""
-FAILS_WITHIN_S = 2.0
-"""How long a commit under way when the database came back may take to fail: the victim is
-not taken for one whose commits all went through before this much play."""
+"""How long the victim has to commit again after the last restart (a wrong answer if not:
+the kill goes ahead)."""
+COMMITS = "ligretto_store_commits_total"
+"""A process's count of its store's commits that succeeded."""
 TAKE_OVER_S = 30.0
 """How long the others have to take the victim's tables over (a wrong answer each if not)."""
 
@@ -64,27 +69,33 @@ async def _restart(run: ServiceRun, mode: str) -> dict[str, Any]:
     return {"mode": mode, "away_s": round(back - went, 2), "ready_after_s": ready}
 
 
-async def _kill_after_commit(run: ServiceRun, victim: int, seen: int, errors_before: float) -> dict[str, Any]:
-    """``kill -9`` of process ``victim`` once it has committed again since the restart
-    (``seen``: the length of its log before it): after :data:`FAILS_WITHIN_S` if no commit
-    of it failed by then."""
+def _store_of(process: Any) -> tuple[float, float, float]:
+    """From one ``/metrics`` of ``process``: its store's commits, its commits not written
+    yet and its database errors."""
+    found = samples(process.http("GET", "/metrics")[1])
+    errors = found.get(sample_key(ERRORS, {"backend": "database"}), 0.0)
+    return found.get(COMMITS, 0.0), found.get(UNWRITTEN, 0.0), errors
+
+
+async def _kill_after_commit(run: ServiceRun, victim: int, errors_before: float) -> dict[str, Any]:
+    """``kill -9`` of process ``victim`` once a commit of it succeeded after the restart's
+    return (read after it: a connection the restart left dead fails, a success is on a live
+    one) with none unwritten (every failed one's writes went with it), both in one
+    ``/metrics`` (the store counts its commit after it counts 0 unwritten)."""
     process = run.processes[victim]
     start = time.monotonic()
-    # A commit on the connection the restart left dead fails only when it is tried, which
-    # a loaded machine may put off past the restart's return: watch for a failure a while
-    # before killing a process that seems to have lost nothing (else its acks of the failed
-    # batch, delivered while the game went on in memory, die with it).
-    failed = False
-    while not failed and time.monotonic() - start < FAILS_WITHIN_S:
-        failed = await asyncio.to_thread(process.metric, ERRORS, backend="database") > errors_before
-        if not failed:
-            await asyncio.sleep(0.1)
-    committed = not failed or await until(lambda: WRITING_AGAIN in process.log_text()[seen:], RECOMMIT_S)
+    since, _unwritten, _errors = await asyncio.to_thread(_store_of, process)
+    committed = False
+    while not committed and time.monotonic() - start < RECOMMIT_S:
+        commits, unwritten, errors = await asyncio.to_thread(_store_of, process)
+        committed = commits > since and unwritten == 0
+        if not committed:
+            await asyncio.sleep(0.02)
     run.stopped.add(victim)
     run.mark("killed")
     await asyncio.to_thread(process.kill)
     return {
-        "commits_failed_first": failed,
+        "commits_failed_first": errors > errors_before,
         "committed_again": committed,
         "waited_s": round(time.monotonic() - start, 2),
     }
@@ -129,12 +140,11 @@ async def run_postgres_restart(
         owned = await run.owned()
         victim = max(range(len(run.processes)), key=lambda i: owned.get(run.processes[i].url, 0))
         victim_tables = owned.get(run.processes[victim].url, 0)
-        seen = len(run.processes[victim].log_text())
         victim_errors = await asyncio.to_thread(run.processes[victim].metric, ERRORS, backend="database")
         others = [p for i, p in enumerate(run.processes) if i != victim and i not in run.stopped]
         others_taken = sum([await asyncio.to_thread(p.metric, TAKE_OVERS) for p in others])
         restarts.append(await _restart(run, "immediate"))
-        kill = await _kill_after_commit(run, victim, seen, victim_errors)
+        kill = await _kill_after_commit(run, victim, victim_errors)
         run.mark("after_kill")
         # Its tables are taken over once their leases run out: wait for that (its clients
         # may not even have seen their sockets close yet), then for every client to be back.
@@ -153,7 +163,7 @@ async def run_postgres_restart(
         "PostgreSQL restarts",
         tried=len(restarts),
         seconds=0.0,
-        wrong_answers=max(0, victim_tables - taken) + given_up,
+        wrong_answers=max(0, victim_tables - taken) + given_up + (not kill["committed_again"]),
         details={
             "restarts": restarts,
             "kill": kill | {"tables": victim_tables},

@@ -155,6 +155,10 @@ def database_errors() -> float:
     return metrics.REGISTRY.get_sample_value("ligretto_backend_errors_total", {"backend": "database"}) or 0.0
 
 
+def unwritten() -> float:
+    return metrics.REGISTRY.get_sample_value("ligretto_unwritten_commits") or 0.0
+
+
 def test_the_store_carries_on_after_postgresql_restarts(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -185,11 +189,13 @@ def test_the_store_carries_on_after_postgresql_restarts(
         failed = [r for r in caplog.records if r.name == "ligretto.store" and r.levelno == logging.ERROR]
         assert len(failed) == 1 and failed[0].exc_info is None, [r.getMessage() for r in failed]
         assert "could not write to" in failed[0].getMessage() and store.failed_commits == 12
+        assert unwritten() == 12, "/metrics counts the commits not written yet"
         server.run()
         store.writer_db.clock = lambda: time.monotonic() + 60  # type: ignore[attr-defined]  # past the back-off (of the commits' connection)
         store.commit()
         assert not store.pending
         assert "12 commits had failed meanwhile" in caplog.text and store.failed_commits == 0
+        assert unwritten() == 0
         again = Store(store.db.url)  # type: ignore[attr-defined]
         restored = again.load_table("BACK", countdown_s=1.0)
         assert restored is not None and restored.game is not None and table.game is not None

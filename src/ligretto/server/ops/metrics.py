@@ -44,6 +44,12 @@ BACKEND_ERRORS = Counter(
     ["backend"],
     registry=REGISTRY,
 )
+UNWRITTEN = Gauge(
+    "ligretto_unwritten_commits",
+    "Commits of the store that failed since it last wrote (their writes kept for the next; 0: all is written)",
+    registry=REGISTRY,
+)
+COMMITS = Counter("ligretto_store_commits", "Commits of the store that succeeded", registry=REGISTRY)
 LATENCY_BUCKETS = (0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25)
 
 

@@ -254,6 +254,7 @@ class Store:
             # Kept for the next commit (every write is idempotent); the game goes on in memory.
             # A lost database fails every commit: a line now and then, not a traceback each.
             self.failed_commits += 1
+            metrics.UNWRITTEN.set(self.failed_commits)  # (before the count: a scrape that sees one sees the other)
             metrics.BACKEND_ERRORS.labels("database").inc()
             text = "could not write to %s (%s): kept for the next commit"
             logs.BACKENDS.log(log, "database", logging.ERROR, text, db.name, error)
@@ -261,6 +262,8 @@ class Store:
         if self.failed_commits:
             log.warning("writing to %s again: %d commits had failed meanwhile", db.name, self.failed_commits)
             self.failed_commits = 0
+            metrics.UNWRITTEN.set(0)
+        metrics.COMMITS.inc()  # (after the 0: a scrape that sees this commit sees it)
         return True
 
     def _landed(self, batch: Batch) -> None:
