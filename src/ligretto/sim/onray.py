@@ -100,7 +100,7 @@ def cpus() -> int:
     """The CPUs of the Ray this process is connected to: the default number of tasks in flight."""
     import ray  # noqa: PLC0415
 
-    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    resources: dict[str, float] = ray.cluster_resources()
     return max(1, int(resources.get("CPU", 1)))
 
 
@@ -129,7 +129,7 @@ def blocks(config: SimConfig, todo: list[Task]) -> Blocks:
     strategies = own_strategies(config)
     for cls in strategies.values():  # sent by value: a node needs ligretto, not the user's module
         if cls.__module__ in sys.modules and cls.__module__ != "__main__":  # __main__'s go by value anyway
-            cloudpickle.register_pickle_by_value(sys.modules[cls.__module__])  # type: ignore[no-untyped-call]
+            cloudpickle.register_pickle_by_value(sys.modules[cls.__module__])
     shared = ray.put(config)  # sent once, not with every block
     known = ray.put(strategies)
     seats = seatings(config)
