@@ -197,7 +197,10 @@ function readyWait(session, over) {
       clearInterval(timer);
       return;
     }
-    const left = Math.max(0, Math.ceil(readyBy - session.connection.serverNow()));
+    // Never more than the table's whole wait: a clock estimate a little behind the
+    // server's (a loaded machine's first round trips) would show 31 s of a 30 s wait.
+    const most = Math.ceil(session.table?.ready_s ?? Infinity);
+    const left = Math.min(most, Math.max(0, Math.ceil(readyBy - session.connection.serverNow())));
     element.dataset.left = String(left);
     element.textContent = t(over ? "match.rematch.by" : "sheet.ready_by", { s: left });
   };
