@@ -120,6 +120,10 @@ COVERED = """() => {
   };
 }"""
 
+OWN_AT_REST = """() => document.querySelector('.own').getAnimations({ subtree: true })
+  .every((animation) => animation.playState !== 'running')"""
+"""No animation of one's own area is running (a refused card's shake, its return)."""
+
 KEY_HINTS = """() => [...document.querySelectorAll('.own .key-hint, .own kbd, .keys-button')]
   .filter((e) => e.getBoundingClientRect().width > 0).length"""
 
@@ -127,6 +131,9 @@ KEY_HINTS = """() => [...document.querySelectorAll('.own .key-hint, .own kbd, .k
 def check_fits(page: Page, seats: int, where: str) -> dict[str, Any]:
     """The page does not scroll, and everything of your own and every pile is in view."""
     page.wait_for_selector(".own .own-card")
+    # Judged at rest: a refused card shakes (its .card moved 5 px off its count for 0.36 s;
+    # a loaded fresh clone read the stack's count "not beside" it then).
+    page.wait_for_function(OWN_AT_REST)
     seen: dict[str, Any] = page.evaluate(GEOMETRY)
     assert seen["height"] <= seen["innerHeight"], f"{where}: the page is {seen['height']} px tall"
     assert seen["width"] <= seen["innerWidth"], f"{where}: the page is {seen['width']} px wide"
