@@ -170,12 +170,6 @@ def expected_text(words: dict[str, str], lesson: str) -> str:
     )
 
 
-def box(page: Page, selector: str) -> dict[str, float]:
-    found = page.locator(selector).bounding_box()
-    assert found is not None, f"{selector} is not shown"
-    return found
-
-
 def boxes(page: Page, *selectors: str) -> list[dict[str, float]]:
     """The boxes of the first element of each selector, read at one moment (the badge's
     round trip, say, may widen the header between two reads)."""
@@ -222,7 +216,9 @@ def coach_folds_away(page: Page, words: dict[str, str]) -> None:
     keeps the focus), so that the whole score sheet is on a small phone's screen below the
     coach's head; and shown again."""
     toggle = page.locator("#coach-toggle")
-    tall = box(page, "#coach")["height"]
+    [coach] = boxes(page, "#coach")
+    tall = coach["height"]
+    assert tall > 0, "the coach is not shown"
     assert (
         toggle.get_attribute("aria-expanded") == "true"
         and toggle.get_attribute("aria-label") == words["tutorial.coach.hide"]

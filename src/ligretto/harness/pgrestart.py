@@ -84,7 +84,7 @@ async def _kill_after_commit(run: ServiceRun, victim: int, errors_before: float)
     ``/metrics`` (the store counts its commit after it counts 0 unwritten)."""
     process = run.processes[victim]
     start = time.monotonic()
-    since, _unwritten, _errors = await asyncio.to_thread(_store_of, process)
+    since = (await asyncio.to_thread(_store_of, process))[0]
     committed = False
     while not committed and time.monotonic() - start < RECOMMIT_S:
         commits, unwritten, errors = await asyncio.to_thread(_store_of, process)
