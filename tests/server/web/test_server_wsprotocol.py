@@ -79,6 +79,13 @@ class MemoryTransport(asyncio.Transport):
         super().__init__()
         self.written = bytearray()
         self.closed = False
+        self.reading = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
 
     def write(self, data: Any) -> None:
         self.written += data
@@ -151,6 +158,100 @@ def test_ready_made_frames_go_out_below_asgi_only_while_the_socket_can_take_them
         assert write(text_frame("after the close")) is False
         transport.take()
         assert Frame(Opcode.TEXT, b"x").serialize(mask=False) == text_frame("x")
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+
+
+def test_a_reader_takes_messages_as_they_are_parsed_and_what_it_declines_keeps_its_order() -> None:
+    """``read_with`` (the scope's ``ligretto.frames``): each text message goes to the reader
+    as it is parsed, not to the application's ``receive``; one it declines is queued for
+    ``receive`` and the reader dropped; while a message waits there, later ones queue behind it;
+    a message the application takes from ``receive`` drops the reader too, until it sets it
+    again, so no message is handled before one that came earlier."""
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+    from websockets.client import ClientProtocol
+    from websockets.uri import parse_uri
+
+    from ligretto.server.web.wsprotocol import FRAMES, WebSocketProtocol
+
+    scopes: list[Any] = []
+    received: list[str] = []
+    reading = asyncio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        scopes.append(scope)
+        while True:
+            await reading.wait()
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            received.append(message.get("text") or repr(message.get("bytes")))
+
+    async def scenario() -> None:
+        config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
+        server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+        transport = MemoryTransport()
+        server.connection_made(transport)
+        client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
+        client.send_request(client.connect())
+        server.data_received(b"".join(client.data_to_send()))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        client.receive_data(transport.take())
+        read_with = scopes[0]["extensions"][FRAMES]["read"]
+
+        taken: list[str] = []
+
+        def reader(text: str) -> bool:
+            if text.startswith("wait"):
+                return False
+            taken.append(text)
+            return True
+
+        def send(*texts: str) -> None:
+            for text in texts:
+                client.send_text(text.encode())
+            server.data_received(b"".join(client.data_to_send()))
+
+        read_with(reader)
+        send("a", "b é")
+        assert taken == ["a", "b é"] and not server.read_paused, "taken as parsed, reading goes on"
+        send("wait 1", "c", "d")
+        assert taken == ["a", "b é"], "declined: the reader is dropped"
+        assert not transport.reading, "a message waits for receive: the socket is not read meanwhile"
+        read_with(reader)
+        send("e")
+        assert taken == ["a", "b é"], "behind the declined message, still waiting to be read"
+        client.send_binary(b"\x01")
+        server.data_received(b"".join(client.data_to_send()))
+        reading.set()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert received == ["wait 1", "c", "d", "e", repr(b"\x01")], "read in the order they came"
+        assert transport.reading
+        send("f")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert received[-1] == "f", "what the application reads drops the reader"
+        read_with(reader)
+        send("f")
+        assert taken == ["a", "b é", "f"], "the queue read and the reader set again: it has messages again"
+        client.send_binary(b"\x02")
+        server.data_received(b"".join(client.data_to_send()))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert received[-1] == repr(b"\x02"), "bytes go to receive"
+        read_with(None)
+        send("g")
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert received[-1] == "g" and taken[-1] == "f"
         server.connection_lost(None)
         for _ in range(5):
             await asyncio.sleep(0)

@@ -1,6 +1,7 @@
 """The WebSocket endpoints: ``/ws`` (one :class:`Connection` per client: its receiving
-loop, rate limit, ``hello`` and silence deadlines, every message validated by
-``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
+loop until a ``hello`` seats it, then its :class:`SeatedReader` called as each message is
+parsed (``wsprotocol.py``); rate limit, ``hello`` and silence deadlines (:class:`Silence`),
+every message validated by ``protocol.decode`` and handed to the one dispatcher; its messages out through the lobby's
 outbox, written at once (framed once per broadcast, below the ASGI layers: ``wsprotocol.py``)
 or from a backlog if the client is slow to read) and ``/ws/lobby``
 (the live list of public tables, ``listing.py``: read within the same rate limit, closed
@@ -15,6 +16,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ligretto import protocol
@@ -35,7 +37,7 @@ from ligretto.server.web.listing import Viewer
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
-from ligretto.server.web.wsprotocol import FRAMES, text_frame
+from ligretto.server.web.wsprotocol import FRAMES, Reader, text_frame
 
 log = logging.getLogger("ligretto.server")
 FLOODED = "too many messages: the connection is closed"
@@ -176,28 +178,25 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
     """One accepted ``/ws`` connection, until it closes."""
     conn = Connection(websocket, lobby.settings, lobby.outbox)
     metrics.CONNECTIONS.inc()
-    loop = asyncio.get_running_loop()
-    silence_s = lobby.settings.silence_s
-    # Moving the deadline costs about as much as a small message: it moves only when it is
-    # within silence_s, by a slack more, so at most a few times a second per connection.
-    slack = min(1.0, silence_s / 4)
-    # Until it has joined a table, the connection must do so by hello_by (None: it has).
-    hello_by: float | None = loop.time() + lobby.settings.hello_s if lobby.settings.hello_s else None
+    silence = Silence(lobby.settings, asyncio.get_running_loop().time)
     closing: tuple[int, str] | None = None
     carried: tuple[str, str] | None = None
     """(the owner's URL, the hello) of a connection carried to another process's table."""
     relayed = bool(websocket.headers.get(RELAYED))
+    frames = websocket.scope.get("extensions", {}).get(FRAMES)
+    read_with: Callable[[Reader | None], None] | None = frames["read"] if frames else None
+    reader: SeatedReader | None = None
     try:
         # A client that says nothing for silence_s (no message, not even a ping) is gone as
         # far as the table is concerned: a stalled network closes no socket by itself.
-        async with asyncio.timeout_at(_deadline(loop.time(), silence_s + slack, hello_by)) as deadline:
+        async with asyncio.timeout_at(silence.first()) as silence.deadline:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                raw = message.get("text")
-                if raw is None:
-                    raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+                if reader is not None and reader.failure is not None:
+                    raise reader.failure  # the reader took this message and failed on it
+                raw = _text(message)
                 if conn.table is None:  # its hello may name a table another process owns
                     closing, carried = await _routed(lobby, raw, relayed)
                     if closing or carried:
@@ -206,27 +205,112 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
                     await asyncio.sleep(0.05)
                     await websocket.close(code=1008)
                     break
-                if hello_by is not None and conn.table is not None:
-                    hello_by = None
-                now = loop.time()
-                if (deadline.when() or 0.0) < now + silence_s:
-                    deadline.reschedule(_deadline(now, silence_s + slack, hello_by))
+                silence.heard(seated=conn.table is not None)
+                if read_with is not None and conn.table is not None and silence.hello_by is None:
+                    # Seated: the next messages are handled as they are parsed, until one
+                    # needs this loop (the reader declines it, and it comes here).
+                    reader = SeatedReader(lobby, conn, silence)
+                    read_with(reader)
     except TimeoutError:
-        no_hello = hello_by is not None and loop.time() >= hello_by
-        closing = (NO_HELLO, "no hello") if no_hello else (SILENT, "silent")
+        closing = (NO_HELLO, "no hello") if silence.no_hello() else (SILENT, "silent")
     except WebSocketDisconnect:
         pass
     finally:
-        # The seat is away (and its grace period runs) before anything else: closing a
-        # silent socket may wait for a client that does not answer.
-        if conn.table is not None:
-            conn.table.disconnected(conn)
-        metrics.CONNECTIONS.dec()
-        COLLECTOR.release()
-        conn.closed = True  # the client is gone: nothing more to send
-        if conn.sender is not None:
-            conn.sender.cancel()
+        if read_with is not None:
+            read_with(None)
+        _gone(conn)
     await _leave(websocket, closing, carried)
+
+
+def _text(message: Message) -> str:
+    """A received message's text (bytes decoded as UTF-8, what is not UTF-8 replaced)."""
+    raw = message.get("text")
+    if raw is None:
+        raw = (message.get("bytes") or b"").decode("utf-8", "replace")
+    return str(raw)
+
+
+def _gone(conn: Connection) -> None:
+    """The client is gone: its seat is away (and its grace period runs) before anything
+    else, since closing a silent socket may wait for a client that does not answer."""
+    if conn.table is not None:
+        conn.table.disconnected(conn)
+    metrics.CONNECTIONS.dec()
+    COLLECTOR.release()
+    conn.closed = True  # nothing more to send
+    if conn.sender is not None:
+        conn.sender.cancel()
+
+
+class Silence:
+    """When a connection is closed if nothing more arrives: ``silence_s`` after its last
+    message, or earlier at ``hello_by`` while it has still to join a table."""
+
+    __slots__ = ("clock", "deadline", "hello_by", "silence_s", "slack")
+
+    def __init__(self, settings: Settings, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.silence_s = settings.silence_s
+        # Moving the deadline costs about as much as a small message: it moves only when it
+        # is within silence_s, by a slack more, so at most a few times a second per connection.
+        self.slack = min(1.0, self.silence_s / 4)
+        self.hello_by: float | None = clock() + settings.hello_s if settings.hello_s else None
+        """Until the connection has joined a table, it must do so by then (``None``: it has)."""
+        self.deadline: asyncio.Timeout | None = None
+        """The timeout that closes the connection (set by the connection's loop)."""
+
+    def first(self) -> float:
+        return self._when(self.clock())
+
+    def heard(self, seated: bool = True) -> None:
+        """A message came (``seated``: the connection has a table now)."""
+        if seated:
+            self.hello_by = None
+        now = self.clock()
+        assert self.deadline is not None
+        if (self.deadline.when() or 0.0) < now + self.silence_s:
+            self.deadline.reschedule(self._when(now))
+
+    def no_hello(self) -> bool:
+        """Whether the deadline that passed was the hello's."""
+        return self.hello_by is not None and self.clock() >= self.hello_by
+
+    def _when(self, now: float) -> float:
+        when = now + self.silence_s + self.slack
+        return when if self.hello_by is None else min(when, self.hello_by)
+
+
+class SeatedReader:
+    """A seated connection's messages, handled as the server's WebSocket protocol parses
+    them (``wsprotocol.py``'s reader), not each through the ASGI ``receive`` chain: the
+    same rate limit, validation, dispatch and silence deadline as :func:`_serve`'s loop.
+    It declines (the message goes to that loop) a message over the rate limit, one that
+    finds the connection without a table, and a ``hello`` that has to wait for a seat
+    cooling down (whose token is then counted twice)."""
+
+    __slots__ = ("conn", "failure", "lobby", "silence")
+
+    def __init__(self, lobby: Lobby, conn: Connection, silence: Silence) -> None:
+        self.lobby = lobby
+        self.conn = conn
+        self.silence = silence
+        self.failure: Exception | None = None
+        """What handling a message raised: the loop raises it (the connection ends as an
+        error in the loop would end it)."""
+
+    def __call__(self, raw: str) -> bool:
+        conn = self.conn
+        if conn.table is None or not conn.rate_limit.allow():
+            return False
+        try:
+            handle(self.lobby, conn, raw)
+        except CoolingDown:
+            return False
+        except Exception as error:  # a defect: the loop ends the connection with it
+            self.failure = error
+            return False
+        self.silence.heard()
+        return True
 
 
 async def _routed(lobby: Lobby, raw: str, relayed: bool) -> tuple[tuple[int, str] | None, tuple[str, str] | None]:
@@ -259,20 +343,14 @@ async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
     if conn.rate_limit.allow():
         while True:
             try:
-                return handle(lobby, conn, raw) == "rate_limited"
+                handle(lobby, conn, raw)
+                return False
             except CoolingDown as cooling:
                 await asyncio.sleep(cooling.wait_s)
     _bad(conn, "rate_limited", FLOODED)
     if conn.table is not None and conn.seat is not None:
         conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
     return True
-
-
-def _deadline(now: float, quiet_s: float, hello_by: float | None) -> float:
-    """When a connection is closed if nothing more arrives: ``quiet_s`` from ``now``, or
-    earlier at ``hello_by`` if it still has to join a table."""
-    when = now + quiet_s
-    return when if hello_by is None else min(when, hello_by)
 
 
 def _bad(conn: Connection, code: str, text: str, id: str | int | None = None) -> None:

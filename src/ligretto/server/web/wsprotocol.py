@@ -21,6 +21,18 @@ tables (docs/benchmarks.md, issue 31).  Whenever the socket cannot take the fram
 (paused for a slow reader, closing, closed) the connection sends through ASGI instead,
 which waits or raises as before.
 
+And one way in: a connection that has joined its table hands the protocol a *reader*
+(:meth:`WebSocketProtocol.read_with`, the same extension's ``read``), called with each text
+message as soon as it is parsed.  The message is handled there and then, instead of
+travelling up through uvicorn's queue, uvicorn's, the middleware's and Starlette's
+``receive`` for each message: that chain of coroutines, rebuilt for every message, was a
+third of the server's CPU and most of what its young collections scanned (issue 31).  The
+reader may decline a message (``False``: it needs the connection's own loop, say to wait
+or to close): the message is then queued as uvicorn queues it, and the reader is dropped;
+whenever the application takes a message from the queue the reader is dropped too, until
+the application has handled it and sets its reader again.  So messages are handled in the
+order they came.
+
 One fix more: a connection refused before the upgrade (``server/web/admission.py``: 429 or
 503) is a handshake done, not "ASGI callable returned without completing handshake"
 logged at ERROR for each (Kludex/uvicorn pull request 3138, open).
@@ -28,6 +40,7 @@ logged at ERROR for each (Kludex/uvicorn pull request 3138, open).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -39,8 +52,13 @@ FEED_BYTES = 4096
 AFTER_CLOSE_BYTES = 64 * 1024
 """What a client may still send once the server has closed its connection."""
 FRAMES = "ligretto.frames"
-"""The scope extension (``{"write": WebSocketProtocol.write_frame}``) through which a
-connection writes ready-made frames; absent under any other server (tests in process)."""
+"""The scope extension (``{"write": WebSocketProtocol.write_frame, "read":
+WebSocketProtocol.read_with}``) through which a connection writes ready-made frames and
+reads messages as they are parsed; absent under any other server (tests in process)."""
+
+Reader = Callable[[str], bool]
+"""Handles one text message now (``True``), or declines it (``False``): it is queued for the
+connection's ``receive`` and the reader is dropped (:meth:`WebSocketProtocol.read_with`)."""
 
 
 class _Framer:
@@ -74,11 +92,32 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         self.unparsed = bytearray()
         """Bytes received and not parsed yet (in order, before anything received later)."""
         self.after_close = 0
+        self.reader: Reader | None = None
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
         if not self.close_sent and not self.config.ws_per_message_deflate:
-            self.scope["extensions"][FRAMES] = {"write": self.write_frame}
+            self.scope["extensions"][FRAMES] = {"write": self.write_frame, "read": self.read_with}
+
+    def read_with(self, reader: Reader | None) -> None:
+        """Hand each text message to ``reader`` as soon as it is parsed, until it declines one
+        or the application takes one from ``receive`` (``None``: queue them all for ``receive``
+        again).  While messages wait in the queue, later ones queue behind them."""
+        self.reader = reader
+
+    def send_receive_event_to_app(self) -> None:
+        reader = self.reader
+        if reader is not None and self.curr_msg_data_type == "text" and not self.close_sent and self.queue.empty():
+            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                text = None  # uvicorn's own path closes the connection (1007)
+            if text is not None and reader(text):
+                self.frames = []
+                return
+            self.reader = None
+        super().send_receive_event_to_app()
 
     def write_frame(self, frame: bytes) -> bool:
         """Write frames of :func:`text_frame` (one, or several joined) now; ``False`` if the
@@ -119,6 +158,9 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
     async def receive(self) -> Any:
         message = await super().receive()
+        # The application has a message in hand: nothing goes to a reader before it has
+        # handled it (and set its reader again).
+        self.reader = None
         if self.unparsed and not self.read_paused:
             self._feed()  # the application has read everything parsed: the next piece
         return message
