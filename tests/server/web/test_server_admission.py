@@ -26,7 +26,6 @@ from ligretto.server.ops.addresses import address_of
 from ligretto.server.web.admission import ConnectionCount, Cooling, RateLimit, Refusal, TableQuota
 from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.settings import Settings
-from ligretto.server.web.sockets import Silence
 
 Run = Callable[[Coroutine[Any, Any, Any]], Any]
 WAIT_S = 5.0
@@ -125,46 +124,6 @@ def test_a_refusal_answers_with_an_error_body_and_retry_after() -> None:
     assert response.headers["retry-after"] == "13"
     assert json.loads(bytes(response.body)) == {"error": "too_many_tables", "message": "slow down"}
     assert Refusal(503, "server_full", "full", 0.0).response().headers["retry-after"] == "1"
-
-
-# --- the hello deadline ------------------------------------------------------------------
-
-
-class Deadline:
-    """An ``asyncio.Timeout``'s ``when`` and ``reschedule``, without a loop."""
-
-    def __init__(self, when: float) -> None:
-        self.at = when
-
-    def when(self) -> float:
-        return self.at
-
-    def reschedule(self, when: float) -> None:
-        self.at = when
-
-
-def test_the_hello_deadline_comes_before_the_silence_deadline_until_a_table_is_joined() -> None:
-    now = [100.0]
-    # silence_s 6: the deadline is 6 s after the last message, plus a slack of 1 s
-    early = Silence(Settings(silence_s=6.0, hello_s=5.0), lambda: now[0])
-    assert early.first() == 105.0
-    late = Silence(Settings(silence_s=6.0, hello_s=10.0), lambda: now[0])
-    assert late.first() == 107.0, "silence first: the hello deadline stays"
-    late.deadline = deadline = Deadline(late.first())  # type: ignore[assignment]
-    now[0] = 100.5
-    late.heard(seated=False)
-    assert deadline.at == 107.0, "still more than silence_s away: not moved"
-    now[0] = 102.0
-    late.heard(seated=False)
-    assert deadline.at == 109.0 and late.hello_by == 110.0
-    now[0] = 109.5
-    late.heard(seated=False)
-    assert deadline.at == 110.0, "the hello deadline caps the silence deadline until seated"
-    late.heard(seated=True)
-    assert late.hello_by is None and deadline.at == 116.5, "seated: only silence counts"
-    now[0] = 111.0
-    assert not late.no_hello(), "seated: a deadline that passes is the silence's"
-    assert early.no_hello() and not Silence(Settings(silence_s=6.0, hello_s=0.0), lambda: now[0]).no_hello()
 
 
 # --- the lobby list ----------------------------------------------------------------------

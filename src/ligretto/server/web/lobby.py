@@ -27,6 +27,7 @@ from ligretto.server.web.admission import ConnectionCount, Cooling, TableQuota
 from ligretto.server.web.listing import LiveListing
 from ligretto.server.web.outbox import Outbox
 from ligretto.server.web.settings import Settings
+from ligretto.server.web.silence import Watch
 
 log = logging.getLogger("ligretto.server")
 
@@ -50,6 +51,8 @@ class Lobby:
         self.directory = directory or Directory()
         self.tables: dict[str, Table] = {}
         self.outbox = Outbox(None if store is None else store.after_commit)
+        self.silences = Watch(settings)
+        """The silence and hello deadlines of every ``/ws`` connection (``silence.py``)."""
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)
         self.lobby_cooling = Cooling(settings.cool_down_s)
         """The addresses of ``/ws/lobby`` flooders, kept out for ``cool_down_s``."""
