@@ -69,6 +69,8 @@ def test_a_small_load_test_reports_sane_figures(load_server: ServerProcess, caps
     assert 3 * applied <= report["fanout_ms"]["n"] <= 3 * (applied + 12)
     assert report["server_action_ms"]["actions"] >= report["actions"]
     assert set(report["server_gc"]) == {"0", "1", "2"}
+    lag = report["server_loop_lag_ms"]
+    assert lag["looks"] > 0 and lag["p99_bucket_ms"] > 0, "the server's loop looked at 20 times a second"
     memory = report["server_memory"]
     assert memory["source"] == f"/proc/{load_server.pid}/status"
     assert memory["rss_before_bytes"] > 10 * 2**20 and memory["rss_after_bytes"] > 10 * 2**20

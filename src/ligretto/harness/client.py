@@ -161,6 +161,10 @@ class Client:
         """The id of the act in flight (or the last one sent)."""
         self.act_sent = 0.0
         self.ack: asyncio.Future[Answer] | None = None
+        self.ack_arrived = 0.0
+        """When the ack of the act in flight was read off the socket (its latency ends there,
+        not when the playing task wakes up to it: a loaded client's loop takes one or two
+        turns more for that)."""
         self.own_events: asyncio.Future[None] | None = None
         self.reader: asyncio.Task[None] | None = None
         self.player: asyncio.Task[None] | None = None
@@ -239,7 +243,7 @@ class Client:
         if isinstance(message, Events):
             self._events(message, now)
         elif isinstance(message, Ack | Error):
-            self._answered(message)
+            self._answered(message, now)
         elif isinstance(message, Snapshot):
             # One strategy instance plays one seat for one round (bots/strategies.py).
             strategy = STRATEGIES[self.settings.strategy]
@@ -271,10 +275,12 @@ class Client:
             self.figures.fanout_sent.append(sent)
             self.figures.fanout_latency.append(now - sent)
 
-    def _answered(self, message: Ack | Error) -> None:
-        """The act in flight answered (its ack, or an error with its id); any other error counted."""
+    def _answered(self, message: Ack | Error, now: float) -> None:
+        """The act in flight answered at ``now`` (its ack, or an error with its id); any other
+        error counted."""
         answer = self.session.answered
         if answer is not None and answer.ident == self.act_id and self.ack is not None and not self.ack.done():
+            self.ack_arrived = now
             self.ack.set_result(answer)
             return
         if isinstance(message, Error):
@@ -358,7 +364,7 @@ class Client:
                 figures.late += 1
                 return
             figures.ack_sent.append(sent)
-            figures.ack_latency.append(time.perf_counter() - sent)
+            figures.ack_latency.append(self.ack_arrived - sent)
             if answer.reason is not None:
                 figures.refusals[answer.reason] = figures.refusals.get(answer.reason, 0) + 1
                 return

@@ -75,6 +75,15 @@ def percentiles(values: list[float]) -> dict[str, float | None]:
     }
 
 
+def _lag_line(lag: dict[str, Any]) -> str:
+    if not lag.get("looks"):
+        return "unknown (no ligretto_loop_lag_seconds on /metrics)"
+    return (
+        f"mean {lag['mean_ms']} ms, p99 under {lag['p99_bucket_ms']:g} ms, "
+        f"{lag['over_50_ms']} of {lag['looks']} looks over 50 ms"
+    )
+
+
 def build_report(
     *,
     figures: Figures,
@@ -85,6 +94,7 @@ def build_report(
     cpu: Cpu,
     server_latency: dict[str, Any],
     server_gc: dict[str, Any],
+    server_loop_lag: dict[str, Any],
     extra: dict[str, Any],
     lags: list[float],
     gc_pauses: list[float],
@@ -121,6 +131,7 @@ def build_report(
         "fanout_ms": percentiles(fanout),
         "server_action_ms": server_latency,
         "server_gc": server_gc,
+        "server_loop_lag_ms": server_loop_lag,
         "loadtest_loop_lag_ms": percentiles(lags),
         "loadtest_gc_ms": {
             "collections": len(gc_pauses),
@@ -181,6 +192,7 @@ def format_report(report: dict[str, Any]) -> str:
         f"fan-out       p50 {fan['p50']} ms, p95 {fan['p95']} ms, p99 {fan['p99']} ms, max {fan['max']} ms",
         f"server        handling {report['server_action_ms']}; CPU {report['cpu']}",
         f"server GC     {_gc_line(report['server_gc'])}",
+        f"server loop   late by {_lag_line(report['server_loop_lag_ms'])}",
         f"client loop   late by p99 {lag['p99']} ms, max {lag['max']} ms (inflates the latencies above); "
         f"GC {report['loadtest_gc_ms']}",
         f"errors        {report['errors']} {report['error_kinds'] or ''}",

@@ -99,20 +99,46 @@ async def metrics(base: str) -> dict[str, float]:
         return {}
 
 
-def server_latency(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
-    """The server's own action handling time during the window (``ligretto_action_latency``)."""
-    name = "ligretto_action_latency_seconds"
+Observed = tuple[float, float, list[tuple[float, float]]]
+"""A histogram's observations in a window: (count, sum, [(bound, count up to it)])."""
+
+
+def _histogram(name: str, before: dict[str, float], after: dict[str, float]) -> Observed:
+    """A histogram's observations during the window: (count, sum, [(bound, count up to it)])."""
     count = after.get(f"{name}_count", 0.0) - before.get(f"{name}_count", 0.0)
-    if count <= 0:
-        return {"actions": 0}
     total = after.get(f"{name}_sum", 0.0) - before.get(f"{name}_sum", 0.0)
     buckets = sorted(
         (float(key.split('le="')[1].rstrip('"}')), after[key] - before.get(key, 0.0))
         for key in after
         if key.startswith(f"{name}_bucket")
     )
+    return count, total, buckets
+
+
+def server_latency(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """The server's own action handling time during the window (``ligretto_action_latency``)."""
+    count, total, buckets = _histogram("ligretto_action_latency_seconds", before, after)
+    if count <= 0:
+        return {"actions": 0}
     p99 = next((le for le, n in buckets if n >= 0.99 * count), math.inf)
     return {"actions": int(count), "mean_ms": round(1000 * total / count, 3), "p99_bucket_ms": 1000 * p99}
+
+
+def server_loop_lag(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
+    """How late the server's event loop was during the window (``ligretto_loop_lag_seconds``,
+    a look every 50 ms): the looks, their mean, the bucket their 99th percentile fell in,
+    and how many were over 50 ms."""
+    count, total, buckets = _histogram("ligretto_loop_lag_seconds", before, after)
+    if count <= 0:
+        return {"looks": 0}
+    p99 = next((le for le, n in buckets if n >= 0.99 * count), math.inf)
+    within_50 = next((n for le, n in buckets if le == 0.05), count)
+    return {
+        "looks": int(count),
+        "mean_ms": round(1000 * total / count, 2),
+        "p99_bucket_ms": 1000 * p99,
+        "over_50_ms": int(count - within_50),
+    }
 
 
 def server_gc(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:

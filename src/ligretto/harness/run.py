@@ -48,7 +48,7 @@ from websockets.exceptions import ConnectionClosed
 from ligretto.bots.reaction import LEVELS
 from ligretto.harness.client import Client, ClientSettings, Pacer, TableRun
 from ligretto.harness.figures import Figures, build_report, format_report
-from ligretto.harness.probes import Cpu, GcPauses, Memory, http, metrics, server_gc, server_latency
+from ligretto.harness.probes import Cpu, GcPauses, Memory, http, metrics, server_gc, server_latency, server_loop_lag
 from ligretto.harness.queueload import format_queue_report, run_queue_load
 
 MATCH_END = "rounds:1000"
@@ -261,6 +261,7 @@ async def run_loadtest(
         cpu=cpu,
         server_latency=server_latency(metrics_before, metrics_after),
         server_gc=server_gc(metrics_before, metrics_after),
+        server_loop_lag=server_loop_lag(metrics_before, metrics_after),
         extra={"speed": speed, "compression": compression, "file_limit": file_limit, "flood": flood_report},
         lags=lags,
         gc_pauses=gc_pauses.pauses,

@@ -149,6 +149,13 @@ GC_PAUSES = Histogram(
     registry=REGISTRY,
 )
 
+LOOP_LAG = Histogram(
+    "ligretto_loop_lag_seconds",
+    "How much later than asked the event loop ran a 50 ms timer (server/ops/looplag.py)",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+    registry=REGISTRY,
+)
+
 
 class _ActionRate:
     """Actions per second over the last ``window`` seconds, from per-second buckets."""

@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
 
 from ligretto.server.cluster.directory import Directory, Unavailable
+from ligretto.server.ops import looplag
 from ligretto.server.ops.heap import COLLECTOR
 from ligretto.server.records.keeper import Keeper
 from ligretto.server.web import http
@@ -75,7 +76,7 @@ def create_app(
         app.state.matchmaker = matchmaker = Matchmaker(lobby, lobby.directory.make_queue())
         await matchmaker.queue.start()
         chores = [asyncio.create_task(COLLECTOR.run()), asyncio.create_task(lobby.sweep_forever())]
-        chores.append(asyncio.create_task(matchmaker.run()))
+        chores += [asyncio.create_task(matchmaker.run()), asyncio.create_task(looplag.watch())]
         yield
         for chore in chores:
             chore.cancel()
