@@ -6,6 +6,7 @@ starts its servers with it, and so do the end-to-end tests (``tests/realserver.p
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -35,11 +36,39 @@ NO_RATE_LIMIT = {"rate_per_s": 1e6, "burst": 10**6}
 malformed-message scenario's flood of refusals)."""
 
 
+SERVING = "ligretto: serving on"
+"""The line a server writes once it has bound its port: until it is in this start's log,
+what answers on the port may be another process (``wait_ready``)."""
+CANNOT_LISTEN = "cannot listen on"
+"""The line of a server whose port was taken."""
+
+
+FIRST_PORT = 20_000
+"""The tests' servers listen on ports from here up to the kernel's ephemeral range (32,768
+and up on Linux), where no outgoing connection and no ``bind`` to port 0 takes a port: a
+server stopped to be started again finds its port still free (thousands of test clients
+connect meanwhile, each from an ephemeral port)."""
+PORTS_PER_PROCESS = 500
+"""Each test process (an xdist worker, else by its process id) takes its ports from a block
+of its own, in turn."""
+_ports = itertools.count()
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A port of 127.0.0.1 that nothing listens on now, from this process's block."""
+    blocks = (32_768 - FIRST_PORT) // PORTS_PER_PROCESS
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    block = (int(worker[2:]) if worker[2:].isdigit() else os.getpid()) % blocks
+    for _ in range(PORTS_PER_PROCESS):
+        port = FIRST_PORT + block * PORTS_PER_PROCESS + next(_ports) % PORTS_PER_PROCESS
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    first = FIRST_PORT + block * PORTS_PER_PROCESS
+    raise RuntimeError(f"no free port of 127.0.0.1 from {first} to {first + PORTS_PER_PROCESS - 1}")
 
 
 class TableMaker(Protocol):
@@ -115,6 +144,10 @@ class ServerProcess(TableMaker):
     def launch(self) -> None:
         """Start the server without waiting for it (several started at once: each
         :meth:`wait_ready` after)."""
+        self.starts += 1
+        self._spawn(f"--- start {self.starts} ---")
+
+    def _command(self) -> list[str]:
         if self.settings:
             settings = {**OPEN_LIMITS, **self.settings}
             code = (
@@ -124,19 +157,20 @@ class ServerProcess(TableMaker):
                 + "".join(f", {name}={value!r}" for name, value in settings.items())
                 + f"), {self.log_level!r}, {self.log_format!r})"
             )
-            command = [sys.executable, "-c", code]
-        else:
-            command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
-            if self.countdown_s is not None:
-                command += ["--countdown", str(self.countdown_s)]
-            command += ["--log-level", self.log_level]
-            command += ["--log-format", self.log_format]
-            command += ["--connections-per-address", "0", "--tables-per-minute", "0"]
-        self.starts += 1
+            return [sys.executable, "-c", code]
+        command = [sys.executable, "-m", "ligretto", "serve", "--port", str(self.port), "--db", str(self.db)]
+        if self.countdown_s is not None:
+            command += ["--countdown", str(self.countdown_s)]
+        command += ["--log-level", self.log_level]
+        command += ["--log-format", self.log_format]
+        command += ["--connections-per-address", "0", "--tables-per-minute", "0"]
+        return command
+
+    def _spawn(self, marker: str) -> None:
         with self.log.open("ab") as out:
-            out.write(f"--- start {self.starts} ---\n".encode())
+            out.write(f"{marker}\n".encode())
             out.flush()
-            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(self._command(), stdout=out, stderr=subprocess.STDOUT)
         if self.cpus:
             os.sched_setaffinity(self.process.pid, self.cpus)
 
@@ -149,8 +183,11 @@ class ServerProcess(TableMaker):
         deadline = time.monotonic() + STARTUP_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                if self.starts == 1 and CANNOT_LISTEN in self._this_start():
+                    self._move_to_a_free_port()
+                    continue
                 raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log_text()}")
-            if not self.listening():
+            if SERVING not in self._this_start() or not self.listening():
                 time.sleep(POLL_S)
                 continue
             try:
@@ -162,6 +199,17 @@ class ServerProcess(TableMaker):
                 return
             time.sleep(HEALTH_POLL_S)
         raise RuntimeError(f"the server did not answer /healthz within {STARTUP_S} s:\n{self.log_text()}")
+
+    def _this_start(self) -> str:
+        """The log since the last start (a server's first line says whether it listens)."""
+        return self.log_text().rpartition("--- start ")[2]
+
+    def _move_to_a_free_port(self) -> None:
+        """Another process took the port between :func:`free_port` and the server's bind (a
+        server of another test worker, or a client's outgoing connection): start again on
+        another one.  Only before a first start has answered: a restart keeps its port."""
+        self.port = free_port()
+        self._spawn("--- start 1, on another port ---")
 
     def listening(self) -> bool:
         """Whether the server's port accepts a connection."""
