@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from ligretto.server.db.writer import Writer
+from ligretto.server.db.writer import Pace, Writer
 
 
 class Disk:
@@ -208,3 +208,39 @@ def test_closing_writes_what_is_left_and_runs_what_waits() -> None:
         assert disk.written == [["a"], ["b"]] and sorted(told) == ["turn 1", "turn 2"]
 
     asyncio.run(scenario())
+
+
+class Loop:
+    """What :class:`Pace` asks of an event loop: its time, and what it was told to call when."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.calls: list[float] = []
+
+    def time(self) -> float:
+        return self.now
+
+    def call_soon(self, callback: object) -> None:
+        self.calls.append(0.0)
+
+    def call_later(self, delay: float, callback: object) -> None:
+        self.calls.append(delay)
+
+
+def test_a_pace_runs_at_once_after_a_quiet_spell_and_else_waits_for_its_period() -> None:
+    loop = Loop()
+    pace = Pace(0.005)
+    pace.call(loop, print)  # type: ignore[arg-type]
+    assert loop.calls == [0.0], "nothing ran lately: on the next turn"
+    pace.ran(loop)  # type: ignore[arg-type]
+    loop.now += 0.002
+    pace.call(loop, print)  # type: ignore[arg-type]
+    assert loop.calls[-1] == pytest.approx(0.003), "2 ms after the last run: 3 ms more"
+    pace.ran(loop)  # type: ignore[arg-type]
+    loop.now += 0.006
+    pace.call(loop, print)  # type: ignore[arg-type]
+    assert loop.calls[-1] == 0.0
+    unpaced = Pace(0.0)
+    unpaced.ran(loop)  # type: ignore[arg-type]
+    unpaced.call(loop, print)  # type: ignore[arg-type]
+    assert loop.calls[-1] == 0.0, "0: always the next turn"

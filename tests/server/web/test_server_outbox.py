@@ -50,12 +50,12 @@ class Reader:
         return str(json.loads(config)["phase"])
 
 
-async def settled(store: Store) -> None:
+async def settled(store: Store, outbox: Outbox | None = None) -> None:
     """Let the loop turn until the store has committed everything and the outbox delivered
     it (one turn on SQLite; on PostgreSQL, as long as the writer's thread takes)."""
     await asyncio.sleep(0)
     for _ in range(2000):
-        if not store.writer.busy and not store.pending:
+        if not store.writer.busy and not store.pending and not (outbox and outbox.holding):
             break
         await asyncio.sleep(0.001)
     await asyncio.sleep(0)
@@ -117,7 +117,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         table.join(bob, "Bob")
         table.start(0)
         scheduler.advance(0.01)  # the countdown ends: go
-        await settled(store)  # the outbox delivers on the loop's next turn, once committed
+        await settled(store, outbox)  # the outbox delivers on the loop's next turn, once committed
         assert table.phase is Phase.PLAYING and ann.delivered[-1]["type"] == "go"
 
         # One turn of the loop: a message with nothing to write first (a pong, an error),
@@ -132,7 +132,7 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         assert reader.actions("OUTBOX") == 0, "written before the end of the loop's turn"
         assert [len(ann.delivered), len(bob.delivered)] == seen, "sent before the commit"
         flushes = [ann.flushes, bob.flushes]
-        await settled(store)
+        await settled(store, outbox)
         assert store.commits == commits + 1, "one commit for the whole turn"
         assert [ann.flushes, bob.flushes] == [f + 1 for f in flushes], "the turn's messages flushed once each"
         assert reader.actions("OUTBOX") == 6
@@ -143,11 +143,50 @@ def test_acks_and_events_leave_only_after_their_commit_one_commit_per_loop_turn(
         table.act(0, Vote(0), 10)
         table.act(1, Vote(1), 11)
         ann.acts[10], bob.acts[11] = 7, 8
-        await settled(store)
+        await settled(store, outbox)
         assert table.phase is Phase.OVER
         assert [m["type"] for m in bob.delivered[-4:]] == ["ack", "events", "round_over", "table"]
         assert bob.phases[-1] == ("over", "over") and ann.phases[-1] == ("over", "over")
         assert not ann.problems and not bob.problems
+        table.close()
+        store.close()
+        reader.db.close()
+
+    asyncio.run(scenario())
+
+
+def test_on_sqlite_turns_close_together_share_one_commit_and_one_delivery(tmp_path: Path) -> None:
+    """``writer.Pace``: a commit (and the outbox's delivery after it) comes at once after a
+    quiet spell, else no sooner than ``commit_every_s`` after the last one (a long one here:
+    no machine is that slow between two turns)."""
+
+    async def scenario() -> None:
+        url = str(tmp_path / "paced.db")
+        store = Store(url, commit_every_s=0.5)
+        outbox = Outbox(store.after_commit, store.commit_every_s)
+        reader = Reader(url)
+        scheduler = VirtualScheduler()
+        table = Table("PACED", seats=2, store=store, countdown_s=0.01, scheduler=scheduler)
+        ann, bob = Wire(outbox, reader, "PACED", "Ann"), Wire(outbox, reader, "PACED", "Bob")
+        table.join(ann, "Ann")
+        table.join(bob, "Bob")
+        table.start(0)
+        scheduler.advance(0.01)
+        await settled(store, outbox)
+        assert table.phase is Phase.PLAYING and ann.delivered[-1]["type"] == "go"
+
+        commits, flushes, seen = store.commits, [ann.flushes, bob.flushes], len(ann.delivered)
+        for seat in (0, 1):  # two turns of the loop, one action each
+            table.act(seat, Turn(seat), seat)
+            assert table.game is not None
+            (ann, bob)[seat].acts[seat] = len(table.game.log)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+        assert reader.actions("PACED") == 0 and len(ann.delivered) == seen, "committed and sent within 0.5 s"
+        await settled(store, outbox)
+        assert store.commits == commits + 1, "the two turns in one commit"
+        assert [ann.flushes, bob.flushes] == [f + 1 for f in flushes], "and one delivery each"
+        assert reader.actions("PACED") == 2 and not ann.problems and not bob.problems
         table.close()
         store.close()
         reader.db.close()

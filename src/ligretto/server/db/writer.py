@@ -6,7 +6,10 @@ it: the outbox's messages of that turn (``outbox.Outbox``), so no client learns 
 something that is not committed yet.
 
 - **On the loop** (an SQLite file): a commit appends to the write-ahead log, 50 µs; it
-  runs at once, then the messages go.
+  runs at once, then the messages go -- at most once every :data:`COMMIT_EVERY_S`
+  (:class:`Pace`): under load a turn of the loop holds a few actions, and a commit for
+  each turn was a tenth of the server's CPU at 1,000 tables (issue 31); a commit after a
+  quiet spell still goes at once.
 - **On a thread of its own** (PostgreSQL): a durable commit waits for the server's disk,
   0.7 ms that the loop would otherwise spend idle.  One thread, with its own connection,
   commits one batch at a time; while it does, the loop plays on and collects the next
@@ -26,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import math
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -35,6 +39,34 @@ Batch = TypeVar("Batch")
 
 Waiting = Callable[[], None]
 """What runs on the loop once everything written before it is committed."""
+
+COMMIT_EVERY_S = 0.005
+"""An SQLite store's commits (and so the outbox's deliveries) come at most this often: up to
+5 ms more before an ack under load, a third of the commits and 7-9 % less CPU per action at
+1,000 tables (docs/benchmarks.md, issue 31)."""
+
+
+class Pace:
+    """Runs what it is given on the loop's next turn, or, if the last run was less than
+    ``every_s`` ago, once ``every_s`` has passed since it (0: always on the next turn)."""
+
+    __slots__ = ("every_s", "last")
+
+    def __init__(self, every_s: float) -> None:
+        self.every_s = every_s
+        self.last = -math.inf
+
+    def call(self, loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+        wait = self.last + self.every_s - loop.time() if self.every_s else 0.0
+        if wait > 0:
+            loop.call_later(wait, callback)
+        else:
+            loop.call_soon(callback)
+
+    def ran(self, loop: asyncio.AbstractEventLoop) -> None:
+        """What was called has run now."""
+        if self.every_s:
+            self.last = loop.time()
 
 
 class Writer(Generic[Batch]):

@@ -39,7 +39,7 @@ import msgspec
 from ligretto.engine.rules import RuleError
 from ligretto.server.db.database import CHECKPOINT_S, Database, DatabaseError, open_database
 from ligretto.server.db.migrations import migrate
-from ligretto.server.db.writer import Writer
+from ligretto.server.db.writer import COMMIT_EVERY_S, Pace, Writer
 from ligretto.server.ops import logs, metrics
 from ligretto.server.records import history, storewrite
 from ligretto.server.records.profiles import Profiles
@@ -109,11 +109,13 @@ class Store:
 
     ``save_table``, ``start_round`` and ``record_action`` only collect; :meth:`commit`
     writes what was collected in one transaction.  Inside a running event loop the first
-    write schedules the commit for the loop's next turn; without one (scripts, tests)
-    every write commits at once.  (An SQLite file's checkpoints are done by a thread of
-    its own: ``database.SqliteDatabase``.)"""
+    write schedules the commit for the loop's next turn (on SQLite, at most one every
+    ``writer.COMMIT_EVERY_S``); without one (scripts, tests) every write commits at once.
+    (An SQLite file's checkpoints are done by a thread of its own: ``database.SqliteDatabase``.)"""
 
-    def __init__(self, db: str | Path | Database, checkpoint_s: float = CHECKPOINT_S) -> None:
+    def __init__(
+        self, db: str | Path | Database, checkpoint_s: float = CHECKPOINT_S, commit_every_s: float | None = None
+    ) -> None:
         self.db = db if isinstance(db, Database) else open_database(db, checkpoint_s)
         try:
             migrate(self.db)
@@ -141,6 +143,10 @@ class Store:
         self.writer_db = self.db.another() if threaded else self.db
         """The connection commits go through: on PostgreSQL a second one, the writer thread's."""
         self.writer = Writer(self._take, self._commit_batch, self._put_back, threaded=threaded, landed=self._landed)
+        self.commit_every_s = (0.0 if threaded else COMMIT_EVERY_S) if commit_every_s is None else commit_every_s
+        """Commits at most this often on the loop (``writer.Pace``; a writer's thread batches
+        by itself: what comes while it commits goes in its next commit)."""
+        self._pace = Pace(self.commit_every_s)
         self.failed_commits = 0
         """Commits failed in a row (the database away): said once it is back."""
         self._on_fenced: Callable[[set[str]], None] | None = None
@@ -200,10 +206,11 @@ class Store:
             self.commit()
             return
         self._commit_due = True
-        loop.call_soon(self._due)
+        self._pace.call(loop, self._due)
 
     def _due(self) -> None:
         self._commit_due = False
+        self._pace.ran(asyncio.get_running_loop())
         self.writer.written()
 
     def commit(self) -> None:
@@ -216,6 +223,8 @@ class Store:
         """Run ``waiting`` (on the loop) once everything collected so far is committed: the
         outbox's messages of a turn (``writer.Writer``)."""
         self._commit_due = False
+        with contextlib.suppress(RuntimeError):  # (outside a loop: nothing is paced)
+            self._pace.ran(asyncio.get_running_loop())
         self.writer.after_commit(waiting)
 
     def _take(self) -> Batch | None:

@@ -50,7 +50,7 @@ class Lobby:
         self.scheduler = scheduler
         self.directory = directory or Directory()
         self.tables: dict[str, Table] = {}
-        self.outbox = Outbox(None if store is None else store.after_commit)
+        self.outbox = Outbox() if store is None else Outbox(store.after_commit, store.commit_every_s)
         self.silences = Watch(settings)
         """The silence and hello deadlines of every ``/ws`` connection (``silence.py``)."""
         self.connections = ConnectionCount(settings.connections_per_address, settings.max_connections)

@@ -1,7 +1,8 @@
 """Messages to clients held back until the store has committed what they tell.
 
 Tables send as they decide (``Table.act`` acknowledges and broadcasts at once), but
-the store writes in batches, once per turn of the event loop.  So no client learns of
+the store writes in batches, once per turn of the event loop (on SQLite at most one every
+``writer.COMMIT_EVERY_S``, the outbox's deliveries with them).  So no client learns of
 something a crash could still undo, every message goes through one :class:`Outbox`:
 it keeps the messages of the current turn and, on the loop's next turn, has the store
 commit them (``Store.after_commit``: at once on SQLite, on the writer's thread on
@@ -24,6 +25,8 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
+from ligretto.server.db.writer import Pace
+
 
 class Recipient(Protocol):
     """Where the outbox hands messages: a client's connection."""
@@ -40,22 +43,31 @@ AfterCommit = Callable[[Callable[[], None]], None]
 
 
 class Outbox:
-    """One per server: holds messages until ``after_commit`` (the store's) lets them go."""
+    """One per server: holds messages until ``after_commit`` (the store's) lets them go; at
+    most once every ``every_s`` (the store's ``commit_every_s``: each delivery commits)."""
 
-    def __init__(self, after_commit: AfterCommit | None = None) -> None:
+    def __init__(self, after_commit: AfterCommit | None = None, every_s: float = 0.0) -> None:
         self._after_commit = after_commit
         self._held: list[tuple[Recipient, str]] = []
+        self._pace = Pace(every_s)
+
+    @property
+    def holding(self) -> bool:
+        """Messages are waiting for their turn's delivery."""
+        return bool(self._held)
 
     def post(self, recipient: Recipient, message: str) -> None:
         """Deliver ``message`` to ``recipient`` once what happened before it is committed."""
         if not self._held:
-            asyncio.get_running_loop().call_soon(self.flush)
+            self._pace.call(asyncio.get_running_loop(), self.flush)
         self._held.append((recipient, message))
 
     def flush(self) -> None:
         """Deliver everything held, in order, once the store has committed what came before
         it (delivered even if the commit fails: the error is logged, the game goes on in
         memory)."""
+        if self._pace.every_s:
+            self._pace.ran(asyncio.get_running_loop())
         held, self._held = self._held, []
 
         def deliver_held() -> None:
