@@ -104,18 +104,37 @@ class MemoryTransport(asyncio.Transport):
         return data
 
 
+async def _handshake(app: Any) -> tuple[Any, MemoryTransport, Any]:
+    """The server's protocol running ``app``, over a memory transport, with a sans-I/O
+    client whose opening handshake is done: (server, transport, client)."""
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+    from websockets.client import ClientProtocol
+    from websockets.uri import parse_uri
+
+    from ligretto.server.web.wsprotocol import WebSocketProtocol
+
+    config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
+    server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+    transport = MemoryTransport()
+    server.connection_made(transport)
+    client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
+    client.send_request(client.connect())
+    server.data_received(b"".join(client.data_to_send()))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    client.receive_data(transport.take())
+    return server, transport, client
+
+
 def test_ready_made_frames_go_out_below_asgi_only_while_the_socket_can_take_them() -> None:
     """``write_frame`` (the scope's ``ligretto.frames``) writes a frame the client reads as
     the text sent, once the handshake is done; it declines (the connection then sends through
     ASGI, which waits or raises) while the transport is paused for a slow reader, and once
     the client has sent its close."""
-    from uvicorn.config import Config
-    from uvicorn.server import ServerState
-    from websockets.client import ClientProtocol
     from websockets.frames import Frame, Opcode
-    from websockets.uri import parse_uri
 
-    from ligretto.server.web.wsprotocol import FRAMES, WebSocketProtocol, text_frame
+    from ligretto.server.web.wsprotocol import FRAMES, text_frame
 
     scopes: list[Any] = []
 
@@ -127,16 +146,7 @@ def test_ready_made_frames_go_out_below_asgi_only_while_the_socket_can_take_them
             pass
 
     async def scenario() -> None:
-        config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
-        server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
-        transport = MemoryTransport()
-        server.connection_made(transport)
-        client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
-        client.send_request(client.connect())
-        server.data_received(b"".join(client.data_to_send()))
-        for _ in range(10):
-            await asyncio.sleep(0)
-        client.receive_data(transport.take())
+        server, transport, client = await _handshake(app)
         assert client.handshake_exc is None and scopes
         write = scopes[0]["extensions"][FRAMES]["write"]
 
@@ -171,12 +181,8 @@ def test_a_reader_takes_messages_as_they_are_parsed_and_what_it_declines_keeps_i
     ``receive`` and the reader dropped; while a message waits there, later ones queue behind it;
     a message the application takes from ``receive`` drops the reader too, until it sets it
     again, so no message is handled before one that came earlier."""
-    from uvicorn.config import Config
-    from uvicorn.server import ServerState
-    from websockets.client import ClientProtocol
-    from websockets.uri import parse_uri
 
-    from ligretto.server.web.wsprotocol import FRAMES, WebSocketProtocol
+    from ligretto.server.web.wsprotocol import FRAMES
 
     scopes: list[Any] = []
     received: list[str] = []
@@ -194,16 +200,7 @@ def test_a_reader_takes_messages_as_they_are_parsed_and_what_it_declines_keeps_i
             received.append(message.get("text") or repr(message.get("bytes")))
 
     async def scenario() -> None:
-        config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
-        server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
-        transport = MemoryTransport()
-        server.connection_made(transport)
-        client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
-        client.send_request(client.connect())
-        server.data_received(b"".join(client.data_to_send()))
-        for _ in range(10):
-            await asyncio.sleep(0)
-        client.receive_data(transport.take())
+        server, transport, client = await _handshake(app)
         read_with = scopes[0]["extensions"][FRAMES]["read"]
 
         taken: list[str] = []
