@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+from collections import Counter
 
 from ligretto.server.web.settings import Settings
-from ligretto.server.web.silence import Silence, Watch
+from ligretto.server.web.silence import FIRED_AT_ONCE, Silence, Watch
 
 
 class Deadline:
@@ -57,12 +58,14 @@ def test_the_watch_fires_what_is_due_once_and_ticks_within_a_quarter_of_the_dead
     watch.silences |= {talking, quiet}
     now[0] = 1.0
     talking.heard(seated=True)
-    assert watch.look(1.5) == 0
-    assert watch.look(2.0) == 1 and quiet_deadline.at == -math.inf, "no hello: fired at once"
-    assert watch.silences == {talking}, "a fired deadline is watched no more"
-    assert watch.look(6.9) == 0 and talking_deadline.at is None
-    assert watch.look(7.0) == 1 and talking_deadline.at == -math.inf
-    assert watch.look(100.0) == 0
+    assert watch.look(1.5) == []
+    assert watch.look(2.0) == [quiet], "no hello"
+    assert watch.silences == {talking}, "a due deadline is watched no more"
+    Watch.fire(quiet)
+    assert quiet_deadline.at == -math.inf, "fired: at once"
+    assert watch.look(6.9) == [] and talking_deadline.at is None
+    assert watch.look(7.0) == [talking]
+    assert watch.look(100.0) == []
 
 
 def test_one_task_watches_while_connections_are_open() -> None:
@@ -85,6 +88,30 @@ def test_one_task_watches_while_connections_are_open() -> None:
         assert with_timeout == [True] and loop.time() - started >= 0.2, "not before silence_s"
         await asyncio.sleep(0.1)
         assert watch.task is None, "nothing to watch: its task has ended"
+        # A storm: more due at once than are fired in one turn, all fired, a turn at a time.
+        storm = [Silence(Settings(silence_s=0.2, hello_s=0.0), loop.time) for _ in range(3 * FIRED_AT_ONCE)]
+        timed_out: dict[int, int] = {}
+        turns = [0]
+
+        async def count_turns() -> None:
+            while True:
+                turns[0] += 1
+                await asyncio.sleep(0)
+
+        async def idle(index: int, silence: Silence) -> None:
+            try:
+                async with asyncio.timeout(None) as silence.deadline:
+                    watch.add(silence)
+                    await asyncio.sleep(10)
+            except TimeoutError:
+                timed_out[index] = turns[0]
+
+        ticker = asyncio.create_task(count_turns())
+        await asyncio.wait_for(asyncio.gather(*(idle(i, s) for i, s in enumerate(storm))), 5.0)
+        ticker.cancel()
+        assert sorted(timed_out) == list(range(len(storm))), "every one closed"
+        assert len(set(timed_out.values())) >= 3, "over three turns of the loop at least"
+        assert max(Counter(timed_out.values()).values()) <= FIRED_AT_ONCE
         other = Silence(Settings(silence_s=0.2, hello_s=0.0), loop.time)
         watch.add(other)
         assert watch.task is not None
