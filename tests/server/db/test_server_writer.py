@@ -211,7 +211,7 @@ def test_closing_writes_what_is_left_and_runs_what_waits() -> None:
 
 
 class Loop:
-    """What :class:`Pace` asks of an event loop: its time, and what it was told to call when."""
+    """What :class:`Pace` asks of an event loop (and its clock): its time, and what it was told to call when."""
 
     def __init__(self) -> None:
         self.now = 100.0
@@ -229,18 +229,18 @@ class Loop:
 
 def test_a_pace_runs_at_once_after_a_quiet_spell_and_else_waits_for_its_period() -> None:
     loop = Loop()
-    pace = Pace(0.005)
+    pace = Pace(0.005, clock=loop.time)
     pace.call(loop, print)  # type: ignore[arg-type]
     assert loop.calls == [0.0], "nothing ran lately: on the next turn"
-    pace.ran(loop)  # type: ignore[arg-type]
+    pace.ran()
     loop.now += 0.002
     pace.call(loop, print)  # type: ignore[arg-type]
     assert loop.calls[-1] == pytest.approx(0.003), "2 ms after the last run: 3 ms more"
-    pace.ran(loop)  # type: ignore[arg-type]
+    pace.ran()
     loop.now += 0.006
     pace.call(loop, print)  # type: ignore[arg-type]
     assert loop.calls[-1] == 0.0
-    unpaced = Pace(0.0)
-    unpaced.ran(loop)  # type: ignore[arg-type]
+    unpaced = Pace(0.0, clock=loop.time)
+    unpaced.ran()
     unpaced.call(loop, print)  # type: ignore[arg-type]
     assert loop.calls[-1] == 0.0, "0: always the next turn"

@@ -30,6 +30,7 @@ import asyncio
 import concurrent.futures
 import logging
 import math
+import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -48,25 +49,27 @@ COMMIT_EVERY_S = 0.005
 
 class Pace:
     """Runs what it is given on the loop's next turn, or, if the last run was less than
-    ``every_s`` ago, once ``every_s`` has passed since it (0: always on the next turn)."""
+    ``every_s`` ago, once ``every_s`` has passed since it (0: always on the next turn).
+    ``clock`` is monotonic seconds, the loop's own clock (the tests' to fake)."""
 
-    __slots__ = ("every_s", "last")
+    __slots__ = ("clock", "every_s", "last")
 
-    def __init__(self, every_s: float) -> None:
+    def __init__(self, every_s: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.every_s = every_s
+        self.clock = clock
         self.last = -math.inf
 
     def call(self, loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
-        wait = self.last + self.every_s - loop.time() if self.every_s else 0.0
+        wait = self.last + self.every_s - self.clock() if self.every_s else 0.0
         if wait > 0:
             loop.call_later(wait, callback)
         else:
             loop.call_soon(callback)
 
-    def ran(self, loop: asyncio.AbstractEventLoop) -> None:
+    def ran(self) -> None:
         """What was called has run now."""
         if self.every_s:
-            self.last = loop.time()
+            self.last = self.clock()
 
 
 class Writer(Generic[Batch]):

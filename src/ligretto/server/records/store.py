@@ -210,7 +210,7 @@ class Store:
 
     def _due(self) -> None:
         self._commit_due = False
-        self._pace.ran(asyncio.get_running_loop())
+        self._pace.ran()
         self.writer.written()
 
     def commit(self) -> None:
@@ -223,8 +223,7 @@ class Store:
         """Run ``waiting`` (on the loop) once everything collected so far is committed: the
         outbox's messages of a turn (``writer.Writer``)."""
         self._commit_due = False
-        with contextlib.suppress(RuntimeError):  # (outside a loop: nothing is paced)
-            self._pace.ran(asyncio.get_running_loop())
+        self._pace.ran()
         self.writer.after_commit(waiting)
 
     def _take(self) -> Batch | None:

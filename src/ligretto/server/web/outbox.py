@@ -66,8 +66,7 @@ class Outbox:
         """Deliver everything held, in order, once the store has committed what came before
         it (delivered even if the commit fails: the error is logged, the game goes on in
         memory)."""
-        if self._pace.every_s:
-            self._pace.ran(asyncio.get_running_loop())
+        self._pace.ran()
         held, self._held = self._held, []
 
         def deliver_held() -> None:

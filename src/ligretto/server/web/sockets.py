@@ -101,7 +101,7 @@ class Connection:
             return
         # The two lists are kept, not replaced: new ones each turn, for every connection,
         # were a young collection's largest share of objects to scan (issue 31).
-        frames = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        frames = b"".join(self.frames)  # (one frame: that frame itself, not a copy)
         self.frames.clear()
         assert self.write_frame is not None
         if self.closed or (self.backlog is None and self.write_frame(frames)):
