@@ -104,7 +104,7 @@ Observed = tuple[float, float, list[tuple[float, float]]]
 
 
 def _histogram(name: str, before: dict[str, float], after: dict[str, float]) -> Observed:
-    """A histogram's observations during the window: (count, sum, [(bound, count up to it)])."""
+    """A histogram's observations during the window, from two pages of ``/metrics`` (:data:`Observed`)."""
     count = after.get(f"{name}_count", 0.0) - before.get(f"{name}_count", 0.0)
     total = after.get(f"{name}_sum", 0.0) - before.get(f"{name}_sum", 0.0)
     buckets = sorted(
@@ -115,28 +115,34 @@ def _histogram(name: str, before: dict[str, float], after: dict[str, float]) -> 
     return count, total, buckets
 
 
+def _p99(observed: Observed) -> float:
+    """The upper bound of the bucket the 99th percentile fell in (inf: past the last one)."""
+    count, _, buckets = observed
+    return next((le for le, n in buckets if n >= 0.99 * count), math.inf)
+
+
 def server_latency(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     """The server's own action handling time during the window (``ligretto_action_latency``)."""
-    count, total, buckets = _histogram("ligretto_action_latency_seconds", before, after)
+    observed = _histogram("ligretto_action_latency_seconds", before, after)
+    count, total, _ = observed
     if count <= 0:
         return {"actions": 0}
-    p99 = next((le for le, n in buckets if n >= 0.99 * count), math.inf)
-    return {"actions": int(count), "mean_ms": round(1000 * total / count, 3), "p99_bucket_ms": 1000 * p99}
+    return {"actions": int(count), "mean_ms": round(1000 * total / count, 3), "p99_bucket_ms": 1000 * _p99(observed)}
 
 
 def server_loop_lag(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     """How late the server's event loop was during the window (``ligretto_loop_lag_seconds``,
     a look every 50 ms): the looks, their mean, the bucket their 99th percentile fell in,
     and how many were over 50 ms."""
-    count, total, buckets = _histogram("ligretto_loop_lag_seconds", before, after)
+    observed = _histogram("ligretto_loop_lag_seconds", before, after)
+    count, total, buckets = observed
     if count <= 0:
         return {"looks": 0}
-    p99 = next((le for le, n in buckets if n >= 0.99 * count), math.inf)
     within_50 = next((n for le, n in buckets if le == 0.05), count)
     return {
         "looks": int(count),
         "mean_ms": round(1000 * total / count, 2),
-        "p99_bucket_ms": 1000 * p99,
+        "p99_bucket_ms": 1000 * _p99(observed),
         "over_50_ms": int(count - within_50),
     }
 
