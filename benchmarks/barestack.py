@@ -10,8 +10,9 @@ no storage, no limits.
 Its load client plays the same pattern as ``ligretto loadtest``'s clients: ``players``
 clients a table, each with one act in flight, waiting a person's reaction time drawn from
 a bot level (``ligretto.bots``) between its act's events and its next act, a ``ping``
-after 2 s of silence; it measures the same figures the same way (``harness.figures``:
-ack from send to ``ack``, fan-out from send to each other client's ``events``).
+after 2 s of silence, on the same WebSocket client (``harness.wire``); it measures the
+same figures the same way (``harness.figures``: ack from send to ``ack``, fan-out from
+send to each other client's ``events``).
 
 Not part of the product: ``benchmarks/serverspeed.py`` runs it beside ``ligretto serve``.
 
@@ -35,10 +36,12 @@ import msgspec
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.reaction import LEVELS, Move
 from ligretto.harness.figures import percentiles
 from ligretto.harness.probes import cpu_seconds_of, rss_of
+from ligretto.harness.wire import Text, Wire
 
 ACK_PAD = 0
 """Bytes of padding in an ``ack``: ligretto's applied ``ack`` is about 40 bytes (``{"type": "ack",
@@ -118,12 +121,12 @@ class Load:
         return self.start <= at < self.end
 
 
-async def _wait_pinging(ws: Any, wait: float, last_sent: float) -> float:
+async def _wait_pinging(wire: Wire, wait: float, last_sent: float) -> float:
     """Wait ``wait`` seconds, pinging after :data:`PING_AFTER_S` of silence; the last send's time."""
     while wait > 0:
         step = min(wait, PING_AFTER_S - (time.perf_counter() - last_sent))
         if step <= 0:
-            await ws.send('{"type":"ping"}')
+            wire.send(b'{"type":"ping"}')
             last_sent = time.perf_counter()
             continue
         await asyncio.sleep(step)
@@ -142,42 +145,44 @@ async def player(
     started: asyncio.Event,
     pace: float | None = None,
 ) -> None:
-    from websockets.asyncio.client import connect  # noqa: PLC0415 -- the load role's library, as the harness's
-
+    """One client on the load test's own WebSocket (``harness.wire``: each message read as it
+    arrives), so that both servers are measured with the same client costs."""
     delays = LEVELS[level].sampler(rng)
     # the level's draws, scaled to a mean of ``pace`` seconds between acts when given
     scale = 1.0 if pace is None else pace / LEVELS[level].mean(Move.PLAY, 2, 16)
     answered = asyncio.Event()
     mine: dict[int, float] = {}
+
+    def read(raw: Text) -> None:
+        now = time.perf_counter()
+        message = _decode(raw)
+        kind = message.get("type")
+        if kind == "ack":
+            sent = mine.get(message["id"])
+            if sent is not None and load.counts(sent):
+                load.acks.append(now - sent)
+        elif kind == "events":
+            key = (table, message["id"])
+            if message["by"] == seat:
+                mine.pop(message["id"], None)
+                answered.set()
+            else:
+                sent = load.sent.get(key)
+                if sent is not None and load.counts(sent):
+                    load.fanouts.append(now - sent)
+
+    def closed(_closed: ConnectionClosed) -> None:
+        pass  # a send or the wait for the act's events fails, and counts it
+
     try:
-        async with connect(f"{url}?table={table}", compression=None, max_size=None) as ws:
-
-            async def read() -> None:
-                async for raw in ws:
-                    now = time.perf_counter()
-                    message = _decode(raw)
-                    kind = message.get("type")
-                    if kind == "ack":
-                        sent = mine.get(message["id"])
-                        if sent is not None and load.counts(sent):
-                            load.acks.append(now - sent)
-                    elif kind == "events":
-                        key = (table, message["id"])
-                        if message["by"] == seat:
-                            mine.pop(message["id"], None)
-                            answered.set()
-                        else:
-                            sent = load.sent.get(key)
-                            if sent is not None and load.counts(sent):
-                                load.fanouts.append(now - sent)
-
-            reader = asyncio.create_task(read())
+        wire = await Wire.open(f"{url}?table={table}", read, closed, timeout=10, compression=False, max_size=1 << 20)
+        try:
             await started.wait()
             last_sent = time.perf_counter()
             number = seat * 1_000_000_000
             while time.perf_counter() < load.end:
                 # a play, as the load test's clients mostly make: 2 options, 4 piles a player
-                last_sent = await _wait_pinging(ws, scale * delays.delay(Move.PLAY, 2, 16), last_sent)
+                last_sent = await _wait_pinging(wire, scale * delays.delay(Move.PLAY, 2, 16), last_sent)
                 number += 1
                 answered.clear()
                 now = time.perf_counter()
@@ -185,18 +190,19 @@ async def player(
                 load.sent[(table, number)] = now
                 if load.counts(now):
                     load.actions += 1
-                await ws.send(
+                wire.send(
                     _encode(
                         {
                             "type": "act",
                             "id": number,
                             "action": {"kind": "play", "source": "row", "position": 1, "pile": 3},
                         }
-                    ).decode()
+                    )
                 )
                 last_sent = now
                 await asyncio.wait_for(answered.wait(), 10)
-            reader.cancel()
+        finally:
+            await wire.close()
     except Exception as error:  # counted, as the harness counts its clients' failures
         load.errors += 1
         kind = f"{type(error).__name__} (seat {seat} of table {table})"

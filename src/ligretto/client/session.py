@@ -67,6 +67,8 @@ Message = dict[str, Any]
 """A client message as the wire carries it (a JSON object)."""
 ActId = str | int
 """An act's id: the client's own, echoed by its answer."""
+Raw = str | bytes | bytearray | memoryview
+"""A server message's text, as a WebSocket library hands it over."""
 SPENT = "bad_token"
 """The refusal of a ``hello`` whose token is not (or no longer) a seat's."""
 
@@ -222,7 +224,7 @@ class Session:
 
     # --- what the server sends ---------------------------------------------------------
 
-    def receive(self, message: ServerMessage | str | bytes | Mapping[str, Any]) -> ServerMessage:
+    def receive(self, message: ServerMessage | Raw | Mapping[str, Any]) -> ServerMessage:
         """Apply one server message (a frame's text, a message read already, or the plain
         JSON object of one); returns it read.  ``ProtocolError`` if it is none."""
         typed = _read(message)
@@ -317,8 +319,8 @@ _HANDLERS: dict[type, Callable[[Session, Any], None]] = {
 }
 
 
-def _read(message: ServerMessage | str | bytes | Mapping[str, Any]) -> ServerMessage:
-    if isinstance(message, str | bytes):
+def _read(message: ServerMessage | Raw | Mapping[str, Any]) -> ServerMessage:
+    if isinstance(message, Raw):
         return decode_server(message)
     if isinstance(message, Mapping):
         try:

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import msgspec
-from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from ligretto.bots.reaction import LEVELS, MOVE_OF, DelaySampler, Move
@@ -34,6 +33,7 @@ from ligretto.client.observation import MirrorObservation, action_message
 from ligretto.client.session import ActId, Answer, Session
 from ligretto.engine.rules import RuleSet
 from ligretto.harness.figures import Figures
+from ligretto.harness.wire import Text, Wire
 from ligretto.protocol import (
     KEEPALIVE_S,
     Ack,
@@ -141,7 +141,8 @@ class TableRun:
 
 
 class Client:
-    """One player: a WebSocket, its session at the table, a reader task and a player task."""
+    """One player: a WebSocket (a :class:`~ligretto.harness.wire.Wire`, whose messages this
+    client reads as they arrive), its session at the table, and a player task."""
 
     def __init__(self, table: TableRun, index: int, settings: ClientSettings, figures: Figures) -> None:
         self.table = table
@@ -150,7 +151,7 @@ class Client:
         self.figures = figures
         level = LEVELS[settings.level]
         self.delays = DelaySampler(level, random.Random(f"{settings.seed}:{table.code}:{index}"))
-        self.ws: ClientConnection | None = None
+        self.ws: Wire | None = None
         self.session = Session(table.code, name=self.name)
         self.strategy: Strategy = GreedyStrategy(random.Random(0))
         self.playing = asyncio.Event()
@@ -166,7 +167,6 @@ class Client:
         not when the playing task wakes up to it: a loaded client's loop takes one or two
         turns more for that)."""
         self.own_events: asyncio.Future[None] | None = None
-        self.reader: asyncio.Task[None] | None = None
         self.player: asyncio.Task[None] | None = None
         self.pinger: asyncio.Task[None] | None = None
         self.last_sent = 0.0
@@ -179,20 +179,18 @@ class Client:
         async with pacer.slots:
             await pacer.turn()
             try:
-                self.ws = await connect(
+                self.ws = await Wire.open(
                     settings.ws_url,
-                    compression="deflate" if settings.compression else None,
-                    open_timeout=settings.timeout,
-                    ping_interval=None,
-                    close_timeout=2,
+                    self._text,
+                    self._closed,
+                    timeout=settings.timeout,
+                    compression=settings.compression,
                     max_size=1 << 20,
-                    proxy=None,
                 )
             except Exception as error:
                 self.figures.connect_error(error)
                 return False
         self.figures.connections_opened += 1
-        self.reader = asyncio.create_task(self._read())
         self.pinger = asyncio.create_task(self._keep_alive())
         try:
             await self.send(self.session.connect())
@@ -204,7 +202,7 @@ class Client:
     async def send(self, message: dict[str, Any]) -> None:
         assert self.ws is not None
         self.last_sent = time.monotonic()
-        await self.ws.send(_encode(message).decode())
+        self.ws.send(_encode(message))
 
     async def _keep_alive(self) -> None:
         """A ping whenever this client sent nothing for ``KEEPALIVE_S``."""
@@ -218,24 +216,31 @@ class Client:
 
     # --- receiving
 
-    async def _read(self) -> None:
-        assert self.ws is not None
+    def _text(self, raw: Text) -> None:
+        """A message off the socket, read as it arrives."""
+        arrived = time.perf_counter()
         try:
-            async for raw in self.ws:
-                arrived = time.perf_counter()
-                self._receive(self.session.receive(raw), arrived)
-        except ConnectionClosed as closed:
-            if not self.stopping:
-                self.figures.error("unexpected_close", f"{self.name}: {closed}")
-        except Exception as error:  # a bug of ours must not stop the other clients
+            self._receive(self.session.receive(raw), arrived)
+        except Exception as error:  # a bug of ours must not stop the other clients: this one stops
             self.figures.error("client", f"{self.name}: {type(error).__name__}: {error}")
-        finally:
-            if not self.stopping and not self.joined.done():
-                self.joined.set_result(False)
-            self.playing.clear()
-            for future in (self.ack, self.own_events):
-                if future is not None and not future.done():
-                    future.cancel()
+            self.stopping = True
+            self._stopped()
+            if self.ws is not None:
+                self.ws.abort()
+
+    def _closed(self, closed: ConnectionClosed) -> None:
+        if not self.stopping:
+            self.figures.error("unexpected_close", f"{self.name}: {closed}")
+        self._stopped()
+
+    def _stopped(self) -> None:
+        """Nothing more comes: whoever waits for this client's messages stops waiting."""
+        if not self.joined.done():
+            self.joined.set_result(False)
+        self.playing.clear()
+        for future in (self.ack, self.own_events):
+            if future is not None and not future.done():
+                future.cancel()
 
     def _receive(self, message: ServerMessage, now: float) -> None:
         """What this player does about a message its session has just applied."""
@@ -385,6 +390,6 @@ class Client:
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await self.ws.close()
-        for task in (self.player, self.reader, self.pinger):
+        for task in (self.player, self.pinger):
             if task is not None and not task.done():
                 task.cancel()

@@ -309,7 +309,7 @@ def as_dict(message: Outgoing) -> dict[str, Any]:
 _server_decoder = msgspec.json.Decoder(ServerMessage)
 
 
-def decode_server(raw: bytes | str) -> ServerMessage:
+def decode_server(raw: bytes | bytearray | memoryview | str) -> ServerMessage:
     """Read one server message into its struct (clients, tests); :class:`ProtocolError`
     (``invalid`` or ``malformed``) if it is not one."""
     try:
