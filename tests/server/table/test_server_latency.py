@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from pytest import approx
@@ -47,6 +48,17 @@ def test_the_estimate_is_half_the_median_of_the_recent_trips() -> None:
         latency.pinged(now, 0.0, now + 0.4)
         now += 1.0
     assert latency.one_way == approx(0.2)
+
+
+def test_only_the_last_trips_are_kept_in_a_small_list() -> None:
+    """A connection keeps :data:`SAMPLES` trips, oldest dropped first, in a list that stays
+    small however long it pings (a ``deque(maxlen=SAMPLES)`` was 760 bytes: issue 31)."""
+    latency = Latency()
+    for n in range(5 * SAMPLES):
+        latency.ponged(float(n))
+        latency.pinged(float(n), 0.0, n + (n + 1) / 1000)
+    assert latency.samples == [approx((n + 1) / 1000) for n in range(4 * SAMPLES, 5 * SAMPLES)]
+    assert sys.getsizeof(latency.samples) < 250
 
 
 class Client:

@@ -17,7 +17,6 @@ honest client that far away gets anyway.
 
 from __future__ import annotations
 
-from collections import deque
 from statistics import median
 
 SAMPLES = 9
@@ -31,7 +30,9 @@ class Latency:
 
     def __init__(self) -> None:
         self._pong: float | None = None
-        self.samples: deque[float] = deque(maxlen=SAMPLES)
+        self.samples: list[float] = []
+        """The last :data:`SAMPLES` round trips, oldest first: a list (a ``deque`` with a
+        ``maxlen`` is a 760-byte block per connection, issue 31)."""
 
     def ponged(self, server_t: float) -> None:
         """A ``pong`` carrying ``server_t`` was sent to this connection."""
@@ -46,7 +47,10 @@ class Latency:
         trip = now - echo - (held or 0.0)
         if trip < 0:
             return None
-        self.samples.append(trip)
+        samples = self.samples
+        samples.append(trip)
+        if len(samples) > SAMPLES:
+            del samples[0]
         return trip
 
     @property
