@@ -36,12 +36,17 @@ order they came.
 One fix more: a connection refused before the upgrade (``server/web/admission.py``: 429 or
 503) is a handshake done, not "ASGI callable returned without completing handshake"
 logged at ERROR for each (Kludex/uvicorn pull request 3138, open).
+
+And less memory per connection (issue 31, docs/benchmarks.md): uvicorn's ``asyncio.Queue``
+of received events and its ``writable`` ``asyncio.Event`` are an :class:`Inbox` and a
+:class:`Flag`, which make no deque.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame, Opcode
@@ -83,12 +88,92 @@ text_frame = _Framer()
 without permessage-deflate)."""
 
 
+class Inbox:
+    """A connection's received events on their way to its application: what uvicorn uses of
+    its ``asyncio.Queue`` (``put_nowait``, ``get``, ``empty``) for the one reader there is,
+    on a list; the reader's future is made only while it waits.  An ``asyncio.Queue`` is
+    four deques (its items, its getters, its putters, its ``join`` event's waiters): 3.3 KB
+    a connection."""
+
+    __slots__ = ("_getter", "_items")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._getter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        """The first event, once there is one; one reader at a time (a second is an error)."""
+        while not self._items:
+            if self._getter is not None:
+                raise RuntimeError("a connection's events have one reader at a time")
+            getter = self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await getter
+            finally:
+                self._getter = None
+        # A few events at most wait here: uvicorn stops reading the socket while any does.
+        return self._items.pop(0)
+
+
+class Flag:
+    """Whether the socket takes writes now: what uvicorn uses of its ``writable``
+    ``asyncio.Event`` (``set``, ``clear``, ``is_set``, ``wait``), whose waiters' list is
+    made only while a sender waits (the event's is a deque, made for every connection)."""
+
+    __slots__ = ("_value", "_waiters")
+
+    def __init__(self, value: bool) -> None:
+        self._value = value
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._value
+
+    def set(self) -> None:
+        if self._value:
+            return
+        self._value = True
+        for waiter in self._waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._value = False
+
+    async def wait(self) -> Literal[True]:
+        if self._value:
+            return True
+        waiter = asyncio.get_running_loop().create_future()
+        waiters = self._waiters = self._waiters or []
+        waiters.append(waiter)
+        try:
+            await waiter
+            return True
+        finally:
+            waiters.remove(waiter)
+            if not waiters:
+                self._waiters = None
+
+
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, parsing a client's bytes only as the application
     reads them (``uvicorn.run(ws=WebSocketProtocol)``)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # uvicorn calls only these methods of the two (tests/server/web/test_server_wsprotocol.py
+        # reads its source to hold it to that).
+        self.queue = Inbox()  # type: ignore[assignment]
+        self.writable = Flag(True)  # type: ignore[assignment]
         self.unparsed = bytearray()
         """Bytes received and not parsed yet (in order, before anything received later)."""
         self.after_close = 0
