@@ -104,9 +104,10 @@ class MemoryTransport(asyncio.Transport):
         return data
 
 
-async def _handshake(app: Any) -> tuple[Any, MemoryTransport, Any]:
-    """The server's protocol running ``app``, over a memory transport, with a sans-I/O
-    client whose opening handshake is done: (server, transport, client)."""
+async def _handshake(app: Any, protocol: type[Any] | None = None) -> tuple[Any, MemoryTransport, Any]:
+    """The server's protocol (``protocol``, default ``WebSocketProtocol``) running ``app``,
+    over a memory transport, with a sans-I/O client whose opening handshake is done:
+    (server, transport, client)."""
     from uvicorn.config import Config
     from uvicorn.server import ServerState
     from websockets.client import ClientProtocol
@@ -115,7 +116,7 @@ async def _handshake(app: Any) -> tuple[Any, MemoryTransport, Any]:
     from ligretto.server.web.wsprotocol import WebSocketProtocol
 
     config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
-    server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+    server = (protocol or WebSocketProtocol)(config=config, server_state=ServerState(), app_state={})
     transport = MemoryTransport()
     server.connection_made(transport)
     client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
@@ -344,3 +345,105 @@ def test_the_inbox_and_flag_are_a_small_part_of_asyncios_queue_and_event() -> No
     ours = per_connection(lambda: (Inbox(), Flag(True)))
     asyncios = per_connection(lambda: (asyncio.Queue(), asyncio.Event()))
     assert ours < 400 and asyncios > 2000, (ours, asyncios)
+
+
+def _reading_app(received: list[str]) -> Callable[..., Coroutine[Any, Any, None]]:
+    """An application that accepts and keeps the text of every message until the client goes."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        while (message := await receive())["type"] != "websocket.disconnect":
+            received.append(message.get("text") or repr(message.get("bytes")))
+
+    return app
+
+
+@pytest.mark.parametrize("size", [None, 1, 7, 64, 300])
+def test_frames_that_come_with_the_handshake_are_read(size: int | None) -> None:
+    """A client's frames right behind its opening request, in the same packet or cut
+    anywhere (``size`` bytes at a time; ``None``: all at once), are read in order, none
+    lost: the server starts its frame parser afresh after the request (to let the request
+    go), so the cut must never fall inside a frame it already began to read."""
+    from uvicorn.config import Config
+    from uvicorn.server import ServerState
+    from websockets.client import ClientProtocol
+    from websockets.protocol import State
+    from websockets.uri import parse_uri
+
+    from ligretto.server.web.wsprotocol import WebSocketProtocol
+
+    received: list[str] = []
+    texts = ['{"type":"hello"}', "é" * 70, "x" * 3000, "last"]
+
+    async def scenario() -> None:
+        config = Config(app=_reading_app(received), ws_per_message_deflate=False, lifespan="off")
+        server = WebSocketProtocol(config=config, server_state=ServerState(), app_state={})
+        transport = MemoryTransport()
+        server.connection_made(transport)
+        client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
+        client.send_request(client.connect())
+        request = b"".join(client.data_to_send())
+        # The frames as the client will send them once open (masked), behind the request.
+        opened = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"), state=State.OPEN)
+        for text in texts:
+            opened.send_text(text.encode())
+        data = request + b"".join(opened.data_to_send())
+        cuts = [data] if size is None else [data[i : i + size] for i in range(0, len(data), size)]
+        for cut in cuts:
+            server.data_received(cut)
+            for _ in range(3):
+                await asyncio.sleep(0)
+        for _ in range(20):
+            await asyncio.sleep(0)
+        client.receive_data(transport.take())
+        assert client.handshake_exc is None and client.state is State.OPEN
+        assert received == texts
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+
+
+def test_the_handshake_request_and_response_are_let_go_once_the_handshake_is_done() -> None:
+    """websockets' request and response of the opening handshake (with all their headers)
+    live no longer than the handshake: not as long as the connection (issue 31)."""
+    import gc
+    import weakref
+
+    from ligretto.server.web.wsprotocol import WebSocketProtocol
+
+    kept: dict[str, weakref.ref[Any]] = {}
+
+    class Watched(WebSocketProtocol):
+        def handle_connect(self, event: Any) -> None:
+            kept["request"] = weakref.ref(event)
+            super().handle_connect(event)
+
+        async def send(self, message: Any) -> None:
+            if message["type"] == "websocket.accept":
+                kept["response"] = weakref.ref(self.response)
+            await super().send(message)
+
+    received: list[str] = []
+
+    async def scenario() -> None:
+        server, _transport, client = await _handshake(_reading_app(received), protocol=Watched)
+        assert client.handshake_exc is None and set(kept) == {"request", "response"}
+        client.send_text(b"still read")
+        server.data_received(b"".join(client.data_to_send()))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert received == ["still read"]
+        alive = [name for name, ref in kept.items() if ref() is not None]
+        assert alive == [], f"kept by the open connection: {alive}"
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    gc.disable()  # freed at once, not by a collection of cycles
+    try:
+        asyncio.run(scenario())
+    finally:
+        gc.enable()

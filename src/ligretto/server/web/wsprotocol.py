@@ -39,7 +39,9 @@ logged at ERROR for each (Kludex/uvicorn pull request 3138, open).
 
 And less memory per connection (issue 31, docs/benchmarks.md): uvicorn's ``asyncio.Queue``
 of received events and its ``writable`` ``asyncio.Event`` are an :class:`Inbox` and a
-:class:`Flag`, which make no deque.
+:class:`Flag`, which make no deque; and the opening handshake's request and response
+(``websockets``' objects, with their headers) are let go once the handshake is done,
+instead of living as long as the connection.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from typing import Any, Literal
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.frames import Frame, Opcode
-from websockets.protocol import State
+from websockets.protocol import Protocol, State
 
 FEED_BYTES = 4096
 """Bytes parsed at once: one client message at its largest (``protocol.MAX_MESSAGE_BYTES``)."""
@@ -181,6 +183,17 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
     def handle_connect(self, event: Any) -> None:
         super().handle_connect(event)
+        # The request is read (the scope has what the application needs of it): uvicorn
+        # keeps it, and so does websockets' parser, as a variable of the generator that
+        # read it and then parses frames for the rest of the connection.  That generator is
+        # started afresh, as a frame parser alone, here where it is between the two: the
+        # request was fed to it a line at a time (:meth:`_feed`), so its last line ended
+        # what it was given, and nothing of a frame can have been read yet.
+        del self.request
+        conn = self.conn
+        if not self.close_sent and conn.handshake_exc is None and not conn.reader.buffer:
+            conn.parser = Protocol.parse(conn)
+            next(conn.parser)
         if not self.close_sent and not self.config.ws_per_message_deflate:
             self.scope["extensions"][FRAMES] = {"write": self.write_frame, "read": self.read_with}
 
@@ -237,8 +250,15 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             if self.transport.is_closing():
                 self.unparsed.clear()
                 return
-            piece = bytes(self.unparsed[:FEED_BYTES])
-            del self.unparsed[:FEED_BYTES]
+            size = FEED_BYTES
+            if not self.handshake_initiated:
+                # The opening handshake's request a line at a time: frames sent right
+                # behind it wait until it is read (:meth:`handle_connect`).
+                end = self.unparsed.find(b"\n", 0, FEED_BYTES)
+                if end >= 0:
+                    size = end + 1
+            piece = bytes(self.unparsed[:size])
+            del self.unparsed[:size]
             super().data_received(piece)
 
     async def receive(self) -> Any:
@@ -252,6 +272,8 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
 
     async def send(self, message: Any) -> None:
         await super().send(message)
+        if message["type"] == "websocket.accept" and self.handshake_complete:
+            vars(self).pop("response", None)  # sent: uvicorn reads it no more
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             self.handshake_complete = True  # a refusal before the upgrade: the handshake is done
         if self.close_sent and self.unparsed:
