@@ -9,6 +9,9 @@ header).
 
 Every message to a client passes the lobby's :class:`~ligretto.server.web.outbox.Outbox`,
 which releases it once the store has committed what happened before it.
+
+A player's WebSocket, ``/ws``, goes straight to its endpoint (:class:`App`), not through
+Starlette's layers.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from ligretto.server.cluster.directory import Directory, Unavailable
 from ligretto.server.ops import looplag
@@ -45,14 +50,39 @@ from ligretto.server.web.tables import get_table, people_now, table_qr, tables
 from ligretto.server.web.tournaments import tournament_routes
 from ligretto.server.web.tutorial import create_tutorial
 
-__all__ = ["STATIC", "create_app"]
+__all__ = ["STATIC", "App", "create_app"]
 
 STATIC = Path(__file__).parent.parent / "static"
 
 
-def create_app(
-    settings: Settings | None = None, store: Any | None = None, directory: Directory | None = None
-) -> Starlette:
+TABLE_SOCKET = "/ws"
+"""A player's WebSocket: one per player, open as long as the player plays."""
+
+
+class App(Starlette):
+    """Starlette, except that a WebSocket to :data:`TABLE_SOCKET` goes straight to its
+    endpoint, ``sockets.websocket_endpoint``.  Through Starlette it would pass its error
+    middleware, its exception middleware, the router, the route and the WebSocket session,
+    ten coroutines suspended (with the closures they make) for as long as the socket is
+    open: about 5 KiB a connection (issue 31, docs/benchmarks.md).  None of them does
+    anything for this socket: the client's address (from a trusted proxy's header) is
+    uvicorn's, outside the app; the endpoint admits it under the connection caps, reads the
+    relay's header and counts it in ``/metrics`` itself; and an exception it raises goes to
+    uvicorn as before, which logs it and closes the socket (the error middleware lets a
+    WebSocket's exceptions through; the exception middleware's handlers, of
+    ``HTTPException`` and ``Unavailable``, answer with an HTTP response, which the endpoint
+    never leaves to them).  The route stays in the router for a server under a ``root_path``
+    (tests/server/web/test_server_app.py)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and scope["path"] == TABLE_SOCKET:
+            scope["app"] = self
+            await websocket_endpoint(WebSocket(scope, receive, send))
+        else:
+            await super().__call__(scope, receive, send)
+
+
+def create_app(settings: Settings | None = None, store: Any | None = None, directory: Directory | None = None) -> App:
     """Assemble the application; ``store`` (SQLite) restores its unfinished tables on start
     (``directory``: which process of a service owns which, ``server/cluster/``; default:
     this one, all of them)."""
@@ -117,11 +147,11 @@ def create_app(
         Route("/api/rules/{lang}", rules_page),
         *sheet_routes(),
         *tournament_routes(),
-        WebSocketRoute("/ws", websocket_endpoint),
+        WebSocketRoute(TABLE_SOCKET, websocket_endpoint),  # (App takes it first)
         WebSocketRoute("/ws/lobby", lobby_endpoint),
         WebSocketRoute("/ws/queue", queue_endpoint),
     ]
-    app = Starlette(
+    app = App(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: refused, Unavailable: http.try_again, Exception: failed},

@@ -1,0 +1,149 @@
+"""The app's own routing of ``/ws`` (``server/web/app.py``, ``App``): a player's socket goes
+straight to its endpoint, not through Starlette's middleware, router and session (each a
+coroutine kept for the socket's life, issue 31), and keeps what those layers and uvicorn's
+around them did: the client's address from a trusted proxy's header, counted by the
+per-address cap; an exception in the endpoint logged as uvicorn logs it and the socket
+closed.  The app runs in this process under uvicorn, with the server's own protocols."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import uvicorn
+import websockets
+
+from ligretto.server.ops import metrics
+from ligretto.server.web import sockets
+from ligretto.server.web.app import create_app
+from ligretto.server.web.httpdeadline import deadline_protocol
+from ligretto.server.web.settings import Settings
+from ligretto.server.web.wsprotocol import WebSocketProtocol
+
+WAIT_S = 5.0
+
+
+@contextlib.asynccontextmanager
+async def serving(**settings: Any) -> AsyncIterator[str]:
+    """``create_app`` served by uvicorn as ``ligretto serve`` serves it (its protocols, proxy
+    headers from 127.0.0.1 believed), on a free port: its ``ws://`` address."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(
+        create_app(Settings(**{"connections_per_address": 0, "tables_per_minute": 0, **settings})),
+        http=deadline_protocol(10.0, 16 * 1024),
+        ws=WebSocketProtocol,
+        proxy_headers=True,
+        log_config=None,
+        ws_per_message_deflate=False,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[listener]))
+    try:
+        while not server.started:
+            assert not task.done(), "the server did not start"
+            await asyncio.sleep(0.01)
+        yield f"ws://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, WAIT_S)
+        listener.close()
+
+
+async def _open(url: str, forwarded_for: str | None = None) -> Any:
+    headers = {"X-Forwarded-For": forwarded_for} if forwarded_for else None
+    return await websockets.connect(url, additional_headers=headers, open_timeout=WAIT_S, ping_interval=None)
+
+
+def test_a_players_socket_goes_through_none_of_starlettes_layers() -> None:
+    """While a ``/ws`` connection is open, the coroutines its task is suspended in down to
+    the connection's loop are uvicorn's, the app's one and the endpoint's: none of
+    Starlette's (its middleware, router, route and session were ten of them)."""
+
+    async def scenario() -> list[str]:
+        async with serving() as url:
+            ws = await _open(f"{url}/ws")
+            await ws.send('{"type": "ping", "t": 1.0}')
+            await asyncio.wait_for(ws.recv(), WAIT_S)
+            (task,) = [t for t in asyncio.all_tasks() if "run_asgi" in t.get_coro().__qualname__]
+            chain, coroutine = [], task.get_coro()
+            while coroutine is not None and hasattr(coroutine, "cr_code"):
+                chain.append(f"{coroutine.cr_code.co_filename}:{coroutine.__qualname__}")
+                coroutine = coroutine.cr_await
+            await ws.close()
+            return chain
+
+    chain = asyncio.run(scenario())
+    names = [c.rsplit(":", 1)[1] for c in chain]
+    assert "_serve" in names, chain
+    to_endpoint = chain[: names.index("_serve")]  # (below it: its receive, Starlette's WebSocket's)
+    assert not [c for c in to_endpoint if "/starlette/" in c], chain
+    assert names[: len(to_endpoint)] == [
+        "WebSocketsSansIOProtocol.run_asgi",
+        "ProxyHeadersMiddleware.__call__",
+        "App.__call__",
+        "websocket_endpoint",
+        "admitted",
+    ]
+
+
+def test_a_players_socket_counts_against_the_cap_of_the_address_a_trusted_proxy_names() -> None:
+    """``/ws`` behind a proxy (127.0.0.1, trusted): the cap counts the address in its
+    ``X-Forwarded-For``, not the proxy's; a connection over it is refused (429) before the
+    upgrade, and its place is given back on close."""
+
+    async def scenario() -> None:
+        async with serving(connections_per_address=1) as url:
+            first = await _open(f"{url}/ws", "10.0.0.1")
+            with pytest.raises(websockets.InvalidStatus) as refused:
+                await _open(f"{url}/ws", "10.0.0.1")
+            assert refused.value.response.status_code == 429
+            assert b"too_many_connections" in refused.value.response.body
+            other = await _open(f"{url}/ws", "10.0.0.2")  # another client behind the same proxy
+            await first.close()
+            for _ in range(50):  # the server counts the close once it has seen it
+                try:
+                    again = await _open(f"{url}/ws", "10.0.0.1")
+                    break
+                except websockets.InvalidStatus:
+                    await asyncio.sleep(0.05)
+            else:
+                pytest.fail("a closed connection was never counted back")
+            for ws in (other, again):
+                await ws.close()
+
+    asyncio.run(scenario())
+
+
+def test_an_exception_in_a_players_socket_is_logged_and_the_socket_closed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A defect while handling a message: uvicorn logs it with its traceback at ERROR,
+    the socket is closed, the connection is counted out of ``/metrics`` and its place under
+    the caps is given back."""
+
+    def defect(*args: Any) -> None:
+        raise RuntimeError("a defect in handling")
+
+    monkeypatch.setattr(sockets, "handle", defect)
+    before = metrics.CONNECTIONS._value.get()
+
+    async def scenario() -> None:
+        async with serving(connections_per_address=1) as url:
+            ws = await _open(f"{url}/ws")
+            await ws.send('{"type": "ping", "t": 1.0}')
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), WAIT_S)
+            assert metrics.CONNECTIONS._value.get() == before
+            await (await _open(f"{url}/ws")).close()  # the place was given back
+
+    with caplog.at_level(logging.ERROR, logger="uvicorn.error"):
+        asyncio.run(scenario())
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert [r.getMessage().strip() for r in errors] == ["Exception in ASGI application"]
+    assert errors[0].exc_info is not None and "a defect in handling" in str(errors[0].exc_info[1])
