@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ligretto.testkit.serverprocess import ServerProcess
+import pytest
+
+from ligretto.testkit.serverprocess import FIRST_PORT, PORTS_PER_PROCESS, ServerProcess, free_port
 
 
 def test_a_server_whose_port_was_taken_starts_on_another_and_answers_itself(tmp_path: Path) -> None:
@@ -29,3 +31,16 @@ def test_a_server_whose_port_was_taken_starts_on_another_and_answers_itself(tmp_
             second.stop()
     finally:
         first.stop()
+
+
+def test_the_workers_of_two_runs_at_once_take_their_ports_from_different_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def block(worker: str, run: str) -> int:
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        monkeypatch.setenv("PYTEST_XDIST_TESTRUNUID", run)
+        return (free_port() - FIRST_PORT) // PORTS_PER_PROCESS
+
+    one, other = "0" * 31 + "3", "0" * 31 + "9"  # two runs' ids (uuid4 hex)
+    assert block("gw1", one) == block("gw0", one) + 1, "a run's workers: consecutive blocks"
+    assert {block("gw0", one), block("gw1", one)}.isdisjoint({block("gw0", other), block("gw1", other)})

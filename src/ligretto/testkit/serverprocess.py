@@ -50,7 +50,7 @@ server stopped to be started again finds its port still free (thousands of test 
 connect meanwhile, each from an ephemeral port)."""
 PORTS_PER_PROCESS = 500
 """Each test process (an xdist worker, else by its process id) takes its ports from a block
-of its own, in turn."""
+of its own, in turn (a run's workers from an offset drawn from its run id)."""
 _ports = itertools.count()
 
 
@@ -58,7 +58,11 @@ def free_port() -> int:
     """A port of 127.0.0.1 that nothing listens on now, from this process's block."""
     blocks = (32_768 - FIRST_PORT) // PORTS_PER_PROCESS
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    block = (int(worker[2:]) if worker[2:].isdigit() else os.getpid()) % blocks
+    # The workers of one run take consecutive blocks from an offset of the run's own (two
+    # suites run at once on one machine would otherwise both start at block 0).
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    offset = int(run, 16) if run and all(c in "0123456789abcdef" for c in run) else 0
+    block = ((int(worker[2:]) + offset) if worker[2:].isdigit() else os.getpid()) % blocks
     for _ in range(PORTS_PER_PROCESS):
         port = FIRST_PORT + block * PORTS_PER_PROCESS + next(_ports) % PORTS_PER_PROCESS
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
