@@ -3,7 +3,9 @@ straight to its endpoint, not through Starlette's middleware, router and session
 coroutine kept for the socket's life, issue 31), and keeps what those layers and uvicorn's
 around them did: the client's address from a trusted proxy's header, counted by the
 per-address cap; an exception in the endpoint logged as uvicorn logs it and the socket
-closed.  The app runs in this process under uvicorn, with the server's own protocols."""
+closed.  And ``/ws``, which its silence deadline closes, gets no keepalive pings from
+uvicorn (the lobby's socket does).  The app runs in this process under uvicorn, with the
+server's own protocols."""
 
 from __future__ import annotations
 
@@ -29,9 +31,10 @@ WAIT_S = 5.0
 
 
 @contextlib.asynccontextmanager
-async def serving(**settings: Any) -> AsyncIterator[str]:
+async def serving(ping_s: float = 20.0, **settings: Any) -> AsyncIterator[str]:
     """``create_app`` served by uvicorn as ``ligretto serve`` serves it (its protocols, proxy
-    headers from 127.0.0.1 believed), on a free port: its ``ws://`` address."""
+    headers from 127.0.0.1 believed, keepalive pings every ``ping_s``), on a free port: its
+    ``ws://`` address."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     config = uvicorn.Config(
@@ -41,6 +44,8 @@ async def serving(**settings: Any) -> AsyncIterator[str]:
         proxy_headers=True,
         log_config=None,
         ws_per_message_deflate=False,
+        ws_ping_interval=ping_s,
+        ws_ping_timeout=ping_s,
     )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[listener]))
@@ -147,3 +152,47 @@ def test_an_exception_in_a_players_socket_is_logged_and_the_socket_closed(
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert [r.getMessage().strip() for r in errors] == ["Exception in ASGI application"]
     assert errors[0].exc_info is not None and "a defect in handling" in str(errors[0].exc_info[1])
+
+
+async def _pings_in(url: str, seconds: float) -> int:
+    """The WebSocket ping frames the server sends a client at ``url`` in ``seconds`` (the
+    client answers them, and says nothing else)."""
+    from websockets.client import ClientProtocol
+    from websockets.frames import Frame, Opcode
+    from websockets.uri import parse_uri
+
+    client = ClientProtocol(parse_uri(url))
+    target = client.uri
+    reader, writer = await asyncio.open_connection(target.host, target.port)
+    client.send_request(client.connect())
+    pings = 0
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                writer.write(b"".join(client.data_to_send()))
+                data = await reader.read(65536)
+                assert data, "the server closed the connection"
+                client.receive_data(data)
+                events = client.events_received()
+                pings += sum(isinstance(e, Frame) and e.opcode is Opcode.PING for e in events)
+    except TimeoutError:
+        pass
+    assert client.handshake_exc is None
+    writer.close()
+    return pings
+
+
+@pytest.mark.parametrize("silence_s", [6.0, 0.0])
+def test_a_players_socket_gets_no_keepalive_pings_while_its_silence_deadline_runs(silence_s: float) -> None:
+    """``/ws`` is closed by its own silence deadline (``silence_s``): the server sends it no
+    WebSocket pings (a timer less per connection); the lobby's socket, which has no such
+    deadline, gets them, and so does ``/ws`` on a server with no silence deadline."""
+
+    async def scenario() -> tuple[int, int]:
+        async with serving(ping_s=0.1, silence_s=silence_s) as url:
+            players, lobby = await asyncio.gather(_pings_in(f"{url}/ws", 0.6), _pings_in(f"{url}/ws/lobby", 0.6))
+            return players, lobby
+
+    players, lobby = asyncio.run(scenario())
+    assert lobby >= 3
+    assert players == 0 if silence_s else players >= 3

@@ -177,6 +177,15 @@ async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awa
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
     """``/ws``: one client's connection to a table."""
+    frames = websocket.scope.get("extensions", {}).get(FRAMES)
+    lobby: Lobby = websocket.app.state.lobby
+    if frames is not None and lobby.settings.silence_s > 0:
+        # Its silence deadline closes a client that has said nothing for silence_s (6 s),
+        # and every client pings well within it (docs/protocol.md, Heartbeats): uvicorn's
+        # keepalive pings (every 20 s, 20 s for the pong) would never find a dead client
+        # sooner, and each connection's next one is a timer (issue 31).  A connection
+        # carried to another process is closed when that process's deadline closes it.
+        frames["no_pings"]()
     await admitted(websocket, _serve)
 
 

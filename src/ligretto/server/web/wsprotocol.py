@@ -60,8 +60,9 @@ AFTER_CLOSE_BYTES = 64 * 1024
 """What a client may still send once the server has closed its connection."""
 FRAMES = "ligretto.frames"
 """The scope extension (``{"write": WebSocketProtocol.write_frame, "read":
-WebSocketProtocol.read_with}``) through which a connection writes ready-made frames and
-reads messages as they are parsed; absent under any other server (tests in process)."""
+WebSocketProtocol.read_with, "no_pings": WebSocketProtocol.no_pings}``) through which a
+connection writes ready-made frames and reads messages as they are parsed, and turns
+uvicorn's keepalive pings off; absent under any other server (tests in process)."""
 
 Reader = Callable[[str], bool]
 """Handles one text message now (``True``), or declines it (``False``): it is queued for the
@@ -195,7 +196,16 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             conn.parser = Protocol.parse(conn)
             next(conn.parser)
         if not self.close_sent and not self.config.ws_per_message_deflate:
-            self.scope["extensions"][FRAMES] = {"write": self.write_frame, "read": self.read_with}
+            self.scope["extensions"][FRAMES] = {
+                "write": self.write_frame,
+                "read": self.read_with,
+                "no_pings": self.no_pings,
+            }
+
+    def no_pings(self) -> None:
+        """Send this connection no keepalive pings (before it is accepted, which starts
+        them): the application closes it itself when its client falls silent."""
+        self.ping_interval = None
 
     def read_with(self, reader: Reader | None) -> None:
         """Hand each text message to ``reader`` as soon as it is parsed, until it declines one
