@@ -28,6 +28,8 @@ from ligretto.server.web.settings import Settings
 from ligretto.server.web.wsprotocol import WebSocketProtocol
 
 WAIT_S = 5.0
+SERVERS: list[uvicorn.Server] = []
+"""The uvicorn server :func:`serving` runs (a test looks at its connections)."""
 
 
 @contextlib.asynccontextmanager
@@ -48,6 +50,7 @@ async def serving(ping_s: float = 20.0, **settings: Any) -> AsyncIterator[str]:
         ws_ping_timeout=ping_s,
     )
     server = uvicorn.Server(config)
+    SERVERS[:] = [server]
     task = asyncio.create_task(server.serve(sockets=[listener]))
     try:
         while not server.started:
@@ -196,3 +199,20 @@ def test_a_players_socket_gets_no_keepalive_pings_while_its_silence_deadline_run
     players, lobby = asyncio.run(scenario())
     assert lobby >= 3
     assert players == 0 if silence_s else players >= 3
+
+
+def test_a_players_socket_keeps_only_the_relays_header_of_its_request() -> None:
+    """Of the request's headers (a browser's dozen, a proxy's), the scope a ``/ws``
+    connection keeps as long as it is open holds the one the socket reads: the relay's."""
+
+    async def scenario() -> list[Any]:
+        async with serving() as url:
+            headers = {"X-Ligretto-Relayed": "1", "User-Agent": "Mozilla/5.0 " + "x" * 200, "Accept-Language": "fi"}
+            ws = await websockets.connect(f"{url}/ws", additional_headers=headers, ping_interval=None)
+            await ws.send('{"type": "ping", "t": 1.0}')
+            await asyncio.wait_for(ws.recv(), WAIT_S)
+            kept = [p.scope["headers"] for p in SERVERS[0].server_state.connections if isinstance(p, WebSocketProtocol)]
+            await ws.close()
+            return kept
+
+    assert asyncio.run(scenario()) == [[(b"x-ligretto-relayed", b"1")]]

@@ -45,7 +45,7 @@ from ligretto.server.web.replays import replay_file, replay_round
 from ligretto.server.web.rules import emotes, presets, rules_page
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.sheets import LiveSheets, sheet_routes
-from ligretto.server.web.sockets import lobby_endpoint, websocket_endpoint
+from ligretto.server.web.sockets import READ_HEADERS, lobby_endpoint, websocket_endpoint
 from ligretto.server.web.tables import get_table, people_now, table_qr, tables
 from ligretto.server.web.tournaments import tournament_routes
 from ligretto.server.web.tutorial import create_tutorial
@@ -67,16 +67,19 @@ class App(Starlette):
     open: about 5 KiB a connection (issue 31, docs/benchmarks.md).  None of them does
     anything for this socket: the client's address (from a trusted proxy's header) is
     uvicorn's, outside the app; the endpoint admits it under the connection caps, reads the
-    relay's header and counts it in ``/metrics`` itself; and an exception it raises goes to
-    uvicorn as before, which logs it and closes the socket (the error middleware lets a
-    WebSocket's exceptions through; the exception middleware's handlers, of
-    ``HTTPException`` and ``Unavailable``, answer with an HTTP response, which the endpoint
-    never leaves to them).  The route stays in the router for a server under a ``root_path``
-    (tests/server/web/test_server_app.py)."""
+    relay's header (the one header its scope keeps: ``sockets.READ_HEADERS``) and counts it
+    in ``/metrics`` itself; and an exception it raises goes to uvicorn as before, which logs
+    it and closes the socket (the error middleware lets a WebSocket's exceptions through;
+    the exception middleware's handlers, of ``HTTPException`` and ``Unavailable``, answer
+    with an HTTP response, which the endpoint never leaves to them).  The route stays in the
+    router for a server under a ``root_path`` (tests/server/web/test_server_app.py)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket" and scope["path"] == TABLE_SOCKET:
             scope["app"] = self
+            # The proxy's headers are read (uvicorn's, before the app): the scope, which lives
+            # as long as the socket, keeps only the ones the socket still reads.
+            scope["headers"] = [header for header in scope["headers"] if header[0] in READ_HEADERS]
             await websocket_endpoint(WebSocket(scope, receive, send))
         else:
             await super().__call__(scope, receive, send)

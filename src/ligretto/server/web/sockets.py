@@ -43,6 +43,10 @@ from ligretto.server.web.wsprotocol import FRAMES, Reader, text_frame
 log = logging.getLogger("ligretto.server")
 FLOODED = "too many messages: the connection is closed"
 """The text of the ``rate_limited`` error before the close (1008), ``/ws`` and ``/ws/lobby`` alike."""
+READ_HEADERS = frozenset({RELAYED.encode()})
+"""The request headers a ``/ws`` connection reads (the relay's: the client was carried here
+by another process of the service); of its scope's headers, the app keeps these alone
+(``app.App``): a browser sends a dozen others, 1-2 KB a connection for as long as it is open."""
 SAMPLED = Sampled()
 """What clients cause at will (refused messages, silent connections) is logged through
 this: a few lines a second per cause at most (``server/ops/logs.py``); ``/metrics`` counts all."""
