@@ -304,19 +304,6 @@ class FramedSlowSocket(SlowSocket):
         return True
 
 
-def test_a_connection_has_no_instance_dict() -> None:
-    """One ``Connection`` per player for as long as it plays: its attributes are slots, not a
-    dict of its own (a few hundred bytes a connection, issue 31)."""
-
-    async def scenario() -> None:
-        conn = Connection(SlowSocket(), Settings(), Outbox())  # type: ignore[arg-type]
-        assert not hasattr(conn, "__dict__")
-        with pytest.raises(AttributeError):
-            conn.nickname = "Ann"  # type: ignore[attr-defined]
-
-    asyncio.run(scenario())
-
-
 @pytest.mark.parametrize("socket_kind", [SlowSocket, FramedSlowSocket])
 def test_a_slow_client_gets_its_messages_in_order_without_holding_anyone_up(socket_kind: type[SlowSocket]) -> None:
     async def scenario() -> None:

@@ -56,23 +56,6 @@ class Connection:
     """One WebSocket: its seat (if any), its table, its rate limit, and its messages on
     their way out."""
 
-    # (slots: no instance dict, a few hundred bytes less per connection, issue 31)
-    __slots__ = (
-        "backlog",
-        "closed",
-        "frames",
-        "latency",
-        "outbox",
-        "pending",
-        "rate_limit",
-        "reactions",
-        "seat",
-        "sender",
-        "table",
-        "websocket",
-        "write_frame",
-    )
-
     def __init__(self, websocket: WebSocket, settings: Settings, outbox: Outbox) -> None:
         self.websocket = websocket
         self.seat: int | None = None
