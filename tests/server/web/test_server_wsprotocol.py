@@ -447,3 +447,33 @@ def test_the_handshake_request_and_response_are_let_go_once_the_handshake_is_don
         asyncio.run(scenario())
     finally:
         gc.enable()
+
+
+def test_every_attribute_uvicorn_sets_on_a_connection_is_a_slot() -> None:
+    """uvicorn's protocol sets 37 attributes per connection, more than Python keeps inline:
+    as a dict they were 1.6 KB a connection (issue 31).  Through a connection's life
+    (handshake, messages, keepalive, close) none lands in a dict; one a later uvicorn adds
+    would, and fails here until it is named in ``WebSocketProtocol.__slots__``."""
+    import sys
+
+    received: list[str] = []
+
+    async def scenario() -> Any:
+        server, _transport, client = await _handshake(_reading_app(received))
+        assert server.ping_timer is not None, "keepalive pings scheduled"
+        client.send_text(b"a message")
+        client.send_ping(b"1234")
+        server.data_received(b"".join(client.data_to_send()))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert received == ["a message"]
+        client.send_close(1000)
+        server.data_received(b"".join(client.data_to_send()))
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+        return server
+
+    server = asyncio.run(scenario())
+    assert vars(server) == {}, f"in the instance dict: {sorted(vars(server))}"
+    assert sys.getsizeof(server) < 500

@@ -47,6 +47,7 @@ instead of living as long as the connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -171,6 +172,55 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, parsing a client's bytes only as the application
     reads them (``uvicorn.run(ws=WebSocketProtocol)``)."""
 
+    # uvicorn's protocol sets 37 attributes on each connection, more than the 30 Python 3.11
+    # keeps inline in an object: each connection had a dict of its own, 1.6 KB.  Named here
+    # they are slots, 8 bytes each (issue 31).  One that a later uvicorn adds goes to the
+    # dict as before (tests/server/web/test_server_wsprotocol.py says which).
+    __slots__ = (
+        # uvicorn's, in the order its __init__ and handle_connect set them
+        "config",
+        "app",
+        "loop",
+        "logger",
+        "root_path",
+        "asgi_version",
+        "app_state",
+        "connections",
+        "tasks",
+        "default_headers",
+        "transport",
+        "server",
+        "client",
+        "scheme",
+        "queue",
+        "handshake_initiated",
+        "handshake_complete",
+        "close_sent",
+        "disconnected",
+        "close_timer",
+        "close_timeout",
+        "initial_response",
+        "conn",
+        "read_paused",
+        "writable",
+        "ping_interval",
+        "ping_timeout",
+        "ping_timer",
+        "pong_timer",
+        "pending_ping_payload",
+        "ping_sent_at",
+        "last_ping_rtt",
+        "frames",
+        "curr_msg_data_type",
+        "request",
+        "response",
+        "scope",
+        # ours
+        "after_close",
+        "reader",
+        "unparsed",
+    )
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # uvicorn calls only these methods of the two (tests/server/web/test_server_wsprotocol.py
@@ -283,7 +333,8 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         await super().send(message)
         if message["type"] == "websocket.accept" and self.handshake_complete:
-            vars(self).pop("response", None)  # sent: uvicorn reads it no more
+            with contextlib.suppress(AttributeError):
+                del self.response  # sent: uvicorn reads it no more
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             self.handshake_complete = True  # a refusal before the upgrade: the handshake is done
         if self.close_sent and self.unparsed:
