@@ -477,3 +477,83 @@ def test_every_attribute_uvicorn_sets_on_a_connection_is_a_slot() -> None:
     server = asyncio.run(scenario())
     assert vars(server) == {}, f"in the instance dict: {sorted(vars(server))}"
     assert sys.getsizeof(server) < 500
+
+
+def test_frame_end_finds_whole_frames_of_every_length_and_waits_for_the_rest() -> None:
+    from websockets.frames import Frame, Opcode
+
+    from ligretto.server.web.wsprotocol import frame_end, text_of
+
+    for size in (0, 5, 125, 126, 200, 65_535, 65_536, 70_000):
+        frame = Frame(Opcode.TEXT, b"\xc3\xa9" * (size // 2) + b"x" * (size % 2)).serialize(mask=True)
+        after = frame + b"\x81\x80more"
+        assert frame_end(bytearray(after), 1 << 20) == len(frame), size
+        assert text_of(frame) == "é" * (size // 2) + "x" * (size % 2)
+        for cut in {1, 2, 3, 4, 9, len(frame) - 1}:
+            if cut < len(frame):
+                assert frame_end(bytearray(frame[:cut]), 1 << 20) == 0, (size, cut)
+        if size > 125:  # over the limit: all of it goes to the parser, which refuses it at its header
+            assert frame_end(bytearray(frame[:12]), size - 1) == 12
+    assert text_of(Frame(Opcode.TEXT, b"x").serialize(mask=False)) is None, "a client's frame is masked"
+    assert text_of(Frame(Opcode.TEXT, b"x", fin=False).serialize(mask=True)) is None, "a fragment"
+    assert text_of(Frame(Opcode.BINARY, b"x").serialize(mask=True)) is None
+    assert text_of(Frame(Opcode.TEXT, b"\xff").serialize(mask=True)) is None, "not UTF-8"
+
+
+def test_a_seated_connections_messages_skip_the_parser_and_the_rest_still_goes_through_it() -> None:
+    """An ordinary message of a connection with a reader is read without websockets' parser,
+    however its bytes are cut; a ping and a fragmented message go through the parser, and
+    every message is read in the order it came (the ping answered); bad UTF-8 is refused by
+    the parser as before (1007)."""
+    from websockets.frames import Close, Frame, Opcode
+
+    from ligretto.server.web.wsprotocol import FRAMES
+
+    scopes: list[Any] = []
+    received: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        scopes.append(scope)
+        while (message := await receive())["type"] != "websocket.disconnect":
+            received.append(message.get("text") or "")
+
+    async def scenario() -> None:
+        server, transport, client = await _handshake(app)
+        taken: list[str] = []
+        scopes[0]["extensions"][FRAMES]["read"](lambda text: taken.append(text) is None)
+        parsed: list[bytes] = []
+        conn = server.conn
+        parse = conn.receive_data
+        conn.receive_data = lambda data: parsed.append(data) or parse(data)
+
+        texts = ["a", "é" * 100, '{"type":"act"}']
+        for text in texts:
+            client.send_text(text.encode())
+        data = b"".join(client.data_to_send())
+        for i in range(len(data)):  # a byte at a time
+            server.data_received(data[i : i + 1])
+        assert taken == texts and parsed == [], "read whole, without the parser"
+
+        client.send_text(b"b")
+        client.send_ping(b"p")
+        client.send_text(b"frag", fin=False)
+        client.send_continuation(b"mented", fin=True)
+        client.send_text(b"c")
+        server.data_received(b"".join(client.data_to_send()))
+        assert taken[3:] == ["b", "fragmented", "c"], "in order, the fragments read by the parser"
+        assert parsed, "the ping and the fragments went through it"
+        client.receive_data(transport.take())
+        assert any(isinstance(e, Frame) and e.opcode is Opcode.PONG for e in client.events_received())
+        assert received == [], "nothing declined: nothing for receive"
+
+        server.data_received(Frame(Opcode.TEXT, b"\xff\xfe").serialize(mask=True))
+        client.receive_data(transport.take())
+        closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
+        assert closes and Close.parse(closes[0].data).code == 1007
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
