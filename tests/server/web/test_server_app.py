@@ -20,6 +20,7 @@ import pytest
 import uvicorn
 import websockets
 
+from ligretto import protocol
 from ligretto.server.ops import metrics
 from ligretto.server.web import sockets
 from ligretto.server.web.app import create_app
@@ -45,6 +46,7 @@ async def serving(ping_s: float = 20.0, **settings: Any) -> AsyncIterator[str]:
         ws=WebSocketProtocol,
         proxy_headers=True,
         log_config=None,
+        ws_max_size=protocol.MAX_FRAME_BYTES,
         ws_per_message_deflate=False,
         ws_ping_interval=ping_s,
         ws_ping_timeout=ping_s,

@@ -104,10 +104,10 @@ class MemoryTransport(asyncio.Transport):
         return data
 
 
-async def _handshake(app: Any, protocol: type[Any] | None = None) -> tuple[Any, MemoryTransport, Any]:
-    """The server's protocol (``protocol``, default ``WebSocketProtocol``) running ``app``,
-    over a memory transport, with a sans-I/O client whose opening handshake is done:
-    (server, transport, client)."""
+async def _handshake(app: Any, protocol: type[Any] | None = None, **config: Any) -> tuple[Any, MemoryTransport, Any]:
+    """The server's protocol (``protocol``, default ``WebSocketProtocol``) running ``app``
+    (uvicorn's ``Config`` with ``config`` more), over a memory transport, with a sans-I/O
+    client whose opening handshake is done: (server, transport, client)."""
     from uvicorn.config import Config
     from uvicorn.server import ServerState
     from websockets.client import ClientProtocol
@@ -115,8 +115,8 @@ async def _handshake(app: Any, protocol: type[Any] | None = None) -> tuple[Any, 
 
     from ligretto.server.web.wsprotocol import WebSocketProtocol
 
-    config = Config(app=app, ws_per_message_deflate=False, lifespan="off")
-    server = (protocol or WebSocketProtocol)(config=config, server_state=ServerState(), app_state={})
+    settings = Config(app=app, ws_per_message_deflate=False, lifespan="off", **config)
+    server = (protocol or WebSocketProtocol)(config=settings, server_state=ServerState(), app_state={})
     transport = MemoryTransport()
     server.connection_made(transport)
     client = ClientProtocol(parse_uri("ws://127.0.0.1:8000/ws"))
@@ -552,6 +552,45 @@ def test_a_seated_connections_messages_skip_the_parser_and_the_rest_still_goes_t
         client.receive_data(transport.take())
         closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
         assert closes and Close.parse(closes[0].data).code == 1007
+        server.connection_lost(None)
+        for _ in range(5):
+            await asyncio.sleep(0)
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("piece", [500, 2000, 100_000])
+def test_a_frame_over_the_size_limit_is_never_read_as_a_message(piece: int) -> None:
+    """A seated connection's text frame over ``ws_max_size``, arriving whole or in pieces:
+    no part of it reaches the reader (or ``receive``); the parser refuses it at its header
+    and closes the connection 1009 (message too big), as for any connection."""
+    from websockets.frames import Close, Frame, Opcode
+
+    from ligretto.server.web.wsprotocol import FRAMES
+
+    scopes: list[Any] = []
+    received: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        scopes.append(scope)
+        while (message := await receive())["type"] != "websocket.disconnect":
+            received.append(message.get("text") or "")
+
+    async def scenario() -> None:
+        server, transport, client = await _handshake(app, ws_max_size=1000)
+        taken: list[str] = []
+        scopes[0]["extensions"][FRAMES]["read"](lambda text: taken.append(text) is None)
+        data = Frame(Opcode.TEXT, b"x" * 3000).serialize(mask=True)
+        for start in range(0, len(data), piece):
+            server.data_received(data[start : start + piece])
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert taken == [] and received == []
+        client.receive_data(transport.take())
+        closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
+        assert closes and Close.parse(closes[0].data).code == 1009
         server.connection_lost(None)
         for _ in range(5):
             await asyncio.sleep(0)

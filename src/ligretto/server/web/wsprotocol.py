@@ -106,12 +106,18 @@ def frame_end(data: bytearray, limit: int) -> int:
 
 def text_of(frame: bytes) -> str | None:
     """The text of ``frame`` if it is a client's ordinary message: final, text, no extension
-    bits, masked, UTF-8; else ``None`` (control frames, fragments, a missing mask, bad
-    UTF-8: the parser reads those, and answers what is wrong with them)."""
-    if frame[0] != 0x81 or not frame[1] & 0x80:
+    bits, masked, UTF-8, and all of it, no more and no less than its header announces; else
+    ``None`` (control frames, fragments, a missing mask, bad UTF-8, and the start of a frame
+    over the size limit, which :func:`frame_end` hands over as it comes: the parser reads
+    those, and answers what is wrong with them)."""
+    if len(frame) < 6 or frame[0] != 0x81 or not frame[1] & 0x80:
         return None
     length = frame[1] & 0x7F
     start = 2 if length < 126 else 4 if length == 126 else 10
+    if length >= 126:
+        length = int.from_bytes(frame[2:start], "big")
+    if len(frame) != start + 4 + length:
+        return None
     try:
         return apply_mask(frame[start + 4 :], frame[start : start + 4]).decode()
     except UnicodeDecodeError:
@@ -362,12 +368,15 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
                 self.unparsed.clear()
                 return
             if self.handshake_initiated and not self.close_sent:
-                end = frame_end(self.unparsed, self.config.ws_max_size)
+                limit = self.config.ws_max_size
+                end = frame_end(self.unparsed, limit)
                 if not end:
                     return
                 frame = bytes(self.unparsed[:end])
                 del self.unparsed[:end]
-                if not self._read_now(frame):
+                # (A frame of the limit's size, or the start of one over it, is the parser's
+                # to refuse: 1009.)
+                if len(frame) > limit or not self._read_now(frame):
                     super().data_received(frame)
                 continue
             size = FEED_BYTES
