@@ -3,6 +3,7 @@ server process, with ``http://`` and ``ws://`` URLs."""
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 
@@ -71,6 +72,8 @@ def test_a_small_load_test_reports_sane_figures(load_server: ServerProcess, caps
     assert set(report["server_gc"]) == {"0", "1", "2"}
     lag = report["server_loop_lag_ms"]
     assert lag["looks"] > 0 and lag["p99_bucket_ms"] > 0, "the server's loop looked at 20 times a second"
+    assert report["loadtest_gc_ms"]["collections"] == 0, "no collection of the load test's pauses its clients"
+    assert gc.isenabled(), "collecting again after the window"
     memory = report["server_memory"]
     assert memory["source"] == f"/proc/{load_server.pid}/status"
     assert memory["rss_before_bytes"] > 10 * 2**20 and memory["rss_after_bytes"] > 10 * 2**20
