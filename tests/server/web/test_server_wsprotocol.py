@@ -347,12 +347,15 @@ def test_the_inbox_and_flag_are_a_small_part_of_asyncios_queue_and_event() -> No
     assert ours < 400 and asyncios > 2000, (ours, asyncios)
 
 
-def _reading_app(received: list[str]) -> Callable[..., Coroutine[Any, Any, None]]:
-    """An application that accepts and keeps the text of every message until the client goes."""
+def _reading_app(received: list[str], scopes: list[Any] | None = None) -> Callable[..., Coroutine[Any, Any, None]]:
+    """An application that accepts (its scope then kept in ``scopes``) and keeps the text of
+    every message until the client goes."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
         await send({"type": "websocket.accept"})
+        if scopes is not None:
+            scopes.append(scope)
         while (message := await receive())["type"] != "websocket.disconnect":
             received.append(message.get("text") or repr(message.get("bytes")))
 
@@ -505,19 +508,13 @@ def test_a_seated_connections_messages_skip_the_parser_and_the_rest_still_goes_t
     however its bytes are cut; a ping and a fragmented message go through the parser, and
     every message is read in the order it came (the ping answered); bad UTF-8 is refused by
     the parser as before (1007)."""
-    from websockets.frames import Close, Frame, Opcode
+    from websockets.frames import Frame, Opcode
 
     from ligretto.server.web.wsprotocol import FRAMES
 
     scopes: list[Any] = []
     received: list[str] = []
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        scopes.append(scope)
-        while (message := await receive())["type"] != "websocket.disconnect":
-            received.append(message.get("text") or "")
+    app = _reading_app(received, scopes)
 
     async def scenario() -> None:
         server, transport, client = await _handshake(app)
@@ -549,14 +546,22 @@ def test_a_seated_connections_messages_skip_the_parser_and_the_rest_still_goes_t
         assert received == [], "nothing declined: nothing for receive"
 
         server.data_received(Frame(Opcode.TEXT, b"\xff\xfe").serialize(mask=True))
-        client.receive_data(transport.take())
-        closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
-        assert closes and Close.parse(closes[0].data).code == 1007
-        server.connection_lost(None)
-        for _ in range(5):
-            await asyncio.sleep(0)
+        assert await _close_code(server, transport, client) == 1007
 
     asyncio.run(scenario())
+
+
+async def _close_code(server: Any, transport: MemoryTransport, client: Any) -> int | None:
+    """The code of the close frame the server has sent the client (``None``: none); then the
+    connection is lost."""
+    from websockets.frames import Close, Frame, Opcode
+
+    client.receive_data(transport.take())
+    closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
+    server.connection_lost(None)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    return Close.parse(closes[0].data).code if closes else None
 
 
 @pytest.mark.parametrize("piece", [500, 2000, 100_000])
@@ -564,19 +569,13 @@ def test_a_frame_over_the_size_limit_is_never_read_as_a_message(piece: int) -> N
     """A seated connection's text frame over ``ws_max_size``, arriving whole or in pieces:
     no part of it reaches the reader (or ``receive``); the parser refuses it at its header
     and closes the connection 1009 (message too big), as for any connection."""
-    from websockets.frames import Close, Frame, Opcode
+    from websockets.frames import Frame, Opcode
 
     from ligretto.server.web.wsprotocol import FRAMES
 
     scopes: list[Any] = []
     received: list[str] = []
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        await receive()
-        await send({"type": "websocket.accept"})
-        scopes.append(scope)
-        while (message := await receive())["type"] != "websocket.disconnect":
-            received.append(message.get("text") or "")
+    app = _reading_app(received, scopes)
 
     async def scenario() -> None:
         server, transport, client = await _handshake(app, ws_max_size=1000)
@@ -588,11 +587,6 @@ def test_a_frame_over_the_size_limit_is_never_read_as_a_message(piece: int) -> N
         for _ in range(5):
             await asyncio.sleep(0)
         assert taken == [] and received == []
-        client.receive_data(transport.take())
-        closes = [e for e in client.events_received() if isinstance(e, Frame) and e.opcode is Opcode.CLOSE]
-        assert closes and Close.parse(closes[0].data).code == 1009
-        server.connection_lost(None)
-        for _ in range(5):
-            await asyncio.sleep(0)
+        assert await _close_code(server, transport, client) == 1009
 
     asyncio.run(scenario())
