@@ -485,7 +485,7 @@ def test_every_attribute_uvicorn_sets_on_a_connection_is_a_slot() -> None:
 def test_frame_end_finds_whole_frames_of_every_length_and_waits_for_the_rest() -> None:
     from websockets.frames import Frame, Opcode
 
-    from ligretto.server.web.wsprotocol import frame_end, text_of
+    from ligretto.server.web.wsprotocol import OVER_LIMIT, frame_end, text_of
 
     for size in (0, 5, 125, 126, 200, 65_535, 65_536, 70_000):
         frame = Frame(Opcode.TEXT, b"\xc3\xa9" * (size // 2) + b"x" * (size % 2)).serialize(mask=True)
@@ -495,8 +495,8 @@ def test_frame_end_finds_whole_frames_of_every_length_and_waits_for_the_rest() -
         for cut in {1, 2, 3, 4, 9, len(frame) - 1}:
             if cut < len(frame):
                 assert frame_end(bytearray(frame[:cut]), 1 << 20) == 0, (size, cut)
-        if size > 125:  # over the limit: all of it goes to the parser, which refuses it at its header
-            assert frame_end(bytearray(frame[:12]), size - 1) == 12
+        if size > 125:  # over the limit, said at its header: the parser refuses it (1009)
+            assert frame_end(bytearray(frame[:12]), size - 1) == OVER_LIMIT
     assert text_of(Frame(Opcode.TEXT, b"x").serialize(mask=False)) is None, "a client's frame is masked"
     assert text_of(Frame(Opcode.TEXT, b"x", fin=False).serialize(mask=True)) is None, "a fragment"
     assert text_of(Frame(Opcode.BINARY, b"x").serialize(mask=True)) is None

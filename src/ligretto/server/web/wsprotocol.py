@@ -82,10 +82,14 @@ Reader = Callable[[str], bool]
 connection's ``receive`` and the reader is dropped (:meth:`WebSocketProtocol.read_with`)."""
 
 
+OVER_LIMIT = -1
+"""What :func:`frame_end` says of a frame whose header announces more than the limit."""
+
+
 def frame_end(data: bytearray, limit: int) -> int:
-    """The size of the first frame in ``data``, or 0 while it is not all there; for a frame
-    whose header announces more than ``limit`` bytes, all of ``data`` (the parser refuses it
-    at its header: 1009)."""
+    """The size of the first frame in ``data``, or 0 while it is not all there;
+    :data:`OVER_LIMIT` for a frame whose header announces more than ``limit`` bytes (the
+    parser refuses it at its header: 1009)."""
     size = len(data)
     if size < 2:
         return 0
@@ -99,25 +103,20 @@ def frame_end(data: bytearray, limit: int) -> int:
             return 0
         length, end = int.from_bytes(data[2:10], "big"), 10
     if length > limit:
-        return size
+        return OVER_LIMIT
     end += length + (4 if data[1] & 0x80 else 0)  # (a client's frames carry a mask)
     return end if size >= end else 0
 
 
 def text_of(frame: bytes) -> str | None:
-    """The text of ``frame`` if it is a client's ordinary message: final, text, no extension
-    bits, masked, UTF-8, and all of it, no more and no less than its header announces; else
-    ``None`` (control frames, fragments, a missing mask, bad UTF-8, and the start of a frame
-    over the size limit, which :func:`frame_end` hands over as it comes: the parser reads
-    those, and answers what is wrong with them)."""
-    if len(frame) < 6 or frame[0] != 0x81 or not frame[1] & 0x80:
+    """The text of ``frame`` (one whole frame, as :func:`frame_end` cuts them) if it is a
+    client's ordinary message: final, text, no extension bits, masked, UTF-8; else ``None``
+    (control frames, fragments, a missing mask, bad UTF-8: the parser reads those, and
+    answers what is wrong with them)."""
+    if frame[0] != 0x81 or not frame[1] & 0x80:
         return None
     length = frame[1] & 0x7F
     start = 2 if length < 126 else 4 if length == 126 else 10
-    if length >= 126:
-        length = int.from_bytes(frame[2:start], "big")
-    if len(frame) != start + 4 + length:
-        return None
     try:
         return apply_mask(frame[start + 4 :], frame[start : start + 4]).decode()
     except UnicodeDecodeError:
@@ -372,11 +371,13 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
                 end = frame_end(self.unparsed, limit)
                 if not end:
                     return
+                over = end == OVER_LIMIT
+                if over:
+                    end = len(self.unparsed)  # what has come of it: the parser refuses it (1009)
                 frame = bytes(self.unparsed[:end])
                 del self.unparsed[:end]
-                # (A frame of the limit's size, or the start of one over it, is the parser's
-                # to refuse: 1009.)
-                if len(frame) > limit or not self._read_now(frame):
+                # (A frame of the limit's size is the parser's too.)
+                if over or len(frame) > limit or not self._read_now(frame):
                     super().data_received(frame)
                 continue
             size = FEED_BYTES
