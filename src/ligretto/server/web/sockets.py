@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -52,6 +53,13 @@ SAMPLED = Sampled()
 this: a few lines a second per cause at most (``server/ops/logs.py``); ``/metrics`` counts all."""
 
 
+def offered(websocket: WebSocket) -> dict[str, Any] | None:
+    """What the server's protocol offers the connection below ASGI (``wsprotocol.FRAMES``:
+    its ``write``, ``read`` and ``no_pings``); ``None`` under any other server."""
+    frames: dict[str, Any] | None = websocket.scope.get("extensions", {}).get(FRAMES)
+    return frames
+
+
 class Connection:
     """One WebSocket: its seat (if any), its table, its rate limit, and its messages on
     their way out."""
@@ -69,7 +77,7 @@ class Connection:
         self.rate_limit = RateLimit(settings.rate_per_s, settings.burst)
         self.reactions = protocol.ReactionLimit()
         self.latency = Latency()
-        frames = websocket.scope.get("extensions", {}).get(FRAMES)
+        frames = offered(websocket)
         self.write_frame: Callable[[bytes], bool] | None = frames["write"] if frames else None
         """Writes ready-made frames below the ASGI layers, if the server offers it
         (``server/web/wsprotocol.py``): ``False`` when it cannot now."""
@@ -181,7 +189,7 @@ async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awa
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
     """``/ws``: one client's connection to a table."""
-    frames = websocket.scope.get("extensions", {}).get(FRAMES)
+    frames = offered(websocket)
     lobby: Lobby = websocket.app.state.lobby
     if frames is not None and lobby.settings.silence_s > 0:
         # Its silence deadline closes a client that has said nothing for silence_s (6 s),
@@ -202,7 +210,7 @@ async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
     carried: tuple[str, str] | None = None
     """(the owner's URL, the hello) of a connection carried to another process's table."""
     relayed = bool(websocket.headers.get(RELAYED))
-    frames = websocket.scope.get("extensions", {}).get(FRAMES)
+    frames = offered(websocket)
     read_with: Callable[[Reader | None], None] | None = frames["read"] if frames else None
     reader: SeatedReader | None = None
     try:
