@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import gc
 import json
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from ligretto.harness import run
+from ligretto.harness.probes import Cpu
 from ligretto.harness.run import main, server_urls
 from realserver import ServerProcess, running
 
@@ -44,11 +47,25 @@ def load_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProc
         yield process
 
 
-def test_a_small_load_test_reports_sane_figures(load_server: ServerProcess, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_small_load_test_reports_sane_figures(
+    load_server: ServerProcess, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     argv = ["--url", load_server.url, "--tables", "3", "--players", "4", "--duration", "3"]
     argv += ["--level", "expert", "--speed", "5", "--server-pid", str(load_server.pid), "--json"]
+    moments: dict[str, float] = {}
+    monkeypatch.setattr(gc, "freeze", lambda: moments.setdefault("frozen", time.perf_counter()))
+    measuring = Cpu.__init__
+
+    def cpu_from(self: Cpu, pid: int | None) -> None:
+        moments["window"] = time.perf_counter()
+        measuring(self, pid)
+
+    monkeypatch.setattr(Cpu, "__init__", cpu_from)
     assert main(argv) == 0
     report = json.loads(capsys.readouterr().out)
+    # The window opens once the clients have caught up on the collection that froze them.
+    assert report["settle_s"] == run.SETTLE_S > 0
+    assert moments["window"] - moments["frozen"] >= run.SETTLE_S
     assert (report["tables_created"], report["tables_started"]) == (3, 3)
     assert (report["connections"], report["connections_failed"]) == (12, 0)
     assert report["errors"] == 0, report["error_samples"]
