@@ -34,6 +34,7 @@ ALLOWED_STDLIB = frozenset(
     {
         "__future__",
         "abc",
+        "array",
         "bisect",
         "collections",
         "collections.abc",

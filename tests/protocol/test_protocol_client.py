@@ -9,6 +9,7 @@ import json
 import pytest
 
 from ligretto import protocol
+from ligretto.engine.actions import Turn, Vote, Withdraw
 from ligretto.protocol.limits import MAX_CLOCK, MAX_ID, MAX_ID_LENGTH
 
 TURN = '{"kind": "turn"}'
@@ -50,3 +51,15 @@ def test_the_hosts_next_round_has_no_fields_and_set_rules_carries_the_wait_for_r
     with pytest.raises(protocol.ProtocolError) as refused:
         protocol.decode('{"type": "set_rules", "ready_s": "soon"}')
     assert refused.value.code == "invalid"
+
+
+def test_a_turn_vote_or_withdraw_is_one_shared_value_per_seat() -> None:
+    """A round logs every action: the same message from the same seat is the same engine
+    value, not a new object each time (issue 31: 0.9 KB a connection); another seat's is
+    its own."""
+    for kind, action_type in (("turn", Turn), ("vote", Vote), ("withdraw", Withdraw)):
+        message = protocol.decode(json.dumps({"type": "act", "id": 1, "action": {"kind": kind}}))
+        assert isinstance(message, protocol.Act)
+        first, again = protocol.to_action(2, message.action), protocol.to_action(2, message.action)
+        assert first == action_type(2) and first is again
+        assert protocol.to_action(3, message.action) == action_type(3)

@@ -182,6 +182,12 @@ def landed(game: Round, action: Action, piles_before: int) -> tuple[int, int] | 
     return pile, len(game.pile_seats[pile])
 
 
+def _place_key(place: tuple[int, int]) -> int:
+    """A place (pile, height: 1 to :data:`~ligretto.engine.cards.NUMBERS`) as one number."""
+    pile, height = place
+    return pile << 4 | height
+
+
 @dataclass(slots=True)
 class Landings:
     """When the card that took each place on a pile of one round was ranked (seconds on its
@@ -189,20 +195,22 @@ class Landings:
     told a race or not (:func:`same_time`): the server's judge as plays take effect, and
     every replay of a stored round from the stored ranks, decide alike."""
 
-    _at: dict[tuple[int, int], float | None] = field(default_factory=dict)
+    _at: dict[int, float | None] = field(default_factory=dict)
+    """By place, as one number (:func:`_place_key`): a server's tables keep a round's
+    landings, and a tuple for each was a quarter of them (issue 31)."""
 
     def took(self, place: tuple[int, int], rank: float | None) -> None:
         """A card ranked at ``rank`` took ``place`` (pile, height)."""
-        self._at[place] = rank
+        self._at[_place_key(place)] = rank
 
     def ranked(self, place: tuple[int, int]) -> float | None:
         """When the card that took ``place`` was ranked (``None``: not known)."""
-        return self._at.get(place)
+        return self._at.get(_place_key(place))
 
     def raced(self, place: tuple[int, int], rank: float | None) -> bool:
         """Whether a play ranked at ``rank`` and refused for ``place`` came at the same
         time as the card that took it."""
-        return rank is not None and same_time(self._at.get(place), rank)
+        return rank is not None and same_time(self._at.get(_place_key(place)), rank)
 
     def decided(
         self, game: Round, action: Action, result: Result, piles_before: int, rank: float | None
@@ -215,7 +223,7 @@ class Landings:
         if result.ok:
             place = landed(game, action, piles_before)
             if place is not None:
-                self._at[place] = rank
+                self._at[_place_key(place)] = rank
             return None
         lost = race_lost(game, action, result)
         return lost if lost is not None and self.raced(lost[:2], rank) else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from bisect import insort
 
-from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
+from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw, simple_actions
 from ligretto.engine.area import Area
 from ligretto.engine.cards import CARDS, DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUMBERS, Card, fits, goes_on
 from ligretto.engine.events import (
@@ -78,11 +78,6 @@ def _place_table(player: int, row_length: int) -> tuple[tuple[Place, ...], ...]:
     return tuple(tuple(Place(player, src, c) for c in range(row_length)) for src in (Source.STACK, Source.DISCARD))
 
 
-@functools.cache
-def _simple_actions(player: int) -> tuple[Turn, Vote, Withdraw]:
-    return Turn(player), Vote(player), Withdraw(player)
-
-
 class Round:
     """The authoritative state of one round."""
 
@@ -138,7 +133,7 @@ class Round:
             raise ValueError("every row must have the same number of columns, 1 to 5")
         self._expert = rules.expert
         self._tables = [_play_table(seat, self._row_length) for seat in range(players)]
-        self._simple = [_simple_actions(seat) for seat in range(players)]
+        self._simple = [simple_actions(seat) for seat in range(players)]
 
     @classmethod
     def deal(cls, rules: RuleSet, players: int, seed: int) -> Round:

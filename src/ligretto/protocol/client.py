@@ -11,7 +11,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
-from ligretto.engine.actions import Action, Place, Play, Source, Turn, Vote, Withdraw
+from ligretto.engine.actions import Action, Place, Play, Source, simple_actions
 from ligretto.engine.cards import CARDS, parse_face
 from ligretto.protocol.errors import ProtocolError
 from ligretto.protocol.limits import MAX_CLOCK, MAX_HELD_S, MAX_ID, MAX_ID_LENGTH, MAX_MESSAGE_BYTES, MAX_POSITION
@@ -233,8 +233,9 @@ def to_action(seat: int, message: ActionMsg) -> Action:
         return Play(seat, Source[message.source.upper()], message.pile, message.position, card)
     if isinstance(message, PlaceMsg):
         return Place(seat, Source[message.source.upper()], message.column, card)
+    turn, vote, withdraw = simple_actions(seat)
     if isinstance(message, TurnMsg):
-        return Turn(seat)
+        return turn
     if isinstance(message, VoteMsg):
-        return Vote(seat)
-    return Withdraw(seat)
+        return vote
+    return withdraw
