@@ -77,6 +77,7 @@ class Connection:
         self.rate_limit = RateLimit(settings.rate_per_s, settings.burst)
         self.reactions = protocol.ReactionLimit()
         self.latency = Latency()
+        metrics.CONNECTIONS.inc()  # (less by one when it is gone: _gone)
         frames = offered(websocket)
         self.write_frame: Callable[[bytes], bool] | None = frames["write"] if frames else None
         """Writes ready-made frames below the ASGI layers, if the server offers it
@@ -188,67 +189,62 @@ async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awa
 
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
-    """``/ws``: one client's connection to a table."""
-    frames = offered(websocket)
+    """``/ws``: one client's connection to a table, admitted under the lobby's connection
+    caps (else refused before the upgrade, as :func:`admitted` does for ``/ws/lobby``), until
+    it closes.  One coroutine from the app down to the connection's loop: every frame
+    suspended in between is kept for as long as each of thousands of sockets is open
+    (issue 31)."""
     lobby: Lobby = websocket.app.state.lobby
-    if frames is not None and lobby.settings.silence_s > 0:
-        # Its silence deadline closes a client that has said nothing for silence_s (6 s),
-        # and every client pings well within it (docs/protocol.md, Heartbeats): uvicorn's
-        # keepalive pings (every 20 s, 20 s for the pong) would never find a dead client
-        # sooner, and each connection's next one is a timer (issue 31).  A connection
-        # carried to another process is closed when that process's deadline closes it.
-        frames["no_pings"]()
-    await admitted(websocket, _serve)
-
-
-async def _serve(lobby: Lobby, websocket: WebSocket) -> None:
-    """One accepted ``/ws`` connection, until it closes."""
-    conn = Connection(websocket, lobby.settings, lobby.outbox)
-    metrics.CONNECTIONS.inc()
-    silence = Silence(lobby.settings, asyncio.get_running_loop().time)
-    closing: tuple[int, str] | None = None
-    carried: tuple[str, str] | None = None
-    """(the owner's URL, the hello) of a connection carried to another process's table."""
-    relayed = bool(websocket.headers.get(RELAYED))
-    frames = offered(websocket)
-    read_with: Callable[[Reader | None], None] | None = frames["read"] if frames else None
-    reader: SeatedReader | None = None
+    frames = _frames_of(websocket, lobby)
+    address = address_of(websocket.client)
+    refusal = lobby.connections.admit(address)
+    if refusal is not None:
+        await refuse(websocket, refusal)
+        return
     try:
-        # A client that says nothing for silence_s (no message, not even a ping) is gone as
-        # far as the table is concerned: a stalled network closes no socket by itself.
-        async with asyncio.timeout(None) as silence.deadline:
-            lobby.silences.add(silence)
-            while True:
-                message = await websocket.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                if reader is not None and reader.failure is not None:
-                    raise reader.failure  # the reader took this message and failed on it
-                raw = _text(message)
-                if conn.table is None:  # its hello may name a table another process owns
-                    closing, carried = await _routed(lobby, raw, relayed)
-                    if closing or carried:
+        await websocket.accept()
+        conn = Connection(websocket, lobby.settings, lobby.outbox)
+        silence = Silence(lobby.settings, asyncio.get_running_loop().time)
+        closing: tuple[int, str] | None = None
+        carried: tuple[str, str] | None = None
+        """(the owner's URL, the hello) of a connection carried to another process's table."""
+        relayed = bool(websocket.headers.get(RELAYED))
+        read_with: Callable[[Reader | None], None] | None = frames["read"] if frames else None
+        reader: SeatedReader | None = None
+        try:
+            # A client that says nothing for silence_s (no message, not even a ping) is gone as
+            # far as the table is concerned: a stalled network closes no socket by itself.
+            async with asyncio.timeout(None) as silence.deadline:
+                lobby.silences.add(silence)
+                while True:
+                    message = await websocket.receive()
+                    if message["type"] == "websocket.disconnect":
                         break
-                if await _over_rate(lobby, conn, raw):
-                    await asyncio.sleep(0.05)
-                    await websocket.close(code=1008)
-                    break
-                silence.heard(seated=conn.table is not None)
-                if read_with is not None and conn.table is not None and silence.hello_by is None:
-                    # Seated: the next messages are handled as they are parsed, until one
-                    # needs this loop (the reader declines it, and it comes here).
-                    reader = SeatedReader(lobby, conn, silence)
-                    read_with(reader)
-    except TimeoutError:
-        closing = (NO_HELLO, "no hello") if silence.no_hello() else (SILENT, "silent")
-    except WebSocketDisconnect:
-        pass
+                    if reader is not None and reader.failure is not None:
+                        raise reader.failure  # the reader took this message and failed on it
+                    raw = _text(message)
+                    if conn.table is None:  # its hello may name a table another process owns
+                        closing, carried = await _routed(lobby, raw, relayed)
+                        if closing or carried:
+                            break
+                    if await _over_rate(lobby, conn, raw):
+                        break
+                    silence.heard(seated=conn.table is not None)
+                    if read_with is not None and conn.table is not None and silence.hello_by is None:
+                        # Seated: the next messages are handled as they are parsed, until one
+                        # needs this loop (the reader declines it, and it comes here).
+                        reader = SeatedReader(lobby, conn, silence)
+                        read_with(reader)
+        except TimeoutError:
+            closing = (NO_HELLO, "no hello") if silence.no_hello() else (SILENT, "silent")
+        except WebSocketDisconnect:
+            pass
+        finally:
+            lobby.silences.discard(silence)
+            _gone(conn, read_with)
+        await _leave(websocket, closing, carried)
     finally:
-        lobby.silences.discard(silence)
-        if read_with is not None:
-            read_with(None)
-        _gone(conn)
-    await _leave(websocket, closing, carried)
+        lobby.connections.release(address)
 
 
 def _text(message: Message) -> str:
@@ -259,9 +255,26 @@ def _text(message: Message) -> str:
     return str(raw)
 
 
-def _gone(conn: Connection) -> None:
+def _frames_of(websocket: WebSocket, lobby: Lobby) -> dict[str, Any] | None:
+    """What the server's protocol offers the socket below ASGI (:func:`offered`), its
+    pings turned off if the lobby has a silence deadline."""
+    frames = offered(websocket)
+    if frames is not None and lobby.settings.silence_s > 0:
+        # Its silence deadline closes a client that has said nothing for silence_s (6 s),
+        # and every client pings well within it (docs/protocol.md, Heartbeats): uvicorn's
+        # keepalive pings (every 20 s, 20 s for the pong) would never find a dead client
+        # sooner, and each connection's next one is a timer (issue 31).  A connection
+        # carried to another process is closed when that process's deadline closes it.
+        frames["no_pings"]()
+    return frames
+
+
+def _gone(conn: Connection, read_with: Callable[[Reader | None], None] | None) -> None:
     """The client is gone: its seat is away (and its grace period runs) before anything
-    else, since closing a silent socket may wait for a client that does not answer."""
+    else, since closing a silent socket may wait for a client that does not answer (its
+    reader, if it had one, dropped first)."""
+    if read_with is not None:
+        read_with(None)
     if conn.table is not None:
         conn.table.disconnected(conn)
     metrics.CONNECTIONS.dec()
@@ -274,7 +287,7 @@ def _gone(conn: Connection) -> None:
 class SeatedReader:
     """A seated connection's messages, handled as the server's WebSocket protocol parses
     them (``wsprotocol.py``'s reader), not each through the ASGI ``receive`` chain: the
-    same rate limit, validation, dispatch and silence deadline as :func:`_serve`'s loop.
+    same rate limit, validation, dispatch and silence deadline as :func:`websocket_endpoint`'s loop.
     It declines (the message goes to that loop) a message over the rate limit, one that
     finds the connection without a table, and a ``hello`` that has to wait for a seat
     cooling down (whose token is then counted twice)."""
@@ -328,7 +341,7 @@ async def _leave(websocket: WebSocket, closing: tuple[int, str] | None, carried:
 
 async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
     """Handle one message within the connection's rate limit; ``True``: it was refused
-    ``rate_limited``, and the connection is to be closed.  A ``hello`` with the token of a
+    ``rate_limited``, and the connection is closed (1008).  A ``hello`` with the token of a
     seat that is cooling down after a flood waits (reading nothing more meanwhile) until
     it may come back."""
     if conn.rate_limit.allow():
@@ -341,6 +354,8 @@ async def _over_rate(lobby: Lobby, conn: Connection, raw: str) -> bool:
     _bad(conn, "rate_limited", FLOODED)
     if conn.table is not None and conn.seat is not None:
         conn.table.cool_down(conn.seat, lobby.settings.cool_down_s)
+    await asyncio.sleep(0.05)
+    await conn.websocket.close(code=1008)
     return True
 
 
