@@ -216,13 +216,9 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
             # far as the table is concerned: a stalled network closes no socket by itself.
             async with asyncio.timeout(None) as silence.deadline:
                 lobby.silences.add(silence)
-                while True:
-                    message = await websocket.receive()
-                    if message["type"] == "websocket.disconnect":
-                        break
+                while (raw := _text(await websocket.receive())) is not None:  # (None: disconnected)
                     if reader is not None and reader.failure is not None:
                         raise reader.failure  # the reader took this message and failed on it
-                    raw = _text(message)
                     if conn.table is None:  # its hello may name a table another process owns
                         closing, carried = await _routed(lobby, raw, relayed)
                         if closing or carried:
@@ -235,6 +231,9 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
                         # needs this loop (the reader declines it, and it comes here).
                         reader = SeatedReader(lobby, conn, silence)
                         read_with(reader)
+                    # Not kept while the loop waits, seated for as long as the socket is
+                    # open: the hello's text (its message's dict is not kept either).
+                    del raw
         except TimeoutError:
             closing = (NO_HELLO, "no hello") if silence.no_hello() else (SILENT, "silent")
         except WebSocketDisconnect:
@@ -247,8 +246,11 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         lobby.connections.release(address)
 
 
-def _text(message: Message) -> str:
-    """A received message's text (bytes decoded as UTF-8, what is not UTF-8 replaced)."""
+def _text(message: Message) -> str | None:
+    """A received message's text (bytes decoded as UTF-8, what is not UTF-8 replaced);
+    ``None`` for the disconnect."""
+    if message["type"] == "websocket.disconnect":
+        return None
     raw = message.get("text")
     if raw is None:
         raw = (message.get("bytes") or b"").decode("utf-8", "replace")
