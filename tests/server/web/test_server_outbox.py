@@ -288,7 +288,7 @@ class FramedSlowSocket(SlowSocket):
 
     def __init__(self) -> None:
         super().__init__()
-        self.scope = {"extensions": {FRAMES: {"write": self.write_frame}}}
+        self.scope = {"extensions": {FRAMES: self}}
         self.framed = 0
 
     def write_frame(self, frames: bytes) -> bool:

@@ -149,7 +149,7 @@ def test_ready_made_frames_go_out_below_asgi_only_while_the_socket_can_take_them
     async def scenario() -> None:
         server, transport, client = await _handshake(app)
         assert client.handshake_exc is None and scopes
-        write = scopes[0]["extensions"][FRAMES]["write"]
+        write = scopes[0]["extensions"][FRAMES].write_frame
 
         def read() -> list[str]:
             client.receive_data(transport.take())
@@ -202,7 +202,7 @@ def test_a_reader_takes_messages_as_they_are_parsed_and_what_it_declines_keeps_i
 
     async def scenario() -> None:
         server, transport, client = await _handshake(app)
-        read_with = scopes[0]["extensions"][FRAMES]["read"]
+        read_with = scopes[0]["extensions"][FRAMES].read_with
 
         taken: list[str] = []
 
@@ -519,7 +519,7 @@ def test_a_seated_connections_messages_skip_the_parser_and_the_rest_still_goes_t
     async def scenario() -> None:
         server, transport, client = await _handshake(app)
         taken: list[str] = []
-        scopes[0]["extensions"][FRAMES]["read"](lambda text: taken.append(text) is None)
+        scopes[0]["extensions"][FRAMES].read_with(lambda text: taken.append(text) is None)
         parsed: list[bytes] = []
         conn = server.conn
         parse = conn.receive_data
@@ -580,7 +580,7 @@ def test_a_frame_over_the_size_limit_is_never_read_as_a_message(piece: int) -> N
     async def scenario() -> None:
         server, transport, client = await _handshake(app, ws_max_size=1000)
         taken: list[str] = []
-        scopes[0]["extensions"][FRAMES]["read"](lambda text: taken.append(text) is None)
+        scopes[0]["extensions"][FRAMES].read_with(lambda text: taken.append(text) is None)
         data = Frame(Opcode.TEXT, b"x" * 3000).serialize(mask=True)
         for start in range(0, len(data), piece):
             server.data_received(data[start : start + piece])

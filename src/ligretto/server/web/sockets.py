@@ -15,7 +15,6 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from starlette.types import Message
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -39,7 +38,7 @@ from ligretto.server.web.lobby import Lobby
 from ligretto.server.web.outbox import Outbox, start_eagerly
 from ligretto.server.web.settings import Settings
 from ligretto.server.web.silence import Silence
-from ligretto.server.web.wsprotocol import FRAMES, Reader, text_frame
+from ligretto.server.web.wsprotocol import FRAMES, Frames, Reader, text_frame
 
 log = logging.getLogger("ligretto.server")
 FLOODED = "too many messages: the connection is closed"
@@ -53,10 +52,10 @@ SAMPLED = Sampled()
 this: a few lines a second per cause at most (``server/ops/logs.py``); ``/metrics`` counts all."""
 
 
-def offered(websocket: WebSocket) -> dict[str, Any] | None:
-    """What the server's protocol offers the connection below ASGI (``wsprotocol.FRAMES``:
-    its ``write``, ``read`` and ``no_pings``); ``None`` under any other server."""
-    frames: dict[str, Any] | None = websocket.scope.get("extensions", {}).get(FRAMES)
+def offered(websocket: WebSocket) -> Frames | None:
+    """What the server's protocol offers the connection below ASGI (``wsprotocol.FRAMES``);
+    ``None`` under any other server."""
+    frames: Frames | None = websocket.scope.get("extensions", {}).get(FRAMES)
     return frames
 
 
@@ -79,7 +78,7 @@ class Connection:
         self.latency = Latency()
         metrics.CONNECTIONS.inc()  # (less by one when it is gone: _gone)
         frames = offered(websocket)
-        self.write_frame: Callable[[bytes], bool] | None = frames["write"] if frames else None
+        self.write_frame: Callable[[bytes], bool] | None = frames.write_frame if frames else None
         """Writes ready-made frames below the ASGI layers, if the server offers it
         (``server/web/wsprotocol.py``): ``False`` when it cannot now."""
         self.pending: list[str] = []
@@ -209,14 +208,15 @@ async def websocket_endpoint(websocket: WebSocket) -> None:
         carried: tuple[str, str] | None = None
         """(the owner's URL, the hello) of a connection carried to another process's table."""
         relayed = bool(websocket.headers.get(RELAYED))
-        read_with: Callable[[Reader | None], None] | None = frames["read"] if frames else None
+        read_with: Callable[[Reader | None], None] | None = frames.read_with if frames else None
+        receive = websocket.receive if frames is None else frames.receive
         reader: SeatedReader | None = None
         try:
             # A client that says nothing for silence_s (no message, not even a ping) is gone as
             # far as the table is concerned: a stalled network closes no socket by itself.
             async with asyncio.timeout(None) as silence.deadline:
                 lobby.silences.add(silence)
-                while (raw := _text(await websocket.receive())) is not None:  # (None: disconnected)
+                while (raw := _text(await receive())) is not None:  # (None: disconnected)
                     if reader is not None and reader.failure is not None:
                         raise reader.failure  # the reader took this message and failed on it
                     if conn.table is None:  # its hello may name a table another process owns
@@ -257,7 +257,7 @@ def _text(message: Message) -> str | None:
     return str(raw)
 
 
-def _frames_of(websocket: WebSocket, lobby: Lobby) -> dict[str, Any] | None:
+def _frames_of(websocket: WebSocket, lobby: Lobby) -> Frames | None:
     """What the server's protocol offers the socket below ASGI (:func:`offered`), its
     pings turned off if the lobby has a silence deadline."""
     frames = offered(websocket)
@@ -267,7 +267,7 @@ def _frames_of(websocket: WebSocket, lobby: Lobby) -> dict[str, Any] | None:
         # keepalive pings (every 20 s, 20 s for the pong) would never find a dead client
         # sooner, and each connection's next one is a timer (issue 31).  A connection
         # carried to another process is closed when that process's deadline closes it.
-        frames["no_pings"]()
+        frames.no_pings()
     return frames
 
 
