@@ -10,6 +10,7 @@ the database cannot serve gives its lease up."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from pathlib import Path
@@ -558,6 +559,78 @@ def test_a_hello_while_the_table_is_taken_over_is_told_to_try_again(
             assert welcome["type"] == "welcome" and welcome["seat"] == 0, welcome
         assert client.get(f"/api/tables/{code}").status_code == 200
         assert client.get("/api/tables/NOSUCHTABLE").json()["error"] == "no_table", "an unknown code stays final"
+
+
+def test_a_hello_whose_table_is_handed_over_as_it_is_taken_over_is_told_to_try_again(
+    redis_url: str, tmp_path: Path, arun: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator's ``hello`` reaches ``b``, the most loaded of two live processes, for a
+    table nobody holds: ``b`` takes it over for the ``hello`` and restores it, and while the
+    take-over beats the heartbeat (held here on purpose) ``b``'s rebalancing hands over its
+    quietest table -- this one, which nobody has joined yet.  The ``hello`` is told to try
+    again (1013: the table is moving), never "here", which the lookup that follows answered
+    ``no_table`` (a spectator ejected in the stress harness's ``rolling_restart``); the table
+    is still the service's, for another process to take."""
+
+    async def scenario() -> None:
+        [(code, _)] = await _orphaned(redis_url, tmp_path / "l.db")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        c_lobby, c = await _process(redis_url, tmp_path / "l.db", "c")
+        _quiet(b)
+        _quiet(c)
+        for _ in range(3):  # b's own tables, a person at each: 4 to 0 with the orphan, b hands one over
+            b_lobby.tables[await _table(b_lobby)].join(Recorder(), "Bo")
+        beating, beat_on = asyncio.Event(), asyncio.Event()
+        beat = b._beat
+
+        async def held_beat() -> None:
+            if code in b_lobby.tables and not beating.is_set():  # the take-over's, once restored
+                beating.set()
+                await beat_on.wait()
+            await beat()
+
+        monkeypatch.setattr(b, "_beat", held_beat)
+        hello = asyncio.create_task(b.route(json.dumps(_hello(code, watch=True)), relayed=False))
+        await asyncio.wait_for(beating.wait(), 10)
+        assert code in b_lobby.tables and not b_lobby.tables[code].listeners, "restored, nobody at it yet"
+        await c._beat()  # c is alive
+        await b._shed_excess()
+        assert code not in b_lobby.tables and code not in b.owned, "handed over: the quietest table"
+        beat_on.set()
+        with pytest.raises(Unavailable):
+            print("answered here:", await hello)  # then the lookup: no_table
+        assert code in await b.redis.smembers(keys.TABLES), "still the service's"
+        await c._take_orphans()
+        assert code in c_lobby.tables, "taken over by the other process"
+        await _shut(c_lobby, c)
+        await _shut(b_lobby, b)
+
+    arun(scenario())
+
+
+def test_a_hello_for_a_table_dropped_before_its_take_over_is_no_table(
+    redis_url: str, tmp_path: Path, arun: Any
+) -> None:
+    """A stored table nobody holds, dropped for good before any process took it over: the
+    ``hello`` that finds it so is answered here (``None``: ``no_table``), and the table is no
+    longer the service's."""
+
+    async def scenario() -> None:
+        [(code, _)] = await _orphaned(redis_url, tmp_path / "l.db")
+        store = Store(tmp_path / "l.db")
+        table = store.load_table(code)
+        assert table is not None
+        table.drop()
+        store.save_table(table.record())
+        store.commit()
+        store.close()
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        _quiet(b)
+        assert await b.locate(code) is None and code not in b_lobby.tables
+        assert code not in await b.redis.smembers(keys.TABLES) and await b.redis.get(keys.table(code)) is None
+        await _shut(b_lobby, b)
+
+    arun(scenario())
 
 
 def test_a_request_for_a_table_nobody_holds_takes_it_over_and_is_answered(

@@ -329,8 +329,9 @@ class RedisDirectory(Directory):
         return "ws" + address.removeprefix("http") + "/ws"
 
     async def locate(self, code: str) -> str | None:
-        """The address of the process that owns ``code`` (``None``: this one, or nobody: it
-        is unknown, or closed).  A stored table nobody holds is taken over here and now; one
+        """The address of the process that owns ``code`` (``None``: this one, the table here
+        as this returns, for the caller answers at once; or nobody: it is unknown, or closed
+        for good).  A stored table nobody holds is taken over here and now; one
         whose owner holds the lease but does not beat any more, or that this process is
         taking over right now, is :class:`Unavailable` (try again: never ``no_table``), as is
         any while Redis cannot be asked or does not answer within :data:`keys.ANSWER_S`, and
@@ -359,9 +360,13 @@ class RedisDirectory(Directory):
                     continue
                 if self._handed_lately(code):  # another process is to take it
                     raise Unavailable(code)
-                if await self._adopt(code):
-                    return None
-                continue  # another process was quicker: ask again who
+                if await self._adopt(code) and code in self.lobby.tables:
+                    return None  # restored here, and still here as the hello is answered
+                # Another process was quicker; or the table was dropped meanwhile (no_table); or
+                # it was no sooner restored than let go again: this process's rebalancing, while
+                # the take-over beat its heartbeat, handed it over (one with nobody at it goes
+                # first) -- it is moving.  Ask again who.
+                continue
             self.unoffered.pop(code, None)
             if owner == self.me:
                 if code in self.taking:  # its lease is ours, its table not restored (or made) yet
@@ -600,7 +605,9 @@ class RedisDirectory(Directory):
         return at is not None
 
     async def _adopt(self, code: str) -> bool:
-        """Take the lease of ``code`` and restore it here; ``False``: another process holds it.
+        """Take the lease of ``code`` and restore it here; ``False``: another process holds it
+        (``True`` also for a table dropped meanwhile; and the table may be let go again before
+        this returns: :meth:`_locate` looks again).
         Until the table is here, a ``hello`` for it is to try again (``taking``); if it cannot
         be restored (the database is away), the lease is given up, so that another process,
         or a later try, takes it, and :class:`Unavailable` is raised."""
