@@ -633,6 +633,46 @@ def test_a_hello_for_a_table_dropped_before_its_take_over_is_no_table(
     arun(scenario())
 
 
+def test_two_take_overs_of_one_table_at_once_keep_it_marked_until_the_winner_has_it(
+    redis_url: str, tmp_path: Path, arun: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two hellos take the same orphan over in one process at once: the one whose
+    lease request is answered first lost it (the other's was first at Redis).  It must not
+    unmark the table while the winner restores it: a ``hello`` in between would find a lease
+    of its own with no table, give it up and restore the table a second time."""
+
+    async def scenario() -> None:
+        [(code, _)] = await _orphaned(redis_url, tmp_path / "l.db")
+        b_lobby, b = await _process(redis_url, tmp_path / "l.db", "b")
+        _quiet(b)
+        answered = asyncio.Event()
+        take = failover.take
+
+        async def taken_in_turn(redis: Any, asked: str, process: str, lease_ms: int) -> bool:
+            if answered.is_set():
+                return False  # the second asker: the lease is the first's
+            answered.set()
+            won = await take(redis, asked, process, lease_ms)
+            await winner_answered.wait()  # its answer comes after the loser's
+            return won
+
+        winner_answered = asyncio.Event()
+        monkeypatch.setattr(failover, "take", taken_in_turn)
+        winner = asyncio.create_task(b._adopt(code))
+        await asyncio.wait_for(answered.wait(), 10)
+        assert await b._adopt(code) is False, "the second take-over lost the lease"
+        assert code in b.taking, "still being taken by the first"
+        with pytest.raises(Unavailable):
+            await b.locate(code)  # a hello now: try again, not a lease given up
+        winner_answered.set()
+        assert await winner is True
+        assert code not in b.taking and code in b_lobby.tables and code in b.owned
+        assert await b.locate(code) is None, "here, once restored"
+        await _shut(b_lobby, b)
+
+    arun(scenario())
+
+
 def test_a_request_for_a_table_nobody_holds_takes_it_over_and_is_answered(
     redis_url: str, tmp_path: Path, arun: Any
 ) -> None:

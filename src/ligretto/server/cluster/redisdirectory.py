@@ -17,11 +17,13 @@ others take them at once."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -127,10 +129,12 @@ class RedisDirectory(Directory):
         self.unoffered: dict[str, float] = {}
         """When this process first found each stored table that nobody offered (Redis
         restarted empty; its owner offers it again at its next renewal)."""
-        self.taking: set[str] = set()
+        self.taking: collections.Counter[str] = collections.Counter()
         """The codes whose lease this process is taking, for a new table or a take-over:
         their lease may be its own already, their table not here yet (a ``hello`` for one
-        is to try again, not ``no_table``)."""
+        is to try again, not ``no_table``).  Counted: two hellos may take the same
+        table over at once, and the one that lost the lease must not unmark it while the
+        other restores it (:meth:`_taking`)."""
         self.feed = LobbyFeed(self.redis, self.me, on_leaving=self._someone_left)
         self.sheet_feed = SheetFeed(self.redis, self.me)
         self.lobby: Lobby | None = None
@@ -267,15 +271,24 @@ class RedisDirectory(Directory):
         """(Redis away, or no answer within :data:`keys.ANSWER_S`: :class:`Unavailable`, the
         client to try again: without the lease no process may make the table its own.  A
         lease taken all the same, with no table made, is released by the next renewal.)"""
-        self.taking.add(code)  # the table is made as soon as this returns
+        with self._taking(code):  # the table is made as soon as this returns
+            try:
+                async with asyncio.timeout(keys.ANSWER_S):
+                    return await self._reserve(code, stored)
+            except (redis.exceptions.RedisError, TimeoutError) as error:
+                metrics.BACKEND_ERRORS.labels("redis").inc()
+                raise Unavailable(code) from error
+
+    @contextlib.contextmanager
+    def _taking(self, code: str) -> Iterator[None]:
+        """``code`` is being taken here while inside (:attr:`taking`, counted)."""
+        self.taking[code] += 1
         try:
-            async with asyncio.timeout(keys.ANSWER_S):
-                return await self._reserve(code, stored)
-        except (redis.exceptions.RedisError, TimeoutError) as error:
-            metrics.BACKEND_ERRORS.labels("redis").inc()
-            raise Unavailable(code) from error
+            yield
         finally:
-            self.taking.discard(code)
+            self.taking[code] -= 1
+            if not self.taking[code]:
+                del self.taking[code]
 
     async def _reserve(self, code: str, stored: bool) -> bool:
         if not await failover.take(self.redis, code, self.me, self.lease_ms):
@@ -612,8 +625,7 @@ class RedisDirectory(Directory):
         be restored (the database is away), the lease is given up, so that another process,
         or a later try, takes it, and :class:`Unavailable` is raised."""
         assert self.lobby is not None
-        self.taking.add(code)
-        try:
+        with self._taking(code):
             if not await failover.take(self.redis, code, self.me, self.lease_ms):
                 return False
             if self.leaving:  # told to stop meanwhile: its store is closing
@@ -632,8 +644,6 @@ class RedisDirectory(Directory):
             self.stored.add(code)
             await self._beat()  # the others' rebalancing sees it here already
             return True
-        finally:
-            self.taking.discard(code)
 
     async def _feed_forever(self) -> None:
         while True:
