@@ -1,13 +1,14 @@
-"""Players per core: ``ligretto serve`` beside the bare stack, the same load, one run each.
+"""Players per core: ``ligretto serve`` beside the bare stack, the same load, in pairs of runs.
 
 Each server runs on core 0 and its load client on core 1 (``taskset``, when there are two
-cores); ligretto is measured with ``ligretto loadtest --json`` (a fresh database each run),
-the bare stack (``benchmarks/barestack.py``: Starlette on uvicorn, the same message pattern
-with no game) with its own client playing the same pattern, each client acting as often as ligretto's did.  Printed:
-each run's actions a second, p99 ack and fan-out, the server's CPU per action and memory
-per connection, and the ratios ligretto / bare.  docs/benchmarks.md has the figures.
+cores), one after the other, ``--runs`` times; ligretto is measured with ``ligretto loadtest
+--json`` (a fresh database each run), the bare stack (``benchmarks/barestack.py``: Starlette
+on uvicorn, the same message pattern with no game) with its own client playing the same
+pattern, each client acting as often as ligretto's did.  Printed: each run's actions a
+second, p99 ack and fan-out, the server's CPU per action and memory per connection, the
+ratios ligretto / bare, and the median of the CPU ratios.  docs/benchmarks.md has the figures.
 
-    python benchmarks/serverspeed.py --tables 1000 --duration 60
+    python benchmarks/serverspeed.py --tables 1000 --duration 30 --runs 3
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -113,36 +115,53 @@ def per_action_us(run: dict[str, Any]) -> float:
     return round(float(run["server_cpu_percent"]) / 100 / float(run["actions_per_s"]) * 1e6, 1)
 
 
+def pair(tables: int, players: int, duration: float, port: int) -> dict[str, Any]:
+    """One run of each server, ligretto first, and their ratios."""
+    ligretto = ligretto_run(tables, players, duration, port)
+    # the bare stack's clients act as often as ligretto's did: the same load
+    pace = tables * players / ligretto["actions_per_s"]
+    bare = bare_run(tables, players, duration, port + 1, pace)
+    for run in (ligretto, bare):
+        run["server_cpu_per_action_us"] = per_action_us(run)
+    return {
+        "ligretto": ligretto,
+        "bare": bare,
+        "ratio": {
+            # (None: a run too short for the CPU clock's ticks to count it)
+            "cpu_per_action_bare_over_ligretto": round(
+                bare["server_cpu_per_action_us"] / ligretto["server_cpu_per_action_us"], 2
+            )
+            if bare["server_cpu_per_action_us"] and ligretto["server_cpu_per_action_us"]
+            else None,
+            "memory_per_connection_ligretto_over_bare": round(
+                ligretto["memory_per_connection_kib"] / bare["memory_per_connection_kib"], 2
+            ),
+        },
+        "load_average": os.getloadavg(),
+    }
+
+
+def summary(pairs: list[dict[str, Any]], tables: int) -> dict[str, Any]:
+    """Every pair, and the median of their ratios (one pair's moves by a few hundredths
+    from run to run on a 2-core machine: docs/benchmarks.md, issue 31)."""
+    ratios = [p["ratio"]["cpu_per_action_bare_over_ligretto"] for p in pairs]
+    measured = [ratio for ratio in ratios if ratio is not None]
+    median = statistics.median(measured) if measured else None
+    return {"runs": pairs, "cpu_ratio_median": median, "cpu_ratios": ratios, "tables": tables}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python benchmarks/serverspeed.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--runs", type=int, default=1, help="pairs of runs, alternated; the median ratio is printed")
     parser.add_argument("--port", type=int, default=8890)
     args = parser.parse_args(argv)
-    if args.tables < 1 or args.players < 2 or args.duration <= 0:
-        parser.error("--tables must be at least 1, --players at least 2 and --duration above 0")
-    ligretto = ligretto_run(args.tables, args.players, args.duration, args.port)
-    # the bare stack's clients act as often as ligretto's did: the same load
-    pace = args.tables * args.players / ligretto["actions_per_s"]
-    runs: dict[str, Any] = {
-        "ligretto": ligretto,
-        "bare": bare_run(args.tables, args.players, args.duration, args.port + 1, pace),
-    }
-    for run in runs.values():
-        run["server_cpu_per_action_us"] = per_action_us(run)
-    ligretto, bare = runs["ligretto"], runs["bare"]
-    runs["ratio"] = {
-        "cpu_per_action_bare_over_ligretto": round(
-            bare["server_cpu_per_action_us"] / ligretto["server_cpu_per_action_us"], 2
-        ),
-        "memory_per_connection_ligretto_over_bare": round(
-            ligretto["memory_per_connection_kib"] / bare["memory_per_connection_kib"], 2
-        ),
-    }
-    runs["load_average"] = os.getloadavg()
-    runs["tables"] = args.tables
-    print(json.dumps(runs, indent=1))
+    if args.tables < 1 or args.players < 2 or args.duration <= 0 or args.runs < 1:
+        parser.error("--tables and --runs must be at least 1, --players at least 2 and --duration above 0")
+    pairs = [pair(args.tables, args.players, args.duration, args.port) for _ in range(args.runs)]
+    print(json.dumps(summary(pairs, args.tables), indent=1))
     return 0
 
 
