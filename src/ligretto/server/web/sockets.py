@@ -171,37 +171,46 @@ async def refuse(websocket: WebSocket, refusal: Refusal) -> None:
         await websocket.close(code=protocol.TRY_AGAIN, reason=refusal.code)
 
 
-async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
-    """Admit a WebSocket under the lobby's connection caps (else refuse it before the
-    upgrade), accept it and ``serve`` it until it closes; its place is given back after."""
-    lobby: Lobby = websocket.app.state.lobby
+async def admit(websocket: WebSocket, lobby: Lobby) -> str | None:
+    """Admit a WebSocket under the lobby's connection caps and accept it: the address its
+    place is counted under, for the caller to give back (``lobby.connections.release``)
+    once it closes; ``None``: refused before the upgrade."""
     address = address_of(websocket.client)
     refusal = lobby.connections.admit(address)
     if refusal is not None:
         await refuse(websocket, refusal)
-        return
+        return None
     try:
         await websocket.accept()
+    except BaseException:
+        lobby.connections.release(address)
+        raise
+    return address
+
+
+async def admitted(websocket: WebSocket, serve: Callable[[Lobby, WebSocket], Awaitable[None]]) -> None:
+    """:func:`admit` a WebSocket and ``serve`` it until it closes; its place is given back after."""
+    lobby: Lobby = websocket.app.state.lobby
+    address = await admit(websocket, lobby)
+    if address is None:
+        return
+    try:
         await serve(lobby, websocket)
     finally:
         lobby.connections.release(address)
 
 
 async def websocket_endpoint(websocket: WebSocket) -> None:
-    """``/ws``: one client's connection to a table, admitted under the lobby's connection
-    caps (else refused before the upgrade, as :func:`admitted` does for ``/ws/lobby``), until
-    it closes.  One coroutine from the app down to the connection's loop: every frame
-    suspended in between is kept for as long as each of thousands of sockets is open
-    (issue 31)."""
+    """``/ws``: one client's connection to a table, admitted (:func:`admit`), until it closes.  One
+    coroutine from the app down to the connection's loop (not :func:`admitted` and a
+    serving function under it): every frame suspended in between is kept for as long as
+    each of thousands of sockets is open (issue 31)."""
     lobby: Lobby = websocket.app.state.lobby
     frames = _frames_of(websocket, lobby)
-    address = address_of(websocket.client)
-    refusal = lobby.connections.admit(address)
-    if refusal is not None:
-        await refuse(websocket, refusal)
+    address = await admit(websocket, lobby)
+    if address is None:
         return
     try:
-        await websocket.accept()
         conn = Connection(websocket, lobby.settings, lobby.outbox)
         silence = Silence(lobby.settings, asyncio.get_running_loop().time)
         closing: tuple[int, str] | None = None
