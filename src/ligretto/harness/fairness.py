@@ -50,12 +50,16 @@ from ligretto.harness.client import ClientSettings, Pacer, TableRun
 from ligretto.harness.fairclient import FairClient, RaceTally
 from ligretto.harness.fairreport import FairTable, Mode, build_report, format_report
 from ligretto.harness.probes import Cpu, cpu_seconds_of, metrics
-from ligretto.harness.run import CLIENT_GC_THRESHOLDS, on_uvloop
+from ligretto.harness.run import on_uvloop
 from ligretto.testkit.serverprocess import ServerProcess
 
 MODES = ("arrival", "fair", "liar")
 MATCH_END = "rounds:1000"
 """So that no match ends during a run."""
+CLIENT_GC_THRESHOLDS = (20_000, 10, 10)
+"""``gc.set_threshold`` of this process during its runs (Python's default: 700, 10, 10): its
+collections' pauses are inside the latencies it measures (the load test's window runs with
+no collection at all, ``harness/run.py``)."""
 LAG_TICK_S = 0.05
 
 

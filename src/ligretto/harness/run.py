@@ -67,12 +67,6 @@ DESCRIPTION = "Many real WebSocket clients playing at a human pace against a lig
 _HTTP_OF = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
 
 
-CLIENT_GC_THRESHOLDS = (20_000, 10, 10)
-"""``gc.set_threshold`` of the fairness benchmark's own process during its runs (Python's
-default: 700, 10, 10): its collections' pauses are inside the latencies it measures (the
-load test's window runs with no collection at all)."""
-
-
 def server_urls(url: str) -> tuple[str, str]:
     """The server's HTTP base and its WebSocket endpoint, from either kind of URL:
     ``http://h:8000`` or ``ws://h:8000`` (``https``/``wss`` alike); a ``/ws`` path is the
