@@ -31,8 +31,12 @@ log = logging.getLogger("ligretto.cluster")
 STALL_S = 5.0
 """An event loop not seen for this long is stuck: its leases are no longer renewed."""
 
-# One round trip, so that a renewal sent while Redis hangs is done the moment it resumes,
-# before what anyone asked after it (its clock ran on: every lease has run out): the
+# One round trip, so that a renewal sent while Redis hangs is done the moment it resumes
+# (its clock ran on: every lease has run out), in the same turn of Redis's loop as every
+# other request that waited (in whatever order its poll lists their sockets, not always
+# the order they came in): another process that asked who owns a table meanwhile may hear
+# "nobody", but its take-over (SET NX) is a round trip after that answer, so it finds the
+# lease back and the table is not taken from a live owner.  The
 # heartbeat (first: it runs out before the leases, so a sweep never counts a dead process
 # among the live ones once its tables are orphans), then each lease still ours renewed,
 # one nobody holds taken back (Redis restarted empty, or this process stalled and nobody
