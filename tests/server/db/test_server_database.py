@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,42 @@ def test_serve_refuses_a_database_it_cannot_open_in_one_line(tmp_path: Path) -> 
         )
         assert done.returncode == code and done.stderr.startswith(f"ligretto serve: {says}"), done.stderr
         assert "Traceback" not in done.stderr and "s3cret" not in done.stderr
+
+
+def test_a_checkpoint_starts_the_write_ahead_log_again_though_commits_came_while_it_copied(tmp_path: Path) -> None:
+    """Under steady commits a passive checkpoint never finds the whole log copied (commits
+    come while it copies), so the log was never started again and grew without end (issue
+    31); :meth:`SqliteDatabase.checkpoint` then holds the writer for what came meanwhile
+    and starts the log again: the next commit is written at its beginning."""
+    db = SqliteDatabase(tmp_path / "wal.db")
+    db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+
+    def commit(rows: int) -> None:
+        with db.transaction(immediate=True):
+            db.executemany("INSERT INTO t (v) VALUES (?)", [("x" * 2000,)] * rows)
+
+    commit(10_000)  # 20 MB of log: its copy takes a while
+    stop, commits = threading.Event(), [0]
+
+    def writer() -> None:
+        while not stop.is_set():
+            commit(1)
+            commits[0] += 1
+
+    checkpointer = db.checkpoints_connection(wait_s=10.0)
+    checkpointer.set_trace_callback(lambda sql: stop.set() if "RESTART" in sql else None)
+    during = threading.Thread(target=writer)
+    during.start()
+    try:
+        while commits[0] < 3:  # the writer is committing: then the checkpoint starts
+            time.sleep(0.001)
+        copied = db.checkpoint(checkpointer)
+    finally:
+        stop.set()
+        during.join(10)
+    assert copied
+    commit(1)
+    (_busy, frames, _copied) = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert frames <= 4, f"the log went on after the checkpoint: {frames} frames"
+    checkpointer.close()
+    db.close()
