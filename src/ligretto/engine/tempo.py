@@ -124,9 +124,13 @@ class Tempo:
         self.plays += 1
         if self.flag is not None:
             return None
-        last = list(recent)[-rule.window :]
-        fast = sum(1 for r in last if r < rule.floor_s)
-        cv = _cv(list(recent)[-rule.regular :]) if len(recent) >= rule.regular else math.inf
+        last = recent[-rule.window :]
+        floor_s = rule.floor_s
+        fast = 0
+        for reaction in last:
+            if reaction < floor_s:
+                fast += 1
+        cv = _cv(recent[-rule.regular :]) if len(recent) >= rule.regular else math.inf
         why = Why.FAST if fast >= rule.below else Why.REGULAR if cv < rule.cv else None
         if why is None:
             return None
@@ -135,12 +139,12 @@ class Tempo:
         return self.flag
 
 
-def _cv(values: list[float]) -> float:
+def _cv(values: array[float]) -> float:
     """Standard deviation over mean (population); 0 for values all 0."""
     mean = math.fsum(values) / len(values)
     if mean <= 0:
         return 0.0
-    variance = math.fsum((v - mean) ** 2 for v in values) / len(values)
+    variance = math.fsum([(v - mean) * (v - mean) for v in values]) / len(values)
     return math.sqrt(variance) / mean
 
 

@@ -247,6 +247,11 @@ class Keeper:
     """Closed for good (abandoned): the store does not restore it."""
     dropped_because: Abandoned | None = None
     """Why it was dropped (its record keeps it)."""
+    _deal: DealRecord | None = None
+    """The round being played's record, made at its first use (every action is filed
+    under it) and kept while the round is the one played (``_deal_of``)."""
+    _deal_of: object = None
+    """The round (``Rounds.game``) ``_deal`` is the record of."""
 
     def record(self) -> TableRecord:
         """The table as the store keeps it now."""
@@ -282,7 +287,11 @@ class Keeper:
         rounds = self.rounds
         game, token = rounds.game, rounds.replay_token
         assert game is not None and token is not None
-        return DealRecord(self.seating.code, rounds.matches_played, rounds.round_number, game.seed, token)
+        deal = self._deal
+        if deal is None or self._deal_of is not game or deal.replay != token:
+            deal = DealRecord(self.seating.code, rounds.matches_played, rounds.round_number, game.seed, token)
+            self._deal, self._deal_of = deal, game
+        return deal
 
     def saved(self) -> None:
         """The table changed: its record to the store."""
