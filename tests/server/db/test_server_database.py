@@ -120,7 +120,8 @@ def test_a_checkpoint_starts_the_write_ahead_log_again_though_commits_came_while
     """Under steady commits a passive checkpoint never finds the whole log copied (commits
     come while it copies), so the log was never started again and grew without end (issue
     31); :meth:`SqliteDatabase.checkpoint` then holds the writer for what came meanwhile
-    and starts the log again: the next commit is written at its beginning."""
+    and starts the log again: the next commit is written at its beginning.  A log shorter
+    than ``restart_frames`` goes on (a restart holds the writer)."""
     db = SqliteDatabase(tmp_path / "wal.db")
     db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
 
@@ -143,7 +144,7 @@ def test_a_checkpoint_starts_the_write_ahead_log_again_though_commits_came_while
     try:
         while commits[0] < 3:  # the writer is committing: then the checkpoint starts
             time.sleep(0.001)
-        copied = db.checkpoint(checkpointer)
+        copied = db.checkpoint(checkpointer, restart_frames=1000)
     finally:
         stop.set()
         during.join(10)
@@ -151,5 +152,7 @@ def test_a_checkpoint_starts_the_write_ahead_log_again_though_commits_came_while
     commit(1)
     (_busy, frames, _copied) = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert frames <= 4, f"the log went on after the checkpoint: {frames} frames"
+    commit(1)
+    assert not db.checkpoint(checkpointer, restart_frames=1000), "a short log goes on: no restart"
     checkpointer.close()
     db.close()

@@ -64,10 +64,14 @@ log = logging.getLogger("ligretto.store")
 CHECKPOINT_S = 2.0
 """Seconds between two checkpoints of an SQLite file (the write-ahead log copied into it)."""
 
+RESTART_FRAMES = 16_384
+"""A write-ahead log of more pages than this (64 MiB of 4 KiB pages) is started again at
+the next checkpoint (``SqliteDatabase.checkpoint``), which holds the writer meanwhile:
+under steady commits that is every few seconds, not at each checkpoint."""
+
 RESTART_WAIT_S = 0.05
 """How long a checkpoint waits, at most, for the writer's transaction (and readers) to end
-before it starts the write-ahead log again (``SqliteDatabase.checkpoint``); busy longer,
-it tries at the next one."""
+before it starts the write-ahead log again; busy longer, it tries at the next one."""
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT_S = 5
@@ -274,16 +278,19 @@ class SqliteDatabase(Database):
         the writer)."""
         return sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=wait_s)
 
-    def checkpoint(self, connection: sqlite3.Connection) -> bool:
-        """Copy the write-ahead log into the file alongside the writer (``PASSIVE``), then
-        what it added meanwhile with the writer held, and start the log again from its
-        beginning (``RESTART``).  A passive checkpoint alone never found the whole log
-        copied under steady commits (one every 5 ms), so the log was never started again
-        and grew without end: 500 MB in 40 s at 1,000 tables, and its index, searched at
-        each page read, with it (issue 31).  ``False``: the writer or a reader held on for
-        longer than :data:`RESTART_WAIT_S`; the log goes on, and is started again at the
-        next one."""
-        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    def checkpoint(self, connection: sqlite3.Connection, restart_frames: int = RESTART_FRAMES) -> bool:
+        """Copy the write-ahead log into the file alongside the writer (``PASSIVE``); if it
+        holds more than ``restart_frames`` pages, copy what the writer added meanwhile with
+        the writer held, and start the log again from its beginning (``RESTART``).  A
+        passive checkpoint alone never finds the whole log copied under steady commits (one
+        every 5 ms), so the log was never started again and grew without end: 500 MB in 40 s
+        at 1,000 tables (issue 31).  A restart holds the writer for its copy and two fsyncs
+        (10-20 ms), hence only past ``restart_frames``.  ``False``: no restart was due, or
+        the writer or a reader held on for longer than :data:`RESTART_WAIT_S` (tried again
+        at the next checkpoint)."""
+        (_busy, frames, _copied) = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if frames <= restart_frames:
+            return False
         (busy, _frames, _copied) = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
 
