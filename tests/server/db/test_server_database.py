@@ -142,7 +142,9 @@ def test_a_checkpoint_starts_the_write_ahead_log_again_though_commits_came_while
     during = threading.Thread(target=writer)
     during.start()
     try:
+        deadline = time.monotonic() + 10
         while commits[0] < 3:  # the writer is committing: then the checkpoint starts
+            assert during.is_alive() and time.monotonic() < deadline, "the writer does not commit"
             time.sleep(0.001)
         copied = db.checkpoint(checkpointer, restart_frames=1000)
     finally:
