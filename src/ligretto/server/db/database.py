@@ -221,6 +221,10 @@ class SqliteDatabase(Database):
         """The connection (autocommit: ``isolation_level=None``)."""
         self._checkpoint_s = checkpoint_s
         self._checkpoints = 0
+        self._restarting = threading.Lock()
+        """Held by :meth:`checkpoint` while it starts the log again with the writer held: this
+        process's transactions wait on it rather than in SQLite's busy handler, whose sleeps
+        (1, 2, 5, 10 ms, ...) outlast a restart's few milliseconds."""
         self._closing = threading.Event()
         self._checkpointer: threading.Thread | None = None
 
@@ -253,7 +257,8 @@ class SqliteDatabase(Database):
 
     @contextlib.contextmanager
     def transaction(self, *, immediate: bool = False) -> Iterator[None]:
-        self.db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        with self._restarting:
+            self.db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
         try:
             yield
         except BaseException:
@@ -284,14 +289,23 @@ class SqliteDatabase(Database):
         the writer held, and start the log again from its beginning (``RESTART``).  A
         passive checkpoint alone never finds the whole log copied under steady commits (one
         every 5 ms), so the log was never started again and grew without end: 500 MB in 40 s
-        at 1,000 tables (issue 31).  A restart holds the writer for its copy and two fsyncs
-        (10-20 ms), hence only past ``restart_frames``.  ``False``: no restart was due, or
-        the writer or a reader held on for longer than :data:`RESTART_WAIT_S` (tried again
-        at the next checkpoint)."""
+        at 1,000 tables (issue 31).  A restart holds the writer for its copy and its fsyncs,
+        hence only past ``restart_frames``; and the file is synced first, without the
+        writer held (a passive checkpoint that does not copy the whole log leaves what it
+        copied unsynced: the restart's own fsync took all of it, up to 24 ms), so a restart
+        takes 1-5 ms at 1,000 tables.  ``False``: no restart was due, or the writer or a
+        reader held on for longer than :data:`RESTART_WAIT_S` (tried again at the next
+        checkpoint)."""
         (_busy, frames, _copied) = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         if frames <= restart_frames:
             return False
-        (busy, _frames, _copied) = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        synced = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(synced)
+        finally:
+            os.close(synced)
+        with self._restarting:
+            (busy, _frames, _copied) = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
 
     def _checkpoint_every(self) -> None:

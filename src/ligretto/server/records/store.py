@@ -249,10 +249,12 @@ class Store:
         """Write ``batch`` in one transaction (on the writer's connection and thread);
         ``False``: it failed, and is the writer's to put back."""
         db = self.writer_db
-        # One action and nothing else (a quiet turn): one statement, its own transaction;
-        # on PostgreSQL that spares the round trips of BEGIN and COMMIT.  Otherwise the write
-        # lock is taken first: several processes may share an SQLite file.
-        alone = len(batch.actions) == 1 and not (batch.records or batch.rounds or batch.matches or batch.epochs)
+        # On PostgreSQL, one action and nothing else (a quiet turn): one statement, its own
+        # transaction, which spares the round trips of BEGIN and COMMIT.  Otherwise the write
+        # lock is taken first: several processes may share an SQLite file (and a checkpoint
+        # starting its log again is waited for: ``SqliteDatabase.checkpoint``).
+        quiet = len(batch.actions) == 1 and not (batch.records or batch.rounds or batch.matches or batch.epochs)
+        alone = quiet and db.dialect.slow_commits
         try:
             with contextlib.nullcontext() if alone else db.transaction(immediate=True):
                 if batch.epochs:
