@@ -64,10 +64,11 @@ log = logging.getLogger("ligretto.store")
 CHECKPOINT_S = 2.0
 """Seconds between two checkpoints of an SQLite file (the write-ahead log copied into it)."""
 
-RESTART_FRAMES = 16_384
-"""A write-ahead log of more pages than this (64 MiB of 4 KiB pages) is started again at
-the next checkpoint (``SqliteDatabase.checkpoint``), which holds the writer meanwhile:
-under steady commits that is every few seconds, not at each checkpoint."""
+RESTART_FRAMES = 65_536
+"""A write-ahead log of more pages than this (256 MiB of 4 KiB pages) is started again at
+the next checkpoint (``SqliteDatabase.checkpoint``), which holds the writer for a few
+milliseconds: under steady commits that is every 15 s or so at 1,000 tables, so few acks
+wait on it."""
 
 RESTART_WAIT_S = 0.05
 """How long a checkpoint waits, at most, for the writer's transaction (and readers) to end
@@ -290,12 +291,12 @@ class SqliteDatabase(Database):
         passive checkpoint alone never finds the whole log copied under steady commits (one
         every 5 ms), so the log was never started again and grew without end: 500 MB in 40 s
         at 1,000 tables (issue 31).  A restart holds the writer for its copy and its fsyncs,
-        hence only past ``restart_frames``; and the file is synced first, without the
-        writer held (a passive checkpoint that does not copy the whole log leaves what it
-        copied unsynced: the restart's own fsync took all of it, up to 24 ms), so a restart
-        takes 1-5 ms at 1,000 tables.  ``False``: no restart was due, or the writer or a
-        reader held on for longer than :data:`RESTART_WAIT_S` (tried again at the next
-        checkpoint)."""
+        hence only past ``restart_frames``; and before it, without the writer held, the file
+        is synced (a passive checkpoint that does not copy the whole log leaves what it
+        copied unsynced: the restart's own fsync took all of it, up to 24 ms) and what came
+        meanwhile is copied passively again, so a restart holds the writer 1-5 ms at 1,000
+        tables.  ``False``: no restart was due, or the writer or a reader held on for longer
+        than :data:`RESTART_WAIT_S` (tried again at the next checkpoint)."""
         (_busy, frames, _copied) = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         if frames <= restart_frames:
             return False
@@ -304,6 +305,7 @@ class SqliteDatabase(Database):
             os.fsync(synced)
         finally:
             os.close(synced)
+        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")  # what came meanwhile, still without the writer
         with self._restarting:
             (busy, _frames, _copied) = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         return not busy
